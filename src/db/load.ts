@@ -1,0 +1,76 @@
+/**
+ * Bulk insertion of filings. Used by the seed script, the importer and test
+ * fixtures, so all of them write the same rows the same way.
+ */
+import type { BatchItem } from "drizzle-orm/batch";
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import { type FilingRecord, type FilingRows, toRows } from "./records.ts";
+import type * as schema from "./schema.ts";
+import { amendments, dataLoads, debtorParties, filings, securedParties } from "./schema.ts";
+
+type Db = DrizzleD1Database<typeof schema> | DrizzleD1Database;
+
+/** D1 allows at most 100 bound parameters in one statement. */
+const MAX_PARAMS = 100;
+/** Statements sent in one D1 batch (one round trip, one transaction). */
+const STATEMENTS_PER_BATCH = 400;
+/** Filings converted to rows at a time, to bound memory on large loads. */
+const FILINGS_PER_GROUP = 500;
+
+function chunk<T>(rows: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+/** Multi-row INSERTs for `rows`, each within D1's parameter limit. */
+function inserts(db: Db, rows: FilingRows[]): BatchItem<"sqlite">[] {
+  const tables = [
+    [filings, rows.map((r) => r.filing)],
+    [debtorParties, rows.flatMap((r) => r.debtors)],
+    [securedParties, rows.flatMap((r) => r.securedParties)],
+    [amendments, rows.flatMap((r) => r.amendments)],
+  ] as const;
+  const statements: BatchItem<"sqlite">[] = [];
+  for (const [table, tableRows] of tables) {
+    if (tableRows.length === 0) continue;
+    const perRow = Object.keys(tableRows[0]!).length;
+    for (const part of chunk<object>(tableRows, Math.floor(MAX_PARAMS / perRow))) {
+      // The rows were built for this very table by toRows(); the union of
+      // tables defeats inference, not correctness.
+      statements.push(db.insert(table).values(part as any));
+    }
+  }
+  return statements;
+}
+
+/**
+ * Inserts `records` with consecutive ids from `firstId`. Calls `onProgress`
+ * with the number of filings written so far after each batch.
+ */
+export async function insertFilings(
+  db: Db,
+  records: FilingRecord[],
+  firstId: number,
+  onProgress?: (written: number) => void,
+): Promise<void> {
+  let written = 0;
+  for (const group of chunk(records, FILINGS_PER_GROUP)) {
+    const rows = group.map((r, i) => toRows(r, firstId + written + i));
+    const statements = inserts(db, rows);
+    for (const part of chunk(statements, STATEMENTS_PER_BATCH)) {
+      await db.batch(part as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    }
+    written += group.length;
+    onProgress?.(written);
+  }
+}
+
+/** Records a completed data load; its time becomes `data_source_last_updated`. */
+export async function recordLoad(db: Db, source: string, count: number, at = new Date()) {
+  await db.insert(dataLoads).values({
+    source,
+    loadedAt: at.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    filings: count,
+  });
+}

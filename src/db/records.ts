@@ -1,0 +1,114 @@
+/**
+ * A filing as loaded (by the seed, the importer or a test fixture), and its
+ * translation into table rows with every derived column filled in: match
+ * keys, ZIP5, address keys, lapse date, termination date. This is the only
+ * place derived data is computed, so every loader stays consistent.
+ */
+
+import { type AmendmentKind, type FilingKind, lapseDate, terminatedAt } from "../domain/lifecycle.ts";
+import { debtorNameKey, securedNameWords } from "../domain/names.ts";
+import type { amendments, debtorParties, filings, securedParties } from "./schema.ts";
+
+export interface AddressRecord {
+  street1: string;
+  street2?: string | null;
+  city: string;
+  state: string;
+  zipCode: string;
+  country?: string | null;
+}
+
+export interface PartyRecord {
+  name: string;
+  type: "Individual" | "Organization";
+  /** Debtor industry, or secured-party category. */
+  label?: string | null;
+  address: AddressRecord;
+}
+
+export interface AmendmentRecord {
+  number: string;
+  /** ISO 8601 UTC with Z. */
+  filedAt: string;
+  kind: AmendmentKind;
+  description: string;
+}
+
+export interface FilingRecord {
+  state: string;
+  number: string;
+  /** ISO 8601 UTC with Z. */
+  filedAt: string;
+  kind: FilingKind;
+  debtors: PartyRecord[];
+  securedParties: PartyRecord[];
+  amendments: AmendmentRecord[];
+}
+
+export interface FilingRows {
+  filing: typeof filings.$inferInsert;
+  debtors: (typeof debtorParties.$inferInsert)[];
+  securedParties: (typeof securedParties.$inferInsert)[];
+  amendments: (typeof amendments.$inferInsert)[];
+}
+
+function addressColumns(a: AddressRecord) {
+  const zip5 = a.zipCode.slice(0, 5);
+  const state = a.state.toUpperCase();
+  const squash = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, " ")
+      .trim();
+  return {
+    street1: a.street1,
+    street2: a.street2 ?? null,
+    city: a.city,
+    state,
+    zip: a.zipCode,
+    zip5,
+    country: a.country ?? null,
+    addressKey: [squash(a.street1), squash(a.street2 ?? ""), squash(a.city), state, zip5].join("|"),
+  };
+}
+
+/** Rows for one filing, with `id` as its primary key. */
+export function toRows(record: FilingRecord, id: number): FilingRows {
+  const state = record.state.toUpperCase();
+  const shared = { filingId: id, filingState: state, filedAt: record.filedAt };
+  return {
+    filing: {
+      id,
+      state,
+      number: record.number,
+      filedAt: record.filedAt,
+      kind: record.kind,
+      lapseDate: lapseDate(record.kind, record.filedAt, record.amendments),
+      terminatedAt: terminatedAt(record.amendments),
+    },
+    debtors: record.debtors.map((p, position) => ({
+      ...shared,
+      position,
+      type: p.type,
+      name: p.name,
+      nameKey: debtorNameKey(p.name),
+      industry: p.label ?? null,
+      ...addressColumns(p.address),
+    })),
+    securedParties: record.securedParties.map((p, position) => ({
+      ...shared,
+      position,
+      name: p.name,
+      nameWords: securedNameWords(p.name),
+      category: p.label ?? null,
+      ...addressColumns(p.address),
+    })),
+    amendments: record.amendments.map((a) => ({
+      filingId: id,
+      number: a.number,
+      filedAt: a.filedAt,
+      kind: a.kind,
+      description: a.description,
+    })),
+  };
+}

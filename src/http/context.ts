@@ -1,0 +1,35 @@
+/**
+ * What every request carries through the app: bindings, the request id, the
+ * authenticated key's label, and the request's clock.
+ */
+import type { Context } from "hono";
+import type { RequestIdVariables } from "hono/request-id";
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: RequestIdVariables & {
+    /** Label of the API key that authenticated the request. */
+    keyLabel?: string;
+    /** The request's notion of "now", fixed once so one response is consistent. */
+    now: Date;
+  };
+}
+
+/** ISO 8601 UTC to the second, with Z: the API's timestamp form. */
+export function isoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export function responseMetadata(c: Context<AppEnv>) {
+  return {
+    timestamp: isoSeconds(c.get("now") ?? new Date()),
+    request_id: c.get("requestId") ?? crypto.randomUUID(),
+  };
+}
+
+/** One structured log line, always tagged with the request id. */
+export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", fields: Record<string, unknown>): void {
+  const line = JSON.stringify({ level, request_id: c.get("requestId"), ...fields });
+  if (level === "error") console.error(line);
+  else console.log(line);
+}

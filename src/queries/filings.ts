@@ -1,0 +1,226 @@
+/**
+ * Queries behind the filing lists (endpoints 1 to 5).
+ *
+ * Each endpoint is a filter over `filings` plus an order. A page is fetched in
+ * one D1 round trip: a batch of the page itself, the debtors and secured
+ * parties of the page's filings (selected by the same page as a subquery, so
+ * no second round trip is needed for the ids), and either the total count
+ * (envelope A) or the amendments and data-load time (envelope B, which reads
+ * one row past the page instead of counting).
+ *
+ * Every filter is served by an index of src/db/schema.ts; test/query-plans
+ * checks them with EXPLAIN QUERY PLAN.
+ */
+import { and, count, desc, eq, exists, gte, inArray, lt, max, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import {
+  type Amendment,
+  amendments,
+  type DebtorParty,
+  dataLoads,
+  debtorParties,
+  type Filing,
+  filings,
+  type SecuredParty,
+  securedParties,
+} from "../db/schema.ts";
+import { securedNameRange } from "../domain/names.ts";
+import type { Db } from "./db.ts";
+
+/** How a list is filtered and ordered. */
+export interface FilingFilter {
+  where: SQL | undefined;
+  /** Newest first; the id tie-break makes pages stable. */
+  order: SQL[];
+}
+
+export interface PageWindow {
+  page: number;
+  size: number;
+}
+
+const newestFiled = [desc(filings.filedAt), desc(filings.number), desc(filings.id)];
+
+/** Filings with a debtor in one of `industries` (any debtor on the filing). */
+function withDebtorIndustry(db: Db, industries: string[] | undefined): SQL | undefined {
+  if (!industries || industries.length === 0) return undefined;
+  return exists(
+    db
+      .select({ one: sql`1` })
+      .from(debtorParties)
+      .where(and(eq(debtorParties.filingId, filings.id), inArray(debtorParties.industry, industries))),
+  );
+}
+
+/** Endpoint 1: filed in `state` since `since`. */
+export function recentByState(db: Db, q: { state: string; since: string; industries?: string[] }): FilingFilter {
+  return {
+    where: and(eq(filings.state, q.state), gte(filings.filedAt, q.since), withDebtorIndustry(db, q.industries)),
+    order: newestFiled,
+  };
+}
+
+/** Endpoint 2: a debtor in the ZIP code (first five digits), filed since `since`. */
+export function recentByPostalCode(db: Db, q: { zip5: string; since: string; industries?: string[] }): FilingFilter {
+  const atZip = db
+    .select({ id: debtorParties.filingId })
+    .from(debtorParties)
+    .where(and(eq(debtorParties.zip5, q.zip5), gte(debtorParties.filedAt, q.since)));
+  return {
+    where: and(inArray(filings.id, atZip), gte(filings.filedAt, q.since), withDebtorIndustry(db, q.industries)),
+    order: newestFiled,
+  };
+}
+
+/** Endpoint 3: a secured party whose name starts with `name` as whole words, in `state`. */
+export function recentBySecuredParty(
+  db: Db,
+  q: { name: string; state: string; since: string; borrowerType?: "Organization" | "Individual" },
+): FilingFilter {
+  const { from, to } = securedNameRange(q.name);
+  const named = db
+    .select({ id: securedParties.filingId })
+    .from(securedParties)
+    .where(
+      and(
+        eq(securedParties.filingState, q.state),
+        gte(securedParties.nameWords, from),
+        lt(securedParties.nameWords, to),
+        gte(securedParties.filedAt, q.since),
+      ),
+    );
+  const ofType = q.borrowerType
+    ? exists(
+        db
+          .select({ one: sql`1` })
+          .from(debtorParties)
+          .where(and(eq(debtorParties.filingId, filings.id), eq(debtorParties.type, q.borrowerType))),
+      )
+    : undefined;
+  return {
+    where: and(eq(filings.state, q.state), gte(filings.filedAt, q.since), inArray(filings.id, named), ofType),
+    order: newestFiled,
+  };
+}
+
+/** Endpoint 4: terminated in `state` since `since`, most recent termination first. */
+export function recentlyTerminated(q: { state: string; since: string }): FilingFilter {
+  return {
+    where: and(eq(filings.state, q.state), gte(filings.terminatedAt, q.since)),
+    order: [desc(filings.terminatedAt), desc(filings.number), desc(filings.id)],
+  };
+}
+
+/** Endpoint 5: every filing in `state` with a debtor whose match key is `nameKey`. */
+export function byDebtorName(db: Db, q: { nameKey: string; state: string }): FilingFilter {
+  const named = db
+    .select({ id: debtorParties.filingId })
+    .from(debtorParties)
+    .where(and(eq(debtorParties.nameKey, q.nameKey), eq(debtorParties.filingState, q.state)));
+  return { where: and(eq(filings.state, q.state), inArray(filings.id, named)), order: newestFiled };
+}
+
+/** A filing with its parties (and amendments, when asked for), in filing order. */
+export interface FilingWithParties {
+  filing: Filing;
+  debtors: DebtorParty[];
+  securedParties: SecuredParty[];
+  amendments: Amendment[];
+}
+
+function pageOf(db: Db, filter: FilingFilter, offset: number, limit: number) {
+  return db
+    .select()
+    .from(filings)
+    .where(filter.where)
+    .orderBy(...filter.order)
+    .limit(limit)
+    .offset(offset);
+}
+
+/** Rows of `table` belonging to the filings of the page. */
+function ofPage<T extends typeof debtorParties | typeof securedParties | typeof amendments>(
+  db: Db,
+  table: T,
+  pageIds: ReturnType<typeof pageIdsOf>,
+  order: SQLiteColumn[],
+) {
+  return db
+    .select()
+    .from(table)
+    .where(inArray(table.filingId, pageIds))
+    .orderBy(...order);
+}
+
+function pageIdsOf(db: Db, filter: FilingFilter, offset: number, limit: number) {
+  return db
+    .select({ id: filings.id })
+    .from(filings)
+    .where(filter.where)
+    .orderBy(...filter.order)
+    .limit(limit)
+    .offset(offset);
+}
+
+function assemble(
+  page: Filing[],
+  debtors: DebtorParty[],
+  secured: SecuredParty[],
+  amended: Amendment[] = [],
+): FilingWithParties[] {
+  const byFiling = new Map<number, FilingWithParties>(
+    page.map((filing) => [filing.id, { filing, debtors: [], securedParties: [], amendments: [] }]),
+  );
+  for (const d of debtors) byFiling.get(d.filingId)?.debtors.push(d);
+  for (const s of secured) byFiling.get(s.filingId)?.securedParties.push(s);
+  for (const a of amended) byFiling.get(a.filingId)?.amendments.push(a);
+  return [...byFiling.values()];
+}
+
+/** A page with the total number of matches (envelope A). */
+export async function fetchCountedPage(
+  db: Db,
+  filter: FilingFilter,
+  { page, size }: PageWindow,
+): Promise<{ items: FilingWithParties[]; total: number }> {
+  const offset = (page - 1) * size;
+  const ids = pageIdsOf(db, filter, offset, size);
+  const [rows, debtors, secured, [counted]] = await db.batch([
+    pageOf(db, filter, offset, size),
+    ofPage(db, debtorParties, ids, [debtorParties.filingId, debtorParties.position]),
+    ofPage(db, securedParties, ids, [securedParties.filingId, securedParties.position]),
+    db.select({ total: count() }).from(filings).where(filter.where),
+  ]);
+  return { items: assemble(rows, debtors as DebtorParty[], secured as SecuredParty[]), total: counted?.total ?? 0 };
+}
+
+/**
+ * A page that says whether another follows (envelope B): it reads one row
+ * past the page rather than counting every match.
+ */
+export async function fetchOpenPage(
+  db: Db,
+  filter: FilingFilter,
+  { page, size }: PageWindow,
+  options: { amendments: boolean },
+): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
+  const offset = (page - 1) * size;
+  const ids = pageIdsOf(db, filter, offset, size);
+  const [rows, debtors, secured, [loaded], amended] = await db.batch([
+    pageOf(db, filter, offset, size + 1),
+    ofPage(db, debtorParties, ids, [debtorParties.filingId, debtorParties.position]),
+    ofPage(db, securedParties, ids, [securedParties.filingId, securedParties.position]),
+    db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads),
+    // Without amendments, an empty select keeps the batch shape fixed.
+    ofPage(db, amendments, options.amendments ? ids : pageIdsOf(db, filter, offset, 0), [
+      amendments.filingId,
+      amendments.filedAt,
+      amendments.number,
+    ]),
+  ]);
+  return {
+    items: assemble(rows.slice(0, size), debtors as DebtorParty[], secured as SecuredParty[], amended as Amendment[]),
+    hasMore: rows.length > size,
+    dataLoadedAt: loaded?.at ?? null,
+  };
+}

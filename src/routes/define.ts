@@ -1,0 +1,61 @@
+/**
+ * What every lookup route shares: the API-key requirement (enforced and
+ * documented), the error responses, and the paging and recency constants.
+ */
+import { createRoute, type z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { requireApiKey } from "../http/auth.ts";
+import type { AppEnv } from "../http/context.ts";
+import { isoSeconds } from "../http/context.ts";
+import { errorBody } from "../http/responses.ts";
+
+export const PAGE_SIZE_A = 5;
+export const PAGE_SIZE_B = 10;
+export const RECENT_DAYS = 90;
+
+const error = (description: string) => ({
+  description,
+  content: { "application/json": { schema: errorBody } },
+});
+
+export const errorResponses = {
+  400: error("A query parameter is missing or invalid; `details` names each one."),
+  401: error("The x-api-key header is missing, or the key is unknown or revoked."),
+  500: error("An unexpected error; the request id identifies it in the logs."),
+  503: error("The database or key store is unavailable; retry after `Retry-After` seconds."),
+} as const;
+
+/** A GET lookup that requires an API key, with JSON `schema` as its 200 body. */
+export function lookupRoute<Q extends z.ZodObject, S extends z.ZodType>(config: {
+  path: string;
+  tags: string[];
+  summary: string;
+  description: string;
+  query: Q;
+  schema: S;
+}) {
+  return createRoute({
+    method: "get",
+    path: config.path,
+    tags: config.tags,
+    summary: config.summary,
+    description: config.description,
+    security: [{ ApiKey: [] }],
+    middleware: [requireApiKey] as const,
+    request: { query: config.query },
+    responses: {
+      200: { description: "The page of results.", content: { "application/json": { schema: config.schema } } },
+      ...errorResponses,
+    },
+  });
+}
+
+/** Start of the recency window, as a stored-timestamp string. */
+export function recentSince(c: Context<AppEnv>): string {
+  return isoSeconds(new Date(c.get("now").getTime() - RECENT_DAYS * 86_400_000));
+}
+
+/** Today's date (YYYY-MM-DD) for lapse status. */
+export function today(c: Context<AppEnv>): string {
+  return c.get("now").toISOString().slice(0, 10);
+}

@@ -1,0 +1,93 @@
+/** Endpoints 1, 2 and 4: recent filings by state and by postal code, recent terminations. */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import type { AppEnv } from "../http/context.ts";
+import { recentByPostalCodeQuery, recentByStateQuery, recentlyTerminatedQuery } from "../http/params.ts";
+import { envelopeA, envelopeB, lienA, lienB, terminatedFiling } from "../http/present.ts";
+import { liensA, liensB, terminatedList } from "../http/responses.ts";
+import { withDb } from "../queries/db.ts";
+import {
+  fetchCountedPage,
+  fetchOpenPage,
+  recentByPostalCode,
+  recentByState,
+  recentlyTerminated,
+} from "../queries/filings.ts";
+import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince, today } from "./define.ts";
+
+export const recentByStateRoute = lookupRoute({
+  path: "/filings/recent-by-state",
+  tags: ["Filings"],
+  summary: "Recent filings in a state",
+  description:
+    "Filings of the last 90 days whose jurisdiction is `state`, newest first, optionally only those with a debtor in one of the given industries. Envelope A.",
+  query: recentByStateQuery,
+  schema: liensA,
+});
+
+export const recentByPostalCodeRoute = lookupRoute({
+  path: "/filings/recent-by-postal-code",
+  tags: ["Filings"],
+  summary: "Recent filings by debtor postal code",
+  description:
+    "Filings of the last 90 days with a debtor located in the ZIP code (first five digits), newest first. Envelope A by default; `envelope=b` for envelope B.",
+  query: recentByPostalCodeQuery,
+  schema: z.union([liensA, liensB]),
+});
+
+export const recentlyTerminatedRoute = lookupRoute({
+  path: "/filings/recently-terminated",
+  tags: ["Filings"],
+  summary: "Recently terminated filings in a state",
+  description:
+    "Filings in `state` terminated by an amendment in the last 90 days, most recent termination first. Envelope A.",
+  query: recentlyTerminatedQuery,
+  schema: terminatedList,
+});
+
+export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(recentByStateRoute, async (c) => {
+    const q = c.req.valid("query");
+    const filter = { state: q.state, since: recentSince(c), industries: q.industry };
+    const { items, total } = await withDb(c, (db) =>
+      fetchCountedPage(db, recentByState(db, filter), { page: q.page, size: PAGE_SIZE_A }),
+    );
+    return c.json({ ucc_liens: items.map(lienA), ...envelopeA(c, q.page, PAGE_SIZE_A, total) }, 200);
+  });
+
+  app.openapi(recentByPostalCodeRoute, async (c) => {
+    const q = c.req.valid("query");
+    const filter = { zip5: q.postal_code.slice(0, 5), since: recentSince(c), industries: q.industry };
+    if (q.envelope === "b") {
+      const { items, hasMore, dataLoadedAt } = await withDb(c, (db) =>
+        fetchOpenPage(db, recentByPostalCode(db, filter), { page: q.page, size: PAGE_SIZE_B }, { amendments: false }),
+      );
+      const day = today(c);
+      return c.json(
+        {
+          ucc_liens: items.map((i) => lienB(i, day, false)),
+          ...envelopeB(c, q.page, PAGE_SIZE_B, hasMore, dataLoadedAt),
+        },
+        200,
+      );
+    }
+    const { items, total } = await withDb(c, (db) =>
+      fetchCountedPage(db, recentByPostalCode(db, filter), { page: q.page, size: PAGE_SIZE_A }),
+    );
+    return c.json({ ucc_liens: items.map(lienA), ...envelopeA(c, q.page, PAGE_SIZE_A, total) }, 200);
+  });
+
+  app.openapi(recentlyTerminatedRoute, async (c) => {
+    const q = c.req.valid("query");
+    const { items, total } = await withDb(c, (db) =>
+      fetchCountedPage(db, recentlyTerminated({ state: q.state, since: recentSince(c) }), {
+        page: q.page,
+        size: PAGE_SIZE_A,
+      }),
+    );
+    return c.json(
+      { terminated_filings: items.map(terminatedFiling), ...envelopeA(c, q.page, PAGE_SIZE_A, total) },
+      200,
+    );
+  });
+}

@@ -1,0 +1,44 @@
+/** Endpoint 3: recent filings by secured party (lender) name within a state. */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import type { AppEnv } from "../http/context.ts";
+import { recentBySecuredPartyQuery } from "../http/params.ts";
+import { envelopeA, envelopeB, lienA, lienB } from "../http/present.ts";
+import { liensA, liensB } from "../http/responses.ts";
+import { withDb } from "../queries/db.ts";
+import { fetchCountedPage, fetchOpenPage, recentBySecuredParty } from "../queries/filings.ts";
+import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince, today } from "./define.ts";
+
+export const recentBySecuredPartyRoute = lookupRoute({
+  path: "/secureds/recent-by-secured-party",
+  tags: ["Secured parties"],
+  summary: "Recent filings by secured party",
+  description:
+    "Filings of the last 90 days in `state` with a secured party whose name equals `name` or starts with it as whole words, case-insensitively (`wells fargo` finds `WELLS FARGO BANK, N.A.`). Envelope B with amendments by default; `envelope=a` for envelope A.",
+  query: recentBySecuredPartyQuery,
+  schema: z.union([liensB, liensA]),
+});
+
+export function registerSecuredRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(recentBySecuredPartyRoute, async (c) => {
+    const q = c.req.valid("query");
+    const filter = { name: q.name, state: q.state, since: recentSince(c), borrowerType: q.borrower_type };
+    if (q.envelope === "a") {
+      const { items, total } = await withDb(c, (db) =>
+        fetchCountedPage(db, recentBySecuredParty(db, filter), { page: q.page, size: PAGE_SIZE_A }),
+      );
+      return c.json({ ucc_liens: items.map(lienA), ...envelopeA(c, q.page, PAGE_SIZE_A, total) }, 200);
+    }
+    const { items, hasMore, dataLoadedAt } = await withDb(c, (db) =>
+      fetchOpenPage(db, recentBySecuredParty(db, filter), { page: q.page, size: PAGE_SIZE_B }, { amendments: true }),
+    );
+    const day = today(c);
+    return c.json(
+      {
+        ucc_liens: items.map((i) => lienB(i, day, true)),
+        ...envelopeB(c, q.page, PAGE_SIZE_B, hasMore, dataLoadedAt),
+      },
+      200,
+    );
+  });
+}

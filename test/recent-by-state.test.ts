@@ -1,0 +1,107 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { allPagesA, daysAgo, filing, get, getJson, load, party, registerKeys } from "./helpers.ts";
+
+beforeAll(async () => {
+  await registerKeys();
+  await load([
+    ...Array.from({ length: 12 }, (_, i) =>
+      filing({ number: `CA-REC-${String(i).padStart(2, "0")}`, filedAt: daysAgo(i + 1) }),
+    ),
+    filing({
+      number: "CA-FOOD",
+      filedAt: daysAgo(20),
+      debtors: [party("Sunrise Bakery Inc", { label: "Food & Beverage" }), party("Jane Doe", { type: "Individual" })],
+    }),
+    filing({ number: "CA-OLD", filedAt: daysAgo(91) }),
+    filing({ number: "NV-REC", state: "NV", filedAt: daysAgo(3) }),
+  ]);
+});
+
+describe("GET /filings/recent-by-state", () => {
+  it("returns five filings in envelope A, newest first", async () => {
+    const body = await getJson("/filings/recent-by-state?state=CA");
+    expect(body.ucc_liens).toHaveLength(5);
+    expect(body.ucc_liens.map((l: any) => l.initial_financing_number)).toEqual([
+      "CA-REC-00",
+      "CA-REC-01",
+      "CA-REC-02",
+      "CA-REC-03",
+      "CA-REC-04",
+    ]);
+    expect(body.pagination).toEqual({ current_page: 1, total_pages: 3, page_size: 5, total_results: 13 });
+    expect(body.response_metadata.request_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("shapes each filing field by field as envelope A", async () => {
+    const body = await getJson("/filings/recent-by-state?state=CA&industry=food %26 beverage");
+    expect(body.ucc_liens).toEqual([
+      {
+        initial_financing_number: "CA-FOOD",
+        initial_financing_date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+        jurisdiction_state: "CA",
+        involved_parties: {
+          debtor_parties: [
+            {
+              name: "Sunrise Bakery Inc",
+              debtor_industry: "Food & Beverage",
+              address: { street1: "1 Main St", city: "Springfield", state: "CA", zip_code: "94107" },
+            },
+            {
+              name: "Jane Doe",
+              debtor_industry: null,
+              address: { street1: "1 Main St", city: "Springfield", state: "CA", zip_code: "94107" },
+            },
+          ],
+          secured_parties: [
+            {
+              name: "First Test Bank, N.A.",
+              address: { street1: "1 Main St", city: "Springfield", state: "CA", zip_code: "94107" },
+            },
+          ],
+        },
+      },
+    ]);
+  });
+
+  it("walks every recent filing once across pages, and none older than 90 days", async () => {
+    const all = await allPagesA<any>("/filings/recent-by-state?state=ca", "ucc_liens");
+    const numbers = all.map((l) => l.initial_financing_number);
+    expect(numbers).toHaveLength(13);
+    expect(new Set(numbers).size).toBe(13);
+    expect(numbers).not.toContain("CA-OLD");
+    expect(numbers).not.toContain("NV-REC");
+  });
+
+  it("answers a page past the end with an empty list and truthful pagination", async () => {
+    const body = await getJson("/filings/recent-by-state?state=CA&page=9");
+    expect(body.ucc_liens).toEqual([]);
+    expect(body.pagination).toMatchObject({ current_page: 9, total_pages: 3 });
+  });
+
+  it("filters by a comma-separated industry list, case-insensitively", async () => {
+    const body = await getJson("/filings/recent-by-state?state=CA&industry=MANUFACTURING,%20Food%20%26%20Beverage");
+    expect(body.pagination.total_results).toBe(13);
+    const food = await getJson("/filings/recent-by-state?state=CA&industry=Real%20Estate");
+    expect(food.pagination.total_results).toBe(0);
+  });
+
+  it("rejects an unknown industry with a 400 naming the parameter and the allowed values", async () => {
+    const body = await getJson("/filings/recent-by-state?state=CA&industry=Widgets", 400);
+    expect(body.error.code).toBe("invalid_parameter");
+    expect(body.error.details[0].parameter).toBe("industry");
+    expect(body.error.details[0].message).toContain("Construction & Trades");
+  });
+
+  it("rejects a missing or unknown state, and a bad page, naming each", async () => {
+    const body = await getJson("/filings/recent-by-state?page=0", 400);
+    expect(body.error.details.map((d: any) => d.parameter).sort()).toEqual(["page", "state"]);
+    const unknown = await getJson("/filings/recent-by-state?state=ZZ", 400);
+    expect(unknown.error.details[0].parameter).toBe("state");
+  });
+
+  it("requires an API key", async () => {
+    const res = await get("/filings/recent-by-state?state=CA", null);
+    expect(res.status).toBe(401);
+    expect((await res.json<any>()).error.code).toBe("missing_api_key");
+  });
+});
