@@ -44,18 +44,32 @@ function inserts(db: Db, rows: FilingRows[]): BatchItem<"sqlite">[] {
   return statements;
 }
 
+/** Groups of `size` items from any iterable, without materializing it. */
+function* groups<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let group: T[] = [];
+  for (const item of items) {
+    group.push(item);
+    if (group.length === size) {
+      yield group;
+      group = [];
+    }
+  }
+  if (group.length > 0) yield group;
+}
+
 /**
- * Inserts `records` with consecutive ids from `firstId`. Calls `onProgress`
- * with the number of filings written so far after each batch.
+ * Inserts `records` with consecutive ids from `firstId`. Records may come
+ * from a generator, so large loads stream. Calls `onProgress` with the
+ * number of filings written so far after each group.
  */
 export async function insertFilings(
   db: Db,
-  records: FilingRecord[],
+  records: Iterable<FilingRecord>,
   firstId: number,
   onProgress?: (written: number) => void,
-): Promise<void> {
+): Promise<number> {
   let written = 0;
-  for (const group of chunk(records, FILINGS_PER_GROUP)) {
+  for (const group of groups(records, FILINGS_PER_GROUP)) {
     const rows = group.map((r, i) => toRows(r, firstId + written + i));
     const statements = inserts(db, rows);
     for (const part of chunk(statements, STATEMENTS_PER_BATCH)) {
@@ -64,6 +78,7 @@ export async function insertFilings(
     written += group.length;
     onProgress?.(written);
   }
+  return written;
 }
 
 /** Records a completed data load; its time becomes `data_source_last_updated`. */

@@ -1,0 +1,329 @@
+/**
+ * Deterministic generator of realistic filings. The same seed, size and day
+ * give the same data; dates are placed relative to `now`, so the "recent"
+ * lookups always find filings whatever day the seed runs.
+ *
+ * What it models:
+ * - businesses organized in a state (weighted by population), some filing
+ *   often and some once, moving between addresses over the years and writing
+ *   their legal ending differently from one filing to the next;
+ * - owners who sign as individual co-debtors, and affiliated businesses, so
+ *   co-borrowers recur; sole proprietors filing alone;
+ * - lenders drawn from real secured-party names, weighted by how common;
+ * - state-specific filing-number formats;
+ * - continuations inside (and a few outside) the six-month window, lapses,
+ *   terminations (some in the last 90 days), assignments and amendments;
+ * - manufactured-home, public-finance and transmitting-utility filings.
+ */
+import type { AmendmentRecord, FilingRecord, PartyRecord } from "../src/db/records.ts";
+import { INDUSTRIES } from "../src/domain/industries.ts";
+import { type FilingKind, lapseDate, shiftDate } from "../src/domain/lifecycle.ts";
+import type { StateCode } from "../src/domain/states.ts";
+import {
+  AMENDMENT_DESCRIPTIONS,
+  GIVEN_NAMES,
+  HOME_LENDERS,
+  LEGAL_ENDINGS,
+  LENDERS,
+  type Lender,
+  OTHER_INDUSTRIES,
+  PLACE_WORDS,
+  STATES,
+  STREETS,
+  SURNAMES,
+  TRADE_NOUNS,
+} from "./data.ts";
+
+const DAY = 86_400_000;
+/** Share of filings placed in the last 90 days, so recent lists are never thin. */
+const RECENT_SHARE = 0.1;
+/** Filings span this many years back from today. */
+const HISTORY_YEARS = 12;
+
+/** mulberry32: a small, fast, seedable PRNG with good spread. */
+export function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
+  const chance = (p: number) => next() < p;
+  const weighted = <T>(xs: readonly T[], weight: (x: T) => number): T => {
+    const total = xs.reduce((s, x) => s + weight(x), 0);
+    let r = next() * total;
+    for (const x of xs) {
+      r -= weight(x);
+      if (r < 0) return x;
+    }
+    return xs[xs.length - 1]!;
+  };
+  return { next, int, pick, chance, weighted };
+}
+
+type Rng = ReturnType<typeof prng>;
+
+interface Business {
+  name: string;
+  industry: string;
+  state: StateCode;
+  /** Addresses over time, oldest first. */
+  addresses: PartyRecord["address"][];
+  owner: { name: string; address: PartyRecord["address"] } | null;
+  affiliate: number | null;
+}
+
+const STATE_CODES = Object.keys(STATES) as StateCode[];
+
+function address(rng: Rng, state: StateCode): PartyRecord["address"] {
+  const [city, zip3] = rng.pick(STATES[state].cities);
+  // A few ZIPs per city, so busy postal codes emerge.
+  const zip = `${zip3}${String(rng.int(8) * 3 + 1).padStart(2, "0")}`;
+  const zipCode = rng.chance(0.2) ? `${zip}-${String(rng.int(10_000)).padStart(4, "0")}` : zip;
+  return {
+    street1: `${1 + rng.int(9_899)} ${rng.pick(STREETS)}`,
+    street2: rng.chance(0.15) ? `Suite ${100 + rng.int(400)}` : null,
+    city,
+    state,
+    zipCode,
+    country: rng.chance(0.7) ? "US" : null,
+  };
+}
+
+function personName(rng: Rng): string {
+  const middle = rng.chance(0.6) ? ` ${String.fromCharCode(65 + rng.int(26))}.` : "";
+  return `${rng.pick(GIVEN_NAMES)}${middle} ${rng.pick(SURNAMES)}`;
+}
+
+function businessName(rng: Rng, industry: string): string {
+  const noun = rng.pick(TRADE_NOUNS[industry as keyof typeof TRADE_NOUNS]);
+  const r = rng.next();
+  const stem =
+    r < 0.4
+      ? `${rng.pick(PLACE_WORDS)} ${noun}`
+      : r < 0.65
+        ? `${rng.pick(SURNAMES)} ${noun}`
+        : r < 0.8
+          ? `${rng.pick(SURNAMES)} & Sons ${noun}`
+          : r < 0.92
+            ? `${rng.pick(SURNAMES)} & ${rng.pick(SURNAMES)} ${noun}`
+            : `The ${rng.pick(PLACE_WORDS)} ${noun}`;
+  return withEnding(rng, stem);
+}
+
+function withEnding(rng: Rng, stem: string): string {
+  const [ending] = rng.weighted(LEGAL_ENDINGS, ([, w]) => w);
+  if (ending === "") return stem;
+  return ending.startsWith(",") ? `${stem}${ending}` : `${stem} ${ending}`;
+}
+
+/** The same business as a filer might write it on another day. */
+function variant(rng: Rng, name: string): string {
+  const r = rng.next();
+  if (r < 0.5) return name.toUpperCase();
+  const stem = name.replace(/,?\s+(LLC|L\.L\.C\.|Inc\.|Incorporated|Corp\.|Corporation|Co\.|Company|LP|Ltd\.)$/, "");
+  return withEnding(rng, stem);
+}
+
+/** Filing-number formats differ by state; numbers are opaque strings. */
+function filingNumber(state: StateCode, filedAt: string, seq: number): string {
+  const yyyy = filedAt.slice(0, 4);
+  const yy = filedAt.slice(2, 4);
+  const pad = (n: number, w: number) => String(n).padStart(w, "0");
+  switch (state) {
+    case "CA":
+      return `U${yy}${pad(seq, 10)}`;
+    case "TX":
+    case "OK":
+    case "LA":
+      return `${yy}-${pad(seq, 10)}`;
+    case "NY":
+    case "NJ":
+    case "PA":
+      return `${filedAt.slice(0, 10).replaceAll("-", "")}${pad(seq, 6)}`;
+    case "IL":
+    case "MI":
+    case "OH":
+      return pad(seq, 8);
+    case "FL":
+    case "GA":
+      return `${yyyy}${pad(seq, 8)}`;
+    case "WA":
+    case "OR":
+      return `${yy}-${pad(seq, 7)}-${String.fromCharCode(65 + (seq % 26))}`;
+    default:
+      return `${yyyy}${pad(seq, 7)}`;
+  }
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** A filing time: mostly spread over the years, a share in the last 90 days, in office hours. */
+function filingTime(rng: Rng, now: number): number {
+  const back = rng.chance(RECENT_SHARE) ? rng.next() * 89.5 * DAY : rng.next() * HISTORY_YEARS * 365 * DAY;
+  const day = Math.floor((now - back) / DAY) * DAY;
+  const t = day + (13 + rng.int(10)) * 3_600_000 + rng.int(3_600) * 1_000;
+  return Math.min(t, now - 60_000);
+}
+
+/** Time `fraction` of the way between two instants. */
+const between = (from: number, to: number, fraction: number) => from + Math.max(0, to - from) * fraction;
+
+export interface GenerateOptions {
+  filings: number;
+  seed: number;
+  /** "Today" for the generated data, in ms. */
+  now: number;
+}
+
+/** Yields `filings` filing records, deterministically for the options. */
+export function* generateFilings({ filings, seed, now }: GenerateOptions): Generator<FilingRecord> {
+  const rng = prng(seed);
+  const businesses: Business[] = [];
+  const businessCount = Math.max(10, Math.round(filings * 0.45));
+  const names = new Set<string>();
+  for (let i = 0; i < businessCount; i++) {
+    const state = rng.weighted(STATE_CODES, (s) => STATES[s].weight);
+    const industry = rng.chance(0.05) ? rng.pick(OTHER_INDUSTRIES) : rng.pick(INDUSTRIES);
+    let name = businessName(rng, industry);
+    while (names.has(`${state}|${name}`)) name = businessName(rng, industry);
+    names.add(`${state}|${name}`);
+    const moves = rng.chance(0.3) ? 1 + rng.int(2) : 0;
+    businesses.push({
+      name,
+      industry,
+      state,
+      addresses: Array.from({ length: 1 + moves }, () => address(rng, state)),
+      owner: rng.chance(0.45) ? { name: personName(rng), address: address(rng, state) } : null,
+      affiliate: rng.chance(0.08) && i > 0 ? rng.int(i) : null,
+    });
+  }
+
+  const seqByState = new Map<StateCode, number>();
+  const nextNumber = (state: StateCode, filedAt: string) => {
+    const seq = (seqByState.get(state) ?? 0) + 1;
+    seqByState.set(state, seq);
+    return filingNumber(state, filedAt, seq * 7 + 1_000);
+  };
+  const history = HISTORY_YEARS * 365 * DAY;
+
+  for (let i = 0; i < filings; i++) {
+    // A skewed draw: a few businesses file often, most file once or twice.
+    const business = businesses[Math.floor(rng.next() ** 1.5 * businesses.length)]!;
+    const state = business.state;
+    const filedMs = filingTime(rng, now);
+    const filedAt = iso(filedMs);
+    const age = Math.min(0.999, Math.max(0, 1 - (now - filedMs) / history));
+    const at = business.addresses[Math.floor(age * business.addresses.length)]!;
+
+    let kind: FilingKind = "standard";
+    const debtors: PartyRecord[] = [];
+    let lenders: Lender[] = [rng.weighted(LENDERS, (l) => l.weight)];
+    const r = rng.next();
+    if (r < 0.01) {
+      kind = "manufactured_home";
+      debtors.push({ name: personName(rng), type: "Individual", label: null, address: address(rng, state) });
+      lenders = [rng.pick(HOME_LENDERS)];
+    } else if (r < 0.08) {
+      // A sole proprietor, filed under the owner's own name.
+      debtors.push({ name: personName(rng), type: "Individual", label: business.industry, address: at });
+    } else {
+      if (business.industry === "Energy & Utilities" && rng.chance(0.15)) kind = "transmitting_utility";
+      if (business.industry === "Real Estate" && rng.chance(0.03)) kind = "public_finance";
+      const name = rng.chance(0.12) ? variant(rng, business.name) : business.name;
+      debtors.push({ name, type: "Organization", label: business.industry, address: at });
+      if (business.owner && rng.chance(0.55)) {
+        debtors.push({ name: business.owner.name, type: "Individual", label: null, address: business.owner.address });
+      }
+      if (business.affiliate !== null && rng.chance(0.5)) {
+        const aff = businesses[business.affiliate]!;
+        debtors.push({ name: aff.name, type: "Organization", label: aff.industry, address: aff.addresses.at(-1)! });
+      }
+    }
+    if (rng.chance(0.08)) lenders.push(rng.weighted(LENDERS, (l) => l.weight));
+    const securedParties: PartyRecord[] = lenders.map((l) => ({
+      name: l.name,
+      type: "Organization",
+      label: l.category,
+      address: { street1: l.street1, city: l.city, state: l.state, zipCode: l.zip, country: "US" },
+    }));
+
+    const amendments = amendmentsFor(rng, { kind, filedMs, now, state, nextNumber });
+    yield { state, number: nextNumber(state, filedAt), filedAt, kind, debtors, securedParties, amendments };
+  }
+}
+
+function amendmentsFor(
+  rng: Rng,
+  f: {
+    kind: FilingKind;
+    filedMs: number;
+    now: number;
+    state: StateCode;
+    nextNumber: (state: StateCode, filedAt: string) => string;
+  },
+): AmendmentRecord[] {
+  const out: { kind: AmendmentRecord["kind"]; ms: number }[] = [];
+  const filedAt = iso(f.filedMs);
+  // Continuations: most filers continue inside the six-month window before
+  // lapse; a few file too early, which does not count.
+  if (f.kind === "standard") {
+    let lapse = lapseDate(f.kind, filedAt, []);
+    while (lapse !== null) {
+      const windowOpens = Date.parse(`${shiftDate(lapse, 0, -6)}T15:00:00Z`);
+      if (windowOpens > f.now) break;
+      const r = rng.next();
+      if (r < 0.04) {
+        const early = windowOpens - (30 + rng.int(150)) * DAY;
+        if (early > f.filedMs && early < f.now) out.push({ kind: "continuation", ms: early });
+        break;
+      }
+      if (r > 0.6) break;
+      const ms = between(windowOpens, Math.min(f.now, Date.parse(`${lapse}T00:00:00Z`) - DAY), rng.next());
+      out.push({ kind: "continuation", ms });
+      lapse = shiftDate(lapse, 5);
+    }
+  }
+  const lapseMs = (() => {
+    const l = lapseDate(
+      f.kind,
+      filedAt,
+      out.map((a) => ({ kind: a.kind, filedAt: iso(a.ms) })),
+    );
+    return l === null ? f.filedMs + 10 * 365 * DAY : Date.parse(`${l}T00:00:00Z`);
+  })();
+  let end = Math.min(f.now, lapseMs);
+  // Terminations fall anywhere in the filing's life; those still ahead are dropped.
+  if (rng.chance(0.35)) {
+    const ms = between(f.filedMs + DAY, lapseMs, rng.next());
+    if (ms < f.now) {
+      out.push({ kind: "termination", ms });
+      end = ms;
+    }
+  }
+  for (const [kind, p] of [
+    ["assignment", 0.12],
+    ["party_change", 0.1],
+    ["collateral_change", 0.08],
+  ] as const) {
+    if (rng.chance(p)) out.push({ kind, ms: between(f.filedMs + DAY, end - DAY, rng.next()) });
+  }
+  return out
+    .filter((a) => a.ms > f.filedMs && a.ms < f.now)
+    .sort((a, b) => a.ms - b.ms)
+    .map((a) => {
+      const when = iso(Math.floor(a.ms / 1000) * 1000);
+      return {
+        number: f.nextNumber(f.state, when),
+        filedAt: when,
+        kind: a.kind,
+        description: AMENDMENT_DESCRIPTIONS[a.kind],
+      };
+    });
+}
