@@ -22,13 +22,17 @@ export function daysAgo(days: number, now = Date.now()): string {
   return new Date(now - days * DAY).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-export function party(name: string, over: Partial<PartyRecord> & { zip?: string; state?: string } = {}): PartyRecord {
-  const { zip, state, ...rest } = over;
+/** A party; address fields default to 1 Main St, Springfield, CA 94107. */
+export function party(
+  name: string,
+  over: Partial<Omit<PartyRecord, "address">> & { street1?: string; zip?: string; state?: string } = {},
+): PartyRecord {
+  const { street1, zip, state, ...rest } = over;
   return {
     name,
     type: "Organization",
     label: null,
-    address: { street1: "1 Main St", city: "Springfield", state: state ?? "CA", zipCode: zip ?? "94107" },
+    address: { street1: street1 ?? "1 Main St", city: "Springfield", state: state ?? "CA", zipCode: zip ?? "94107" },
     ...rest,
   };
 }

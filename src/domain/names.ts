@@ -52,11 +52,16 @@ const ENDING_NOISE: readonly (readonly string[])[] = [
   ["chartered"],
 ];
 
-/** Lowercase words of a name, with `&` read as "and". */
+/**
+ * Lowercase words of a name, with `&` read as "and". Periods and apostrophes
+ * join rather than split, so "N.A." is one word like "NA", and "O'Brien"
+ * like "OBrien".
+ */
 function words(name: string): string[] {
   return name
     .toLowerCase()
     .replaceAll("&", " and ")
+    .replace(/[.'’]/g, "")
     .split(/[^a-z0-9]+/)
     .filter((w) => w.length > 0);
 }

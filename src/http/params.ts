@@ -65,7 +65,7 @@ export const industry = optional(
 
 export const name = text("a name")
   .trim()
-  .min(1, { error: "is required" })
+  .min(1, { error: "is required", abort: true })
   .max(MAX_NAME_LENGTH, { error: `must be at most ${MAX_NAME_LENGTH} characters` });
 
 /** An exact debtor name; it must leave a match key once noise is removed. */

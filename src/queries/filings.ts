@@ -206,18 +206,18 @@ export async function fetchOpenPage(
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
   const offset = (page - 1) * size;
   const ids = pageIdsOf(db, filter, offset, size);
-  const [rows, debtors, secured, [loaded], amended] = await db.batch([
+  const common = [
     pageOf(db, filter, offset, size + 1),
     ofPage(db, debtorParties, ids, [debtorParties.filingId, debtorParties.position]),
     ofPage(db, securedParties, ids, [securedParties.filingId, securedParties.position]),
     db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads),
-    // Without amendments, an empty select keeps the batch shape fixed.
-    ofPage(db, amendments, options.amendments ? ids : pageIdsOf(db, filter, offset, 0), [
-      amendments.filingId,
-      amendments.filedAt,
-      amendments.number,
-    ]),
-  ]);
+  ] as const;
+  const [rows, debtors, secured, [loaded], amended = []] = options.amendments
+    ? await db.batch([
+        ...common,
+        ofPage(db, amendments, ids, [amendments.filingId, amendments.filedAt, amendments.number]),
+      ])
+    : await db.batch(common);
   return {
     items: assemble(rows.slice(0, size), debtors as DebtorParty[], secured as SecuredParty[], amended as Amendment[]),
     hasMore: rows.length > size,

@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { generateFilings } from "../seed/generate.ts";
+import { toRows } from "../src/db/records.ts";
+import { lapseDate, lienStatus, shiftDate, terminatedAt } from "../src/domain/lifecycle.ts";
+import { debtorNameKey, securedNameRange, securedNameWords } from "../src/domain/names.ts";
+
+describe("debtor name keys (UCC standard search logic)", () => {
+  it.each([
+    ["The Acme Co., Inc.", "acme"],
+    ["ACME COMPANY", "acme"],
+    ["Acme Inc", "acme"],
+    ["acme, l.l.c.", "acme"],
+    ["Acme L L C", "acme"],
+    ["Smith & Sons Trucking, LLC", "smithandsonstrucking"],
+    ["Smith and Sons Trucking Limited Liability Company", "smithandsonstrucking"],
+    ["O'Brien Dental P.C.", "obriendental"],
+    ["The Company", "company"],
+    ["Theodore Inc", "theodore"],
+    ["!!!", ""],
+  ])("%s -> %s", (name, key) => {
+    expect(debtorNameKey(name)).toBe(key);
+  });
+
+  it("keeps different businesses apart", () => {
+    expect(debtorNameKey("Acme Industries Inc")).not.toBe(debtorNameKey("Acme Inc"));
+    expect(debtorNameKey("Acmee Co")).not.toBe(debtorNameKey("Acme Co"));
+  });
+});
+
+describe("secured party matching", () => {
+  it("reduces names to lowercase whole words", () => {
+    expect(securedNameWords("WELLS FARGO BANK, N.A.")).toBe("wells fargo bank na");
+    expect(securedNameWords("U.S. Bank National Association")).toBe("us bank national association");
+  });
+
+  it("ranges over the name itself and longer names that start with it as whole words", () => {
+    const { from, to } = securedNameRange("Wells Fargo");
+    const inRange = (n: string) => securedNameWords(n) >= from && securedNameWords(n) < to;
+    expect(inRange("Wells Fargo")).toBe(true);
+    expect(inRange("WELLS FARGO BANK, N.A.")).toBe(true);
+    expect(inRange("Wells Fargo Equipment Finance, Inc.")).toBe(true);
+    expect(inRange("Wells Fargos Lending")).toBe(false);
+    expect(inRange("Wellsfargo")).toBe(false);
+    expect(inRange("Wells")).toBe(false);
+  });
+});
+
+describe("filing lifecycle", () => {
+  it("moves dates by years and months, clamping to the month's end", () => {
+    expect(shiftDate("2024-02-29", 5)).toBe("2029-02-28");
+    expect(shiftDate("2025-08-31", 0, -6)).toBe("2025-02-28");
+  });
+
+  it("lapses five years after filing, thirty for manufactured homes, never for utilities", () => {
+    expect(lapseDate("standard", "2020-03-15T12:00:00Z", [])).toBe("2025-03-15");
+    expect(lapseDate("manufactured_home", "2020-03-15T12:00:00Z", [])).toBe("2050-03-15");
+    expect(lapseDate("public_finance", "2020-03-15T12:00:00Z", [])).toBe("2050-03-15");
+    expect(lapseDate("transmitting_utility", "2020-03-15T12:00:00Z", [])).toBeNull();
+  });
+
+  it("extends by five years for each continuation filed in the six months before lapse", () => {
+    const cont = (filedAt: string) => ({ kind: "continuation" as const, filedAt });
+    expect(lapseDate("standard", "2015-06-01T00:00:00Z", [cont("2020-01-10T00:00:00Z")])).toBe("2025-06-01");
+    expect(
+      lapseDate("standard", "2015-06-01T00:00:00Z", [cont("2020-01-10T00:00:00Z"), cont("2025-03-01T00:00:00Z")]),
+    ).toBe("2030-06-01");
+  });
+
+  it("ignores a continuation filed too early or after lapse", () => {
+    const cont = (filedAt: string) => ({ kind: "continuation" as const, filedAt });
+    expect(lapseDate("standard", "2015-06-01T00:00:00Z", [cont("2019-11-30T00:00:00Z")])).toBe("2020-06-01");
+    expect(lapseDate("standard", "2015-06-01T00:00:00Z", [cont("2020-06-02T00:00:00Z")])).toBe("2020-06-01");
+  });
+
+  it("terminates at the first termination, and reports status as of a day", () => {
+    const end = terminatedAt([
+      { kind: "assignment", filedAt: "2021-01-01T00:00:00Z" },
+      { kind: "termination", filedAt: "2022-05-05T10:00:00Z" },
+    ]);
+    expect(end).toBe("2022-05-05T10:00:00Z");
+    expect(lienStatus({ lapseDate: "2030-01-01", terminatedAt: end }, "2026-01-01")).toBe("Terminated");
+    expect(lienStatus({ lapseDate: "2025-01-01", terminatedAt: null }, "2026-01-01")).toBe("Lapsed");
+    expect(lienStatus({ lapseDate: "2030-01-01", terminatedAt: null }, "2026-01-01")).toBe("Active");
+    expect(lienStatus({ lapseDate: null, terminatedAt: null }, "2026-01-01")).toBe("Active");
+  });
+});
+
+describe("seed generator", () => {
+  const now = Date.parse("2026-06-15T12:00:00Z");
+  const records = [...generateFilings({ filings: 3000, seed: 42, now })];
+  const rows = records.map((r, i) => toRows(r, i + 1));
+  const since = new Date(now - 90 * 86_400_000).toISOString();
+  const today = "2026-06-15";
+
+  it("is deterministic for the same seed and day, and differs for another seed", () => {
+    expect([...generateFilings({ filings: 3000, seed: 42, now })]).toEqual(records);
+    expect([...generateFilings({ filings: 50, seed: 43, now })]).not.toEqual(records.slice(0, 50));
+  });
+
+  it("gives every filing a number unique in its state", () => {
+    expect(new Set(records.map((r) => `${r.state}|${r.number}`)).size).toBe(records.length);
+  });
+
+  it("produces the situations lien discovery meets", () => {
+    const count = (p: (r: (typeof rows)[number]) => boolean) => rows.filter(p).length;
+    expect(count((r) => r.filing.filedAt >= since && r.filing.state === "CA")).toBeGreaterThan(20);
+    expect(count((r) => (r.filing.terminatedAt ?? "") >= since)).toBeGreaterThan(10);
+    expect(count((r) => r.filing.terminatedAt === null && (r.filing.lapseDate ?? "9") <= today)).toBeGreaterThan(100);
+    expect(count((r) => r.amendments.some((a) => a.kind === "continuation"))).toBeGreaterThan(100);
+    expect(
+      count((r) => r.debtors.some((d) => d.type === "Individual") && r.debtors.some((d) => d.type === "Organization")),
+    ).toBeGreaterThan(100);
+    expect(new Set(records.map((r) => r.state)).size).toBeGreaterThan(45);
+    expect(new Set(records.map((r) => r.kind)).size).toBe(4);
+  });
+
+  it("files the same debtor several times, at more than one address", () => {
+    const addresses = new Map<string, Set<string>>();
+    for (const r of rows) {
+      for (const d of r.debtors) {
+        const set = addresses.get(d.nameKey) ?? new Set();
+        set.add(d.addressKey);
+        addresses.set(d.nameKey, set);
+      }
+    }
+    expect([...addresses.values()].filter((s) => s.size > 1).length).toBeGreaterThan(20);
+  });
+
+  it("uses industries beyond the spec's list as well as those in it", () => {
+    const labels = new Set(rows.flatMap((r) => r.debtors.map((d) => d.industry)));
+    expect(labels.has("Manufacturing")).toBe(true);
+    expect(labels.has("Hospitality") || labels.has("Technology") || labels.has("Nonprofit")).toBe(true);
+  });
+});

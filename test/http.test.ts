@@ -1,0 +1,163 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { createApp } from "../src/app.ts";
+import { filing, get, getJson, load, REVOKED_KEY, registerKeys, TEST_KEY } from "./helpers.ts";
+
+const PATHS = [
+  "/filings/recent-by-state?state=CA",
+  "/filings/recent-by-postal-code?postal_code=94107",
+  "/secureds/recent-by-secured-party?name=first&state=CA",
+  "/filings/recently-terminated?state=CA",
+  "/debtors/search?name=acme&state=CA",
+  "/debtors/addresses?name=acme",
+  "/debtors/associated?name=acme&state=CA",
+];
+
+beforeAll(async () => {
+  await registerKeys();
+  await load([filing()]);
+});
+
+describe("authentication", () => {
+  it.each(PATHS)("refuses %s without a key (401 missing_api_key)", async (path) => {
+    const res = await get(path, null);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain("x-api-key");
+    expect((await res.json<any>()).error.code).toBe("missing_api_key");
+  });
+
+  it.each([
+    ["an unknown key", "not-a-real-key"],
+    ["a revoked key", REVOKED_KEY],
+    ["an overlong key", "k".repeat(300)],
+  ])("refuses %s (401 invalid_api_key)", async (_, key) => {
+    const body = await getJson(PATHS[0]!, 401, key);
+    expect(body.error.code).toBe("invalid_api_key");
+  });
+
+  it.each(PATHS)("serves %s with a valid key", async (path) => {
+    expect((await get(path, TEST_KEY)).status).toBe(200);
+  });
+
+  it("fails closed with a 503 and Retry-After when the key store is down", async () => {
+    const broken = { ...env, API_KEYS: { getWithMetadata: () => Promise.reject(new Error("KV unavailable")) } };
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const res = await createApp().request(PATHS[0]!, { headers: { "x-api-key": TEST_KEY } }, broken);
+    errors.mockRestore();
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect((await res.json<any>()).error.code).toBe("service_unavailable");
+  });
+});
+
+describe("database faults", () => {
+  it("answers 503 with Retry-After, and logs one line with the request id and no SQL", async () => {
+    const failing = {
+      prepare: () => {
+        throw new Error("D1_ERROR: select * from filings: SQLITE_BUSY");
+      },
+      batch: () => Promise.reject(new Error("D1_ERROR: select * from filings: SQLITE_BUSY")),
+    };
+    const lines: string[] = [];
+    const errors = vi.spyOn(console, "error").mockImplementation((line: string) => lines.push(line));
+    const res = await createApp().request(PATHS[0]!, { headers: { "x-api-key": TEST_KEY } }, { ...env, DB: failing });
+    errors.mockRestore();
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    const body = await res.text();
+    expect(body).not.toMatch(/select|SQLITE/i);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual({
+      level: "error",
+      request_id: res.headers.get("x-request-id"),
+      event: "d1_failure",
+      error: "Error",
+      code: "SQLITE_BUSY",
+    });
+    expect(lines[0]).not.toMatch(/select/i);
+  });
+});
+
+describe("HTTP behaviour", () => {
+  it("gives every response a UUID request id, the same in the header and the body", async () => {
+    for (const [path, key] of [
+      [PATHS[0]!, TEST_KEY],
+      [PATHS[0]!, null],
+      ["/filings/recent-by-state?state=XX", TEST_KEY],
+    ] as const) {
+      const res = await get(path, key);
+      const id = res.headers.get("x-request-id");
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect((await res.json<any>()).response_metadata.request_id).toBe(id);
+    }
+  });
+
+  it("does not reuse a request id sent by the client", async () => {
+    const res = await get(PATHS[0]!, TEST_KEY, { headers: { "x-request-id": "client-chosen" } });
+    expect(res.headers.get("x-request-id")).not.toBe("client-chosen");
+  });
+
+  it("accepts a trailing slash on every path", async () => {
+    for (const path of PATHS) {
+      const [p, q] = path.split("?");
+      expect((await get(`${p}/?${q}`)).status).toBe(200);
+    }
+  });
+
+  it("answers HEAD like GET, without a body", async () => {
+    const res = await get(PATHS[0]!, TEST_KEY, { method: "HEAD" });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("");
+  });
+
+  it.each(["POST", "PUT", "PATCH", "DELETE"])("answers %s with 405 and an Allow header", async (method) => {
+    const res = await get(PATHS[0]!, TEST_KEY, { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect((await res.json<any>()).error.code).toBe("method_not_allowed");
+  });
+
+  it("answers a CORS preflight allowing the x-api-key header", async () => {
+    const res = await get(PATHS[0]!, null, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "x-api-key",
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("access-control-allow-headers")).toBe("x-api-key");
+    expect(res.headers.get("access-control-allow-methods")).toBe("GET,HEAD,OPTIONS");
+  });
+
+  it("exposes the request id to browser clients", async () => {
+    const res = await get(PATHS[0]!, TEST_KEY, { headers: { origin: "https://app.example" } });
+    expect(res.headers.get("access-control-expose-headers")).toContain("x-request-id");
+  });
+
+  it("answers an unknown path with a JSON 404", async () => {
+    const res = await get("/filings/nope");
+    expect(res.status).toBe(404);
+    expect((await res.json<any>()).error.code).toBe("not_found");
+  });
+
+  it("never lets errors be cached", async () => {
+    const res = await get("/filings/recent-by-state?state=XX");
+    expect(res.status).toBe(400);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("content-type")).toContain("application/json");
+  });
+
+  it("treats a repeated parameter as an error naming it", async () => {
+    const body = await getJson("/filings/recent-by-state?state=CA&state=NY", 400);
+    expect(body.error.details).toEqual([
+      { parameter: "state", message: "must be given once, as a two-letter state code" },
+    ]);
+  });
+
+  it("ignores unknown parameters", async () => {
+    expect((await get(`${PATHS[0]}&utm_source=x`)).status).toBe(200);
+  });
+});

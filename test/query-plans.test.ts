@@ -1,0 +1,85 @@
+/**
+ * Every statement the service sends to D1, for every endpoint and filter
+ * combination, is run through EXPLAIN QUERY PLAN: none may scan a whole
+ * table (or a whole index) of filings, parties or amendments.
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../src/app.ts";
+import { filing, load, registerKeys, TEST_KEY } from "./helpers.ts";
+
+interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/** A D1 binding that records each prepared statement and its parameters. */
+function recording(db: D1Database, log: Statement[]): D1Database {
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === "prepare") {
+        return (sql: string) => {
+          const entry: Statement = { sql, params: [] };
+          log.push(entry);
+          const stmt = target.prepare(sql);
+          return new Proxy(stmt, {
+            get(s, p) {
+              if (p === "bind") {
+                return (...params: unknown[]) => {
+                  entry.params = params;
+                  return s.bind(...params);
+                };
+              }
+              const v = Reflect.get(s, p);
+              return typeof v === "function" ? v.bind(s) : v;
+            },
+          });
+        };
+      }
+      const v = Reflect.get(target, prop);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
+
+const REQUESTS = [
+  "/filings/recent-by-state?state=CA",
+  "/filings/recent-by-state?state=CA&industry=Manufacturing,Real%20Estate&page=3",
+  "/filings/recent-by-postal-code?postal_code=94107",
+  "/filings/recent-by-postal-code?postal_code=94107&industry=Manufacturing&envelope=b",
+  "/secureds/recent-by-secured-party?name=first%20test&state=CA",
+  "/secureds/recent-by-secured-party?name=first&state=CA&borrower_type=Individual&envelope=a",
+  "/secureds/recent-by-secured-party?name=first&state=CA&borrower_type=Organization&envelope=b&page=2",
+  "/filings/recently-terminated?state=CA",
+  "/debtors/search?name=Acme%20Widgets&state=CA",
+  "/debtors/addresses?name=Acme%20Widgets",
+  "/debtors/associated?name=Acme%20Widgets&state=CA",
+];
+
+const TABLES = /\b(filings|debtor_parties|secured_parties|amendments|self)\b/;
+
+beforeAll(async () => {
+  await registerKeys();
+  await load([filing()]);
+});
+
+describe("query plans", () => {
+  it.each(REQUESTS)("%s reads only through indexes", async (path) => {
+    const log: Statement[] = [];
+    const res = await createApp().request(
+      path,
+      { headers: { "x-api-key": TEST_KEY } },
+      { ...env, DB: recording(env.DB, log) },
+    );
+    expect(res.status).toBe(200);
+    expect(log.length).toBeGreaterThan(0);
+    for (const { sql, params } of log) {
+      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .bind(...params)
+        .all<{ detail: string }>();
+      const details = plan.results.map((r) => r.detail);
+      const scans = details.filter((d) => d.startsWith("SCAN") && TABLES.test(d));
+      expect(scans, `${sql}\n${details.join("\n")}`).toEqual([]);
+    }
+  });
+});
