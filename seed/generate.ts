@@ -185,6 +185,10 @@ export interface GenerateOptions {
 /** Yields `filings` filing records, deterministically for the options. */
 export function* generateFilings({ filings, seed, now }: GenerateOptions): Generator<FilingRecord> {
   const rng = prng(seed);
+  // Amendments depend on how old a filing is on the day of the run, so they
+  // draw from their own stream: who filed, where and with whom stays the
+  // same whatever the day.
+  const lifeRng = prng(seed ^ 0x5eed5eed);
   const businesses: Business[] = [];
   const businessCount = Math.max(10, Math.round(filings * 0.45));
   const names = new Set<string>();
@@ -254,7 +258,7 @@ export function* generateFilings({ filings, seed, now }: GenerateOptions): Gener
       address: { street1: l.street1, city: l.city, state: l.state, zipCode: l.zip, country: "US" },
     }));
 
-    const amendments = amendmentsFor(rng, { kind, filedMs, now, state, nextNumber });
+    const amendments = amendmentsFor(lifeRng, { kind, filedMs, now, state, nextNumber });
     yield { state, number: nextNumber(state, filedAt), filedAt, kind, debtors, securedParties, amendments };
   }
 }

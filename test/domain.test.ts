@@ -97,6 +97,12 @@ describe("seed generator", () => {
     expect([...generateFilings({ filings: 50, seed: 43, now })]).not.toEqual(records.slice(0, 50));
   });
 
+  it("names the same debtors in the same states whatever the day it runs", () => {
+    const later = [...generateFilings({ filings: 3000, seed: 42, now: now + 40 * 86_400_000 })];
+    const who = (rs: typeof records) => rs.map((r) => `${r.state}|${r.debtors.map((d) => d.name).join("+")}`);
+    expect(who(later)).toEqual(who(records));
+  });
+
   it("gives every filing a number unique in its state", () => {
     expect(new Set(records.map((r) => `${r.state}|${r.number}`)).size).toBe(records.length);
   });
