@@ -12,7 +12,6 @@
  * checks them with EXPLAIN QUERY PLAN.
  */
 import { and, count, desc, eq, exists, gte, inArray, lt, max, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
   type Amendment,
   amendments,
@@ -138,19 +137,29 @@ function pageOf(db: Db, filter: FilingFilter, offset: number, limit: number) {
     .offset(offset);
 }
 
-/** Rows of `table` belonging to the filings of the page. */
-function ofPage<T extends typeof debtorParties | typeof securedParties | typeof amendments>(
-  db: Db,
-  table: T,
-  pageIds: ReturnType<typeof pageIdsOf>,
-  order: SQLiteColumn[],
-) {
-  return db
+type PageIds = ReturnType<typeof pageIdsOf>;
+
+/** The parties and amendments of the page's filings, in filing order. */
+const debtorsOf = (db: Db, ids: PageIds) =>
+  db
     .select()
-    .from(table)
-    .where(inArray(table.filingId, pageIds))
-    .orderBy(...order);
-}
+    .from(debtorParties)
+    .where(inArray(debtorParties.filingId, ids))
+    .orderBy(debtorParties.filingId, debtorParties.position);
+
+const securedOf = (db: Db, ids: PageIds) =>
+  db
+    .select()
+    .from(securedParties)
+    .where(inArray(securedParties.filingId, ids))
+    .orderBy(securedParties.filingId, securedParties.position);
+
+const amendmentsOf = (db: Db, ids: PageIds) =>
+  db
+    .select()
+    .from(amendments)
+    .where(inArray(amendments.filingId, ids))
+    .orderBy(amendments.filingId, amendments.filedAt, amendments.number);
 
 function pageIdsOf(db: Db, filter: FilingFilter, offset: number, limit: number) {
   return db
@@ -187,11 +196,11 @@ export async function fetchCountedPage(
   const ids = pageIdsOf(db, filter, offset, size);
   const [rows, debtors, secured, [counted]] = await db.batch([
     pageOf(db, filter, offset, size),
-    ofPage(db, debtorParties, ids, [debtorParties.filingId, debtorParties.position]),
-    ofPage(db, securedParties, ids, [securedParties.filingId, securedParties.position]),
+    debtorsOf(db, ids),
+    securedOf(db, ids),
     db.select({ total: count() }).from(filings).where(filter.where),
   ]);
-  return { items: assemble(rows, debtors as DebtorParty[], secured as SecuredParty[]), total: counted?.total ?? 0 };
+  return { items: assemble(rows, debtors, secured), total: counted?.total ?? 0 };
 }
 
 /**
@@ -208,18 +217,15 @@ export async function fetchOpenPage(
   const ids = pageIdsOf(db, filter, offset, size);
   const common = [
     pageOf(db, filter, offset, size + 1),
-    ofPage(db, debtorParties, ids, [debtorParties.filingId, debtorParties.position]),
-    ofPage(db, securedParties, ids, [securedParties.filingId, securedParties.position]),
+    debtorsOf(db, ids),
+    securedOf(db, ids),
     db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads),
   ] as const;
   const [rows, debtors, secured, [loaded], amended = []] = options.amendments
-    ? await db.batch([
-        ...common,
-        ofPage(db, amendments, ids, [amendments.filingId, amendments.filedAt, amendments.number]),
-      ])
+    ? await db.batch([...common, amendmentsOf(db, ids)])
     : await db.batch(common);
   return {
-    items: assemble(rows.slice(0, size), debtors as DebtorParty[], secured as SecuredParty[], amended as Amendment[]),
+    items: assemble(rows.slice(0, size), debtors, secured, amended),
     hasMore: rows.length > size,
     dataLoadedAt: loaded?.at ?? null,
   };
