@@ -1,20 +1,34 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// Tests run inside workerd with the bindings of wrangler.toml, backed by
-// real local D1 and KV; the migrations are applied by test/setup.ts.
+// Two projects:
+// - "workers": the suite proper, inside workerd with the bindings of
+//   wrangler.toml backed by real local D1 and KV (migrations applied by
+//   test/setup.ts);
+// - "node": checks that need Node-only tooling, such as validating the
+//   OpenAPI document (the validator compiles schemas with eval, which
+//   workerd forbids).
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
-        miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
-      }),
-    ],
     test: {
-      include: ["test/**/*.test.ts"],
-      setupFiles: ["./test/setup.ts"],
+      projects: [
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+            }),
+          ],
+          test: {
+            name: "workers",
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/node/**"],
+            setupFiles: ["./test/setup.ts"],
+          },
+        },
+        { test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node" } },
+      ],
     },
   };
 });

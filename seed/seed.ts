@@ -61,6 +61,8 @@ try {
       db.delete(schema.securedParties),
       db.delete(schema.filings),
       db.delete(schema.dataLoads),
+      db.delete(schema.debtorNameSounds),
+      db.delete(schema.debtorNames),
     ]);
     const progress = progressReporter(count);
     await insertFilings(db, generateFilings({ filings: count, seed, now: started }), 1, progress);

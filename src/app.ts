@@ -8,6 +8,7 @@ import { requestId } from "hono/request-id";
 import type { AppEnv } from "./http/context.ts";
 import { ApiError, errorResponse, invalidParameters, notFound, onError } from "./http/errors.ts";
 import { registerDebtorRoutes } from "./routes/debtors.ts";
+import { registerDocs } from "./routes/docs.ts";
 import { registerFilingRoutes } from "./routes/filings.ts";
 import { registerSecuredRoutes } from "./routes/secureds.ts";
 
@@ -43,6 +44,7 @@ export function createApp() {
   registerFilingRoutes(app);
   registerSecuredRoutes(app);
   registerDebtorRoutes(app);
+  registerDocs(app);
 
   // Known paths answer other methods with 405 and the methods they allow.
   const paths = [...new Set(app.routes.filter((r) => r.method === "GET").map((r) => r.path))];

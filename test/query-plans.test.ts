@@ -54,9 +54,13 @@ const REQUESTS = [
   "/debtors/search?name=Acme%20Widgets&state=CA",
   "/debtors/addresses?name=Acme%20Widgets",
   "/debtors/associated?name=Acme%20Widgets&state=CA",
+  "/debtors/search-similar?name=Acme%20Widgts",
+  "/debtors/search-similar?name=Widgets%20Acme%20Inc&state=CA",
+  "/filings?initial_financing_number=T00000001",
+  "/filings?initial_financing_number=T00000001&state=CA",
 ];
 
-const TABLES = /\b(filings|debtor_parties|secured_parties|amendments|self)\b/;
+const TABLES = /\b(filings|debtor_parties|secured_parties|amendments|self|debtor_names|debtor_name_sounds)\b/;
 
 beforeAll(async () => {
   await registerKeys();

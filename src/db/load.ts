@@ -2,11 +2,21 @@
  * Bulk insertion of filings. Used by the seed script, the importer and test
  * fixtures, so all of them write the same rows the same way.
  */
+
+import { sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { type FilingRecord, type FilingRows, toRows } from "./records.ts";
+import { type FilingRecord, type FilingRows, nameIndexRows, toRows } from "./records.ts";
 import type * as schema from "./schema.ts";
-import { amendments, dataLoads, debtorParties, filings, securedParties } from "./schema.ts";
+import {
+  amendments,
+  dataLoads,
+  debtorNameSounds,
+  debtorNames,
+  debtorParties,
+  filings,
+  securedParties,
+} from "./schema.ts";
 
 type Db = DrizzleD1Database<typeof schema> | DrizzleD1Database;
 
@@ -40,6 +50,26 @@ function inserts(db: Db, rows: FilingRows[]): BatchItem<"sqlite">[] {
       // tables defeats inference, not correctness.
       statements.push(db.insert(table).values(part as any));
     }
+  }
+  const index = nameIndexRows(rows);
+  for (const part of chunk(index.names, Math.floor(MAX_PARAMS / 5))) {
+    statements.push(
+      db
+        .insert(debtorNames)
+        .values(part)
+        .onConflictDoUpdate({
+          target: [debtorNames.nameKey, debtorNames.state],
+          set: {
+            filingCount: sql`${debtorNames.filingCount} + excluded.filing_count`,
+            // Keep the spelling of the most recent filing.
+            name: sql`case when excluded.last_filed_at >= ${debtorNames.lastFiledAt} then excluded.name else ${debtorNames.name} end`,
+            lastFiledAt: sql`max(${debtorNames.lastFiledAt}, excluded.last_filed_at)`,
+          },
+        }),
+    );
+  }
+  for (const part of chunk(index.sounds, Math.floor(MAX_PARAMS / 3))) {
+    statements.push(db.insert(debtorNameSounds).values(part).onConflictDoNothing());
   }
   return statements;
 }

@@ -6,8 +6,8 @@
  */
 
 import { type AmendmentKind, type FilingKind, lapseDate, terminatedAt } from "../domain/lifecycle.ts";
-import { debtorNameKey, securedNameWords } from "../domain/names.ts";
-import type { amendments, debtorParties, filings, securedParties } from "./schema.ts";
+import { debtorNameKey, securedNameWords, significantWords, wordSound } from "../domain/names.ts";
+import type { amendments, debtorNameSounds, debtorNames, debtorParties, filings, securedParties } from "./schema.ts";
 
 export interface AddressRecord {
   street1: string;
@@ -111,4 +111,47 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       description: a.description,
     })),
   };
+}
+
+export interface NameIndexRows {
+  names: (typeof debtorNames.$inferInsert)[];
+  sounds: (typeof debtorNameSounds.$inferInsert)[];
+}
+
+/**
+ * The similar-name index entries that `rows` contribute: per debtor key and
+ * state, how many of these filings name it and its latest spelling; and the
+ * sounds of the words of every spelling seen. The loader adds the counts to
+ * what is already stored.
+ */
+export function nameIndexRows(rows: FilingRows[]): NameIndexRows {
+  const names = new Map<string, typeof debtorNames.$inferInsert>();
+  const sounds = new Map<string, typeof debtorNameSounds.$inferInsert>();
+  for (const { debtors } of rows) {
+    const onThisFiling = new Set<string>();
+    for (const d of debtors) {
+      if (d.nameKey === "") continue;
+      const id = `${d.nameKey}|${d.filingState}`;
+      for (const word of significantWords(d.name)) {
+        const sound = wordSound(word);
+        sounds.set(`${sound}|${id}`, { sound, state: d.filingState, nameKey: d.nameKey });
+      }
+      if (onThisFiling.has(id)) continue;
+      onThisFiling.add(id);
+      const seen = names.get(id);
+      if (!seen) {
+        names.set(id, {
+          nameKey: d.nameKey,
+          state: d.filingState,
+          name: d.name,
+          lastFiledAt: d.filedAt,
+          filingCount: 1,
+        });
+      } else {
+        seen.filingCount = (seen.filingCount ?? 0) + 1;
+        if (d.filedAt >= seen.lastFiledAt) Object.assign(seen, { name: d.name, lastFiledAt: d.filedAt });
+      }
+    }
+  }
+  return { names: [...names.values()], sounds: [...sounds.values()] };
 }

@@ -18,7 +18,7 @@
  *   stored columns through indexes instead of normalizing rows.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const FILING_KINDS = ["standard", "manufactured_home", "public_finance", "transmitting_utility"] as const;
 
@@ -63,6 +63,8 @@ export const filings = sqliteTable(
   },
   (t) => [
     uniqueIndex("filings_state_number").on(t.state, t.number),
+    // Lookup by number alone, across states (endpoint 9).
+    index("filings_number").on(t.number),
     // Recent filings in a state, newest first (endpoint 1).
     index("filings_state_filed").on(t.state, t.filedAt, t.number),
     // Recently terminated in a state, newest first (endpoint 4).
@@ -139,6 +141,44 @@ export const amendments = sqliteTable(
   (t) => [index("amendments_filing").on(t.filingId, t.filedAt, t.number)],
 );
 
+/**
+ * One row per debtor (match key) per state: the names similar-name search
+ * ranks, with how often and how recently each was filed. Maintained by the
+ * loader as filings arrive.
+ */
+export const debtorNames = sqliteTable(
+  "debtor_names",
+  {
+    id: integer().primaryKey(),
+    nameKey: text().notNull(),
+    state: text().notNull(),
+    /** The name as most recently filed. */
+    name: text().notNull(),
+    lastFiledAt: text().notNull(),
+    filingCount: integer().notNull(),
+  },
+  (t) => [
+    uniqueIndex("debtor_names_key_state").on(t.nameKey, t.state),
+    // Key-prefix probes of similar-name search within one state.
+    index("debtor_names_state_key").on(t.state, t.nameKey),
+  ],
+);
+
+/**
+ * The sound of each significant word of each debtor name (see wordSound()):
+ * similar-name search finds candidates by the sounds of the query's words,
+ * so a misspelled or reordered name still meets its debtor.
+ */
+export const debtorNameSounds = sqliteTable(
+  "debtor_name_sounds",
+  {
+    sound: text().notNull(),
+    state: text().notNull(),
+    nameKey: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sound, t.state, t.nameKey] })],
+);
+
 /** One row per data load; the newest is `data_source_last_updated`. */
 export const dataLoads = sqliteTable(
   "data_loads",
@@ -155,3 +195,4 @@ export type Filing = typeof filings.$inferSelect;
 export type DebtorParty = typeof debtorParties.$inferSelect;
 export type SecuredParty = typeof securedParties.$inferSelect;
 export type Amendment = typeof amendments.$inferSelect;
+export type DebtorName = typeof debtorNames.$inferSelect;

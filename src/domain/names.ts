@@ -72,8 +72,8 @@ function endsWith(ws: readonly string[], phrase: readonly string[]): boolean {
   return phrase.every((w, i) => ws[start + i] === w);
 }
 
-/** The UCC search-logic key of a debtor name; "" if it has no letters or digits. */
-export function debtorNameKey(name: string): string {
+/** The words of a debtor name that count under UCC search logic. */
+export function significantWords(name: string): string[] {
   let ws = words(name);
   if (ws.length > 1 && ws[0] === "the") ws = ws.slice(1);
   let dropped = true;
@@ -87,7 +87,38 @@ export function debtorNameKey(name: string): string {
       }
     }
   }
-  return ws.join("");
+  return ws;
+}
+
+/** The UCC search-logic key of a debtor name; "" if it has no letters or digits. */
+export function debtorNameKey(name: string): string {
+  return significantWords(name).join("");
+}
+
+/** Consonants that sound alike, folded to one letter. */
+const SOUND_CLASSES: Record<string, string> = { c: "k", q: "k", z: "s", v: "f", j: "g" };
+
+/**
+ * A coarse sound of a word: its first letter, then its consonants with
+ * look-alike ones folded and repeats collapsed. Vowel slips, doubled letters
+ * and swaps such as s/z or c/k leave it unchanged ("Sanches" and "Sanchez",
+ * "Bakkery" and "Bakery"), so similar-name search finds candidates by it.
+ */
+export function wordSound(word: string): string {
+  const w = word.replace(/ph/g, "f").replace(/ck/g, "k");
+  const fold = (ch: string) => SOUND_CLASSES[ch] ?? ch;
+  let out = fold(w[0] ?? "");
+  let last = out;
+  for (const ch of w.slice(1)) {
+    if ("aeiouyhw".includes(ch)) {
+      last = "";
+      continue;
+    }
+    const folded = fold(ch);
+    if (folded !== last) out += folded;
+    last = folded;
+  }
+  return out;
 }
 
 /** Lowercase words separated by single spaces: the secured-party match form. */

@@ -125,3 +125,25 @@ export const recentlyTerminatedQuery = z.object({ state, page });
 export const debtorSearchQuery = z.object({ name: debtorName, state, page });
 export const debtorAddressesQuery = z.object({ name: debtorName, page });
 export const debtorAssociatedQuery = z.object({ name: debtorName, state, page });
+
+export const similarQuery = z.object({
+  name: debtorName,
+  state: optional(state).openapi({ description: "Only debtors filed in this state. Default: every state." }),
+  page,
+});
+
+export const filingNumber = text("a filing number")
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ./-]{0,63}$/, {
+    error: "must be a filing number: letters, digits, spaces, '.', '/' or '-', at most 64 characters",
+  })
+  .openapi({
+    description: "The initial financing statement's number, as the state issued it.",
+    example: "U260000013194",
+  });
+
+export const filingLookupQuery = z.object({
+  initial_financing_number: filingNumber,
+  state: optional(state).openapi({ description: "The filing's state, when the number alone is ambiguous." }),
+  page,
+});

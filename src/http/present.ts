@@ -115,6 +115,10 @@ export function associatedDebtor(r: {
   };
 }
 
+export function similarDebtor(r: { name: string; state: string; filingCount: number; score: number }) {
+  return { debtor_name: r.name, debtor_state: r.state, filing_count: r.filingCount, score: r.score };
+}
+
 /** Envelope A: counted pages. */
 export function envelopeA(c: Context<AppEnv>, page: number, size: number, total: number) {
   return {

@@ -119,6 +119,14 @@ export function byDebtorName(db: Db, q: { nameKey: string; state: string }): Fil
   return { where: and(eq(filings.state, q.state), inArray(filings.id, named)), order: newestFiled };
 }
 
+/** Endpoint 9: a filing by its number, in any state unless one is given. */
+export function byNumber(q: { number: string; state?: string | undefined }): FilingFilter {
+  return {
+    where: and(eq(filings.number, q.number), q.state ? eq(filings.state, q.state) : undefined),
+    order: newestFiled,
+  };
+}
+
 /** A filing with its parties (and amendments, when asked for), in filing order. */
 export interface FilingWithParties {
   filing: Filing;

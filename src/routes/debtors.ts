@@ -1,13 +1,15 @@
-/** Endpoints 5, 6 and 7: a debtor's filings, known addresses and co-borrowers. */
+/** Endpoints 5 to 8: a debtor's filings, known addresses, co-borrowers and similar names. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { debtorNameKey } from "../domain/names.ts";
+import { SIMILARITY_THRESHOLD } from "../domain/similarity.ts";
 import type { AppEnv } from "../http/context.ts";
-import { debtorAddressesQuery, debtorAssociatedQuery, debtorSearchQuery } from "../http/params.ts";
-import { associatedDebtor, envelopeA, knownAddress, lienA } from "../http/present.ts";
-import { associatedDebtors, knownAddresses, liensA } from "../http/responses.ts";
+import { debtorAddressesQuery, debtorAssociatedQuery, debtorSearchQuery, similarQuery } from "../http/params.ts";
+import { associatedDebtor, envelopeA, knownAddress, lienA, similarDebtor } from "../http/present.ts";
+import { associatedDebtors, knownAddresses, liensA, similarDebtors } from "../http/responses.ts";
 import { withDb } from "../queries/db.ts";
 import * as debtorQueries from "../queries/debtors.ts";
 import { byDebtorName, fetchCountedPage } from "../queries/filings.ts";
+import { similarNames } from "../queries/similar.ts";
 import { lookupRoute, PAGE_SIZE_A } from "./define.ts";
 
 const exactName =
@@ -40,7 +42,29 @@ export const debtorAssociatedRoute = lookupRoute({
   schema: associatedDebtors,
 });
 
+export const debtorSimilarRoute = lookupRoute({
+  path: "/debtors/search-similar",
+  tags: ["Debtors"],
+  summary: "Debtor names similar to a name",
+  description: `Debtor names ranked by similarity to \`name\`, despite typos, word order, punctuation and legal endings: each with its state, the number of filings naming it there, and a score from 0 to 1 (1 is the same name under UCC search logic). Names scoring below ${SIMILARITY_THRESHOLD} are left out. Candidates come from bounded index probes, so a page ranks at most a few hundred names. Envelope A.`,
+  query: similarQuery,
+  schema: similarDebtors,
+});
+
 export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(debtorSimilarRoute, async (c) => {
+    const q = c.req.valid("query");
+    const ranked = await withDb(c, (db) => similarNames(db, { name: q.name, state: q.state }));
+    const start = (q.page - 1) * PAGE_SIZE_A;
+    return c.json(
+      {
+        similar_debtors: ranked.slice(start, start + PAGE_SIZE_A).map(similarDebtor),
+        ...envelopeA(c, q.page, PAGE_SIZE_A, ranked.length),
+      },
+      200,
+    );
+  });
+
   app.openapi(debtorSearchRoute, async (c) => {
     const q = c.req.valid("query");
     const filter = { nameKey: debtorNameKey(q.name), state: q.state };

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { requireApiKey } from "../http/auth.ts";
 import type { AppEnv } from "../http/context.ts";
 import { isoSeconds } from "../http/context.ts";
+import { limitByClientAddress } from "../http/rateLimit.ts";
 import { errorBody } from "../http/responses.ts";
 
 export const PAGE_SIZE_A = 5;
@@ -18,14 +19,16 @@ const error = (description: string) => ({
   content: { "application/json": { schema: errorBody } },
 });
 
-export const errorResponses = {
+const commonErrors = {
   400: error("A query parameter is missing or invalid; `details` names each one."),
-  401: error("The x-api-key header is missing, or the key is unknown or revoked."),
   500: error("An unexpected error; the request id identifies it in the logs."),
   503: error("The database or key store is unavailable; retry after `Retry-After` seconds."),
 } as const;
 
-/** A GET lookup that requires an API key, with JSON `schema` as its 200 body. */
+/**
+ * A GET lookup with JSON `schema` as its 200 body. `access: "key"` requires
+ * an API key; `"public"` is open and limited per client address.
+ */
 export function lookupRoute<Q extends z.ZodObject, S extends z.ZodType>(config: {
   path: string;
   tags: string[];
@@ -33,19 +36,24 @@ export function lookupRoute<Q extends z.ZodObject, S extends z.ZodType>(config: 
   description: string;
   query: Q;
   schema: S;
+  access?: "key" | "public";
 }) {
+  const isPublic = config.access === "public";
   return createRoute({
     method: "get",
     path: config.path,
     tags: config.tags,
     summary: config.summary,
     description: config.description,
-    security: [{ ApiKey: [] }],
-    middleware: [requireApiKey] as const,
+    security: isPublic ? [] : [{ ApiKey: [] }],
+    middleware: [isPublic ? limitByClientAddress : requireApiKey] as const,
     request: { query: config.query },
     responses: {
       200: { description: "The page of results.", content: { "application/json": { schema: config.schema } } },
-      ...errorResponses,
+      ...commonErrors,
+      ...(isPublic
+        ? { 429: error("Too many requests from this address; retry after `Retry-After` seconds.") }
+        : { 401: error("The x-api-key header is missing, or the key is unknown or revoked.") }),
     },
   });
 }

@@ -1,12 +1,21 @@
-/** Endpoints 1, 2 and 4: recent filings by state and by postal code, recent terminations. */
+/**
+ * Endpoints 1, 2 and 4: recent filings by state and by postal code, recent
+ * terminations; and endpoint 9, the public lookup of one filing by number.
+ */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";
-import { recentByPostalCodeQuery, recentByStateQuery, recentlyTerminatedQuery } from "../http/params.ts";
+import {
+  filingLookupQuery,
+  recentByPostalCodeQuery,
+  recentByStateQuery,
+  recentlyTerminatedQuery,
+} from "../http/params.ts";
 import { envelopeA, envelopeB, lienA, lienB, terminatedFiling } from "../http/present.ts";
 import { liensA, liensB, terminatedList } from "../http/responses.ts";
 import { withDb } from "../queries/db.ts";
 import {
+  byNumber,
   fetchCountedPage,
   fetchOpenPage,
   recentByPostalCode,
@@ -45,7 +54,38 @@ export const recentlyTerminatedRoute = lookupRoute({
   schema: terminatedList,
 });
 
+export const filingLookupRoute = lookupRoute({
+  access: "public",
+  path: "/filings",
+  tags: ["Filings"],
+  summary: "One filing by number (public)",
+  description:
+    "The filing with this initial financing number, with its parties and amendments, in envelope B. Numbers are unique only within a state: without `state`, every state's filing with the number is listed. An unknown number is a 200 with an empty list. No API key; limited to 60 requests a minute per client address.",
+  query: filingLookupQuery,
+  schema: liensB,
+});
+
 export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(filingLookupRoute, async (c) => {
+    const q = c.req.valid("query");
+    const { items, hasMore, dataLoadedAt } = await withDb(c, (db) =>
+      fetchOpenPage(
+        db,
+        byNumber({ number: q.initial_financing_number, state: q.state }),
+        { page: q.page, size: PAGE_SIZE_B },
+        { amendments: true },
+      ),
+    );
+    const day = today(c);
+    return c.json(
+      {
+        ucc_liens: items.map((i) => lienB(i, day, true)),
+        ...envelopeB(c, q.page, PAGE_SIZE_B, hasMore, dataLoadedAt),
+      },
+      200,
+    );
+  });
+
   app.openapi(recentByStateRoute, async (c) => {
     const q = c.req.valid("query");
     const filter = { state: q.state, since: recentSince(c), industries: q.industry };

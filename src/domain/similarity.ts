@@ -1,0 +1,62 @@
+/**
+ * How alike two debtor names are, from 0 (nothing shared) to 1 (the same
+ * under UCC search logic). Used to rank the candidates of similar-name
+ * search; never run over the whole table.
+ *
+ * The score is the better of two views:
+ * - word by word: each word of one name is paired with its closest word of
+ *   the other (edit distance, adjacent swaps counting once), weighted by
+ *   length; the query's words weigh more than the candidate's extra words,
+ *   so "Acme" finds "Acme Industries" but not the reverse as strongly;
+ * - as a whole: the edit distance of the two keys, which catches words run
+ *   together or split ("Prairiebakery").
+ */
+import { significantWords } from "./names.ts";
+
+/** Names scoring below this are not similar enough to show. */
+export const SIMILARITY_THRESHOLD = 0.7;
+
+/** Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps. */
+export function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[] = new Array(rows * cols).fill(0);
+  for (let i = 0; i < rows; i++) d[i * cols] = i;
+  for (let j = 0; j < cols; j++) d[j] = j;
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[(i - 1) * cols + j]! + 1, d[i * cols + j - 1]! + 1, d[(i - 1) * cols + j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        v = Math.min(v, d[(i - 2) * cols + j - 2]! + 1);
+      }
+      d[i * cols + j] = v;
+    }
+  }
+  return d[rows * cols - 1]!;
+}
+
+function likeness(a: string, b: string): number {
+  const longest = Math.max(a.length, b.length);
+  return longest === 0 ? 0 : 1 - editDistance(a, b) / longest;
+}
+
+/** Length-weighted mean, over `from`'s words, of each one's best likeness in `to`. */
+function coverage(from: string[], to: string[]): number {
+  let total = 0;
+  let weight = 0;
+  for (const w of from) {
+    total += w.length * Math.max(0, ...to.map((t) => likeness(w, t)));
+    weight += w.length;
+  }
+  return weight === 0 ? 0 : total / weight;
+}
+
+export function similarity(query: string, candidate: string): number {
+  const q = significantWords(query);
+  const c = significantWords(candidate);
+  const byWords = 0.7 * coverage(q, c) + 0.3 * coverage(c, q);
+  const whole = likeness(q.join(""), c.join(""));
+  return Math.round(Math.max(byWords, whole) * 1000) / 1000;
+}

@@ -1,0 +1,77 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { daysAgo, filing, get, getJson, load, party } from "./helpers.ts";
+
+// Filed 2,000 days ago, it lapsed at five years (174 days ago) unless continued
+// in the six months before; this continuation, 250 days ago, is in that window.
+const amendedAt = daysAgo(250);
+
+beforeAll(async () => {
+  await load([
+    filing({
+      number: "2019-0001234",
+      state: "OH",
+      filedAt: daysAgo(2000),
+      debtors: [party("Buckeye Farms LLC", { state: "OH", label: "Agriculture & Farming" })],
+      amendments: [{ number: "2024-0000999", filedAt: amendedAt, kind: "continuation", description: "Continuation" }],
+    }),
+    // The same number in another state: numbers are unique only per state.
+    filing({ number: "2019-0001234", state: "IN", filedAt: daysAgo(1900) }),
+  ]);
+});
+
+const lookup = (query: string, ip = "203.0.113.7") =>
+  get(`/filings?${query}`, null, { headers: { "cf-connecting-ip": ip } });
+
+describe("GET /filings (public)", () => {
+  it("returns the filing with its amendments in envelope B, without an API key", async () => {
+    const res = await lookup("initial_financing_number=2019-0001234&state=oh");
+    expect(res.status).toBe(200);
+    const body = await res.json<any>();
+    expect(body.ucc_liens).toHaveLength(1);
+    const lien = body.ucc_liens[0];
+    expect(lien).toMatchObject({
+      initial_financing_number: "2019-0001234",
+      jurisdiction_state: "OH",
+      estimated_lien_status: "Active",
+      amendments: [
+        {
+          amendment_financing_number: "2024-0000999",
+          amendment_financing_date: amendedAt,
+          amendment_financing_type_description: "Continuation",
+        },
+      ],
+    });
+    expect(lien.estimated_lien_lapse_date.slice(0, 4)).toBe(String(Number(daysAgo(2000).slice(0, 4)) + 10));
+    expect(body.response_metadata).toMatchObject({ page: 1, page_size: 10, next_page: false });
+  });
+
+  it("lists every state's filing with the number when no state is given", async () => {
+    const body = await (await lookup("initial_financing_number=2019-0001234")).json<any>();
+    expect(body.ucc_liens.map((l: any) => l.jurisdiction_state).sort()).toEqual(["IN", "OH"]);
+  });
+
+  it("answers an unknown number with 200 and an empty list", async () => {
+    const res = await lookup("initial_financing_number=NOPE-1");
+    expect(res.status).toBe(200);
+    expect((await res.json<any>()).ucc_liens).toEqual([]);
+  });
+
+  it("rejects a missing or malformed number", async () => {
+    const missing = await getJson("/filings", 400, null);
+    expect(missing.error.details).toEqual([{ parameter: "initial_financing_number", message: "is required" }]);
+    const bad = await lookup("initial_financing_number=%3Cscript%3E");
+    expect(bad.status).toBe(400);
+  });
+
+  it("limits each client address, answering 429 with Retry-After, and leaves other addresses alone", async () => {
+    const ip = "198.51.100.23";
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i++) statuses.push((await lookup("initial_financing_number=NOPE-2", ip)).status);
+    expect(statuses.slice(0, 60).every((s) => s === 200)).toBe(true);
+    const limited = await lookup("initial_financing_number=NOPE-2", ip);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("60");
+    expect((await limited.json<any>()).error.code).toBe("rate_limited");
+    expect((await lookup("initial_financing_number=NOPE-2", "198.51.100.24")).status).toBe(200);
+  });
+});
