@@ -209,12 +209,16 @@ export function* generateFilings({ filings, seed, now }: GenerateOptions): Gener
     });
   }
 
-  const seqByState = new Map<StateCode, number>();
-  const nextNumber = (state: StateCode, filedAt: string) => {
-    const seq = (seqByState.get(state) ?? 0) + 1;
-    seqByState.set(state, seq);
-    return filingNumber(state, filedAt, seq * 7 + 1_000);
+  // Filings and amendments count separately (amendments from a higher
+  // range), so a filing's number does not depend on the day of the run.
+  const counters = new Map<string, number>();
+  const numberer = (series: "filing" | "amendment", base: number) => (state: StateCode, filedAt: string) => {
+    const seq = (counters.get(`${series}|${state}`) ?? 0) + 1;
+    counters.set(`${series}|${state}`, seq);
+    return filingNumber(state, filedAt, base + seq * 7);
   };
+  const filingNumberFor = numberer("filing", 1_000);
+  const amendmentNumberFor = numberer("amendment", 50_000_000);
   const history = HISTORY_YEARS * 365 * DAY;
 
   for (let i = 0; i < filings; i++) {
@@ -258,8 +262,8 @@ export function* generateFilings({ filings, seed, now }: GenerateOptions): Gener
       address: { street1: l.street1, city: l.city, state: l.state, zipCode: l.zip, country: "US" },
     }));
 
-    const amendments = amendmentsFor(lifeRng, { kind, filedMs, now, state, nextNumber });
-    yield { state, number: nextNumber(state, filedAt), filedAt, kind, debtors, securedParties, amendments };
+    const amendments = amendmentsFor(lifeRng, { kind, filedMs, now, state, nextNumber: amendmentNumberFor });
+    yield { state, number: filingNumberFor(state, filedAt), filedAt, kind, debtors, securedParties, amendments };
   }
 }
 
