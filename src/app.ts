@@ -5,7 +5,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
-import type { AppEnv } from "./http/context.ts";
+import { secureHeaders } from "hono/secure-headers";
+import { type AppEnv, log } from "./http/context.ts";
 import { ApiError, errorResponse, invalidParameters, notFound, onError } from "./http/errors.ts";
 import { registerDebtorRoutes } from "./routes/debtors.ts";
 import { registerDocs } from "./routes/docs.ts";
@@ -27,16 +28,43 @@ export function createApp() {
   // as x-request-id and in response_metadata.
   app.use(requestId({ headerName: "" }));
   app.use(async (c, next) => {
-    c.set("now", new Date());
+    const started = Date.now();
+    c.set("now", new Date(started));
+    c.set("d1", { batches: 0, rowsRead: 0, ms: 0 });
     c.header("x-request-id", c.get("requestId"));
     await next();
+    const d1 = c.get("d1");
+    if (d1.batches > 0)
+      c.header("Server-Timing", `d1;dur=${d1.ms};desc="${d1.batches} batch, ${d1.rowsRead} rows read"`);
+    // One line per request: never the key, only its label.
+    log(c, "info", {
+      event: "request",
+      method: c.req.method,
+      route: c.req.routePath,
+      status: c.res.status,
+      duration_ms: Date.now() - started,
+      d1_ms: d1.ms,
+      rows_read: d1.rowsRead,
+      key_label: c.get("keyLabel") ?? null,
+    });
   });
+  app.use(
+    secureHeaders({
+      // JSON only: nothing may load, frame or sniff it. /docs sets its own policy.
+      contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      crossOriginResourcePolicy: "cross-origin",
+      xFrameOptions: "DENY",
+      referrerPolicy: "no-referrer",
+      // Keep a route's own choice (the /docs page's policy).
+      overwrite: false,
+    }),
+  );
   app.use(
     cors({
       origin: "*",
       allowMethods: ["GET", "HEAD", "OPTIONS"],
       allowHeaders: ["x-api-key"],
-      exposeHeaders: ["x-request-id", "Retry-After"],
+      exposeHeaders: ["x-request-id", "Retry-After", "Server-Timing"],
       maxAge: 86_400,
     }),
   );

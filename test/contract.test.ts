@@ -101,8 +101,9 @@ describe("the OpenAPI document", () => {
     const res = await get("/docs", null);
     expect(res.status).toBe(200);
     const page = await res.text();
-    expect(page).toContain("/openapi.json");
     expect(page).toContain("/docs/vendor/swagger-ui-bundle.js");
+    expect(page).toContain("/docs/init.js");
     expect(page).not.toMatch(/https?:\/\//);
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
   });
 });

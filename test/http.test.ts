@@ -42,7 +42,8 @@ describe("authentication", () => {
   it("fails closed with a 503 and Retry-After when the key store is down", async () => {
     const broken = { ...env, API_KEYS: { getWithMetadata: () => Promise.reject(new Error("KV unavailable")) } };
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const res = await createApp().request(PATHS[0]!, { headers: { "x-api-key": TEST_KEY } }, broken);
+    // A key this isolate has not looked up yet, so KV is really asked.
+    const res = await createApp().request(PATHS[0]!, { headers: { "x-api-key": "never-seen-key" } }, broken);
     errors.mockRestore();
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");

@@ -12,7 +12,16 @@ export interface AppEnv {
     keyLabel?: string;
     /** The request's notion of "now", fixed once so one response is consistent. */
     now: Date;
+    /** D1 work of the request, for Server-Timing and the request log. */
+    d1: D1Meter;
   };
+}
+
+export interface D1Meter {
+  batches: number;
+  rowsRead: number;
+  /** Wall time of the D1 round trips, in ms. */
+  ms: number;
 }
 
 /** ISO 8601 UTC to the second, with Z: the API's timestamp form. */

@@ -1,29 +1,64 @@
 /**
  * The Drizzle handle over D1, and the one place D1 is called from a request:
- * a failure of D1 becomes a 503 here, logged once with the request id.
+ * - every batch is metered (round trips, rows read, time) for Server-Timing
+ *   and the request log;
+ * - a failure of D1, or no answer within DB_TIMEOUT_MS, becomes a 503 with
+ *   Retry-After, logged once with the request id and without SQL.
  */
-
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { Context } from "hono";
 import * as schema from "../db/schema.ts";
-import type { AppEnv } from "../http/context.ts";
+import type { AppEnv, D1Meter } from "../http/context.ts";
 import { log } from "../http/context.ts";
 import { unavailable } from "../http/errors.ts";
 
 export type Db = DrizzleD1Database<typeof schema>;
 
+/** Longest a request waits on D1 before answering 503. */
+export const DB_TIMEOUT_MS = 10_000;
+
 export function database(d1: D1Database): Db {
   return drizzle(d1, { schema, casing: "snake_case" });
 }
 
-/** Runs `work` against D1; any D1 failure becomes a 503 with Retry-After. */
+/** `d1` with its batches counted into `meter`. */
+function metered(d1: D1Database, meter: D1Meter): D1Database {
+  return new Proxy(d1, {
+    get(target, prop) {
+      if (prop === "batch") {
+        return async (statements: D1PreparedStatement[]) => {
+          const started = Date.now();
+          const results = await target.batch(statements);
+          meter.batches += 1;
+          meter.ms += Date.now() - started;
+          for (const r of results) meter.rowsRead += r.meta?.rows_read ?? 0;
+          return results;
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+class DbTimeout extends Error {
+  override name = "DbTimeout";
+}
+
+/** Runs `work` against D1; any D1 failure or timeout becomes a 503 with Retry-After. */
 export async function withDb<T>(c: Context<AppEnv>, work: (db: Db) => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DbTimeout()), DB_TIMEOUT_MS);
+  });
   try {
-    return await work(database(c.env.DB));
+    return await Promise.race([work(database(metered(c.env.DB, c.get("d1")))), timeout]);
   } catch (err) {
     // The name and SQLite code only: D1 messages can quote SQL.
     const code = err instanceof Error ? /SQLITE_[A-Z]+/.exec(err.message)?.[0] : undefined;
     log(c, "error", { event: "d1_failure", error: err instanceof Error ? err.name : "unknown", code });
     throw unavailable("database");
+  } finally {
+    clearTimeout(timer);
   }
 }
