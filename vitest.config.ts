@@ -25,6 +25,8 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: ["test/node/**"],
             setupFiles: ["./test/setup.ts"],
+            // The service logs a JSON line per request; keep test output readable.
+            onConsoleLog: (line: string) => !line.startsWith('{"level":"info"'),
           },
         },
         { test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node" } },

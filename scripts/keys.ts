@@ -1,28 +1,41 @@
 /**
- * Issues, lists and revokes API keys in the API_KEYS namespace, through
- * wrangler, so local and deployed namespaces are handled the same way.
+ * Issues, lists, revokes and rotates API keys in the API_KEYS namespace,
+ * through wrangler, so local and deployed namespaces are handled alike.
  *
- *   npm run keys -- create --name "Acme Lending"   # prints the key once, last line
+ *   npm run keys -- create --name "Acme Lending" [--expires 2027-12-31] [--rate-limit bulk]
  *   npm run keys -- list
  *   npm run keys -- revoke KEY
+ *   npm run keys -- rotate KEY          # revokes KEY, issues a new one like it
  *
- * Local state is the default; --remote targets the deployed namespace.
- * Keys are stored only as SHA-256 digests; a key cannot be shown again.
+ * A new key is printed once, as the last line of stdout. Keys are stored only
+ * as SHA-256 digests and cannot be shown again. Local state is the default;
+ * --remote targets the deployed namespace.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import { hashKey, isKeyMetadata, type KeyMetadata } from "../src/domain/apiKeys.ts";
+import { hashKey, isKeyMetadata, type KeyMetadata, RATE_TIERS, type RateTier } from "../src/domain/apiKeys.ts";
+
+const USAGE =
+  "usage: npm run keys -- create --name LABEL [--expires YYYY-MM-DD] [--rate-limit standard|bulk|unmetered]\n" +
+  "                      | list | revoke KEY | rotate KEY     [--remote]";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     name: { type: "string" },
+    expires: { type: "string" },
+    "rate-limit": { type: "string" },
     remote: { type: "boolean", default: false },
   },
 });
 const where = values.remote ? "--remote" : "--local";
 const [command, arg] = positionals;
+
+function fail(problem: string): never {
+  console.error(`${problem}\n${USAGE}`);
+  process.exit(2);
+}
 
 function wrangler(args: string[]): string {
   return execFileSync("wrangler", ["kv", "key", ...args, "--binding", "API_KEYS", where], {
@@ -41,36 +54,62 @@ function entries(prefix?: string): { name: string; metadata: KeyMetadata }[] {
   return list.flatMap((e) => (isKeyMetadata(e.metadata) ? [{ name: e.name, metadata: e.metadata }] : []));
 }
 
+async function find(key: string | undefined): Promise<{ digest: string; metadata: KeyMetadata }> {
+  if (!key) fail(`${command} needs the KEY`);
+  const digest = await hashKey(key);
+  const found = entries(digest).find((e) => e.name === digest);
+  if (!found) fail("no such key");
+  return { digest, metadata: found.metadata };
+}
+
+/** Stores a new key with `metadata` and prints it, once. */
+async function issue(metadata: Omit<KeyMetadata, "created" | "status">): Promise<void> {
+  // 256 random bits; the prefix makes a leaked key easy to spot in scans.
+  const key = `lfk_${randomBytes(32).toString("base64url")}`;
+  store(await hashKey(key), { ...metadata, created: new Date().toISOString(), status: "active" });
+  console.error(`Issued key "${metadata.label}" (${where.slice(2)}). It is shown once; store it now:`);
+  console.log(key);
+}
+
 switch (command) {
   case "create": {
-    if (!values.name?.trim()) throw usage("create needs --name LABEL");
-    // 256 random bits; the prefix makes a leaked key easy to recognize in scans.
-    const key = `lfk_${randomBytes(32).toString("base64url")}`;
-    store(await hashKey(key), { label: values.name.trim(), created: new Date().toISOString(), status: "active" });
-    console.error(`Created key "${values.name.trim()}" (${where.slice(2)}). It is shown once; store it now:`);
-    console.log(key);
+    const label = values.name?.trim();
+    if (!label) fail("create needs --name LABEL");
+    const tier = values["rate-limit"] ?? "standard";
+    if (!RATE_TIERS.includes(tier as RateTier)) fail(`--rate-limit must be one of ${RATE_TIERS.join(", ")}`);
+    let expires: string | undefined;
+    if (values.expires) {
+      const at = Date.parse(values.expires.length === 10 ? `${values.expires}T23:59:59Z` : values.expires);
+      if (Number.isNaN(at) || at <= Date.now()) fail("--expires must be a future date, YYYY-MM-DD or ISO 8601");
+      expires = new Date(at).toISOString();
+    }
+    await issue({ label, rateLimit: tier as RateTier, ...(expires ? { expires } : {}) });
     break;
   }
   case "list": {
-    for (const { name, metadata } of entries()) {
-      console.log(`${name.slice(0, 12)}  ${metadata.status.padEnd(8)} ${metadata.created}  ${metadata.label}`);
+    for (const { name, metadata: m } of entries()) {
+      const expiry = m.expires ? `expires ${m.expires}` : "no expiry";
+      console.log(
+        `${name.slice(0, 12)}  ${m.status.padEnd(8)} ${(m.rateLimit ?? "standard").padEnd(10)} ${m.created}  ${expiry.padEnd(32)} ${m.label}`,
+      );
     }
     break;
   }
   case "revoke": {
-    if (!arg) throw usage("revoke needs the KEY");
-    const digest = await hashKey(arg);
-    const [found] = entries(digest);
-    if (!found) throw usage("no such key");
-    store(digest, { ...found.metadata, status: "revoked" });
-    console.log(`Revoked key "${found.metadata.label}".`);
+    const { digest, metadata } = await find(arg);
+    store(digest, { ...metadata, status: "revoked" });
+    console.log(`Revoked key "${metadata.label}".`);
+    break;
+  }
+  case "rotate": {
+    const { digest, metadata } = await find(arg);
+    if (metadata.status !== "active") fail("only an active key can be rotated");
+    const { created: _, status: __, ...kept } = metadata;
+    await issue(kept);
+    store(digest, { ...metadata, status: "revoked" });
+    console.error(`Revoked the old key "${metadata.label}".`);
     break;
   }
   default:
-    throw usage(`unknown command ${command ?? "(none)"}`);
-}
-
-function usage(problem: string): Error {
-  console.error(`${problem}\nusage: npm run keys -- create --name LABEL | list | revoke KEY  [--remote]`);
-  process.exit(2);
+    fail(`unknown command ${command ?? "(none)"}`);
 }

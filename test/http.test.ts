@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app.ts";
+import { DB_TIMEOUT_MS } from "../src/queries/db.ts";
 import { filing, get, getJson, load, REVOKED_KEY, registerKeys, TEST_KEY } from "./helpers.ts";
 
 const PATHS = [
@@ -79,7 +80,67 @@ describe("database faults", () => {
   });
 });
 
+describe("database timeouts", () => {
+  it("answers 503 when D1 does not answer in time", async () => {
+    const hanging = { prepare: env.DB.prepare.bind(env.DB), batch: () => new Promise(() => {}) };
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.useFakeTimers();
+    const pending = createApp().request(PATHS[0]!, { headers: { "x-api-key": TEST_KEY } }, { ...env, DB: hanging });
+    await vi.advanceTimersByTimeAsync(DB_TIMEOUT_MS + 1);
+    const res = await pending;
+    vi.useRealTimers();
+    const logged = errors.mock.calls.map((call) => JSON.parse(String(call[0])));
+    errors.mockRestore();
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(logged).toEqual([expect.objectContaining({ event: "d1_failure", error: "DbTimeout" })]);
+  });
+});
+
+describe("request logs", () => {
+  it("writes one JSON line per request with id, route, status, timing, rows read and key label, never the key", async () => {
+    const lines: string[] = [];
+    const info = vi.spyOn(console, "log").mockImplementation((line: string) => lines.push(line));
+    const ok = await get(PATHS[0]!, TEST_KEY);
+    const refused = await get(PATHS[0]!, REVOKED_KEY);
+    info.mockRestore();
+    expect(lines).toHaveLength(2);
+    const [first, second] = lines.map((l) => JSON.parse(l));
+    expect(first).toEqual({
+      level: "info",
+      request_id: ok.headers.get("x-request-id"),
+      event: "request",
+      method: "GET",
+      route: "/filings/recent-by-state",
+      status: 200,
+      duration_ms: expect.any(Number),
+      d1_ms: expect.any(Number),
+      rows_read: expect.any(Number),
+      key_label: "test active",
+    });
+    expect(first.rows_read).toBeGreaterThan(0);
+    expect(second).toMatchObject({ status: 401, request_id: refused.headers.get("x-request-id"), key_label: null });
+    expect(lines.join("\n")).not.toContain(TEST_KEY);
+    expect(lines.join("\n")).not.toContain(REVOKED_KEY);
+  });
+
+  it("reports D1 time and rows read in Server-Timing", async () => {
+    const res = await get(PATHS[0]!);
+    expect(res.headers.get("server-timing")).toMatch(/^d1;dur=\d+;desc="1 batch, \d+ rows read"$/);
+  });
+});
+
 describe("HTTP behaviour", () => {
+  it("sends security headers suited to a JSON API", async () => {
+    for (const res of [await get(PATHS[0]!), await get("/filings/recent-by-state?state=XX")]) {
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(res.headers.get("strict-transport-security")).toContain("max-age=");
+    }
+  });
+
   it("gives every response a UUID request id, the same in the header and the body", async () => {
     for (const [path, key] of [
       [PATHS[0]!, TEST_KEY],

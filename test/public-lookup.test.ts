@@ -65,11 +65,17 @@ describe("GET /filings (public)", () => {
 
   it("limits each client address, answering 429 with Retry-After, and leaves other addresses alone", async () => {
     const ip = "198.51.100.23";
-    const statuses: number[] = [];
-    for (let i = 0; i < 61; i++) statuses.push((await lookup("initial_financing_number=NOPE-2", ip)).status);
-    expect(statuses.slice(0, 60).every((s) => s === 200)).toBe(true);
-    const limited = await lookup("initial_financing_number=NOPE-2", ip);
-    expect(limited.status).toBe(429);
+    // Fixed one-minute windows: a window closing mid-run lets up to twice the limit through.
+    let allowed = 0;
+    let limited: Response | undefined;
+    while (!limited && allowed <= 120) {
+      const res = await lookup("initial_financing_number=NOPE-2", ip);
+      if (res.status === 429) limited = res;
+      else allowed += 1;
+    }
+    expect(allowed).toBeGreaterThanOrEqual(60);
+    expect(allowed).toBeLessThanOrEqual(120);
+    if (!limited) throw new Error("never limited");
     expect(limited.headers.get("retry-after")).toBe("60");
     expect((await limited.json<any>()).error.code).toBe("rate_limited");
     expect((await lookup("initial_financing_number=NOPE-2", "198.51.100.24")).status).toBe(200);
