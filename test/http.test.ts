@@ -14,6 +14,10 @@ const PATHS = [
   "/debtors/associated?name=acme&state=CA",
 ];
 
+/** A URL no earlier request used, so the edge cache cannot answer it. */
+let fresh = 0;
+const uncached = () => `${PATHS[0]}&uncached=${++fresh}`;
+
 beforeAll(async () => {
   await registerKeys();
   await load([filing()]);
@@ -62,7 +66,7 @@ describe("database faults", () => {
     };
     const lines: string[] = [];
     const errors = vi.spyOn(console, "error").mockImplementation((line: string) => lines.push(line));
-    const res = await createApp().request(PATHS[0]!, { headers: { "x-api-key": TEST_KEY } }, { ...env, DB: failing });
+    const res = await createApp().request(uncached(), { headers: { "x-api-key": TEST_KEY } }, { ...env, DB: failing });
     errors.mockRestore();
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");
@@ -85,7 +89,7 @@ describe("database timeouts", () => {
     const hanging = { prepare: env.DB.prepare.bind(env.DB), batch: () => new Promise(() => {}) };
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     vi.useFakeTimers();
-    const pending = createApp().request(PATHS[0]!, { headers: { "x-api-key": TEST_KEY } }, { ...env, DB: hanging });
+    const pending = createApp().request(uncached(), { headers: { "x-api-key": TEST_KEY } }, { ...env, DB: hanging });
     await vi.advanceTimersByTimeAsync(DB_TIMEOUT_MS + 1);
     const res = await pending;
     vi.useRealTimers();
@@ -101,8 +105,8 @@ describe("request logs", () => {
   it("writes one JSON line per request with id, route, status, timing, rows read and key label, never the key", async () => {
     const lines: string[] = [];
     const info = vi.spyOn(console, "log").mockImplementation((line: string) => lines.push(line));
-    const ok = await get(PATHS[0]!, TEST_KEY);
-    const refused = await get(PATHS[0]!, REVOKED_KEY);
+    const ok = await get(uncached(), TEST_KEY);
+    const refused = await get(uncached(), REVOKED_KEY);
     info.mockRestore();
     expect(lines).toHaveLength(2);
     const [first, second] = lines.map((l) => JSON.parse(l));
@@ -125,7 +129,7 @@ describe("request logs", () => {
   });
 
   it("reports D1 time and rows read in Server-Timing", async () => {
-    const res = await get(PATHS[0]!);
+    const res = await get(uncached());
     expect(res.headers.get("server-timing")).toMatch(/^d1;dur=\d+;desc="1 batch, \d+ rows read"$/);
   });
 });

@@ -54,6 +54,7 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   }
   if (!metadata || !isUsable(metadata, c.get("now"))) throw invalid;
   c.set("keyLabel", metadata.label);
+  c.set("keyDigest", digest);
 
   const tier = metadata.rateLimit ?? "standard";
   if (tier !== "unmetered") {

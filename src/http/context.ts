@@ -10,6 +10,8 @@ export interface AppEnv {
   Variables: RequestIdVariables & {
     /** Label of the API key that authenticated the request. */
     keyLabel?: string;
+    /** SHA-256 digest of that key: the caller's identity for caching and limits. */
+    keyDigest?: string;
     /** The request's notion of "now", fixed once so one response is consistent. */
     now: Date;
     /** D1 work of the request, for Server-Timing and the request log. */

@@ -5,6 +5,7 @@
 import { createRoute, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { requireApiKey } from "../http/auth.ts";
+import { httpCache } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
 import { isoSeconds } from "../http/context.ts";
 import { limitByClientAddress } from "../http/rateLimit.ts";
@@ -46,10 +47,12 @@ export function lookupRoute<Q extends z.ZodObject, S extends z.ZodType>(config: 
     summary: config.summary,
     description: config.description,
     security: isPublic ? [] : [{ ApiKey: [] }],
-    middleware: [isPublic ? limitByClientAddress : requireApiKey] as const,
+    // Access first: nothing reaches the cache (or the database) unauthorized.
+    middleware: [isPublic ? limitByClientAddress : requireApiKey, httpCache] as const,
     request: { query: config.query },
     responses: {
       200: { description: "The page of results.", content: { "application/json": { schema: config.schema } } },
+      304: { description: "Not modified: the `If-None-Match` tag still matches." },
       ...commonErrors,
       ...(isPublic
         ? { 429: error("Too many requests from this address; retry after `Retry-After` seconds.") }

@@ -1,0 +1,92 @@
+/**
+ * HTTP caching of successful lookups.
+ *
+ * - ETag: a digest of the body without its per-response metadata (request id
+ *   and timestamp), so the same data gives the same tag; `If-None-Match`
+ *   with that tag gets a 304 and no body.
+ * - Edge cache: 200 responses are kept in the Workers Cache API for
+ *   CACHE_SECONDS under a key made of the caller's key digest (or "public")
+ *   and the normalized URL, so one client never receives a response made
+ *   for another key or another request. It runs after authentication: a
+ *   refused key never reaches the cache. A hit is re-stamped with this
+ *   request's id and time before it is sent.
+ * - Cache-Control: `private, max-age=60` for keyed lookups and
+ *   `public, max-age=60` for the public one. Data loads are batch jobs, but
+ *   the "recent" windows move continuously; a minute bounds how far an answer
+ *   may trail the clock.
+ */
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { type AppEnv, isoSeconds } from "./context.ts";
+
+export const CACHE_SECONDS = 60;
+
+interface Body {
+  response_metadata: Record<string, unknown>;
+}
+
+async function digest(text: string): Promise<string> {
+  const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(bytes).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The tag of a body: everything but the request id and timestamp. */
+async function etagOf(body: Body): Promise<string> {
+  const { request_id: _, timestamp: __, ...metadata } = body.response_metadata;
+  return `W/"${await digest(JSON.stringify({ ...body, response_metadata: metadata }))}"`;
+}
+
+function cacheKey(c: Context<AppEnv>): Request {
+  const url = new URL(c.req.url);
+  url.searchParams.sort();
+  const path = url.pathname.replace(/\/+$/, "") || "/";
+  return new Request(`https://lookup-cache.internal/${c.get("keyDigest") ?? "public"}${path}?${url.searchParams}`);
+}
+
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(",").some((t) => t.trim() === etag || t.trim() === "*");
+}
+
+export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
+  const cache = caches.default;
+  const key = cacheKey(c);
+  const visibility = c.get("keyDigest") ? "private" : "public";
+
+  let body: Body | undefined;
+  let hit = false;
+  const cached = await cache.match(key).catch(() => undefined);
+  if (cached) {
+    body = await cached.json<Body>();
+    hit = true;
+  } else {
+    await next();
+    if (c.res.status !== 200) return;
+    body = await c.res.clone().json<Body>();
+    const stored = new Response(JSON.stringify(body), {
+      headers: { "Content-Type": "application/json", "Cache-Control": `max-age=${CACHE_SECONDS}` },
+    });
+    const storing = cache.put(key, stored).catch(() => undefined);
+    // After the response when the runtime allows (always in production).
+    try {
+      c.executionCtx.waitUntil(storing);
+    } catch {
+      await storing;
+    }
+  }
+
+  const etag = await etagOf(body);
+  c.header("ETag", etag);
+  c.header("Cache-Control", `${visibility}, max-age=${CACHE_SECONDS}`);
+  c.header("Vary", "x-api-key");
+  c.header("x-cache", hit ? "hit" : "miss");
+  if (matches(c.req.header("if-none-match"), etag)) {
+    c.res = c.body(null, 304);
+    return;
+  }
+  if (hit) {
+    body.response_metadata.request_id = c.get("requestId");
+    body.response_metadata.timestamp = isoSeconds(c.get("now"));
+    c.res = c.json(body, 200);
+  }
+});
