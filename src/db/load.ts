@@ -21,11 +21,11 @@ import {
 type Db = DrizzleD1Database<typeof schema> | DrizzleD1Database;
 
 /** D1 allows at most 100 bound parameters in one statement. */
-const MAX_PARAMS = 100;
+export const D1_MAX_PARAMS = 100;
 /** Statements sent in one D1 batch (one round trip, one transaction). */
 const STATEMENTS_PER_BATCH = 400;
 /** Filings converted to rows at a time, to bound memory on large loads. */
-const FILINGS_PER_GROUP = 500;
+export const FILINGS_PER_GROUP = 500;
 
 function chunk<T>(rows: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -33,8 +33,11 @@ function chunk<T>(rows: T[], size: number): T[][] {
   return out;
 }
 
-/** Multi-row INSERTs for `rows`, each within D1's parameter limit. */
-function inserts(db: Db, rows: FilingRows[]): BatchItem<"sqlite">[] {
+/**
+ * Multi-row INSERTs for `rows` (filings, parties, amendments, and the
+ * similar-name index), each within `maxParams` bound parameters.
+ */
+export function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): BatchItem<"sqlite">[] {
   const tables = [
     [filings, rows.map((r) => r.filing)],
     [debtorParties, rows.flatMap((r) => r.debtors)],
@@ -45,14 +48,14 @@ function inserts(db: Db, rows: FilingRows[]): BatchItem<"sqlite">[] {
   for (const [table, tableRows] of tables) {
     if (tableRows.length === 0) continue;
     const perRow = Object.keys(tableRows[0]!).length;
-    for (const part of chunk<object>(tableRows, Math.floor(MAX_PARAMS / perRow))) {
+    for (const part of chunk<object>(tableRows, Math.floor(maxParams / perRow))) {
       // The rows were built for this very table by toRows(); the union of
       // tables defeats inference, not correctness.
       statements.push(db.insert(table).values(part as any));
     }
   }
   const index = nameIndexRows(rows);
-  for (const part of chunk(index.names, Math.floor(MAX_PARAMS / 5))) {
+  for (const part of chunk(index.names, Math.floor(maxParams / 5))) {
     statements.push(
       db
         .insert(debtorNames)
@@ -68,14 +71,14 @@ function inserts(db: Db, rows: FilingRows[]): BatchItem<"sqlite">[] {
         }),
     );
   }
-  for (const part of chunk(index.sounds, Math.floor(MAX_PARAMS / 3))) {
+  for (const part of chunk(index.sounds, Math.floor(maxParams / 3))) {
     statements.push(db.insert(debtorNameSounds).values(part).onConflictDoNothing());
   }
   return statements;
 }
 
 /** Groups of `size` items from any iterable, without materializing it. */
-function* groups<T>(items: Iterable<T>, size: number): Generator<T[]> {
+export function* groups<T>(items: Iterable<T>, size: number): Generator<T[]> {
   let group: T[] = [];
   for (const item of items) {
     group.push(item);
@@ -101,7 +104,7 @@ export async function insertFilings(
   let written = 0;
   for (const group of groups(records, FILINGS_PER_GROUP)) {
     const rows = group.map((r, i) => toRows(r, firstId + written + i));
-    const statements = inserts(db, rows);
+    const statements = insertStatements(db, rows);
     for (const part of chunk(statements, STATEMENTS_PER_BATCH)) {
       await db.batch(part as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     }
