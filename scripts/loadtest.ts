@@ -16,12 +16,10 @@
  * request under the mixed load; the Worker leaks if the latter exceeds twice
  * the baseline plus 2 kB per request.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { getPlatformProxy } from "wrangler";
-import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
+import { startDevServer, unmeteredKey, waitUntilUp, workerdRssKb } from "./devServer.ts";
 
 const { values } = parseArgs({
   options: {
@@ -34,24 +32,6 @@ const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const PORT = Number(values.port);
 const BASE = `http://127.0.0.1:${PORT}`;
-
-/** A key that skips per-key limits, so the test measures the service, not the limiter. */
-async function loadTestKey(): Promise<string> {
-  const key = `loadtest-${crypto.randomUUID()}`;
-  const proxy = await getPlatformProxy<{ API_KEYS: KVNamespace }>({
-    configPath: "wrangler.toml",
-    remoteBindings: false,
-  });
-  const metadata: KeyMetadata = {
-    label: "load test",
-    created: new Date().toISOString(),
-    status: "active",
-    rateLimit: "unmetered",
-  };
-  await proxy.env.API_KEYS.put(await hashKey(key), "", { metadata });
-  await proxy.dispose();
-  return key;
-}
 
 function requestSet(key: string): autocannon.Request[] {
   const ok = (path: string) => ({ method: "GET" as const, path, headers: { "x-api-key": key } });
@@ -82,35 +62,6 @@ function requestSet(key: string): autocannon.Request[] {
   ];
 }
 
-/** Resident memory (kB) of every workerd process started under `root`. */
-function workerdRssKb(root: number): number {
-  const parents = new Map<number, number>();
-  const names = new Map<number, string>();
-  for (const entry of readdirSync("/proc")) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      names.set(pid, stat.slice(stat.indexOf("(") + 1, close));
-      parents.set(pid, Number(stat.slice(close + 2).split(" ")[1]));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  const descends = (pid: number): boolean => {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === root) return true;
-    return false;
-  };
-  let total = 0;
-  for (const [pid, name] of names) {
-    if (!name.startsWith("workerd") || !descends(pid)) continue;
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  }
-  return total;
-}
-
 /** Resident memory added per request (kB) while `run` drives the server. */
 async function growthPerRequest(run: () => Promise<autocannon.Result>): Promise<number> {
   const before = workerdRssKb(server.pid!);
@@ -118,29 +69,13 @@ async function growthPerRequest(run: () => Promise<autocannon.Result>): Promise<
   return (workerdRssKb(server.pid!) - before) / Math.max(1, result.requests.total);
 }
 
-async function waitUntilUp(server: ChildProcess): Promise<void> {
-  for (let i = 0; i < 120; i++) {
-    if (server.exitCode !== null) throw new Error("wrangler dev exited");
-    try {
-      await fetch(`${BASE}/openapi.json`);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  throw new Error("wrangler dev did not start");
-}
-
 execFileSync("npm", ["run", "-s", "db:migrate"], { stdio: "ignore" });
 execFileSync("node", ["seed/seed.ts", "--if-empty"], { stdio: "inherit" });
-const key = await loadTestKey();
-const server = spawn("wrangler", ["dev", "--port", String(PORT), "--ip", "127.0.0.1", "--log-level", "warn"], {
-  stdio: ["ignore", "ignore", "inherit"],
-  detached: true,
-});
+const key = await unmeteredKey("load test");
+const server = startDevServer(PORT);
 let failed = false;
 try {
-  await waitUntilUp(server);
+  await waitUntilUp(server, BASE);
   const baseline = await growthPerRequest(() =>
     autocannon({ url: `${BASE}/docs/init.js`, connections: CONNECTIONS, duration: 10 }),
   );

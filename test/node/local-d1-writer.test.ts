@@ -1,0 +1,56 @@
+/**
+ * The bulk writer (seed/localD1.ts) must leave exactly the rows the D1
+ * loader would: same tables, same derived columns, same similar-name index.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { DatabaseSync } from "node:sqlite";
+import { describe, expect, it } from "vitest";
+import { generateFilings } from "../../seed/generate.ts";
+import { writeFilings } from "../../seed/localD1.ts";
+import { nameIndexRows, toRows } from "../../src/db/records.ts";
+
+function migratedDatabase(): DatabaseSync {
+  const db = new DatabaseSync(":memory:");
+  for (const file of readdirSync("migrations")
+    .filter((f) => f.endsWith(".sql"))
+    .sort()) {
+    for (const statement of readFileSync(`migrations/${file}`, "utf8").split("--> statement-breakpoint")) {
+      db.exec(statement);
+    }
+  }
+  return db;
+}
+
+describe("the local D1 bulk writer", () => {
+  const records = [...generateFilings({ filings: 3000, seed: 11, now: Date.parse("2026-06-01T00:00:00Z") })];
+  const db = migratedDatabase();
+  const progress: number[] = [];
+  writeFilings(db, records, 1, (n) => progress.push(n));
+  const count = (table: string) => Number((db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n);
+
+  it("writes every row toRows() makes, with ids from the first", () => {
+    const rows = records.map((r, i) => toRows(r, i + 1));
+    expect(count("filings")).toBe(3000);
+    expect(count("debtor_parties")).toBe(rows.reduce((s, r) => s + r.debtors.length, 0));
+    expect(count("secured_parties")).toBe(rows.reduce((s, r) => s + r.securedParties.length, 0));
+    expect(count("amendments")).toBe(rows.reduce((s, r) => s + r.amendments.length, 0));
+    const stored = db.prepare("select * from filings where id = 1234").get() as Record<string, unknown>;
+    const expected = rows[1233]!.filing;
+    expect(stored).toMatchObject({
+      state: expected.state,
+      number: expected.number,
+      filed_at: expected.filedAt,
+      lapse_date: expected.lapseDate,
+      terminated_at: expected.terminatedAt,
+    });
+    expect(progress.at(-1)).toBe(3000);
+  });
+
+  it("builds the similar-name index with filing counts summed across groups", () => {
+    const index = nameIndexRows(records.map((r, i) => toRows(r, i + 1)));
+    expect(count("debtor_names")).toBe(index.names.length);
+    expect(count("debtor_name_sounds")).toBe(index.sounds.length);
+    const total = Number((db.prepare("select sum(filing_count) as n from debtor_names").get() as { n: number }).n);
+    expect(total).toBe(index.names.reduce((s, n) => s + (n.filingCount ?? 0), 0));
+  });
+});
