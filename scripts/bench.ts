@@ -186,7 +186,16 @@ async function drive(base: string, paths: string[], headers: Record<string, stri
       method: "GET" as const,
       headers,
       // A fresh counter per request: no edge-cache hits, every request reads D1.
-      setupRequest: (req: autocannon.Request) => ({ ...req, path: `${path}${path.includes("?") ? "&" : "?"}r=${++n}` }),
+      // A fresh client address too, so the public endpoint's per-address limit
+      // (60/min) measures nothing but itself.
+      setupRequest: (req: autocannon.Request) => {
+        n += 1;
+        return {
+          ...req,
+          path: `${path}${path.includes("?") ? "&" : "?"}r=${n}`,
+          headers: { ...req.headers, "cf-connecting-ip": `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` },
+        };
+      },
     })),
   });
   return result;
