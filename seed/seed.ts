@@ -21,6 +21,7 @@ import { openLocalD1, writeFilings } from "./localD1.ts";
 export const LOCAL_DEV_KEY = "local-dev-key";
 
 const TABLES = [
+  "filing_day_counts",
   "debtor_name_sounds",
   "debtor_names",
   "amendments",

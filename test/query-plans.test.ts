@@ -45,6 +45,7 @@ function recording(db: D1Database, log: Statement[]): D1Database {
 const REQUESTS = [
   "/filings/recent-by-state?state=CA",
   "/filings/recent-by-state?state=CA&industry=Manufacturing,Real%20Estate&page=3",
+  "/filings/recent-by-state?state=CA&industry=Manufacturing",
   "/filings/recent-by-postal-code?postal_code=94107",
   "/filings/recent-by-postal-code?postal_code=94107&industry=Manufacturing&envelope=b",
   "/secureds/recent-by-secured-party?name=first%20test&state=CA",
@@ -60,7 +61,8 @@ const REQUESTS = [
   "/filings?initial_financing_number=T00000001&state=CA",
 ];
 
-const TABLES = /\b(filings|debtor_parties|secured_parties|amendments|self|debtor_names|debtor_name_sounds)\b/;
+const TABLES =
+  /\b(filings|debtor_parties|secured_parties|amendments|self|debtor_names|debtor_name_sounds|filing_day_counts)\b/;
 
 beforeAll(async () => {
   await registerKeys();

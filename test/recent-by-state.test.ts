@@ -13,6 +13,9 @@ beforeAll(async () => {
       debtors: [party("Sunrise Bakery Inc", { label: "Food & Beverage" }), party("Jane Doe", { type: "Individual" })],
     }),
     filing({ number: "CA-OLD", filedAt: daysAgo(91) }),
+    // Either side of the window's start, on the same calendar day or the next.
+    filing({ number: "CA-EDGE-IN", filedAt: daysAgo(89.999) }),
+    filing({ number: "CA-EDGE-OUT", filedAt: daysAgo(90.001) }),
     filing({ number: "NV-REC", state: "NV", filedAt: daysAgo(3) }),
   ]);
 });
@@ -28,7 +31,7 @@ describe("GET /filings/recent-by-state", () => {
       "CA-REC-03",
       "CA-REC-04",
     ]);
-    expect(body.pagination).toEqual({ current_page: 1, total_pages: 3, page_size: 5, total_results: 13 });
+    expect(body.pagination).toEqual({ current_page: 1, total_pages: 3, page_size: 5, total_results: 14 });
     expect(body.response_metadata.request_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -66,8 +69,10 @@ describe("GET /filings/recent-by-state", () => {
   it("walks every recent filing once across pages, and none older than 90 days", async () => {
     const all = await allPagesA<any>("/filings/recent-by-state?state=ca", "ucc_liens");
     const numbers = all.map((l) => l.initial_financing_number);
-    expect(numbers).toHaveLength(13);
-    expect(new Set(numbers).size).toBe(13);
+    expect(numbers).toHaveLength(14);
+    expect(new Set(numbers).size).toBe(14);
+    expect(numbers).toContain("CA-EDGE-IN");
+    expect(numbers).not.toContain("CA-EDGE-OUT");
     expect(numbers).not.toContain("CA-OLD");
     expect(numbers).not.toContain("NV-REC");
   });
@@ -80,9 +85,23 @@ describe("GET /filings/recent-by-state", () => {
 
   it("filters by a comma-separated industry list, case-insensitively", async () => {
     const body = await getJson("/filings/recent-by-state?state=CA&industry=MANUFACTURING,%20Food%20%26%20Beverage");
-    expect(body.pagination.total_results).toBe(13);
+    expect(body.pagination.total_results).toBe(14);
     const food = await getJson("/filings/recent-by-state?state=CA&industry=Real%20Estate");
     expect(food.pagination.total_results).toBe(0);
+  });
+
+  it("counts exactly from the day counts, with one industry, several, or none", async () => {
+    for (const query of [
+      "",
+      "&industry=manufacturing",
+      "&industry=Food%20%26%20Beverage",
+      "&industry=Manufacturing,Real%20Estate",
+    ]) {
+      const path = `/filings/recent-by-state?state=CA${query}`;
+      const first = await getJson(path);
+      const all = await allPagesA<any>(path, "ucc_liens");
+      expect(first.pagination.total_results, query).toBe(all.length);
+    }
   });
 
   it("rejects an unknown industry with a 400 naming the parameter and the allowed values", async () => {

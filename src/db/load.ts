@@ -6,7 +6,7 @@
 import { sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { type FilingRecord, type FilingRows, nameIndexRows, toRows } from "./records.ts";
+import { dayCountRows, type FilingRecord, type FilingRows, nameIndexRows, toRows } from "./records.ts";
 import type * as schema from "./schema.ts";
 import {
   amendments,
@@ -14,6 +14,7 @@ import {
   debtorNameSounds,
   debtorNames,
   debtorParties,
+  filingDayCounts,
   filings,
   securedParties,
 } from "./schema.ts";
@@ -73,6 +74,17 @@ export function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_
   }
   for (const part of chunk(index.sounds, Math.floor(maxParams / 3))) {
     statements.push(db.insert(debtorNameSounds).values(part).onConflictDoNothing());
+  }
+  for (const part of chunk(dayCountRows(rows), Math.floor(maxParams / 4))) {
+    statements.push(
+      db
+        .insert(filingDayCounts)
+        .values(part)
+        .onConflictDoUpdate({
+          target: [filingDayCounts.state, filingDayCounts.industry, filingDayCounts.day],
+          set: { filings: sql`${filingDayCounts.filings} + excluded.filings` },
+        }),
+    );
   }
   return statements;
 }

@@ -7,7 +7,15 @@
 
 import { type AmendmentKind, type FilingKind, lapseDate, terminatedAt } from "../domain/lifecycle.ts";
 import { debtorNameKey, securedNameWords, significantWords, wordSound } from "../domain/names.ts";
-import type { amendments, debtorNameSounds, debtorNames, debtorParties, filings, securedParties } from "./schema.ts";
+import type {
+  amendments,
+  debtorNameSounds,
+  debtorNames,
+  debtorParties,
+  filingDayCounts,
+  filings,
+  securedParties,
+} from "./schema.ts";
 
 export interface AddressRecord {
   street1: string;
@@ -154,4 +162,23 @@ export function nameIndexRows(rows: FilingRows[]): NameIndexRows {
     }
   }
   return { names: [...names.values()], sounds: [...sounds.values()] };
+}
+
+/** The day counts `rows` add: per state and day, overall ("") and per debtor industry. */
+export function dayCountRows(rows: FilingRows[]): (typeof filingDayCounts.$inferInsert)[] {
+  const counts = new Map<string, typeof filingDayCounts.$inferInsert>();
+  const add = (state: string, industry: string, day: string) => {
+    const id = `${state}|${industry}|${day}`;
+    const seen = counts.get(id);
+    if (seen) seen.filings += 1;
+    else counts.set(id, { state, industry, day, filings: 1 });
+  };
+  for (const { filing, debtors } of rows) {
+    const day = filing.filedAt.slice(0, 10);
+    add(filing.state, "", day);
+    for (const industry of new Set(debtors.map((d) => d.industry).filter((i) => i != null))) {
+      add(filing.state, industry, day);
+    }
+  }
+  return [...counts.values()];
 }

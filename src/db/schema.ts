@@ -179,6 +179,24 @@ export const debtorNameSounds = sqliteTable(
   (t) => [primaryKey({ columns: [t.sound, t.state, t.nameKey] })],
 );
 
+/**
+ * Filings per state and filing day, overall (industry "") and per debtor
+ * industry (a filing counts once under each industry among its debtors).
+ * Maintained by the loader, so counting a state's recent filings reads about
+ * ninety rows instead of every filing of the window.
+ */
+export const filingDayCounts = sqliteTable(
+  "filing_day_counts",
+  {
+    state: text().notNull(),
+    industry: text().notNull(),
+    /** YYYY-MM-DD (UTC). */
+    day: text().notNull(),
+    filings: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.state, t.industry, t.day] })],
+);
+
 /** One row per data load; the newest is `data_source_last_updated`. */
 export const dataLoads = sqliteTable(
   "data_loads",

@@ -11,7 +11,7 @@
  * Every filter is served by an index of src/db/schema.ts; test/query-plans
  * checks them with EXPLAIN QUERY PLAN.
  */
-import { and, count, desc, eq, exists, gte, inArray, lt, max, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, exists, gt, gte, inArray, lt, max, type SQL, sql } from "drizzle-orm";
 import {
   type Amendment,
   amendments,
@@ -19,6 +19,7 @@ import {
   dataLoads,
   debtorParties,
   type Filing,
+  filingDayCounts,
   filings,
   type SecuredParty,
   securedParties,
@@ -26,11 +27,32 @@ import {
 import { securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
 
-/** How a list is filtered and ordered. */
+/** How a list is filtered, ordered and counted. */
 export interface FilingFilter {
   where: SQL | undefined;
   /** Newest first; the id tie-break makes pages stable. */
   order: SQL[];
+  /**
+   * Statements whose `total`s add up to the number of matches, when there is
+   * something cheaper than counting them one by one; default: count(*).
+   */
+  counts?: (db: Db) => CountQuery[];
+}
+
+type CountQuery = ReturnType<typeof countAll> | ReturnType<typeof sumDays>;
+
+function countAll(db: Db, where: SQL | undefined) {
+  return db.select({ total: sql<number>`count(*)` }).from(filings).where(where);
+}
+
+/** Filings of `state` (with a debtor in `industry`, or all for "") filed on days after `afterDay`. */
+function sumDays(db: Db, state: string, industry: string, afterDay: string) {
+  return db
+    .select({ total: sql<number>`coalesce(sum(${filingDayCounts.filings}), 0)` })
+    .from(filingDayCounts)
+    .where(
+      and(eq(filingDayCounts.state, state), eq(filingDayCounts.industry, industry), gt(filingDayCounts.day, afterDay)),
+    );
 }
 
 export interface PageWindow {
@@ -53,9 +75,22 @@ function withDebtorIndustry(db: Db, industries: string[] | undefined): SQL | und
 
 /** Endpoint 1: filed in `state` since `since`. */
 export function recentByState(db: Db, q: { state: string; since: string; industries?: string[] }): FilingFilter {
+  const where = and(eq(filings.state, q.state), gte(filings.filedAt, q.since), withDebtorIndustry(db, q.industries));
+  const industries = q.industries ?? [];
+  // Several industries would double-count filings whose debtors span them:
+  // those requests count one by one.
+  if (industries.length > 1) return { where, order: newestFiled };
+  // Whole days after the window's first day come from the day counts; the
+  // first, partial day is counted from the index.
+  const firstDay = q.since.slice(0, 10);
+  const nextDay = `${new Date(Date.parse(`${firstDay}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)}T00:00:00Z`;
   return {
-    where: and(eq(filings.state, q.state), gte(filings.filedAt, q.since), withDebtorIndustry(db, q.industries)),
+    where,
     order: newestFiled,
+    counts: (db) => [
+      sumDays(db, q.state, industries[0] ?? "", firstDay),
+      countAll(db, and(where, lt(filings.filedAt, nextDay))),
+    ],
   };
 }
 
@@ -202,13 +237,15 @@ export async function fetchCountedPage(
 ): Promise<{ items: FilingWithParties[]; total: number }> {
   const offset = (page - 1) * size;
   const ids = pageIdsOf(db, filter, offset, size);
-  const [rows, debtors, secured, [counted]] = await db.batch([
+  const counts = filter.counts?.(db) ?? [countAll(db, filter.where)];
+  const [rows, debtors, secured, ...totals] = await db.batch([
     pageOf(db, filter, offset, size),
     debtorsOf(db, ids),
     securedOf(db, ids),
-    db.select({ total: count() }).from(filings).where(filter.where),
+    ...counts,
   ]);
-  return { items: assemble(rows, debtors, secured), total: counted?.total ?? 0 };
+  const total = totals.reduce((sum, [r]) => sum + Number(r?.total ?? 0), 0);
+  return { items: assemble(rows, debtors, secured), total };
 }
 
 /**
