@@ -27,6 +27,7 @@ import { drizzle } from "drizzle-orm/sqlite-proxy";
 import { openLocalD1 } from "../seed/localD1.ts";
 import * as schema from "../src/db/schema.ts";
 import { debtorNameKey } from "../src/domain/names.ts";
+import { isoSeconds } from "../src/domain/time.ts";
 import type { Db } from "../src/queries/db.ts";
 import { associatedDebtors, knownAddresses } from "../src/queries/debtors.ts";
 import * as q from "../src/queries/filings.ts";
@@ -51,7 +52,7 @@ const one = <T>(sql: string, ...params: SQLInputValue[]) => sqlite.prepare(sql).
 const all = <T>(sql: string, ...params: SQLInputValue[]) => sqlite.prepare(sql).all(...params) as T[];
 const filingCount = one<{ n: number }>("select count(*) as n from filings").n;
 const now = new Date();
-const since = new Date(now.getTime() - 90 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+const since = isoSeconds(now.getTime() - 90 * 86_400_000);
 
 // --- 1. The query mix, from the data itself -------------------------------
 const states = all<{ state: string }>(

@@ -19,6 +19,7 @@ import type { AmendmentRecord, FilingRecord, PartyRecord } from "../src/db/recor
 import { INDUSTRIES } from "../src/domain/industries.ts";
 import { type FilingKind, lapseDate, shiftDate } from "../src/domain/lifecycle.ts";
 import type { StateCode } from "../src/domain/states.ts";
+import { isoSeconds as iso } from "../src/domain/time.ts";
 import {
   AMENDMENT_DESCRIPTIONS,
   GIVEN_NAMES,
@@ -158,10 +159,6 @@ function filingNumber(state: StateCode, filedAt: string, seq: number): string {
     default:
       return `${yyyy}${pad(seq, 7)}`;
   }
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 /** A filing time: mostly spread over the years, a share in the last 90 days, in office hours. */

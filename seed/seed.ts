@@ -14,6 +14,7 @@ import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { getPlatformProxy } from "wrangler";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
+import { isoSeconds } from "../src/domain/time.ts";
 import { generateFilings } from "./generate.ts";
 import { openLocalD1, writeFilings } from "./localD1.ts";
 
@@ -72,7 +73,7 @@ if (values["if-empty"] && existing > 0) {
   for (const { sql } of indexes) db.exec(sql);
   db.prepare("insert into data_loads (source, loaded_at, filings) values (?, ?, ?)").run(
     `seed --filings ${count} --seed ${seed}`,
-    new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+    isoSeconds(Date.now()),
     count,
   );
   // Statistics for the query planner, as `PRAGMA optimize` keeps them on D1.

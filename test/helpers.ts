@@ -9,6 +9,7 @@ import { insertFilings, recordLoad } from "../src/db/load.ts";
 import type { FilingRecord, PartyRecord } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
+import { isoSeconds } from "../src/domain/time.ts";
 
 export const TEST_KEY = "test-key-0123456789abcdef";
 export const REVOKED_KEY = "revoked-key-0123456789abcdef";
@@ -19,7 +20,7 @@ const DAY = 86_400_000;
 
 /** ISO timestamp `days` before now (negative: in the future). */
 export function daysAgo(days: number, now = Date.now()): string {
-  return new Date(now - days * DAY).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return isoSeconds(now - days * DAY);
 }
 
 /** A party; address fields default to 1 Main St, Springfield, CA 94107. */

@@ -6,6 +6,7 @@
 import { sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
+import { isoSeconds } from "../domain/time.ts";
 import { dayCountRows, type FilingRecord, type FilingRows, nameIndexRows, toRows } from "./records.ts";
 import type * as schema from "./schema.ts";
 import {
@@ -130,7 +131,7 @@ export async function insertFilings(
 export async function recordLoad(db: Db, source: string, count: number, at = new Date()) {
   await db.insert(dataLoads).values({
     source,
-    loadedAt: at.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    loadedAt: isoSeconds(at),
     filings: count,
   });
 }

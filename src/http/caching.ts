@@ -17,7 +17,8 @@
  */
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { type AppEnv, isoSeconds } from "./context.ts";
+import { isoSeconds } from "../domain/time.ts";
+import type { AppEnv } from "./context.ts";
 
 export const CACHE_SECONDS = 60;
 

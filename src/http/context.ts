@@ -4,6 +4,7 @@
  */
 import type { Context } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
+import { isoSeconds } from "../domain/time.ts";
 
 export interface AppEnv {
   Bindings: Env;
@@ -24,11 +25,6 @@ export interface D1Meter {
   rowsRead: number;
   /** Wall time of the D1 round trips, in ms. */
   ms: number;
-}
-
-/** ISO 8601 UTC to the second, with Z: the API's timestamp form. */
-export function isoSeconds(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 export function responseMetadata(c: Context<AppEnv>) {

@@ -4,10 +4,10 @@
  */
 import { createRoute, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { isoSeconds } from "../domain/time.ts";
 import { requireApiKey } from "../http/auth.ts";
 import { httpCache } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
-import { isoSeconds } from "../http/context.ts";
 import { limitByClientAddress } from "../http/rateLimit.ts";
 import { errorBody } from "../http/responses.ts";
 
