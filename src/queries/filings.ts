@@ -12,6 +12,7 @@
  * checks them with EXPLAIN QUERY PLAN.
  */
 import { and, desc, eq, exists, gt, gte, inArray, lt, max, type SQL, sql } from "drizzle-orm";
+import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import {
   type Amendment,
   amendments,
@@ -36,7 +37,7 @@ export interface FilingFilter {
    * Statements whose `total`s add up to the number of matches, when there is
    * something cheaper than counting them one by one; default: count(*).
    */
-  counts?: (db: Db) => CountQuery[];
+  counts?: CountQuery[];
 }
 
 type CountQuery = ReturnType<typeof countAll> | ReturnType<typeof sumDays>;
@@ -62,15 +63,20 @@ export interface PageWindow {
 
 const newestFiled = [desc(filings.filedAt), desc(filings.number), desc(filings.id)];
 
-/** Filings with a debtor in one of `industries` (any debtor on the filing). */
-function withDebtorIndustry(db: Db, industries: string[] | undefined): SQL | undefined {
-  if (!industries || industries.length === 0) return undefined;
+/** Filings with at least one debtor meeting `condition`. */
+function withDebtor(db: Db, condition: SQL | undefined): SQL {
   return exists(
     db
       .select({ one: sql`1` })
       .from(debtorParties)
-      .where(and(eq(debtorParties.filingId, filings.id), inArray(debtorParties.industry, industries))),
+      .where(and(eq(debtorParties.filingId, filings.id), condition)),
   );
+}
+
+/** Filings with a debtor in one of `industries` (any debtor on the filing). */
+function withDebtorIndustry(db: Db, industries: string[] | undefined): SQL | undefined {
+  if (!industries || industries.length === 0) return undefined;
+  return withDebtor(db, inArray(debtorParties.industry, industries));
 }
 
 /** Endpoint 1: filed in `state` since `since`. */
@@ -87,7 +93,7 @@ export function recentByState(db: Db, q: { state: string; since: string; industr
   return {
     where,
     order: newestFiled,
-    counts: (db) => [
+    counts: [
       sumDays(db, q.state, industries[0] ?? "", firstDay),
       countAll(db, and(where, lt(filings.filedAt, nextDay))),
     ],
@@ -123,14 +129,7 @@ export function recentBySecuredParty(
         gte(securedParties.filedAt, q.since),
       ),
     );
-  const ofType = q.borrowerType
-    ? exists(
-        db
-          .select({ one: sql`1` })
-          .from(debtorParties)
-          .where(and(eq(debtorParties.filingId, filings.id), eq(debtorParties.type, q.borrowerType))),
-      )
-    : undefined;
+  const ofType = q.borrowerType ? withDebtor(db, eq(debtorParties.type, q.borrowerType)) : undefined;
   return {
     where: and(eq(filings.state, q.state), gte(filings.filedAt, q.since), inArray(filings.id, named), ofType),
     order: newestFiled,
@@ -170,15 +169,20 @@ export interface FilingWithParties {
   amendments: Amendment[];
 }
 
-function pageOf(db: Db, filter: FilingFilter, offset: number, limit: number) {
-  return db
-    .select()
-    .from(filings)
+/** One page of `filter`'s matches, whatever `query` selects of them. */
+function inPage<T extends SQLiteSelect>(query: T, filter: FilingFilter, offset: number, limit: number): T {
+  return query
     .where(filter.where)
     .orderBy(...filter.order)
     .limit(limit)
     .offset(offset);
 }
+
+const pageOf = (db: Db, filter: FilingFilter, offset: number, limit: number) =>
+  inPage(db.select().from(filings).$dynamic(), filter, offset, limit);
+
+const pageIdsOf = (db: Db, filter: FilingFilter, offset: number, limit: number) =>
+  inPage(db.select({ id: filings.id }).from(filings).$dynamic(), filter, offset, limit);
 
 type PageIds = ReturnType<typeof pageIdsOf>;
 
@@ -204,16 +208,6 @@ const amendmentsOf = (db: Db, ids: PageIds) =>
     .where(inArray(amendments.filingId, ids))
     .orderBy(amendments.filingId, amendments.filedAt, amendments.number);
 
-function pageIdsOf(db: Db, filter: FilingFilter, offset: number, limit: number) {
-  return db
-    .select({ id: filings.id })
-    .from(filings)
-    .where(filter.where)
-    .orderBy(...filter.order)
-    .limit(limit)
-    .offset(offset);
-}
-
 function assemble(
   page: Filing[],
   debtors: DebtorParty[],
@@ -237,7 +231,7 @@ export async function fetchCountedPage(
 ): Promise<{ items: FilingWithParties[]; total: number }> {
   const offset = (page - 1) * size;
   const ids = pageIdsOf(db, filter, offset, size);
-  const counts = filter.counts?.(db) ?? [countAll(db, filter.where)];
+  const counts = filter.counts ?? [countAll(db, filter.where)];
   const [rows, debtors, secured, ...totals] = await db.batch([
     pageOf(db, filter, offset, size),
     debtorsOf(db, ids),
