@@ -54,18 +54,22 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
   const key = cacheKey(c);
   const visibility = c.get("keyDigest") ? "private" : "public";
 
-  let body: Body | undefined;
+  let body: Body;
+  let etag: string;
   let hit = false;
   const cached = await cache.match(key).catch(() => undefined);
   if (cached) {
     body = await cached.json<Body>();
+    // Stored with the entry, so a hit does not hash the body again.
+    etag = cached.headers.get("ETag") ?? (await etagOf(body));
     hit = true;
   } else {
     await next();
     if (c.res.status !== 200) return;
     body = await c.res.clone().json<Body>();
+    etag = await etagOf(body);
     const stored = new Response(JSON.stringify(body), {
-      headers: { "Content-Type": "application/json", "Cache-Control": `max-age=${CACHE_SECONDS}` },
+      headers: { "Content-Type": "application/json", "Cache-Control": `max-age=${CACHE_SECONDS}`, ETag: etag },
     });
     const storing = cache.put(key, stored).catch(() => undefined);
     // After the response when the runtime allows (always in production).
@@ -76,7 +80,6 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
     }
   }
 
-  const etag = await etagOf(body);
   c.header("ETag", etag);
   c.header("Cache-Control", `${visibility}, max-age=${CACHE_SECONDS}`);
   c.header("Vary", "x-api-key");
