@@ -4,20 +4,22 @@
  */
 import type { Context } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
+import type { TimingVariables } from "hono/timing";
 import { isoSeconds } from "../domain/time.ts";
 
 export interface AppEnv {
   Bindings: Env;
-  Variables: RequestIdVariables & {
-    /** Label of the API key that authenticated the request. */
-    keyLabel?: string;
-    /** SHA-256 digest of that key: the caller's identity for caching and limits. */
-    keyDigest?: string;
-    /** The request's notion of "now", fixed once so one response is consistent. */
-    now: Date;
-    /** D1 work of the request, for Server-Timing and the request log. */
-    d1: D1Meter;
-  };
+  Variables: RequestIdVariables &
+    TimingVariables & {
+      /** Label of the API key that authenticated the request. */
+      keyLabel?: string;
+      /** SHA-256 digest of that key: the caller's identity for caching and limits. */
+      keyDigest?: string;
+      /** The request's notion of "now", fixed once so one response is consistent. */
+      now: Date;
+      /** D1 work of the request, for Server-Timing and the request log. */
+      d1: D1Meter;
+    };
 }
 
 export interface D1Meter {
