@@ -4,19 +4,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { getPlatformProxy } from "wrangler";
-import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
+import { putLocalKey } from "../seed/localKv.ts";
 
 /** A key that skips per-key limits, so a run measures the service, not the limiter. */
 export async function unmeteredKey(label: string): Promise<string> {
   const key = `${label.replaceAll(" ", "-")}-${crypto.randomUUID()}`;
-  const proxy = await getPlatformProxy<{ API_KEYS: KVNamespace }>({
-    configPath: "wrangler.toml",
-    remoteBindings: false,
-  });
-  const metadata: KeyMetadata = { label, created: new Date().toISOString(), status: "active", rateLimit: "unmetered" };
-  await proxy.env.API_KEYS.put(await hashKey(key), "", { metadata });
-  await proxy.dispose();
+  await putLocalKey(key, { label, created: new Date().toISOString(), status: "active", rateLimit: "unmetered" });
   return key;
 }
 

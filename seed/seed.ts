@@ -12,11 +12,10 @@
  */
 import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { getPlatformProxy } from "wrangler";
-import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { generateFilings } from "./generate.ts";
 import { openLocalD1, writeFilings } from "./localD1.ts";
+import { putLocalKey } from "./localKv.ts";
 
 /** The key the README's examples use. It exists in local state only. */
 export const LOCAL_DEV_KEY = "local-dev-key";
@@ -46,7 +45,7 @@ if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed)) {
   process.exit(2);
 }
 
-await registerLocalKey();
+await putLocalKey(LOCAL_DEV_KEY, { label: "local development", created: new Date().toISOString(), status: "active" });
 
 const db = openLocalD1();
 const existing = Number((db.prepare("select count(*) as n from filings").get() as { n: number }).n);
@@ -91,19 +90,6 @@ if (values["if-empty"] && existing > 0) {
 }
 db.close();
 console.log(`Local API key: ${LOCAL_DEV_KEY}`);
-
-async function registerLocalKey() {
-  const proxy = await getPlatformProxy<{ API_KEYS: KVNamespace }>({
-    configPath: "wrangler.toml",
-    remoteBindings: false,
-  });
-  try {
-    const metadata: KeyMetadata = { label: "local development", created: new Date().toISOString(), status: "active" };
-    await proxy.env.API_KEYS.put(await hashKey(LOCAL_DEV_KEY), "", { metadata });
-  } finally {
-    await proxy.dispose();
-  }
-}
 
 /** A progress bar on a terminal, a line per 10% otherwise. */
 function progressReporter(total: number) {
