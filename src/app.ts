@@ -7,6 +7,7 @@ import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { setMetric, timing } from "hono/timing";
+import { BOOKMARK_HEADER } from "./http/bookmark.ts";
 import { type AppEnv, log } from "./http/context.ts";
 import { ApiError, errorResponse, invalidParameters, notFound, onError } from "./http/errors.ts";
 import { registerDebtorRoutes } from "./routes/debtors.ts";
@@ -65,8 +66,9 @@ export function createApp() {
     cors({
       origin: "*",
       allowMethods: ["GET", "HEAD", "OPTIONS"],
-      allowHeaders: ["x-api-key"],
-      exposeHeaders: ["x-request-id", "Retry-After", "Server-Timing"],
+      // Browser clients read the D1 bookmark and send it back (README, "Read replication").
+      allowHeaders: ["x-api-key", BOOKMARK_HEADER],
+      exposeHeaders: ["x-request-id", "Retry-After", "Server-Timing", BOOKMARK_HEADER],
       maxAge: 86_400,
     }),
   );

@@ -13,10 +13,14 @@ interface Statement {
   params: unknown[];
 }
 
-/** A D1 binding that records each prepared statement and its parameters. */
-function recording(db: D1Database, log: Statement[]): D1Database {
+/** A D1 binding (or session) that records each prepared statement and its parameters. */
+function recording<T extends D1Database | D1DatabaseSession>(db: T, log: Statement[]): T {
   return new Proxy(db, {
     get(target, prop) {
+      // The service reads through a D1 session (src/queries/db.ts): record its statements too.
+      if (prop === "withSession") {
+        return (arg: string) => recording((target as D1Database).withSession(arg), log);
+      }
       if (prop === "prepare") {
         return (sql: string) => {
           const entry: Statement = { sql, params: [] };
@@ -62,7 +66,7 @@ const REQUESTS = [
 ];
 
 const TABLES =
-  /\b(filings|debtor_parties|secured_parties|amendments|self|debtor_names|debtor_name_sounds|filing_day_counts)\b/;
+  /\b(filings|debtor_parties|secured_parties|amendments|self|other|debtor_names|debtor_name_sounds|debtor_addresses|debtor_links|facet_counts|facet_days)\b/;
 
 beforeAll(async () => {
   await registerKeys();

@@ -10,6 +10,11 @@
  *   for another key or another request. It runs after authentication: a
  *   refused key never reaches the cache. A hit is re-stamped with this
  *   request's id and time before it is sent.
+ * - Bookmarks: an entry keeps the D1 bookmark of the state it was read
+ *   from, and a hit sends it on. A request carrying x-d1-bookmark is served
+ *   from the cache only if the entry's bookmark is at least as new; else it
+ *   reads D1 from that bookmark, and that answer is not stored (its bookmark
+ *   came partly from the client). The ETag stays a digest of the data alone.
  * - Cache-Control: `private, max-age=60` for keyed lookups and
  *   `public, max-age=60` for the public one. Data loads are batch jobs, but
  *   the "recent" windows move continuously; a minute bounds how far an answer
@@ -18,6 +23,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { isoSeconds } from "../domain/time.ts";
+import { BOOKMARK_HEADER, isAtLeast, requestedBookmark } from "./bookmark.ts";
 import type { AppEnv } from "./context.ts";
 
 export const CACHE_SECONDS = 60;
@@ -49,40 +55,56 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   return ifNoneMatch.split(",").some((t) => t.trim() === etag || t.trim() === "*");
 }
 
+async function store(c: Context<AppEnv>, key: Request, body: Body, etag: string): Promise<void> {
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    "Cache-Control": `max-age=${CACHE_SECONDS}`,
+    ETag: etag,
+  };
+  const bookmark = c.res.headers.get(BOOKMARK_HEADER);
+  if (bookmark) headers[BOOKMARK_HEADER] = bookmark;
+  const storing = caches.default.put(key, new Response(JSON.stringify(body), { headers })).catch(() => undefined);
+  // After the response when the runtime allows (always in production).
+  try {
+    c.executionCtx.waitUntil(storing);
+  } catch {
+    await storing;
+  }
+}
+
 export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
   const cache = caches.default;
   const key = cacheKey(c);
   const visibility = c.get("keyDigest") ? "private" : "public";
+  // Checked first: a malformed bookmark is a 400, cached entry or not.
+  const wanted = requestedBookmark(c);
 
   let body: Body;
   let etag: string;
   let hit = false;
   const cached = await cache.match(key).catch(() => undefined);
-  if (cached) {
+  // An entry older than the client's bookmark would take the client back in time.
+  if (cached && (!wanted || isAtLeast(cached.headers.get(BOOKMARK_HEADER), wanted))) {
     body = await cached.json<Body>();
     // Stored with the entry, so a hit does not hash the body again.
     etag = cached.headers.get("ETag") ?? (await etagOf(body));
+    const bookmark = cached.headers.get(BOOKMARK_HEADER);
+    if (bookmark) c.header(BOOKMARK_HEADER, bookmark);
     hit = true;
   } else {
     await next();
     if (c.res.status !== 200) return;
     body = await c.res.clone().json<Body>();
     etag = await etagOf(body);
-    const stored = new Response(JSON.stringify(body), {
-      headers: { "Content-Type": "application/json", "Cache-Control": `max-age=${CACHE_SECONDS}`, ETag: etag },
-    });
-    const storing = cache.put(key, stored).catch(() => undefined);
-    // After the response when the runtime allows (always in production).
-    try {
-      c.executionCtx.waitUntil(storing);
-    } catch {
-      await storing;
-    }
+    // Only answers read without a client's bookmark are stored: a session
+    // reports the bookmark it was opened at when no newer one comes back, so
+    // a made-up (future) bookmark must not label an entry others are served.
+    if (!wanted) await store(c, key, body, etag);
   }
 
   c.header("ETag", etag);
   c.header("Cache-Control", `${visibility}, max-age=${CACHE_SECONDS}`);
-  c.header("Vary", "x-api-key");
+  c.header("Vary", `x-api-key, ${BOOKMARK_HEADER}`);
   c.header("x-cache", hit ? "hit" : "miss");
   if (matches(c.req.header("if-none-match"), etag)) {
     c.res = c.body(null, 304);

@@ -19,6 +19,8 @@ export interface AppEnv {
       now: Date;
       /** D1 work of the request, for Server-Timing and the request log. */
       d1: D1Meter;
+      /** The request's D1 session (read replication), opened on first use. */
+      d1Session?: D1DatabaseSession;
     };
 }
 
