@@ -27,7 +27,7 @@ import { drizzle } from "drizzle-orm/sqlite-proxy";
 import { openLocalD1 } from "../seed/localD1.ts";
 import * as schema from "../src/db/schema.ts";
 import { debtorNameKey } from "../src/domain/names.ts";
-import { isoSeconds } from "../src/domain/time.ts";
+import { recentWindowStart } from "../src/domain/time.ts";
 import type { Db } from "../src/queries/db.ts";
 import { associatedDebtors, knownAddresses } from "../src/queries/debtors.ts";
 import * as q from "../src/queries/filings.ts";
@@ -52,7 +52,7 @@ const one = <T>(sql: string, ...params: SQLInputValue[]) => sqlite.prepare(sql).
 const all = <T>(sql: string, ...params: SQLInputValue[]) => sqlite.prepare(sql).all(...params) as T[];
 const filingCount = one<{ n: number }>("select count(*) as n from filings").n;
 const now = new Date();
-const since = isoSeconds(now.getTime() - 90 * 86_400_000);
+const since = recentWindowStart(now);
 
 // --- 1. The query mix, from the data itself -------------------------------
 const states = all<{ state: string }>(
@@ -81,14 +81,18 @@ const MIX: Record<string, string[]> = {
   "recent-by-state": states.flatMap((s) => [
     `/filings/recent-by-state?state=${s}`,
     `/filings/recent-by-state?state=${s}&industry=${enc("Manufacturing,Food & Beverage")}`,
+    `/filings/recent-by-state?state=${s}&industry=${enc("Energy & Utilities")}`,
+    `/filings/recent-by-state?state=${s}&industry=${enc("Equipment,Real Estate,Health & Wellness,Automotive Services & Sales")}`,
   ]),
   "recent-by-postal-code": zips.flatMap((z) => [
     `/filings/recent-by-postal-code?postal_code=${z}`,
     `/filings/recent-by-postal-code?postal_code=${z}&envelope=b&industry=Equipment`,
+    `/filings/recent-by-postal-code?postal_code=${z}&industry=${enc("Retail & E-commerce,Manufacturing")}`,
   ]),
   "recent-by-secured-party": lenders.flatMap((l) => [
     `/secureds/recent-by-secured-party?name=${enc(l.name)}&state=${l.state}`,
     `/secureds/recent-by-secured-party?name=${enc(l.name)}&state=${l.state}&borrower_type=Individual&envelope=a`,
+    `/secureds/recent-by-secured-party?name=${enc(l.name)}&state=${l.state}&borrower_type=Organization`,
   ]),
   "recently-terminated": states.map((s) => `/filings/recently-terminated?state=${s}`),
   "debtors/search": debtors.map((d) => `/debtors/search?name=${enc(d.name)}&state=${d.state}`),
@@ -132,16 +136,12 @@ async function sqlFor(path: string): Promise<Captured> {
     if (p.envelope === "b") await q.fetchOpenPage(db, filter, { page: 1, size: 10 }, { amendments: false });
     else await q.fetchCountedPage(db, filter, page);
   } else if (route === "/secureds/recent-by-secured-party") {
-    const filter = q.recentBySecuredParty(db, {
-      name: p.name!,
-      state: p.state!,
-      since,
-      borrowerType: p.borrower_type as "Individual" | undefined,
-    });
+    const lender = { name: p.name!, state: p.state!, since, borrowerType: p.borrower_type as "Individual" | undefined };
+    const filter = q.recentBySecuredParty(db, lender, await q.lenderFacetsOf(db, lender));
     if (p.envelope === "a") await q.fetchCountedPage(db, filter, page);
     else await q.fetchOpenPage(db, filter, { page: 1, size: 10 }, { amendments: true });
   } else if (route === "/filings/recently-terminated")
-    await q.fetchCountedPage(db, q.recentlyTerminated({ state: p.state!, since }), page);
+    await q.fetchCountedPage(db, q.recentlyTerminated(db, { state: p.state!, since }), page);
   else if (route === "/debtors/search")
     await q.fetchCountedPage(db, q.byDebtorName(db, { nameKey: debtorNameKey(p.name!), state: p.state! }), page);
   else if (route === "/debtors/addresses") await knownAddresses(db, debtorNameKey(p.name!), page);
@@ -151,7 +151,7 @@ async function sqlFor(path: string): Promise<Captured> {
   else if (route === "/filings")
     await q.fetchOpenPage(
       db,
-      q.byNumber({ number: p.initial_financing_number!, state: p.state }),
+      q.byNumber(db, { number: p.initial_financing_number!, state: p.state }),
       { page: 1, size: 10 },
       { amendments: true },
     );

@@ -11,9 +11,17 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import type { BatchItem } from "drizzle-orm/batch";
 import { type AnyD1Database, drizzle } from "drizzle-orm/d1";
-import { FILINGS_PER_GROUP, groups, insertStatements } from "../src/db/load.ts";
-import { type FilingRecord, toRows } from "../src/db/records.ts";
+import {
+  FILINGS_PER_GROUP,
+  facetCutoffDay,
+  facetStatements,
+  groups,
+  insertStatements,
+  refreshStatements,
+} from "../src/db/load.ts";
+import { type FilingRecord, facetDayRows, toRows } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
 
 const STATE_DIR = ".wrangler/state/v3/d1/miniflare-D1DatabaseObject";
@@ -38,31 +46,58 @@ export function openLocalD1(): DatabaseSync {
 /** Only builds SQL: the D1 handle is never called. */
 const builder = drizzle({} as AnyD1Database, { schema, casing: "snake_case" });
 
-/** Writes `records` with ids from `firstId`, one transaction per group; returns rows written. */
+/** Runs drizzle-built `statements` on `db`, reusing prepared statements; returns rows changed. */
+function runAll(db: DatabaseSync, prepared: Map<string, StatementSync>, statements: BatchItem<"sqlite">[]): number {
+  let changes = 0;
+  for (const statement of statements) {
+    const query = statement as unknown as {
+      toSQL?(): { sql: string; params: unknown[] };
+      getQuery?(): { sql: string; params: unknown[] };
+    };
+    const { sql, params } = query.toSQL?.() ?? query.getQuery!();
+    let stmt = prepared.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      prepared.set(sql, stmt);
+    }
+    changes += Number(stmt.run(...(params as SQLInputValue[])).changes);
+  }
+  return changes;
+}
+
+/**
+ * Writes new `records` with ids from `firstId`, one transaction per group,
+ * then rebuilds every derived aggregate once (the D1 loader rebuilds only
+ * the debtors each group touches). Returns rows written.
+ */
 export function writeFilings(
   db: DatabaseSync,
   records: Iterable<FilingRecord>,
   firstId: number,
   onProgress: (filings: number) => void,
+  now: number = Date.now(),
 ): number {
   const prepared = new Map<string, StatementSync>();
+  const cutoff = facetCutoffDay(now);
   let written = 0;
   let rows = 0;
   for (const group of groups(records, FILINGS_PER_GROUP * 4)) {
     const filingRows = group.map((r, i) => toRows(r, firstId + written + i));
     db.exec("begin");
-    for (const statement of insertStatements(builder, filingRows, MAX_PARAMS)) {
-      const { sql, params } = (statement as unknown as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
-      let stmt = prepared.get(sql);
-      if (!stmt) {
-        stmt = db.prepare(sql);
-        prepared.set(sql, stmt);
-      }
-      rows += Number(stmt.run(...(params as SQLInputValue[])).changes);
-    }
+    rows += runAll(db, prepared, [
+      ...insertStatements(builder, filingRows, MAX_PARAMS),
+      ...facetStatements(builder, facetDayRows(filingRows, cutoff), MAX_PARAMS),
+    ]);
     db.exec("commit");
     written += group.length;
     onProgress(written);
   }
   return rows;
+}
+
+/** Rebuilds every debtor aggregate and running total (after writeFilings). */
+export function refreshAll(db: DatabaseSync): void {
+  db.exec("begin");
+  runAll(db, new Map(), refreshStatements(builder, { all: true }));
+  db.exec("commit");
 }

@@ -14,14 +14,18 @@ import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { isoSeconds } from "../src/domain/time.ts";
 import { generateFilings } from "./generate.ts";
-import { openLocalD1, writeFilings } from "./localD1.ts";
+import { openLocalD1, refreshAll, writeFilings } from "./localD1.ts";
 import { putLocalKey } from "./localKv.ts";
 
 /** The key the README's examples use. It exists in local state only. */
 export const LOCAL_DEV_KEY = "local-dev-key";
 
 const TABLES = [
-  "filing_day_counts",
+  "facet_counts",
+  "facet_days",
+  "debtor_addresses",
+  "debtor_links",
+  "debtors_to_refresh",
   "debtor_name_sounds",
   "debtor_names",
   "amendments",
@@ -58,18 +62,19 @@ if (values["if-empty"] && existing > 0) {
   for (const table of TABLES) db.exec(`delete from ${table}`);
   db.exec("commit");
   // Bulk-load trick: build secondary indexes once at the end instead of
-  // maintaining them row by row. The unique key the name-index upsert
-  // relies on stays.
-  const indexes = db
-    .prepare(
-      "select name, sql from sqlite_master where type = 'index' and sql is not null and name <> 'debtor_names_key_state'",
-    )
-    .all() as { name: string; sql: string }[];
+  // maintaining them row by row (primary keys, which the facet upserts rely
+  // on, stay).
+  const indexes = db.prepare("select name, sql from sqlite_master where type = 'index' and sql is not null").all() as {
+    name: string;
+    sql: string;
+  }[];
   for (const { name } of indexes) db.exec(`drop index "${name}"`);
   db.exec("pragma synchronous = off");
-  writeFilings(db, generateFilings({ filings: count, seed, now: started }), 1, progressReporter(count));
+  writeFilings(db, generateFilings({ filings: count, seed, now: started }), 1, progressReporter(count), started);
   console.log(`\n  building ${indexes.length} indexes...`);
   for (const { sql } of indexes) db.exec(sql);
+  console.log("  building debtor aggregates and running totals...");
+  refreshAll(db);
   db.prepare("insert into data_loads (source, loaded_at, filings) values (?, ?, ?)").run(
     `seed --filings ${count} --seed ${seed}`,
     isoSeconds(Date.now()),

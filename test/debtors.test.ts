@@ -107,16 +107,6 @@ describe("GET /debtors/associated", () => {
     expect(body).toMatchObject({ debtor_name: "Acme Company", debtor_state: "CA" });
     expect(body.associated_debtors).toEqual([
       {
-        debtor_name: "Acme Holdings LLC",
-        address: {
-          street_address_1: "200 New Ave",
-          street_address_2: null,
-          city: "Springfield",
-          state: "CA",
-          postal_code: "90003",
-        },
-      },
-      {
         debtor_name: "Ann Owner",
         address: {
           street_address_1: "5 Home Ln",
@@ -124,6 +114,16 @@ describe("GET /debtors/associated", () => {
           city: "Springfield",
           state: "CA",
           postal_code: "90002",
+        },
+      },
+      {
+        debtor_name: "Acme Holdings LLC",
+        address: {
+          street_address_1: "200 New Ave",
+          street_address_2: null,
+          city: "Springfield",
+          state: "CA",
+          postal_code: "90003",
         },
       },
     ]);

@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { isoSeconds, recentWindowStart } from "../src/domain/time.ts";
 import { allPagesA, daysAgo, filing, get, getJson, load, party, registerKeys } from "./helpers.ts";
+
+const windowStart = recentWindowStart(Date.now());
 
 beforeAll(async () => {
   await registerKeys();
@@ -13,9 +16,9 @@ beforeAll(async () => {
       debtors: [party("Sunrise Bakery Inc", { label: "Food & Beverage" }), party("Jane Doe", { type: "Individual" })],
     }),
     filing({ number: "CA-OLD", filedAt: daysAgo(91) }),
-    // Either side of the window's start, on the same calendar day or the next.
-    filing({ number: "CA-EDGE-IN", filedAt: daysAgo(89.999) }),
-    filing({ number: "CA-EDGE-OUT", filedAt: daysAgo(90.001) }),
+    // Either side of the window's start: midnight UTC, 90 days before today.
+    filing({ number: "CA-EDGE-IN", filedAt: windowStart }),
+    filing({ number: "CA-EDGE-OUT", filedAt: isoSeconds(Date.parse(windowStart) - 1000) }),
     filing({ number: "NV-REC", state: "NV", filedAt: daysAgo(3) }),
   ]);
 });
@@ -90,7 +93,7 @@ describe("GET /filings/recent-by-state", () => {
     expect(food.pagination.total_results).toBe(0);
   });
 
-  it("counts exactly from the day counts, with one industry, several, or none", async () => {
+  it("counts exactly from the facet totals, with one industry, several, or none", async () => {
     for (const query of [
       "",
       "&industry=manufacturing",

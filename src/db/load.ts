@@ -1,26 +1,45 @@
 /**
- * Bulk insertion of filings. Used by the seed script, the importer and test
- * fixtures, so all of them write the same rows the same way.
+ * Writing filings, and keeping what is derived from them consistent. Used by
+ * the seed script, the importer and test fixtures, so all of them write the
+ * same rows the same way.
+ *
+ * A load writes, in one D1 batch per group of filings:
+ * - the filings, their parties and amendments (rows from records.ts);
+ * - the name sounds of similar-name search (insert-or-ignore);
+ * - facet day counts (schema.ts, facetCounts): added for new filings,
+ *   subtracted for replaced ones, running totals marked stale;
+ * - the debtors touched, queued in debtors_to_refresh;
+ * and then `refreshStatements` rebuilds the per-debtor aggregates (names,
+ * addresses, co-debtor links) of the queued debtors from their parties, and
+ * the stale running totals. Rebuilding from the parties, rather than adding
+ * to the aggregates, is what lets a replaced filing take back what it gave.
  */
 
-import { sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { isoSeconds } from "../domain/time.ts";
-import { dayCountRows, type FilingRecord, type FilingRows, nameIndexRows, toRows } from "./records.ts";
+import { alias } from "drizzle-orm/sqlite-core";
+import { isoSeconds, recentWindowStart } from "../domain/time.ts";
+import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, nameSoundRows, toRows } from "./records.ts";
 import type * as schema from "./schema.ts";
 import {
   amendments,
   dataLoads,
+  debtorAddresses,
+  debtorLinks,
   debtorNameSounds,
   debtorNames,
   debtorParties,
-  filingDayCounts,
+  debtorsToRefresh,
+  facetCounts,
+  facetDays,
   filings,
   securedParties,
 } from "./schema.ts";
 
-type Db = DrizzleD1Database<typeof schema> | DrizzleD1Database;
+/** A Drizzle handle over D1, with this schema or none (writing needs only the tables). */
+type Db = DrizzleD1Database<typeof schema> | DrizzleD1Database<any>;
+type Statement = BatchItem<"sqlite">;
 
 /** D1 allows at most 100 bound parameters in one statement. */
 export const D1_MAX_PARAMS = 100;
@@ -35,18 +54,23 @@ function chunk<T>(rows: T[], size: number): T[][] {
   return out;
 }
 
+/** First day kept at day resolution in facet_days for a load at `now`. */
+export function facetCutoffDay(now: Date | number): string {
+  return recentWindowStart(now).slice(0, 10);
+}
+
 /**
- * Multi-row INSERTs for `rows` (filings, parties, amendments, and the
- * similar-name index), each within `maxParams` bound parameters.
+ * Multi-row INSERTs of `rows` (filings, parties, amendments) and of their
+ * name sounds, each within `maxParams` bound parameters.
  */
-export function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): BatchItem<"sqlite">[] {
+export function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
   const tables = [
     [filings, rows.map((r) => r.filing)],
     [debtorParties, rows.flatMap((r) => r.debtors)],
     [securedParties, rows.flatMap((r) => r.securedParties)],
     [amendments, rows.flatMap((r) => r.amendments)],
   ] as const;
-  const statements: BatchItem<"sqlite">[] = [];
+  const statements: Statement[] = [];
   for (const [table, tableRows] of tables) {
     if (tableRows.length === 0) continue;
     const perRow = Object.keys(tableRows[0]!).length;
@@ -56,38 +80,143 @@ export function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_
       statements.push(db.insert(table).values(part as any));
     }
   }
-  const index = nameIndexRows(rows);
-  for (const part of chunk(index.names, Math.floor(maxParams / 5))) {
+  for (const part of chunk(nameSoundRows(rows), Math.floor(maxParams / 3))) {
+    statements.push(db.insert(debtorNameSounds).values(part).onConflictDoNothing());
+  }
+  return statements;
+}
+
+/** Adds `days` (signed counts) to facet_days and facet_counts, marking running totals stale. */
+export function facetStatements(db: Db, days: FacetDay[], maxParams = D1_MAX_PARAMS): Statement[] {
+  const statements: Statement[] = [];
+  for (const part of chunk(days, Math.floor(maxParams / 7))) {
     statements.push(
       db
-        .insert(debtorNames)
-        .values(part)
+        .insert(facetDays)
+        .values(part.map((d) => ({ ...d, running: null })))
         .onConflictDoUpdate({
-          target: [debtorNames.nameKey, debtorNames.state],
-          set: {
-            filingCount: sql`${debtorNames.filingCount} + excluded.filing_count`,
-            // Keep the spelling of the most recent filing.
-            name: sql`case when excluded.last_filed_at >= ${debtorNames.lastFiledAt} then excluded.name else ${debtorNames.name} end`,
-            lastFiledAt: sql`max(${debtorNames.lastFiledAt}, excluded.last_filed_at)`,
-          },
+          target: [facetDays.scope, facetDays.place, facetDays.name, facetDays.facet, facetDays.day],
+          set: { filings: sql`${facetDays.filings} + excluded.filings`, running: null },
         }),
     );
   }
-  for (const part of chunk(index.sounds, Math.floor(maxParams / 3))) {
-    statements.push(db.insert(debtorNameSounds).values(part).onConflictDoNothing());
+  const totals = new Map<string, typeof facetCounts.$inferInsert>();
+  for (const d of days) {
+    const id = [d.scope, d.place, d.name, d.facet].join("\u0000");
+    const seen = totals.get(id);
+    if (seen) seen.filings += d.filings;
+    else totals.set(id, { scope: d.scope, place: d.place, name: d.name, facet: d.facet, filings: d.filings });
   }
-  for (const part of chunk(dayCountRows(rows), Math.floor(maxParams / 4))) {
+  for (const part of chunk([...totals.values()], Math.floor(maxParams / 5))) {
     statements.push(
       db
-        .insert(filingDayCounts)
+        .insert(facetCounts)
         .values(part)
         .onConflictDoUpdate({
-          target: [filingDayCounts.state, filingDayCounts.industry, filingDayCounts.day],
-          set: { filings: sql`${filingDayCounts.filings} + excluded.filings` },
+          target: [facetCounts.scope, facetCounts.place, facetCounts.name, facetCounts.facet],
+          set: { filings: sql`${facetCounts.filings} + excluded.filings` },
         }),
     );
   }
   return statements;
+}
+
+/** Queues the debtors named in `rows` for refreshStatements. */
+export function queueDebtorStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
+  const keys = [...new Set(rows.flatMap((r) => r.debtors.map((d) => d.nameKey)))].map((nameKey) => ({ nameKey }));
+  return chunk(keys, maxParams).map((part) => db.insert(debtorsToRefresh).values(part).onConflictDoNothing());
+}
+
+/**
+ * Rebuilds the aggregates of the queued debtors (or of every debtor, with
+ * `all`, after a bulk load) from their parties, and recomputes the stale
+ * running totals of facet_days.
+ */
+export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
+  const queued = (column: SQL.Aliased | typeof debtorParties.nameKey) =>
+    all ? undefined : inArray(column as typeof debtorParties.nameKey, db.select().from(debtorsToRefresh));
+  const self = alias(debtorParties, "self");
+  const other = alias(debtorParties, "other");
+  // Columns next to max() come from the row holding the max (SQLite), so
+  // each aggregate shows its most recent spelling and address; the filing
+  // id in the max makes the latest-loaded filing win ties. The first 20
+  // characters are the ISO timestamp.
+  const latest = (t: typeof self) => sql<string>`substr(max(${t.filedAt} || printf('%012d', ${t.filingId})), 1, 20)`;
+  const lastFiled = latest(debtorParties as typeof self);
+  const lastSeen = latest(other);
+  return [
+    db.delete(debtorNames).where(queued(debtorNames.nameKey as never)),
+    db.insert(debtorNames).select(
+      db
+        .select({
+          id: sql<number>`null`.as("id"),
+          nameKey: debtorParties.nameKey,
+          state: debtorParties.filingState,
+          name: debtorParties.name,
+          lastFiledAt: lastFiled.as("last_filed_at"),
+          filingCount: sql<number>`count(distinct ${debtorParties.filingId})`.as("filing_count"),
+        })
+        .from(debtorParties)
+        .where(and(sql`${debtorParties.nameKey} <> ''`, queued(debtorParties.nameKey)))
+        .groupBy(debtorParties.nameKey, debtorParties.filingState),
+    ),
+    db.delete(debtorAddresses).where(queued(debtorAddresses.nameKey as never)),
+    db.insert(debtorAddresses).select(
+      db
+        .select({
+          nameKey: debtorParties.nameKey,
+          addressKey: debtorParties.addressKey,
+          lastUsed: lastFiled.as("last_used"),
+          street1: debtorParties.street1,
+          city: debtorParties.city,
+          state: debtorParties.state,
+          zip: debtorParties.zip,
+        })
+        .from(debtorParties)
+        .where(queued(debtorParties.nameKey))
+        .groupBy(debtorParties.nameKey, debtorParties.addressKey),
+    ),
+    db.delete(debtorLinks).where(queued(debtorLinks.nameKey as never)),
+    db.insert(debtorLinks).select(
+      db
+        .select({
+          nameKey: self.nameKey,
+          filingState: self.filingState,
+          otherKey: other.nameKey,
+          otherAddressKey: other.addressKey,
+          lastSeen: lastSeen.as("last_seen"),
+          name: other.name,
+          street1: other.street1,
+          street2: other.street2,
+          city: other.city,
+          state: other.state,
+          zip: other.zip,
+        })
+        .from(self)
+        .innerJoin(other, and(eq(other.filingId, self.filingId), sql`${other.nameKey} <> ${self.nameKey}`))
+        .where(queued(self.nameKey as never))
+        .groupBy(self.nameKey, self.filingState, other.nameKey, other.addressKey),
+    ),
+    db.delete(debtorsToRefresh),
+    // Running totals of every facet with a stale day, in one pass.
+    db.run(sql`
+      update ${facetDays} set running = fresh.running
+      from (
+        select d.scope, d.place, d.name, d.facet, d.day,
+          sum(d.filings) over (partition by d.scope, d.place, d.name, d.facet order by d.day) as running
+        from ${facetDays} d
+        join (select distinct scope, place, name, facet from ${facetDays} where running is null) stale
+          using (scope, place, name, facet)
+      ) fresh
+      where ${facetDays}.scope = fresh.scope and ${facetDays}.place = fresh.place
+        and ${facetDays}.name = fresh.name and ${facetDays}.facet = fresh.facet and ${facetDays}.day = fresh.day`),
+  ];
+}
+
+async function runBatches(db: Db, statements: Statement[]) {
+  for (const part of chunk(statements, STATEMENTS_PER_BATCH)) {
+    await db.batch(part as [Statement, ...Statement[]]);
+  }
 }
 
 /** Groups of `size` items from any iterable, without materializing it. */
@@ -104,23 +233,27 @@ export function* groups<T>(items: Iterable<T>, size: number): Generator<T[]> {
 }
 
 /**
- * Inserts `records` with consecutive ids from `firstId`. Records may come
- * from a generator, so large loads stream. Calls `onProgress` with the
- * number of filings written so far after each group.
+ * Inserts new `records` with consecutive ids from `firstId` (the caller
+ * knows they are new: test fixtures). Records may come from a generator, so
+ * large loads stream.
  */
 export async function insertFilings(
   db: Db,
   records: Iterable<FilingRecord>,
   firstId: number,
   onProgress?: (written: number) => void,
+  now: Date = new Date(),
 ): Promise<number> {
   let written = 0;
+  const cutoff = facetCutoffDay(now);
   for (const group of groups(records, FILINGS_PER_GROUP)) {
     const rows = group.map((r, i) => toRows(r, firstId + written + i));
-    const statements = insertStatements(db, rows);
-    for (const part of chunk(statements, STATEMENTS_PER_BATCH)) {
-      await db.batch(part as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-    }
+    await runBatches(db, [
+      ...insertStatements(db, rows),
+      ...facetStatements(db, facetDayRows(rows, cutoff)),
+      ...queueDebtorStatements(db, rows),
+      ...refreshStatements(db),
+    ]);
     written += group.length;
     onProgress?.(written);
   }
@@ -134,4 +267,124 @@ export async function recordLoad(db: Db, source: string, count: number, at = new
     loadedAt: isoSeconds(at),
     filings: count,
   });
+}
+
+export interface LoadSummary {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+}
+
+/** Filings looked up and written per round trip pair by upsertFilings. */
+const UPSERT_GROUP = 100;
+
+/** A filing's rows without row ids, as comparable text. */
+function fingerprint(rows: FilingRows): string {
+  const strip = ({ id: _, ...rest }: { id?: unknown }) => rest;
+  const sorted = (o: object) => JSON.stringify(o, Object.keys(o).sort());
+  return [
+    sorted(strip(rows.filing)),
+    ...rows.debtors.map((d) => sorted(strip(d))),
+    "|",
+    ...rows.securedParties.map((s) => sorted(strip(s))),
+    "|",
+    ...rows.amendments.map((a) => sorted(strip(a))),
+  ].join("\n");
+}
+
+/**
+ * Loads records keyed by state and initial financing number: new ones are
+ * inserted, changed ones replaced (keeping their id), identical ones left
+ * alone; derived data follows, and a data_loads row records the load so
+ * `data_source_last_updated` moves forward. Within one call, the last record
+ * for a state and number wins.
+ *
+ * Each group costs two D1 round trips: one reading the stored versions of
+ * its filings, one batch writing the difference.
+ */
+export async function upsertFilings(
+  db: Db,
+  records: Iterable<FilingRecord>,
+  options: { source?: string; now?: Date; onProgress?: (done: number) => void } = {},
+): Promise<LoadSummary> {
+  const now = options.now ?? new Date();
+  const cutoff = facetCutoffDay(now);
+  const summary: LoadSummary = { inserted: 0, updated: 0, unchanged: 0 };
+  let done = 0;
+  for (const group of groups(records, UPSERT_GROUP)) {
+    const latest = new Map(group.map((r) => [`${r.state.toUpperCase()}\u0000${r.number}`, r]));
+    // By number alone (one bound parameter each; numbers rarely repeat
+    // across states), then matched on state too below.
+    const numbers = inArray(filings.number, [...new Set(group.map((r) => r.number))]);
+    const stored = db.select({ id: filings.id }).from(filings).where(numbers);
+    const [old, oldDebtors, oldSecured, oldAmendments, [top]] = await db.batch([
+      db.select().from(filings).where(numbers),
+      db
+        .select()
+        .from(debtorParties)
+        .where(inArray(debtorParties.filingId, stored))
+        .orderBy(debtorParties.filingId, debtorParties.position),
+      db
+        .select()
+        .from(securedParties)
+        .where(inArray(securedParties.filingId, stored))
+        .orderBy(securedParties.filingId, securedParties.position),
+      db
+        .select()
+        .from(amendments)
+        .where(inArray(amendments.filingId, stored))
+        .orderBy(amendments.filingId, amendments.id),
+      db.select({ id: sql<number | null>`max(${filings.id})` }).from(filings),
+    ]);
+    const oldRows = new Map<string, FilingRows>(
+      old.map((f) => [
+        `${f.state}\u0000${f.number}`,
+        {
+          filing: f,
+          debtors: oldDebtors.filter((d) => d.filingId === f.id),
+          securedParties: oldSecured.filter((s) => s.filingId === f.id),
+          amendments: oldAmendments.filter((a) => a.filingId === f.id),
+        },
+      ]),
+    );
+    let nextId = (top?.id ?? 0) + 1;
+    const added: FilingRows[] = [];
+    const removed: FilingRows[] = [];
+    for (const [key, record] of latest) {
+      const before = oldRows.get(key);
+      const after = toRows(record, before?.filing.id ?? nextId++);
+      if (!before) {
+        added.push(after);
+        summary.inserted += 1;
+      } else if (fingerprint(before) !== fingerprint(after)) {
+        removed.push(before);
+        added.push(after);
+        summary.updated += 1;
+      } else {
+        summary.unchanged += 1;
+      }
+    }
+    if (added.length > 0) {
+      const replaced = removed.map((r) => r.filing.id!);
+      await runBatches(db, [
+        // Children first: the rows go whether or not D1 enforces the cascade.
+        ...(replaced.length > 0
+          ? [
+              db.delete(debtorParties).where(inArray(debtorParties.filingId, replaced)),
+              db.delete(securedParties).where(inArray(securedParties.filingId, replaced)),
+              db.delete(amendments).where(inArray(amendments.filingId, replaced)),
+              db.delete(filings).where(inArray(filings.id, replaced)),
+            ]
+          : []),
+        ...insertStatements(db, added),
+        ...facetStatements(db, [...facetDayRows(removed, cutoff, -1), ...facetDayRows(added, cutoff)]),
+        ...queueDebtorStatements(db, [...removed, ...added]),
+        ...refreshStatements(db),
+      ]);
+    }
+    done += group.length;
+    options.onProgress?.(done);
+  }
+  await recordLoad(db, options.source ?? "import", summary.inserted + summary.updated, now);
+  return summary;
 }

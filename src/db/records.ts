@@ -7,15 +7,7 @@
 
 import { type AmendmentKind, type FilingKind, lapseDate, terminatedAt } from "../domain/lifecycle.ts";
 import { debtorNameKey, securedNameWords, significantWords, wordSound } from "../domain/names.ts";
-import type {
-  amendments,
-  debtorNameSounds,
-  debtorNames,
-  debtorParties,
-  filingDayCounts,
-  filings,
-  securedParties,
-} from "./schema.ts";
+import type { amendments, debtorNameSounds, debtorParties, facetDays, filings, securedParties } from "./schema.ts";
 
 export interface AddressRecord {
   street1: string;
@@ -83,7 +75,8 @@ function addressColumns(a: AddressRecord) {
 /** Rows for one filing, with `id` as its primary key. */
 export function toRows(record: FilingRecord, id: number): FilingRows {
   const state = record.state.toUpperCase();
-  const shared = { filingId: id, filingState: state, filedAt: record.filedAt };
+  const shared = { filingId: id, filingState: state, filedAt: record.filedAt, filingNumber: record.number };
+  const debtorTypes = setOf(record.debtors.map((d) => d.type));
   return {
     filing: {
       id,
@@ -110,6 +103,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       nameWords: securedNameWords(p.name),
       category: p.label ?? null,
       ...addressColumns(p.address),
+      debtorTypes,
     })),
     amendments: record.amendments.map((a) => ({
       filingId: id,
@@ -121,64 +115,57 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
   };
 }
 
-export interface NameIndexRows {
-  names: (typeof debtorNames.$inferInsert)[];
-  sounds: (typeof debtorNameSounds.$inferInsert)[];
+/** A set of labels as stored in one column: distinct, sorted, joined with "|". */
+export function setOf(labels: Iterable<string | null | undefined>): string {
+  return [...new Set([...labels].filter((l): l is string => l != null && l !== ""))].sort().join("|");
 }
 
 /**
- * The similar-name index entries that `rows` contribute: per debtor key and
- * state, how many of these filings name it and its latest spelling; and the
- * sounds of the words of every spelling seen. The loader adds the counts to
- * what is already stored.
+ * The sounds of the words of every debtor name in `rows`, for similar-name
+ * search; the per-name rows (debtor_names) are rebuilt from the parties.
  */
-export function nameIndexRows(rows: FilingRows[]): NameIndexRows {
-  const names = new Map<string, typeof debtorNames.$inferInsert>();
+export function nameSoundRows(rows: FilingRows[]): (typeof debtorNameSounds.$inferInsert)[] {
   const sounds = new Map<string, typeof debtorNameSounds.$inferInsert>();
   for (const { debtors } of rows) {
-    const onThisFiling = new Set<string>();
     for (const d of debtors) {
       if (d.nameKey === "") continue;
-      const id = `${d.nameKey}|${d.filingState}`;
       for (const word of significantWords(d.name)) {
         const sound = wordSound(word);
-        sounds.set(`${sound}|${id}`, { sound, state: d.filingState, nameKey: d.nameKey });
-      }
-      if (onThisFiling.has(id)) continue;
-      onThisFiling.add(id);
-      const seen = names.get(id);
-      if (!seen) {
-        names.set(id, {
-          nameKey: d.nameKey,
-          state: d.filingState,
-          name: d.name,
-          lastFiledAt: d.filedAt,
-          filingCount: 1,
-        });
-      } else {
-        seen.filingCount = (seen.filingCount ?? 0) + 1;
-        if (d.filedAt >= seen.lastFiledAt) Object.assign(seen, { name: d.name, lastFiledAt: d.filedAt });
+        sounds.set(`${sound}|${d.nameKey}|${d.filingState}`, { sound, state: d.filingState, nameKey: d.nameKey });
       }
     }
   }
-  return { names: [...names.values()], sounds: [...sounds.values()] };
+  return [...sounds.values()];
 }
 
-/** The day counts `rows` add: per state and day, overall ("") and per debtor industry. */
-export function dayCountRows(rows: FilingRows[]): (typeof filingDayCounts.$inferInsert)[] {
-  const counts = new Map<string, typeof filingDayCounts.$inferInsert>();
-  const add = (state: string, industry: string, day: string) => {
-    const id = `${state}|${industry}|${day}`;
+export type FacetDay = Omit<typeof facetDays.$inferInsert, "running">;
+
+/** Day bucket of every day before the recency window's reach. */
+export const OLD_DAYS = "0000-00-00";
+
+/**
+ * The facets of each filing (see facetCounts in schema.ts), counted by day:
+ * `sign` 1 for filings added, -1 for filings removed. Days before
+ * `cutoffDay` go to the OLD_DAYS bucket.
+ */
+export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1 = 1): FacetDay[] {
+  const counts = new Map<string, FacetDay>();
+  const add = (scope: FacetDay["scope"], place: string, name: string, facet: string, at: string) => {
+    const day = at.slice(0, 10) < cutoffDay ? OLD_DAYS : at.slice(0, 10);
+    const id = [scope, place, name, facet, day].join("\u0000");
     const seen = counts.get(id);
-    if (seen) seen.filings += 1;
-    else counts.set(id, { state, industry, day, filings: 1 });
+    if (seen) seen.filings += sign;
+    else counts.set(id, { scope, place, name, facet, day, filings: sign });
   };
-  for (const { filing, debtors } of rows) {
-    const day = filing.filedAt.slice(0, 10);
-    add(filing.state, "", day);
-    for (const industry of new Set(debtors.map((d) => d.industry).filter((i) => i != null))) {
-      add(filing.state, industry, day);
+  for (const { filing, debtors, securedParties } of rows) {
+    add("s", filing.state, "", setOf(debtors.map((d) => d.industry)), filing.filedAt);
+    for (const zip5 of new Set(debtors.map((d) => d.zip5))) {
+      add("z", zip5, "", setOf(debtors.filter((d) => d.zip5 === zip5).map((d) => d.industry)), filing.filedAt);
     }
+    const types = setOf(debtors.map((d) => d.type));
+    for (const name of new Set(securedParties.map((s) => s.nameWords)))
+      add("l", filing.state, name, types, filing.filedAt);
+    if (filing.terminatedAt) add("t", filing.state, "", "", filing.terminatedAt);
   }
-  return [...counts.values()];
+  return [...counts.values()].filter((c) => c.filings !== 0);
 }

@@ -47,6 +47,18 @@ const addressColumns = {
   addressKey: text().notNull(),
 };
 
+/**
+ * Immutable facts of the filing copied onto each party row, so a party index
+ * can filter by state and recency and yield filings in list order.
+ */
+const filingCopies = {
+  filingState: text().notNull(),
+  filedAt: text().notNull(),
+  // The default only lets the column be added to existing tables; loaders
+  // always set it (and migration 0004 clears data written before it).
+  filingNumber: text().notNull().default(""),
+};
+
 export const filings = sqliteTable(
   "filings",
   {
@@ -88,16 +100,20 @@ export const debtorParties = sqliteTable(
     /** Industry label; one of INDUSTRIES or another label. */
     industry: text(),
     ...addressColumns,
-    filingState: text().notNull(),
-    filedAt: text().notNull(),
+    ...filingCopies,
   },
   (t) => [
     index("debtor_parties_filing").on(t.filingId, t.position),
-    // Exact-name search within a state (endpoints 5 and 7), and across
-    // states for known addresses (endpoint 6).
-    index("debtor_parties_name").on(t.nameKey, t.filingState, t.filedAt),
-    // Postal-code search, recent first (endpoint 2).
-    index("debtor_parties_zip").on(t.zip5, t.filedAt),
+    // Each index below ends in the list order (filed_at, number, filing id),
+    // so a page is read newest first straight off the index and stops at
+    // the page's end; several of them merge in order (see queries/pages.ts).
+    // A debtor's filings in a state (endpoint 5); refreshing its aggregates.
+    index("debtor_parties_name").on(t.nameKey, t.filingState, t.filedAt, t.filingNumber, t.filingId),
+    // Postal-code search, with or without industries (endpoint 2).
+    index("debtor_parties_zip").on(t.zip5, t.filedAt, t.filingNumber, t.filingId),
+    index("debtor_parties_zip_industry").on(t.zip5, t.industry, t.filedAt, t.filingNumber, t.filingId),
+    // A state's filings by debtor industry (endpoint 1 with industries).
+    index("debtor_parties_state_industry").on(t.filingState, t.industry, t.filedAt, t.filingNumber, t.filingId),
   ],
 );
 
@@ -115,13 +131,15 @@ export const securedParties = sqliteTable(
     /** Lender kind, e.g. Bank, Equipment Finance. */
     category: text(),
     ...addressColumns,
-    filingState: text().notNull(),
-    filedAt: text().notNull(),
+    ...filingCopies,
+    /** The kinds of debtor on the filing ("Individual", "Organization", or both joined by "|"). */
+    debtorTypes: text().notNull().default(""),
   },
   (t) => [
     index("secured_parties_filing").on(t.filingId, t.position),
-    // Lender-name prefix search within a state (endpoint 3).
-    index("secured_parties_name").on(t.filingState, t.nameWords, t.filedAt),
+    // Lender-name search within a state, by borrower type, newest first
+    // (endpoint 3): one ordered range per lender name and debtor-type set.
+    index("secured_parties_name").on(t.filingState, t.nameWords, t.debtorTypes, t.filedAt, t.filingNumber, t.filingId),
   ],
 );
 
@@ -180,22 +198,98 @@ export const debtorNameSounds = sqliteTable(
 );
 
 /**
- * Filings per state and filing day, overall (industry "") and per debtor
- * industry (a filing counts once under each industry among its debtors).
- * Maintained by the loader, so counting a state's recent filings reads about
- * ninety rows instead of every filing of the window.
+ * What the counted lists count. A facet is one way a filing is listed:
+ * - "s": its state (place) and the set of its debtors' industries (facet);
+ * - "z": each debtor ZIP5 (place) and the industries of the debtors there;
+ * - "l": its state, each lender's whole-word name (name) and the set of its
+ *   debtor types;
+ * - "t": its state, dated by termination rather than filing.
+ * Sets are sorted and joined with "|", so every filing has exactly one facet
+ * per scope and place, and a filter ("any of these industries") is a sum
+ * over the facets it matches: exact, with no double counting.
+ *
+ * `facet_counts` holds each facet's all-time total; `facet_days` the same by
+ * day with a running total, so "filed since day D" is the total minus one
+ * running value: two rows per facet, whatever the data size. Days older
+ * than the recency window at load time share one bucket ("0000-00-00").
+ * Kept by the loaders (src/db/load.ts).
  */
-export const filingDayCounts = sqliteTable(
-  "filing_day_counts",
+const facetKey = {
+  scope: text({ enum: ["s", "z", "l", "t"] }).notNull(),
+  place: text().notNull(),
+  name: text().notNull(),
+  facet: text().notNull(),
+};
+
+export const facetCounts = sqliteTable("facet_counts", { ...facetKey, filings: integer().notNull() }, (t) => [
+  primaryKey({ columns: [t.scope, t.place, t.name, t.facet] }),
+]);
+
+export const facetDays = sqliteTable(
+  "facet_days",
   {
-    state: text().notNull(),
-    industry: text().notNull(),
-    /** YYYY-MM-DD (UTC). */
+    ...facetKey,
+    /** YYYY-MM-DD (UTC), or "0000-00-00" for every older day. */
     day: text().notNull(),
     filings: integer().notNull(),
+    /** Filings of the facet on this day and before; null until refreshed. */
+    running: integer(),
   },
-  (t) => [primaryKey({ columns: [t.state, t.industry, t.day] })],
+  (t) => [
+    primaryKey({ columns: [t.scope, t.place, t.name, t.facet, t.day] }),
+    index("facet_days_stale").on(t.scope, t.place, t.name, t.facet).where(sql`running is null`),
+  ],
 );
+
+/**
+ * One row per debtor (match key) and distinct address, with when it was
+ * last filed there (endpoint 6). Rebuilt for the debtors a load touches.
+ */
+export const debtorAddresses = sqliteTable(
+  "debtor_addresses",
+  {
+    nameKey: text().notNull(),
+    addressKey: text().notNull(),
+    lastUsed: text().notNull(),
+    street1: text().notNull(),
+    city: text().notNull(),
+    state: text().notNull(),
+    zip: text().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.nameKey, t.addressKey] }),
+    index("debtor_addresses_recent").on(t.nameKey, t.lastUsed, t.addressKey),
+  ],
+);
+
+/**
+ * One row per debtor, filing state and co-debtor (name key and address)
+ * named with it on a filing, with the latest such filing (endpoint 7).
+ * Rebuilt for the debtors a load touches.
+ */
+export const debtorLinks = sqliteTable(
+  "debtor_links",
+  {
+    nameKey: text().notNull(),
+    filingState: text().notNull(),
+    otherKey: text().notNull(),
+    otherAddressKey: text().notNull(),
+    lastSeen: text().notNull(),
+    name: text().notNull(),
+    street1: text().notNull(),
+    street2: text(),
+    city: text().notNull(),
+    state: text().notNull(),
+    zip: text().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.nameKey, t.filingState, t.otherKey, t.otherAddressKey] }),
+    index("debtor_links_recent").on(t.nameKey, t.filingState, t.lastSeen, t.otherKey, t.otherAddressKey),
+  ],
+);
+
+/** Debtors whose aggregates (names, addresses, links) a load must rebuild. */
+export const debtorsToRefresh = sqliteTable("debtors_to_refresh", { nameKey: text().primaryKey() });
 
 /** One row per data load; the newest is `data_source_last_updated`. */
 export const dataLoads = sqliteTable(

@@ -2,3 +2,16 @@
 export function isoSeconds(date: Date | number): string {
   return new Date(date).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
+
+/** Length of the recency window of endpoints 1 to 4. */
+export const RECENT_DAYS = 90;
+
+/**
+ * Start of the recency window at `now`: midnight UTC, RECENT_DAYS days
+ * before today. The window moves a whole day at a time, so it is counted
+ * from per-day totals and a page's contents hold still within a day.
+ */
+export function recentWindowStart(now: Date | number): string {
+  const today = Date.parse(`${new Date(now).toISOString().slice(0, 10)}T00:00:00Z`);
+  return isoSeconds(today - RECENT_DAYS * 86_400_000);
+}

@@ -1,43 +1,28 @@
 /**
  * Queries behind the debtor lookups that list addresses and co-borrowers
- * rather than filings (endpoints 6 and 7). Each page is one batch: the page
- * and the count of distinct entries.
+ * rather than filings (endpoints 6 and 7). Both read aggregates the loader
+ * keeps per debtor (src/db/load.ts, refreshStatements), so a page reads its
+ * own rows off an index in list order, and the count reads the debtor's
+ * entries: it grows with that debtor's addresses or co-borrowers, never
+ * with the number of filings.
  */
-import { and, count, desc, eq, max, ne, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
-import { debtorParties } from "../db/schema.ts";
+import { and, count, desc, eq } from "drizzle-orm";
+import { debtorAddresses, debtorLinks } from "../db/schema.ts";
 import type { Db } from "./db.ts";
 import type { PageWindow } from "./filings.ts";
 
-/**
- * Endpoint 6: the distinct addresses (by address key) at which a debtor has
- * filed, in any state, most recently used first.
- */
+/** Endpoint 6: the distinct addresses (by address key) of a debtor, in any state, most recently used first. */
 export async function knownAddresses(db: Db, nameKey: string, { page, size }: PageWindow) {
-  const matches = eq(debtorParties.nameKey, nameKey);
-  const lastUsed = max(debtorParties.filedAt);
-  // SQLite takes bare columns of a max() aggregate from the row holding the
-  // max, so each address is shown as it was most recently filed.
-  const distinctAddresses = db
-    .select({
-      lastUsed,
-      street1: debtorParties.street1,
-      city: debtorParties.city,
-      state: debtorParties.state,
-      zip: debtorParties.zip,
-    })
-    .from(debtorParties)
-    .where(matches)
-    .groupBy(debtorParties.addressKey);
+  const ofDebtor = eq(debtorAddresses.nameKey, nameKey);
   const [rows, [counted]] = await db.batch([
-    distinctAddresses
-      .orderBy(desc(lastUsed), debtorParties.addressKey)
+    db
+      .select()
+      .from(debtorAddresses)
+      .where(ofDebtor)
+      .orderBy(desc(debtorAddresses.lastUsed), desc(debtorAddresses.addressKey))
       .limit(size)
       .offset((page - 1) * size),
-    db
-      .select({ total: sql<number>`count(distinct ${debtorParties.addressKey})` })
-      .from(debtorParties)
-      .where(matches),
+    db.select({ total: count() }).from(debtorAddresses).where(ofDebtor),
   ]);
   return { rows, total: counted?.total ?? 0 };
 }
@@ -48,40 +33,16 @@ export async function knownAddresses(db: Db, nameKey: string, { page, size }: Pa
  * co-filing first.
  */
 export async function associatedDebtors(db: Db, q: { nameKey: string; state: string }, { page, size }: PageWindow) {
-  const self = alias(debtorParties, "self");
-  const other = debtorParties;
-  const joined = and(eq(other.filingId, self.filingId), ne(other.nameKey, self.nameKey));
-  const ofDebtor = and(eq(self.nameKey, q.nameKey), eq(self.filingState, q.state));
-  const lastSeen = max(other.filedAt);
+  const ofDebtor = and(eq(debtorLinks.nameKey, q.nameKey), eq(debtorLinks.filingState, q.state));
   const [rows, [counted]] = await db.batch([
     db
-      .select({
-        lastSeen,
-        name: other.name,
-        street1: other.street1,
-        street2: other.street2,
-        city: other.city,
-        state: other.state,
-        zip: other.zip,
-      })
-      .from(self)
-      .innerJoin(other, joined)
+      .select()
+      .from(debtorLinks)
       .where(ofDebtor)
-      .groupBy(other.nameKey, other.addressKey)
-      .orderBy(desc(lastSeen), other.nameKey, other.addressKey)
+      .orderBy(desc(debtorLinks.lastSeen), desc(debtorLinks.otherKey), desc(debtorLinks.otherAddressKey))
       .limit(size)
       .offset((page - 1) * size),
-    db
-      .select({ total: count() })
-      .from(
-        db
-          .select({ one: sql`1` })
-          .from(self)
-          .innerJoin(other, joined)
-          .where(ofDebtor)
-          .groupBy(other.nameKey, other.addressKey)
-          .as("entries"),
-      ),
+    db.select({ total: count() }).from(debtorLinks).where(ofDebtor),
   ]);
   return { rows, total: counted?.total ?? 0 };
 }

@@ -1,26 +1,36 @@
 /**
- * Queries behind the filing lists (endpoints 1 to 5).
+ * Queries behind the filing lists (endpoints 1 to 5 and 9).
  *
- * Each endpoint is a filter over `filings` plus an order. A page is fetched in
- * one D1 round trip: a batch of the page itself, the debtors and secured
- * parties of the page's filings (selected by the same page as a subquery, so
- * no second round trip is needed for the ids), and either the total count
- * (envelope A) or the amendments and data-load time (envelope B, which reads
- * one row past the page instead of counting).
+ * Work per request grows with the page, not with the data:
+ * - A list is one or more "arms": index ranges that yield (filed_at,
+ *   number, filing id) in list order, newest first. Several arms (one per
+ *   industry asked for, one per lender name) merge in order through a
+ *   compound SELECT (SQLite's MERGE (UNION), which also drops a filing met
+ *   twice), so page N reads about N pages of index entries, never the
+ *   whole range.
+ * - Counts for total_pages come from precomputed totals (facet_counts and
+ *   facet_days, see schema.ts; debtor_names for a debtor's filings): two
+ *   rows per facet matched, whatever the number of filings.
+ * - A page is one D1 batch: the page, its debtors and secured parties (the
+ *   page ids are a subquery of each), and the count, or the amendments and
+ *   data-load time for envelope B. Lender search first resolves the lender
+ *   names the query covers, so it takes two round trips.
  *
- * Every filter is served by an index of src/db/schema.ts; test/query-plans
- * checks them with EXPLAIN QUERY PLAN.
+ * test/query-plans checks every statement with EXPLAIN QUERY PLAN, and
+ * test/bounded-work that rows read do not grow with the data.
  */
-import { and, desc, eq, exists, gt, gte, inArray, lt, max, type SQL, sql } from "drizzle-orm";
-import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
+import { and, desc, eq, gte, lt, max, or, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
   type Amendment,
   amendments,
   type DebtorParty,
   dataLoads,
+  debtorNames,
   debtorParties,
   type Filing,
-  filingDayCounts,
+  facetCounts,
+  facetDays,
   filings,
   type SecuredParty,
   securedParties,
@@ -28,137 +38,227 @@ import {
 import { securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
 
-/** How a list is filtered, ordered and counted. */
+/** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
+export type Arm = SQL;
+
+/** How a list is sourced, ordered and counted. */
 export interface FilingFilter {
-  where: SQL | undefined;
-  /** Newest first; the id tie-break makes pages stable. */
-  order: SQL[];
-  /**
-   * Statements whose `total`s add up to the number of matches, when there is
-   * something cheaper than counting them one by one; default: count(*).
-   */
-  counts?: CountQuery[];
+  arms: Arm[];
+  /** Whether the list is ordered by termination rather than filing time. */
+  byTermination?: boolean;
+  /** The number of matches, or a statement whose `total` is. */
+  count?: CountQuery | number;
 }
 
-type CountQuery = ReturnType<typeof countAll> | ReturnType<typeof sumDays>;
-
-function countAll(db: Db, where: SQL | undefined) {
-  return db.select({ total: sql<number>`count(*)` }).from(filings).where(where);
-}
-
-/** Filings of `state` (with a debtor in `industry`, or all for "") filed on days after `afterDay`. */
-function sumDays(db: Db, state: string, industry: string, afterDay: string) {
-  return db
-    .select({ total: sql<number>`coalesce(sum(${filingDayCounts.filings}), 0)` })
-    .from(filingDayCounts)
-    .where(
-      and(eq(filingDayCounts.state, state), eq(filingDayCounts.industry, industry), gt(filingDayCounts.day, afterDay)),
-    );
-}
+type CountQuery = ReturnType<typeof facetTotal> | ReturnType<typeof debtorFilingCount>;
 
 export interface PageWindow {
   page: number;
   size: number;
 }
 
-const newestFiled = [desc(filings.filedAt), desc(filings.number), desc(filings.id)];
+/** More lender arms than this merge by sorting instead (a very broad name). */
+const MAX_ARMS = 60;
 
-/** Filings with at least one debtor meeting `condition`. */
-function withDebtor(db: Db, condition: SQL | undefined): SQL {
-  return exists(
-    db
-      .select({ one: sql`1` })
-      .from(debtorParties)
-      .where(and(eq(debtorParties.filingId, filings.id), condition)),
+/** The selection of an arm: list time, filing number, filing id. */
+function arm(at: SQLiteColumn, num: SQLiteColumn, fid: SQLiteColumn) {
+  return { at: sql<string>`${at}`.as("at"), num: sql<string>`${num}`.as("num"), fid: sql<number>`${fid}`.as("fid") };
+}
+
+const filingArm = (db: Db, where: SQL | undefined) =>
+  db
+    .select(arm(filings.filedAt, filings.number, filings.id))
+    .from(filings)
+    .where(where)
+    .getSQL();
+
+const debtorArm = (db: Db, where: SQL | undefined) =>
+  db
+    .selectDistinct(arm(debtorParties.filedAt, debtorParties.filingNumber, debtorParties.filingId))
+    .from(debtorParties)
+    .where(where)
+    .getSQL();
+
+/** Matches nothing (ids start at 1), through the primary key: the list of a query no facet matches. */
+const noArm = (db: Db) => filingArm(db, eq(filings.id, 0));
+
+/** Whether a stored set ("A|B") includes any of `labels`. */
+function setIncludesAny(column: SQLiteColumn, labels: string[]): SQL | undefined {
+  if (labels.length === 0) return undefined;
+  return or(...labels.map((l) => sql`instr('|' || ${column} || '|', ${`|${l}|`}) > 0`));
+}
+
+/**
+ * Filings of the facets of `scope` at `place` (lender names in `names`,
+ * facet sets including one of `labels`) since `firstDay`: each facet's
+ * total minus its running total before that day.
+ */
+function facetTotal(
+  db: Db,
+  q: { scope: "s" | "z" | "l" | "t"; place: string; names?: { from: string; to: string }; labels?: string[] },
+  since: string,
+) {
+  const before = db
+    .select({ running: facetDays.running })
+    .from(facetDays)
+    .where(
+      and(
+        eq(facetDays.scope, facetCounts.scope),
+        eq(facetDays.place, facetCounts.place),
+        eq(facetDays.name, facetCounts.name),
+        eq(facetDays.facet, facetCounts.facet),
+        lt(facetDays.day, since.slice(0, 10)),
+      ),
+    )
+    .orderBy(desc(facetDays.day))
+    .limit(1);
+  return db
+    .select({ total: sql<number>`coalesce(sum(${facetCounts.filings} - coalesce((${before}), 0)), 0)` })
+    .from(facetCounts)
+    .where(facetsOf(q));
+}
+
+function facetsOf(q: {
+  scope: "s" | "z" | "l" | "t";
+  place: string;
+  names?: { from: string; to: string };
+  labels?: string[];
+}) {
+  return and(
+    eq(facetCounts.scope, q.scope),
+    eq(facetCounts.place, q.place),
+    q.names ? and(gte(facetCounts.name, q.names.from), lt(facetCounts.name, q.names.to)) : undefined,
+    setIncludesAny(facetCounts.facet, q.labels ?? []),
   );
 }
 
-/** Filings with a debtor in one of `industries` (any debtor on the filing). */
-function withDebtorIndustry(db: Db, industries: string[] | undefined): SQL | undefined {
-  if (!industries || industries.length === 0) return undefined;
-  return withDebtor(db, inArray(debtorParties.industry, industries));
-}
-
-/** Endpoint 1: filed in `state` since `since`. */
+/** Endpoint 1: filed in `state` since `since`, with a debtor in one of `industries` if given. */
 export function recentByState(db: Db, q: { state: string; since: string; industries?: string[] }): FilingFilter {
-  const where = and(eq(filings.state, q.state), gte(filings.filedAt, q.since), withDebtorIndustry(db, q.industries));
   const industries = q.industries ?? [];
-  // Several industries would double-count filings whose debtors span them:
-  // those requests count one by one.
-  if (industries.length > 1) return { where, order: newestFiled };
-  // Whole days after the window's first day come from the day counts; the
-  // first, partial day is counted from the index.
-  const firstDay = q.since.slice(0, 10);
-  const nextDay = `${new Date(Date.parse(`${firstDay}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)}T00:00:00Z`;
-  return {
-    where,
-    order: newestFiled,
-    counts: [
-      sumDays(db, q.state, industries[0] ?? "", firstDay),
-      countAll(db, and(where, lt(filings.filedAt, nextDay))),
-    ],
-  };
+  const arms =
+    industries.length === 0
+      ? [filingArm(db, and(eq(filings.state, q.state), gte(filings.filedAt, q.since)))]
+      : industries.map((industry) =>
+          debtorArm(
+            db,
+            and(
+              eq(debtorParties.filingState, q.state),
+              eq(debtorParties.industry, industry),
+              gte(debtorParties.filedAt, q.since),
+            ),
+          ),
+        );
+  return { arms, count: facetTotal(db, { scope: "s", place: q.state, labels: industries }, q.since) };
 }
 
-/** Endpoint 2: a debtor in the ZIP code (first five digits), filed since `since`. */
+/**
+ * Endpoint 2: a debtor in the ZIP code (first five digits) filed since
+ * `since`; with industries, a debtor there in one of them.
+ */
 export function recentByPostalCode(db: Db, q: { zip5: string; since: string; industries?: string[] }): FilingFilter {
-  const atZip = db
-    .select({ id: debtorParties.filingId })
-    .from(debtorParties)
-    .where(and(eq(debtorParties.zip5, q.zip5), gte(debtorParties.filedAt, q.since)));
+  const industries = q.industries ?? [];
+  const atZip = and(eq(debtorParties.zip5, q.zip5), gte(debtorParties.filedAt, q.since));
+  const arms =
+    industries.length === 0
+      ? [debtorArm(db, atZip)]
+      : industries.map((industry) => debtorArm(db, and(atZip, eq(debtorParties.industry, industry))));
+  return { arms, count: facetTotal(db, { scope: "z", place: q.zip5, labels: industries }, q.since) };
+}
+
+export interface LenderQuery {
+  name: string;
+  state: string;
+  since: string;
+  borrowerType?: "Organization" | "Individual" | undefined;
+}
+
+function lenderFacets(q: LenderQuery) {
   return {
-    where: and(inArray(filings.id, atZip), gte(filings.filedAt, q.since), withDebtorIndustry(db, q.industries)),
-    order: newestFiled,
+    scope: "l" as const,
+    place: q.state,
+    names: securedNameRange(q.name),
+    labels: q.borrowerType ? [q.borrowerType] : [],
   };
 }
 
-/** Endpoint 3: a secured party whose name starts with `name` as whole words, in `state`. */
+/**
+ * Endpoint 3, first round trip: the lender names (whole-word forms) and
+ * debtor-type sets the query covers, each an arm of the list, and the count.
+ */
+export async function lenderFacetsOf(db: Db, q: LenderQuery) {
+  const [facets, [counted]] = await db.batch([
+    db
+      .select({ name: facetCounts.name, facet: facetCounts.facet })
+      .from(facetCounts)
+      .where(facetsOf(lenderFacets(q))),
+    facetTotal(db, lenderFacets(q), q.since),
+  ]);
+  return { facets, total: Number(counted?.total ?? 0) };
+}
+
+/** Endpoint 3: filings since `since` in `state` with a secured party among `facets`. */
 export function recentBySecuredParty(
   db: Db,
-  q: { name: string; state: string; since: string; borrowerType?: "Organization" | "Individual" },
+  q: LenderQuery,
+  { facets, total }: { facets: { name: string; facet: string }[]; total: number },
 ): FilingFilter {
+  const lender = (where: SQL | undefined) =>
+    db
+      .selectDistinct(arm(securedParties.filedAt, securedParties.filingNumber, securedParties.filingId))
+      .from(securedParties)
+      .where(and(eq(securedParties.filingState, q.state), gte(securedParties.filedAt, q.since), where))
+      .getSQL();
   const { from, to } = securedNameRange(q.name);
-  const named = db
-    .select({ id: securedParties.filingId })
-    .from(securedParties)
-    .where(
-      and(
-        eq(securedParties.filingState, q.state),
-        gte(securedParties.nameWords, from),
-        lt(securedParties.nameWords, to),
-        gte(securedParties.filedAt, q.since),
-      ),
-    );
-  const ofType = q.borrowerType ? withDebtor(db, eq(debtorParties.type, q.borrowerType)) : undefined;
-  return {
-    where: and(eq(filings.state, q.state), gte(filings.filedAt, q.since), inArray(filings.id, named), ofType),
-    order: newestFiled,
-  };
+  const arms =
+    facets.length === 0
+      ? [noArm(db)]
+      : facets.length > MAX_ARMS
+        ? [
+            lender(
+              and(
+                gte(securedParties.nameWords, from),
+                lt(securedParties.nameWords, to),
+                setIncludesAny(securedParties.debtorTypes, q.borrowerType ? [q.borrowerType] : []),
+              ),
+            ),
+          ]
+        : facets.map((f) => lender(and(eq(securedParties.nameWords, f.name), eq(securedParties.debtorTypes, f.facet))));
+  return { arms, count: total };
 }
 
 /** Endpoint 4: terminated in `state` since `since`, most recent termination first. */
-export function recentlyTerminated(q: { state: string; since: string }): FilingFilter {
+export function recentlyTerminated(db: Db, q: { state: string; since: string }): FilingFilter {
   return {
-    where: and(eq(filings.state, q.state), gte(filings.terminatedAt, q.since)),
-    order: [desc(filings.terminatedAt), desc(filings.number), desc(filings.id)],
+    arms: [
+      db
+        .select(arm(filings.terminatedAt, filings.number, filings.id))
+        .from(filings)
+        .where(and(eq(filings.state, q.state), gte(filings.terminatedAt, q.since)))
+        .getSQL(),
+    ],
+    byTermination: true,
+    count: facetTotal(db, { scope: "t", place: q.state }, q.since),
   };
+}
+
+function debtorFilingCount(db: Db, q: { nameKey: string; state: string }) {
+  return db
+    .select({ total: sql<number>`coalesce(sum(${debtorNames.filingCount}), 0)` })
+    .from(debtorNames)
+    .where(and(eq(debtorNames.nameKey, q.nameKey), eq(debtorNames.state, q.state)));
 }
 
 /** Endpoint 5: every filing in `state` with a debtor whose match key is `nameKey`. */
 export function byDebtorName(db: Db, q: { nameKey: string; state: string }): FilingFilter {
-  const named = db
-    .select({ id: debtorParties.filingId })
-    .from(debtorParties)
-    .where(and(eq(debtorParties.nameKey, q.nameKey), eq(debtorParties.filingState, q.state)));
-  return { where: and(eq(filings.state, q.state), inArray(filings.id, named)), order: newestFiled };
+  return {
+    arms: [debtorArm(db, and(eq(debtorParties.nameKey, q.nameKey), eq(debtorParties.filingState, q.state)))],
+    count: debtorFilingCount(db, q),
+  };
 }
 
 /** Endpoint 9: a filing by its number, in any state unless one is given. */
-export function byNumber(q: { number: string; state?: string | undefined }): FilingFilter {
-  return {
-    where: and(eq(filings.number, q.number), q.state ? eq(filings.state, q.state) : undefined),
-    order: newestFiled,
-  };
+export function byNumber(db: Db, q: { number: string; state?: string | undefined }): FilingFilter {
+  return { arms: [filingArm(db, and(eq(filings.number, q.number), q.state ? eq(filings.state, q.state) : undefined))] };
 }
 
 /** A filing with its parties (and amendments, when asked for), in filing order. */
@@ -169,43 +269,43 @@ export interface FilingWithParties {
   amendments: Amendment[];
 }
 
-/** One page of `filter`'s matches, whatever `query` selects of them. */
-function inPage<T extends SQLiteSelect>(query: T, filter: FilingFilter, offset: number, limit: number): T {
-  return query
-    .where(filter.where)
-    .orderBy(...filter.order)
-    .limit(limit)
-    .offset(offset);
+/** The ids of one page of `filter`'s list: its arms merged in list order. */
+function pageIds(filter: FilingFilter, offset: number, limit: number): SQL {
+  const merged = sql.join(filter.arms, sql` union `);
+  return sql`select fid from (${merged} order by 1 desc, 2 desc, 3 desc limit ${limit} offset ${offset})`;
 }
 
-const pageOf = (db: Db, filter: FilingFilter, offset: number, limit: number) =>
-  inPage(db.select().from(filings).$dynamic(), filter, offset, limit);
+type PageIds = SQL;
 
-const pageIdsOf = (db: Db, filter: FilingFilter, offset: number, limit: number) =>
-  inPage(db.select({ id: filings.id }).from(filings).$dynamic(), filter, offset, limit);
-
-type PageIds = ReturnType<typeof pageIdsOf>;
+function pageOf(db: Db, filter: FilingFilter, offset: number, limit: number) {
+  const order = filter.byTermination ? filings.terminatedAt : filings.filedAt;
+  return db
+    .select()
+    .from(filings)
+    .where(sql`${filings.id} in (${pageIds(filter, offset, limit)})`)
+    .orderBy(desc(order), desc(filings.number), desc(filings.id));
+}
 
 /** The parties and amendments of the page's filings, in filing order. */
 const debtorsOf = (db: Db, ids: PageIds) =>
   db
     .select()
     .from(debtorParties)
-    .where(inArray(debtorParties.filingId, ids))
+    .where(sql`${debtorParties.filingId} in (${ids})`)
     .orderBy(debtorParties.filingId, debtorParties.position);
 
 const securedOf = (db: Db, ids: PageIds) =>
   db
     .select()
     .from(securedParties)
-    .where(inArray(securedParties.filingId, ids))
+    .where(sql`${securedParties.filingId} in (${ids})`)
     .orderBy(securedParties.filingId, securedParties.position);
 
 const amendmentsOf = (db: Db, ids: PageIds) =>
   db
     .select()
     .from(amendments)
-    .where(inArray(amendments.filingId, ids))
+    .where(sql`${amendments.filingId} in (${ids})`)
     .orderBy(amendments.filingId, amendments.filedAt, amendments.number);
 
 function assemble(
@@ -230,16 +330,16 @@ export async function fetchCountedPage(
   { page, size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
   const offset = (page - 1) * size;
-  const ids = pageIdsOf(db, filter, offset, size);
-  const counts = filter.counts ?? [countAll(db, filter.where)];
-  const [rows, debtors, secured, ...totals] = await db.batch([
-    pageOf(db, filter, offset, size),
-    debtorsOf(db, ids),
-    securedOf(db, ids),
-    ...counts,
-  ]);
-  const total = totals.reduce((sum, [r]) => sum + Number(r?.total ?? 0), 0);
-  return { items: assemble(rows, debtors, secured), total };
+  const ids = pageIds(filter, offset, size);
+  const { count } = filter;
+  if (count === undefined) throw new Error("this list is not counted");
+  const page3 = [pageOf(db, filter, offset, size), debtorsOf(db, ids), securedOf(db, ids)] as const;
+  if (typeof count === "number") {
+    const [rows, debtors, secured] = await db.batch(page3);
+    return { items: assemble(rows, debtors, secured), total: count };
+  }
+  const [rows, debtors, secured, [counted]] = await db.batch([...page3, count]);
+  return { items: assemble(rows, debtors, secured), total: Number(counted?.total ?? 0) };
 }
 
 /**
@@ -253,7 +353,7 @@ export async function fetchOpenPage(
   options: { amendments: boolean },
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
   const offset = (page - 1) * size;
-  const ids = pageIdsOf(db, filter, offset, size);
+  const ids = pageIds(filter, offset, size);
   const common = [
     pageOf(db, filter, offset, size + 1),
     debtorsOf(db, ids),

@@ -4,7 +4,7 @@
  */
 import { createRoute, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { isoSeconds } from "../domain/time.ts";
+import { recentWindowStart } from "../domain/time.ts";
 import { requireApiKey } from "../http/auth.ts";
 import { httpCache } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
@@ -13,7 +13,6 @@ import { errorBody } from "../http/responses.ts";
 
 export const PAGE_SIZE_A = 5;
 export const PAGE_SIZE_B = 10;
-export const RECENT_DAYS = 90;
 
 const error = (description: string) => ({
   description,
@@ -61,9 +60,9 @@ export function lookupRoute<Q extends z.ZodObject, S extends z.ZodType>(config: 
   });
 }
 
-/** Start of the recency window, as a stored-timestamp string. */
+/** Start of the recency window (see recentWindowStart), as a stored-timestamp string. */
 export function recentSince(c: Context<AppEnv>): string {
-  return isoSeconds(new Date(c.get("now").getTime() - RECENT_DAYS * 86_400_000));
+  return recentWindowStart(c.get("now"));
 }
 
 /** Today's date (YYYY-MM-DD) for lapse status. */

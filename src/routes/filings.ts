@@ -71,7 +71,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const { items, hasMore, dataLoadedAt } = await withDb(c, (db) =>
       fetchOpenPage(
         db,
-        byNumber({ number: q.initial_financing_number, state: q.state }),
+        byNumber(db, { number: q.initial_financing_number, state: q.state }),
         { page: q.page, size: PAGE_SIZE_B },
         { amendments: true },
       ),
@@ -120,7 +120,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(recentlyTerminatedRoute, async (c) => {
     const q = c.req.valid("query");
     const { items, total } = await withDb(c, (db) =>
-      fetchCountedPage(db, recentlyTerminated({ state: q.state, since: recentSince(c) }), {
+      fetchCountedPage(db, recentlyTerminated(db, { state: q.state, since: recentSince(c) }), {
         page: q.page,
         size: PAGE_SIZE_A,
       }),

@@ -6,7 +6,7 @@ import { recentBySecuredPartyQuery } from "../http/params.ts";
 import { envelopeA, envelopeB, lienA, lienB } from "../http/present.ts";
 import { liensA, liensB } from "../http/responses.ts";
 import { withDb } from "../queries/db.ts";
-import { fetchCountedPage, fetchOpenPage, recentBySecuredParty } from "../queries/filings.ts";
+import { fetchCountedPage, fetchOpenPage, lenderFacetsOf, recentBySecuredParty } from "../queries/filings.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince, today } from "./define.ts";
 
 export const recentBySecuredPartyRoute = lookupRoute({
@@ -24,13 +24,21 @@ export function registerSecuredRoutes(app: OpenAPIHono<AppEnv>) {
     const q = c.req.valid("query");
     const filter = { name: q.name, state: q.state, since: recentSince(c), borrowerType: q.borrower_type };
     if (q.envelope === "a") {
-      const { items, total } = await withDb(c, (db) =>
-        fetchCountedPage(db, recentBySecuredParty(db, filter), { page: q.page, size: PAGE_SIZE_A }),
+      const { items, total } = await withDb(c, async (db) =>
+        fetchCountedPage(db, recentBySecuredParty(db, filter, await lenderFacetsOf(db, filter)), {
+          page: q.page,
+          size: PAGE_SIZE_A,
+        }),
       );
       return c.json({ ucc_liens: items.map(lienA), ...envelopeA(c, q.page, PAGE_SIZE_A, total) }, 200);
     }
-    const { items, hasMore, dataLoadedAt } = await withDb(c, (db) =>
-      fetchOpenPage(db, recentBySecuredParty(db, filter), { page: q.page, size: PAGE_SIZE_B }, { amendments: true }),
+    const { items, hasMore, dataLoadedAt } = await withDb(c, async (db) =>
+      fetchOpenPage(
+        db,
+        recentBySecuredParty(db, filter, await lenderFacetsOf(db, filter)),
+        { page: q.page, size: PAGE_SIZE_B },
+        { amendments: true },
+      ),
     );
     const day = today(c);
     return c.json(

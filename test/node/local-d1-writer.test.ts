@@ -6,8 +6,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { generateFilings } from "../../seed/generate.ts";
-import { writeFilings } from "../../seed/localD1.ts";
-import { nameIndexRows, toRows } from "../../src/db/records.ts";
+import { refreshAll, writeFilings } from "../../seed/localD1.ts";
+import { nameSoundRows, toRows } from "../../src/db/records.ts";
 
 function migratedDatabase(): DatabaseSync {
   const db = new DatabaseSync(":memory:");
@@ -25,7 +25,8 @@ describe("the local D1 bulk writer", () => {
   const records = [...generateFilings({ filings: 3000, seed: 11, now: Date.parse("2026-06-01T00:00:00Z") })];
   const db = migratedDatabase();
   const progress: number[] = [];
-  writeFilings(db, records, 1, (n) => progress.push(n));
+  writeFilings(db, records, 1, (n) => progress.push(n), Date.parse("2026-06-01T00:00:00Z"));
+  refreshAll(db);
   const count = (table: string) => Number((db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n);
 
   it("writes every row toRows() makes, with ids from the first", () => {
@@ -46,11 +47,22 @@ describe("the local D1 bulk writer", () => {
     expect(progress.at(-1)).toBe(3000);
   });
 
-  it("builds the similar-name index with filing counts summed across groups", () => {
-    const index = nameIndexRows(records.map((r, i) => toRows(r, i + 1)));
-    expect(count("debtor_names")).toBe(index.names.length);
-    expect(count("debtor_name_sounds")).toBe(index.sounds.length);
+  it("builds the similar-name index with one row per debtor and state, counting filings", () => {
+    const rows = records.map((r, i) => toRows(r, i + 1));
+    const perFiling = rows.flatMap((r) => [...new Set(r.debtors.map((d) => `${d.nameKey}|${d.filingState}`))]);
+    expect(count("debtor_names")).toBe(new Set(perFiling).size);
+    expect(count("debtor_name_sounds")).toBe(nameSoundRows(rows).length);
     const total = Number((db.prepare("select sum(filing_count) as n from debtor_names").get() as { n: number }).n);
-    expect(total).toBe(index.names.reduce((s, n) => s + (n.filingCount ?? 0), 0));
+    expect(total).toBe(perFiling.length);
+  });
+
+  it("counts every filing once per state facet, with running totals ending at each facet's total", () => {
+    const sum = (sql: string) => Number((db.prepare(sql).get() as { n: number }).n);
+    expect(sum("select sum(filings) as n from facet_counts where scope = 's'")).toBe(3000);
+    expect(sum("select count(*) as n from facet_days where running is null")).toBe(0);
+    const mismatched = sum(`select count(*) as n from facet_counts c where filings <> (
+      select running from facet_days d where d.scope = c.scope and d.place = c.place and d.name = c.name
+        and d.facet = c.facet order by day desc limit 1)`);
+    expect(mismatched).toBe(0);
   });
 });
