@@ -18,7 +18,7 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { alias } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
 import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, nameSoundRows, toRows } from "./records.ts";
 import type * as schema from "./schema.ts";
@@ -141,8 +141,9 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
   // each aggregate shows its most recent spelling and address; the filing
   // id in the max makes the latest-loaded filing win ties. The first 20
   // characters are the ISO timestamp.
-  const latest = (t: typeof self) => sql<string>`substr(max(${t.filedAt} || printf('%012d', ${t.filingId})), 1, 20)`;
-  const lastFiled = latest(debtorParties as typeof self);
+  const latest = (t: { filedAt: SQLiteColumn; filingId: SQLiteColumn }) =>
+    sql<string>`substr(max(${t.filedAt} || printf('%012d', ${t.filingId})), 1, 20)`;
+  const lastFiled = latest(debtorParties);
   const lastSeen = latest(other);
   return [
     db.delete(debtorNames).where(queued(debtorNames.nameKey as never)),
