@@ -9,7 +9,8 @@
  *
  * A new key is printed once, as the last line of stdout. Keys are stored only
  * as SHA-256 digests and cannot be shown again. Local state is the default;
- * --remote targets the deployed namespace.
+ * --remote targets a deployed namespace: production's, or preview's with
+ * --env preview (wrangler.toml's top level is local only).
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -18,7 +19,7 @@ import { hashKey, isKeyMetadata, type KeyMetadata, RATE_TIERS, type RateTier } f
 
 const USAGE =
   "usage: npm run keys -- create --name LABEL [--expires YYYY-MM-DD] [--rate-limit standard|bulk|unmetered]\n" +
-  "                      | list | revoke KEY | rotate KEY     [--remote]";
+  "                      | list | revoke KEY | rotate KEY     [--remote [--env production|preview]]";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -27,6 +28,7 @@ const { values, positionals } = parseArgs({
     expires: { type: "string" },
     "rate-limit": { type: "string" },
     remote: { type: "boolean", default: false },
+    env: { type: "string" },
   },
 });
 const where = values.remote ? "--remote" : "--local";
@@ -37,8 +39,16 @@ function fail(problem: string): never {
   process.exit(2);
 }
 
+// The top level's namespace id is a local placeholder, so --remote always
+// names a deployed environment, production unless told otherwise.
+const ENVIRONMENTS = ["production", "preview"];
+if (values.env !== undefined && !values.remote) fail("--env needs --remote (local state has one namespace)");
+if (values.env !== undefined && !ENVIRONMENTS.includes(values.env))
+  fail(`--env must be one of ${ENVIRONMENTS.join(", ")}`);
+const target = values.remote ? ["--env", values.env ?? "production"] : [];
+
 function wrangler(args: string[]): string {
-  return execFileSync("wrangler", ["kv", "key", ...args, "--binding", "API_KEYS", where], {
+  return execFileSync("wrangler", ["kv", "key", ...args, "--binding", "API_KEYS", where, ...target], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -67,7 +77,8 @@ async function issue(metadata: Omit<KeyMetadata, "created" | "status">): Promise
   // 256 random bits; the prefix makes a leaked key easy to spot in scans.
   const key = `lfk_${randomBytes(32).toString("base64url")}`;
   store(await hashKey(key), { ...metadata, created: new Date().toISOString(), status: "active" });
-  console.error(`Issued key "${metadata.label}" (${where.slice(2)}). It is shown once; store it now:`);
+  const place = values.remote ? `remote, ${target[1]}` : "local";
+  console.error(`Issued key "${metadata.label}" (${place}). It is shown once; store it now:`);
   console.log(key);
 }
 
