@@ -61,6 +61,8 @@ if (values["if-empty"] && existing > 0) {
   db.exec("begin");
   for (const table of TABLES) db.exec(`delete from ${table}`);
   db.exec("commit");
+  // Give the space of the data just deleted back, so the size reported is this load's.
+  db.exec("vacuum");
   // Bulk-load trick: build secondary indexes once at the end instead of
   // maintaining them row by row (primary keys, which the facet upserts rely
   // on, stay).
