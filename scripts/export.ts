@@ -1,0 +1,97 @@
+/**
+ * Writes every filing of a state as NDJSON, the format `npm run import`
+ * reads, so data round-trips: export, then import into an empty database,
+ * and the API answers the same.
+ *
+ *   npm run export -- --state CA --out ca.ndjson
+ *   npm run export -- --state tx > tx.ndjson
+ *   npm run export -- --state NY --out ny.ndjson --remote [--env preview]
+ *
+ * Filings come in id order (load order), read a page at a time. Each line
+ * is the API's envelope B lien with amendments (endpoint 9), plus
+ * `filing_kind` and each address's `street2`. With --out, the file appears
+ * only once complete (it is written under FILE.partial first).
+ */
+import { once } from "node:events";
+import { createWriteStream, renameSync, rmSync } from "node:fs";
+import type { Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import { isStateCode } from "../src/domain/states.ts";
+import { isoSeconds } from "../src/domain/time.ts";
+import { exportFilings } from "../src/feed/export.ts";
+import { lienLine } from "../src/feed/lien.ts";
+import { describeTarget, openDatabase, type Target, targetOf } from "./feedDb.ts";
+
+const USAGE =
+  "usage: npm run export -- --state XX [--out FILE] [--remote [--env production|preview]] [--persist-to DIR]";
+
+function usage(problem: string): never {
+  console.error(`${problem}\n${USAGE}`);
+  process.exit(2);
+}
+
+function args() {
+  try {
+    return parseArgs({
+      options: {
+        state: { type: "string" },
+        out: { type: "string" },
+        remote: { type: "boolean", default: false },
+        env: { type: "string" },
+        "persist-to": { type: "string" },
+      },
+    });
+  } catch (err) {
+    usage((err as Error).message);
+  }
+}
+const { values } = args();
+const state = values.state?.trim().toUpperCase();
+if (!state) usage("--state is required");
+if (!isStateCode(state)) usage(`--state ${values.state}: not a US state or territory code`);
+const chosen = targetOf({ remote: values.remote, env: values.env, persistTo: values["persist-to"] });
+if (typeof chosen === "string") usage(chosen);
+const target: Target = chosen;
+
+const number = (n: number) => n.toLocaleString("en-US");
+const partial = values.out ? `${values.out}.partial` : undefined;
+const out: Writable = partial ? createWriteStream(partial) : process.stdout;
+
+let count = 0;
+let started = Date.now();
+try {
+  const { db, dispose } = await openDatabase(target);
+  started = Date.now();
+  console.error(`Exporting the filings of ${state} from the ${describeTarget(target)}`);
+  try {
+    const today = isoSeconds(Date.now()).slice(0, 10);
+    for await (const record of exportFilings(db, state)) {
+      if (!out.write(`${JSON.stringify(lienLine(record, today))}\n`)) await once(out, "drain");
+      count += 1;
+      if (count % 1000 === 0) {
+        const rate = Math.round(count / Math.max(0.001, (Date.now() - started) / 1000));
+        if (process.stderr.isTTY) process.stderr.write(`\r  ${number(count)} filings, ${number(rate)}/s\u001b[K`);
+        else if (count % 10_000 === 0) console.error(`  ${number(count)} filings, ${number(rate)}/s`);
+      }
+    }
+  } finally {
+    await dispose();
+  }
+  if (partial) {
+    out.end();
+    await once(out, "finish");
+    renameSync(partial, values.out!);
+  }
+} catch (err) {
+  if (partial) {
+    out.destroy();
+    rmSync(partial, { force: true });
+  }
+  console.error(`\nExport failed: ${(err as Error).message}`);
+  process.exit(1);
+}
+if (process.stderr.isTTY && count >= 1000) process.stderr.write("\n");
+const seconds = (Date.now() - started) / 1000;
+console.error(
+  `Exported ${number(count)} filings of ${state}${values.out ? ` to ${values.out}` : ""} in ${seconds.toFixed(1)}s (${number(Math.round(count / Math.max(seconds, 0.001)))} filings/s)`,
+);

@@ -1,0 +1,117 @@
+/**
+ * The D1 database of `npm run import` and `npm run export`, as a Drizzle
+ * handle over a binding from wrangler's getPlatformProxy:
+ * - local (default): the local D1 state `wrangler dev` uses, under
+ *   .wrangler/state (or --persist-to DIR, as wrangler's own option), with
+ *   migrations applied first by `wrangler d1 migrations apply DB --local`;
+ * - remote (--remote): a deployed environment's database (production, or
+ *   preview with --env preview; wrangler.toml's top level is local only),
+ *   through wrangler's remote bindings. The environment's D1 binding is
+ *   copied, marked `remote: true`, into a config under .wrangler/tmp that
+ *   getPlatformProxy reads. Needs Cloudflare credentials (`wrangler login`,
+ *   or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID); migrations are the
+ *   deployment's job (npm run deploy applies them).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { drizzle } from "drizzle-orm/d1";
+import { getPlatformProxy, unstable_readConfig } from "wrangler";
+import * as schema from "../src/db/schema.ts";
+
+export interface Target {
+  remote: boolean;
+  /** The deployed environment of a remote target: production (default) or preview. */
+  env?: string;
+  /** Local state directory, as `wrangler --persist-to` (default .wrangler/state). */
+  persistTo?: string;
+}
+
+const CONFIG = "wrangler.toml";
+export const ENVIRONMENTS = ["production", "preview"];
+
+/** The target named by --remote, --env and --persist-to, or why they do not fit together. */
+export function targetOf(options: { remote: boolean; env?: string; persistTo?: string }): Target | string {
+  if (options.env !== undefined && !options.remote) return "--env needs --remote (local state has one database)";
+  if (options.env !== undefined && !ENVIRONMENTS.includes(options.env)) {
+    return `--env must be one of ${ENVIRONMENTS.join(", ")}`;
+  }
+  if (options.remote && options.persistTo !== undefined) return "--persist-to is for local state only";
+  return options.remote
+    ? { remote: true, env: options.env ?? "production" }
+    : { remote: false, persistTo: options.persistTo };
+}
+
+export function describeTarget(target: Target): string {
+  if (target.remote) return `remote D1 database of ${target.env}`;
+  return `local D1 database in ${target.persistTo ?? ".wrangler/state"}`;
+}
+
+/** Applies pending migrations to the local database (the remote one is left to deployment). */
+export function migrateLocal(target: Target): void {
+  const args = ["d1", "migrations", "apply", "DB", "--local", "--config", CONFIG];
+  if (target.persistTo) args.push("--persist-to", target.persistTo);
+  try {
+    execFileSync("wrangler", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (err) {
+    const { stdout, stderr } = err as { stdout?: string; stderr?: string };
+    throw new Error(`wrangler ${args.join(" ")} failed:\n${stdout ?? ""}${stderr ?? ""}`);
+  }
+}
+
+/** A copy of the D1 binding of wrangler.toml marked remote, for getPlatformProxy. */
+function remoteConfig(env: string): string {
+  const config = unstable_readConfig({ config: CONFIG, env });
+  const bindings = config.d1_databases as { binding: string; database_name?: string; database_id?: string }[];
+  const d1 = bindings.find((d) => d.binding === "DB");
+  if (!d1) throw new Error(`${CONFIG} has no D1 binding DB for env ${env}`);
+  if (!d1.database_id || d1.database_id.startsWith("REPLACE_WITH")) {
+    throw new Error(`${CONFIG} has no database id for env ${env} yet (README, "Deploying")`);
+  }
+  const dir = resolve(".wrangler/tmp/feed-remote");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "wrangler.json");
+  writeFileSync(
+    path,
+    JSON.stringify(
+      {
+        name: config.name,
+        compatibility_date: config.compatibility_date,
+        d1_databases: [
+          {
+            binding: "DB",
+            database_name: d1.database_name,
+            database_id: d1.database_id,
+            remote: true,
+          },
+        ],
+      },
+      null,
+      2,
+    ),
+  );
+  return path;
+}
+
+export async function openDatabase(target: Target) {
+  const proxy = await getPlatformProxy<{ DB: D1Database }>(
+    target.remote
+      ? { configPath: remoteConfig(target.env ?? "production"), remoteBindings: true }
+      : {
+          configPath: CONFIG,
+          remoteBindings: false,
+          persist: target.persistTo ? { path: join(target.persistTo, "v3") } : true,
+        },
+  );
+  const db = drizzle(proxy.env.DB, { schema, casing: "snake_case" });
+  try {
+    await proxy.env.DB.prepare("select 1 from filings limit 1").all();
+  } catch (err) {
+    await proxy.dispose();
+    const hint = target.remote
+      ? `apply the migrations to it first: wrangler d1 migrations apply DB --remote --env ${target.env}`
+      : "run npm run db:migrate";
+    throw new Error(`the ${describeTarget(target)} has no filings table (${(err as Error).message}); ${hint}`);
+  }
+  return { db, dispose: () => proxy.dispose() };
+}

@@ -1,0 +1,433 @@
+/**
+ * The CSV feed: one row per party (and per amendment) of a filing, the rows
+ * of one filing adjacent, as an operator can produce from a spreadsheet.
+ * Rows are assembled into the feed's lien shape and validated by the same
+ * schema as NDJSON lines, so both formats load alike.
+ *
+ * Fields are split by csv-parse (RFC 4180: quoted fields may hold commas,
+ * doubled quotes and line breaks). Records are cut at line breaks outside
+ * quotes first, so a malformed row costs that row only: the parser never
+ * reads past it into the good rows that follow.
+ */
+import { parse } from "csv-parse/sync";
+import type { Line } from "./lines.ts";
+import { filingKindKey, normalizeText, normalizeTimestamp } from "./normalize.ts";
+
+/** The columns, in the order of the README's table. */
+export const CSV_COLUMNS = [
+  "filing_state",
+  "filing_number",
+  "filing_date",
+  "filing_kind",
+  "role",
+  "party_type",
+  "name",
+  "category",
+  "street1",
+  "street2",
+  "city",
+  "state",
+  "zip",
+  "country",
+  "amendment_number",
+  "amendment_date",
+  "amendment_description",
+] as const;
+
+export type CsvColumn = (typeof CSV_COLUMNS)[number];
+
+/** Columns every file must have (their cells may be empty on amendment rows). */
+export const REQUIRED_COLUMNS: readonly CsvColumn[] = [
+  "filing_state",
+  "filing_number",
+  "filing_date",
+  "role",
+  "name",
+  "street1",
+  "city",
+  "state",
+  "zip",
+];
+
+/** Other accepted spellings of column names (after lower-casing, non-alphanumerics as `_`). */
+const ALIASES: Record<string, CsvColumn> = {
+  jurisdiction_state: "filing_state",
+  initial_financing_number: "filing_number",
+  initial_financing_date: "filing_date",
+  kind: "filing_kind",
+  type: "party_type",
+  industry: "category",
+  street_1: "street1",
+  street_2: "street2",
+  street_address_1: "street1",
+  street_address_2: "street2",
+  zip_code: "zip",
+  postal_code: "zip",
+};
+
+/** Roles of a row: a debtor, a secured party, or an amendment of the filing. */
+const ROLES: Record<string, "debtor" | "secured" | "amendment"> = {
+  debtor: "debtor",
+  secured: "secured",
+  secured_party: "secured",
+  "secured party": "secured",
+  amendment: "amendment",
+};
+
+/** A quoted field may span at most this many lines. */
+const MAX_RECORD_LINES = 100;
+/** Single-line records parsed in one csv-parse call. */
+const PARSE_BATCH = 500;
+
+/** One CSV record: its fields, or why it could not be read. */
+export interface CsvRecord {
+  line: number;
+  endLine: number;
+  raw: string;
+  fields?: string[];
+  error?: string;
+}
+
+/** A problem with the file as a whole (its header), which stops its import. */
+export class FeedFileError extends Error {
+  override name = "FeedFileError";
+}
+
+const quoteCount = (text: string) => {
+  let n = 0;
+  for (let i = text.indexOf('"'); i !== -1; i = text.indexOf('"', i + 1)) n++;
+  return n;
+};
+
+const csvProblem = (err: unknown) =>
+  `not a valid CSV row: ${(err instanceof Error ? err.message : String(err)).replace(/ at line \d+/, "")}`;
+
+function parseOne(line: number, endLine: number, raw: string): CsvRecord {
+  try {
+    const out = parse(raw, { relax_column_count: true }) as string[][];
+    if (out.length === 1) return { line, endLine, raw, fields: out[0]! };
+    return { line, endLine, raw, error: `not a valid CSV row: reads as ${out.length} rows` };
+  } catch (err) {
+    return { line, endLine, raw, error: csvProblem(err) };
+  }
+}
+
+/** Single-line records in one call; one by one only when that fails. */
+function parseBatch(batch: Line[]): CsvRecord[] {
+  try {
+    const out = parse(batch.map((l) => l.text).join("\n"), { relax_column_count: true }) as string[][];
+    if (out.length === batch.length) {
+      return batch.map((l, i) => ({ line: l.number, endLine: l.number, raw: l.text, fields: out[i]! }));
+    }
+  } catch {
+    // Some line is malformed: find which.
+  }
+  return batch.map((l) => parseOne(l.number, l.number, l.text));
+}
+
+/**
+ * The CSV records of a file's lines, in order. A record ends at a line break
+ * outside quotes (an even count of quote characters so far). A multi-line
+ * record that does not parse, or whose quote never closes within
+ * MAX_RECORD_LINES, is reported as its first line alone, and the lines
+ * after it are read afresh.
+ */
+export async function* csvRecords(lines: AsyncIterable<Line>): AsyncGenerator<CsvRecord> {
+  let batch: Line[] = [];
+  let pending: Line[] = [];
+  let quotes = 0;
+
+  function* flush(): Generator<CsvRecord> {
+    if (batch.length > 0) yield* parseBatch(batch);
+    batch = [];
+  }
+
+  function* giveUpFirst(): Generator<CsvRecord> {
+    const [first, ...rest] = pending;
+    pending = [];
+    quotes = 0;
+    yield* flush();
+    const reason =
+      rest.length === 0
+        ? "a quoted field is not closed"
+        : `a quoted field is not closed within ${rest.length + 1} lines`;
+    yield { line: first!.number, endLine: first!.number, raw: first!.text, error: `not a valid CSV row: ${reason}` };
+    for (const line of rest) yield* take(line);
+  }
+
+  function* take(line: Line): Generator<CsvRecord> {
+    if (pending.length === 0 && line.text.trim() === "") return;
+    pending.push(line);
+    quotes += quoteCount(line.text);
+    if (quotes % 2 === 1) {
+      if (pending.length >= MAX_RECORD_LINES) yield* giveUpFirst();
+      return;
+    }
+    const record = pending;
+    pending = [];
+    quotes = 0;
+    if (record.length === 1) {
+      batch.push(record[0]!);
+      if (batch.length >= PARSE_BATCH) yield* flush();
+      return;
+    }
+    yield* flush();
+    const parsed = parseOne(record[0]!.number, record.at(-1)!.number, record.map((l) => l.text).join("\n"));
+    if (parsed.fields) {
+      yield parsed;
+    } else {
+      pending = record;
+      yield* giveUpFirst();
+    }
+  }
+
+  for await (const line of lines) yield* take(line);
+  while (pending.length > 0) yield* giveUpFirst();
+  yield* flush();
+}
+
+/** A header cell as a column name: case and punctuation ignored, aliases resolved. */
+export function columnName(header: string): string {
+  const key = normalizeText(header)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  return ALIASES[key] ?? key;
+}
+
+/** The column of each header cell; throws FeedFileError for unknown, repeated or missing columns. */
+export function readHeader(header: CsvRecord): CsvColumn[] {
+  if (!header.fields) throw new FeedFileError(`header (line ${header.line}): ${header.error}`);
+  const columns = header.fields.map(columnName);
+  const unknown = columns.filter((c) => !(CSV_COLUMNS as readonly string[]).includes(c));
+  if (unknown.length > 0) {
+    throw new FeedFileError(
+      `header (line ${header.line}): unknown column${unknown.length > 1 ? "s" : ""} ${unknown.map((c) => JSON.stringify(c)).join(", ")}; the columns are ${CSV_COLUMNS.join(", ")}`,
+    );
+  }
+  const repeated = columns.filter((c, i) => columns.indexOf(c) !== i);
+  if (repeated.length > 0) throw new FeedFileError(`header (line ${header.line}): column ${repeated[0]} appears twice`);
+  const missing = REQUIRED_COLUMNS.filter((c) => !columns.includes(c));
+  if (missing.length > 0) {
+    throw new FeedFileError(
+      `header (line ${header.line}): missing column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`,
+    );
+  }
+  return columns as CsvColumn[];
+}
+
+type Cells = Partial<Record<CsvColumn, string>>;
+
+interface Row extends CsvRecord {
+  cells: Cells;
+  role?: "debtor" | "secured" | "amendment";
+}
+
+/** The rows of one filing, assembled into the feed's lien shape for validation. */
+export interface CsvFiling {
+  line: number;
+  endLine: number;
+  raw: string;
+  /** The lien-shaped object, or why the rows cannot form one. */
+  lien?: Record<string, unknown>;
+  error?: string;
+  /** A zod issue path of `lien` as the CSV line and column it came from. */
+  locate: (path: readonly PropertyKey[]) => string;
+}
+
+const filingKey = (cells: Cells) =>
+  `${normalizeText(cells.filing_state ?? "").toUpperCase()}\u0000${(cells.filing_number ?? "").trim()}`;
+
+/** Empty cells read as absent, so required ones say "is required". */
+const cell = (row: Row, column: CsvColumn) => {
+  const value = row.cells[column];
+  return value === undefined || value.trim() === "" ? undefined : value;
+};
+
+const ADDRESS_COLUMNS: Record<string, CsvColumn> = {
+  street1: "street1",
+  street2: "street2",
+  city: "city",
+  state: "state",
+  zip_code: "zip",
+  country: "country",
+};
+const PARTY_COLUMNS: Record<string, CsvColumn> = { name: "name", type: "party_type", category: "category" };
+const AMENDMENT_COLUMNS: Record<string, CsvColumn> = {
+  amendment_financing_number: "amendment_number",
+  amendment_financing_date: "amendment_date",
+  amendment_financing_type_description: "amendment_description",
+};
+const FILING_COLUMNS: Record<string, CsvColumn> = {
+  initial_financing_number: "filing_number",
+  initial_financing_date: "filing_date",
+  jurisdiction_state: "filing_state",
+  filing_kind: "filing_kind",
+};
+
+function party(row: Row) {
+  return {
+    name: cell(row, "name"),
+    type: cell(row, "party_type"),
+    category: cell(row, "category") ?? null,
+    address: {
+      street1: cell(row, "street1"),
+      street2: cell(row, "street2") ?? null,
+      city: cell(row, "city"),
+      state: cell(row, "state"),
+      zip_code: cell(row, "zip"),
+      country: cell(row, "country") ?? null,
+    },
+  };
+}
+
+/** The one value of a filing-level column across a filing's rows (blank cells aside), or a conflict. */
+function agreed(rows: Row[], column: CsvColumn, same: (v: string) => string): { value?: string; conflict?: string } {
+  let first: Row | undefined;
+  for (const row of rows) {
+    const value = cell(row, column);
+    if (value === undefined) continue;
+    if (!first) first = row;
+    else if (same(value) !== same(cell(first, column)!)) {
+      return {
+        conflict: `rows disagree on ${column}: ${JSON.stringify(cell(first, column))} (line ${first.line}) and ${JSON.stringify(value)} (line ${row.line})`,
+      };
+    }
+  }
+  return { value: first ? cell(first, column) : undefined };
+}
+
+function assemble(rows: Row[], notes: string[]): CsvFiling {
+  const first = rows[0]!;
+  const base = {
+    line: first.line,
+    endLine: rows.at(-1)!.endLine,
+    raw: rows.map((r) => r.raw).join("\n"),
+  };
+  const debtors = rows.filter((r) => r.role === "debtor");
+  const secureds = rows.filter((r) => r.role === "secured");
+  const amendments = rows.filter((r) => r.role === "amendment");
+  const locate = (path: readonly PropertyKey[]): string => {
+    const [top, list, index, ...rest] = path;
+    if (top === "involved_parties" && (list === "debtor_parties" || list === "secured_parties")) {
+      const row = (list === "debtor_parties" ? debtors : secureds)[index as number];
+      if (!row) return `${list === "debtor_parties" ? "debtor" : "secured"} rows`;
+      const [field, sub] = rest;
+      const column = field === "address" ? ADDRESS_COLUMNS[String(sub)] : PARTY_COLUMNS[String(field)];
+      return `line ${row.line} ${column ?? "row"}`;
+    }
+    if (top === "amendments") {
+      const row = amendments[list as number];
+      return row ? `line ${row.line} ${AMENDMENT_COLUMNS[String(index)] ?? "row"}` : "amendment rows";
+    }
+    const column = FILING_COLUMNS[String(top)];
+    return column ? `line ${first.line} ${column}` : `lines ${base.line}-${base.endLine}`;
+  };
+  const problems: string[] = [];
+  for (const row of rows) {
+    if (row.error) problems.push(`line ${row.line}: ${row.error}`);
+    else if (!row.role) {
+      problems.push(
+        `line ${row.line} role: ${JSON.stringify(row.cells.role ?? "")} is not a role: use debtor, secured or amendment`,
+      );
+    }
+  }
+  problems.push(...notes);
+  const date = agreed(rows, "filing_date", (v) => normalizeTimestamp(v) ?? v.trim());
+  const kind = agreed(rows, "filing_kind", filingKindKey);
+  for (const c of [date.conflict, kind.conflict]) if (c) problems.push(c);
+  if (problems.length > 0) return { ...base, error: problems.join("; "), locate };
+  return {
+    ...base,
+    locate,
+    lien: {
+      initial_financing_number: cell(first, "filing_number"),
+      initial_financing_date: date.value,
+      jurisdiction_state: cell(first, "filing_state"),
+      ...(kind.value !== undefined ? { filing_kind: kind.value } : {}),
+      involved_parties: { debtor_parties: debtors.map(party), secured_parties: secureds.map(party) },
+      amendments: amendments.map((row) => ({
+        amendment_financing_number: cell(row, "amendment_number"),
+        amendment_financing_date: cell(row, "amendment_date"),
+        amendment_financing_type_description: cell(row, "amendment_description"),
+      })),
+    },
+  };
+}
+
+/**
+ * The filing key of a row that csv-parse could not read, when its state and
+ * number cells come before any quote (naive comma splitting is right there).
+ */
+function guessKey(raw: string, columns: CsvColumn[]): string | undefined {
+  const cells: Cells = {};
+  const wanted = [columns.indexOf("filing_state"), columns.indexOf("filing_number")];
+  const fields = raw.split("\n")[0]!.split(",");
+  if (wanted.some((i) => i >= fields.length || fields.slice(0, i + 1).some((f) => f.includes('"')))) return undefined;
+  cells.filing_state = fields[wanted[0]!];
+  cells.filing_number = fields[wanted[1]!];
+  return filingKey(cells);
+}
+
+/**
+ * The filings of a CSV file: its first record is the header, and each run
+ * of adjacent rows with the same filing_state and filing_number is one
+ * filing. A row that cannot be read spoils the filing it belongs to, so
+ * that filing is rejected whole rather than loaded without it; when even
+ * its filing cannot be told, both filings around it are.
+ */
+export async function* csvFilings(lines: AsyncIterable<Line>): AsyncGenerator<CsvFiling> {
+  let columns: CsvColumn[] | undefined;
+  let group: Row[] = [];
+  let groupKey: string | undefined;
+  let groupNotes: string[] = [];
+  /** An unreadable row of unknown filing, which also spoils the next filing. */
+  let spoilNext: string | undefined;
+  /** First line of each filing read so far, to catch rows of one filing that are not adjacent. */
+  const seen = new Map<string, number>();
+  const close = () => {
+    const notes = [...groupNotes];
+    const seenAt = groupKey !== undefined ? seen.get(groupKey) : undefined;
+    if (seenAt !== undefined)
+      notes.push(`filing already appeared at line ${seenAt}: the rows of one filing must be adjacent`);
+    const out = assemble(group, notes);
+    if (groupKey !== undefined && !seen.has(groupKey)) seen.set(groupKey, group[0]!.line);
+    group = [];
+    groupKey = undefined;
+    groupNotes = [];
+    return out;
+  };
+  for await (const record of csvRecords(lines)) {
+    if (!columns) {
+      columns = readHeader(record);
+      continue;
+    }
+    const cells: Cells = {};
+    record.fields?.forEach((value, i) => {
+      const column = columns![i];
+      if (column) cells[column] = value;
+    });
+    const row: Row = { ...record, cells };
+    if (record.fields && record.fields.length !== columns.length) {
+      row.error = `has ${record.fields.length} fields, the header has ${columns.length}`;
+    }
+    if (record.fields) row.role = ROLES[normalizeText(cells.role ?? "").toLowerCase()];
+    let key = record.fields ? filingKey(cells) : guessKey(record.raw, columns);
+    const unknownFiling = key === undefined;
+    // A row of unknown filing joins the filing being read...
+    if (unknownFiling) key = groupKey;
+    if (group.length > 0 && key !== groupKey) yield close();
+    else if (group.length > 0 && !unknownFiling) spoilNext = undefined; // the unreadable row sat inside this filing
+    if (group.length === 0) {
+      groupKey = key;
+      if (spoilNext) groupNotes.push(spoilNext);
+      spoilNext = undefined;
+    }
+    group.push(row);
+    // ... and spoils the next one too, since it may have been that one's.
+    if (unknownFiling)
+      spoilNext = `line ${row.line} just before this filing could not be read and may be one of its rows`;
+  }
+  if (!columns) throw new FeedFileError("the file is empty: expected a header line");
+  if (group.length > 0) yield close();
+}
