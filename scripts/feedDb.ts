@@ -16,7 +16,6 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { drizzle } from "drizzle-orm/d1";
-import { getPlatformProxy, unstable_readConfig } from "wrangler";
 import * as schema from "../src/db/schema.ts";
 
 export interface Target {
@@ -60,7 +59,8 @@ export function migrateLocal(target: Target): void {
 }
 
 /** A copy of the D1 binding of wrangler.toml marked remote, for getPlatformProxy. */
-function remoteConfig(env: string): string {
+async function remoteConfig(env: string): Promise<string> {
+  const { unstable_readConfig } = await import("wrangler");
   const config = unstable_readConfig({ config: CONFIG, env });
   const bindings = config.d1_databases as { binding: string; database_name?: string; database_id?: string }[];
   const d1 = bindings.find((d) => d.binding === "DB");
@@ -94,9 +94,11 @@ function remoteConfig(env: string): string {
 }
 
 export async function openDatabase(target: Target) {
+  // Loaded here, not on start: wrangler takes a second to load, and usage errors need none of it.
+  const { getPlatformProxy } = await import("wrangler");
   const proxy = await getPlatformProxy<{ DB: D1Database }>(
     target.remote
-      ? { configPath: remoteConfig(target.env ?? "production"), remoteBindings: true }
+      ? { configPath: await remoteConfig(target.env ?? "production"), remoteBindings: true }
       : {
           configPath: CONFIG,
           remoteBindings: false,

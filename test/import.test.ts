@@ -1,0 +1,364 @@
+/**
+ * Importing feeds (src/feed) into the test D1 database through
+ * upsertFilings, then reading them back through the API, as a client would.
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { generateFilings } from "../seed/generate.ts";
+import type { FilingRecord } from "../src/db/records.ts";
+import { isoSeconds } from "../src/domain/time.ts";
+import { exportFilings } from "../src/feed/export.ts";
+import { importFeed } from "../src/feed/import.ts";
+import { lienLine } from "../src/feed/lien.ts";
+import { type Reject, readFeed } from "../src/feed/read.ts";
+import feedCsv from "./fixtures/feed.csv?raw";
+import feedNdjson from "./fixtures/feed.ndjson?raw";
+import mixedNdjson from "./fixtures/mixed.ndjson?raw";
+import { daysAgo, db, get, getJson, registerKeys } from "./helpers.ts";
+
+const stream = (text: string) => new Response(text).body!;
+
+async function importText(file: string, text: string) {
+  const rejects: Reject[] = [];
+  const summary = await importFeed(db, file, stream(text), { onReject: (r) => void rejects.push(r) });
+  return { summary, rejects };
+}
+
+async function records(file: string, text: string): Promise<FilingRecord[]> {
+  const out: FilingRecord[] = [];
+  for await (const item of readFeed(file, stream(text))) {
+    if ("record" in item) out.push(item.record);
+  }
+  return out;
+}
+
+/** Deletes every row of every table, leaving the migrated schema: an empty database. */
+async function emptyDatabase() {
+  const { results } = await env.DB.prepare(
+    "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name <> 'd1_migrations'",
+  ).all<{ name: string }>();
+  await env.DB.batch([
+    env.DB.prepare("pragma defer_foreign_keys = on"),
+    ...results.map(({ name }) => env.DB.prepare(`delete from "${name}"`)),
+  ]);
+}
+
+// Responses are cached at the edge for a minute by URL: each read below
+// adds an ignored parameter of its own, so it always reads the database.
+let reads = 0;
+const fresh = (path: string) => `${path}${path.includes("?") ? "&" : "?"}_read=${++reads}`;
+
+/** A body without what differs from one response to the next. */
+function stable(body: any) {
+  const { request_id: _, timestamp: __, data_source_last_updated: ___, ...metadata } = body.response_metadata;
+  return { ...body, response_metadata: metadata };
+}
+
+/** Endpoint 9 (public; each read from its own client address, clear of the per-address limit). */
+async function lookup(number: string, state: string) {
+  const res = await get(fresh(`/filings?initial_financing_number=${encodeURIComponent(number)}&state=${state}`), null, {
+    headers: { "cf-connecting-ip": `198.51.100.${reads % 250}` },
+  });
+  expect(res.status).toBe(200);
+  return res.json<any>();
+}
+
+async function snapshot(paths: string[]) {
+  const out: Record<string, unknown> = {};
+  for (const path of paths) {
+    out[path] = stable(path.startsWith("/filings?") ? await keyless(path) : await getJson(fresh(path)));
+  }
+  return out;
+}
+
+async function keyless(path: string) {
+  const res = await get(fresh(path), null, { headers: { "cf-connecting-ip": `203.0.113.${reads % 250}` } });
+  expect(res.status).toBe(200);
+  return res.json<any>();
+}
+
+/** The feed line as the API shows it: without the two fields only feeds carry. */
+function asServed(record: FilingRecord, today: string) {
+  const { filing_kind: _, ...lien } = lienLine(record, today);
+  const address = ({ street2: __, ...a }: { street2: string | null }) => a;
+  return {
+    ...lien,
+    involved_parties: {
+      debtor_parties: lien.involved_parties.debtor_parties.map((p) => ({ ...p, address: address(p.address) })),
+      secured_parties: lien.involved_parties.secured_parties.map((p) => ({ ...p, address: address(p.address) })),
+    },
+  };
+}
+
+const today = () => isoSeconds(Date.now()).slice(0, 10);
+
+beforeAll(registerKeys);
+
+describe("importing an NDJSON feed", () => {
+  let first: Awaited<ReturnType<typeof importText>>;
+
+  beforeAll(async () => {
+    await emptyDatabase();
+    first = await importText("feed.ndjson", feedNdjson);
+  });
+
+  it("loads every filing of the feed and reports them inserted", () => {
+    expect(first.summary).toEqual({ read: 5, inserted: 5, updated: 0, unchanged: 0, rejected: 0 });
+    expect(first.rejects).toEqual([]);
+  });
+
+  it("serves each filing from the public lookup exactly as the feed line reads back", async () => {
+    for (const record of await records("feed.ndjson", feedNdjson)) {
+      const body = await lookup(record.number, record.state);
+      expect(body.ucc_liens).toEqual([asServed(record, today())]);
+    }
+  });
+
+  it("normalizes names, codes, timestamps and labels on the way in", async () => {
+    const [ca] = (await lookup("U250012345678", "CA")).ucc_liens;
+    const [debtor, owner] = ca.involved_parties.debtor_parties;
+    expect(debtor.name).toBe("Sanchez & Sons Cafe, LLC");
+    expect(debtor.category).toBe("Food & Beverage");
+    expect(debtor.address).toMatchObject({ street1: "1200 Mission St", state: "CA", zip_code: "94103-1234" });
+    expect(owner).toMatchObject({ name: "Maria L. Sanchez", type: "Individual", category: "Individual" });
+    expect(ca.involved_parties.secured_parties[0].name).toBe("Wells Fargo Bank, N.A.");
+    expect(ca.amendments[0].amendment_financing_date).toBe("2025-05-01T10:00:00Z");
+
+    const [tx] = (await lookup("25-0000123456", "TX")).ucc_liens;
+    expect(tx).toMatchObject({ initial_financing_date: "2025-01-02T09:15:00Z", jurisdiction_state: "TX" });
+    expect(tx.involved_parties.debtor_parties[0].name).toBe("ACME WIDGETS, INC.");
+    expect(tx.involved_parties.secured_parties[0].category).toBe("Secured Party");
+
+    const [fl] = (await lookup("202100004567", "FL")).ucc_liens;
+    expect(fl.initial_financing_date).toBe("2021-06-01T10:00:00Z");
+  });
+
+  it("takes the filing kind from filing_kind, or else from the lapse date the feed gives", async () => {
+    const lapse = async (number: string, state: string) =>
+      (await lookup(number, state)).ucc_liens[0].estimated_lien_lapse_date;
+    expect(await lapse("25-0000123456", "TX")).toBe("2030-01-02"); // no lapse date: standard
+    expect(await lapse("2020011500001234", "NY")).toBeNull(); // null: transmitting utility
+    expect(await lapse("202100004567", "FL")).toBe("2051-06-01"); // filing_kind: manufactured home
+    expect(await lapse("OH-2019-0042", "OH")).toBe("2049-04-10"); // thirty years: public finance
+  });
+
+  it("finds an imported debtor by exact name (endpoint 5)", async () => {
+    const body = await getJson(fresh("/debtors/search?name=sanchez%20and%20sons%20cafe&state=ca"));
+    expect(body.pagination.total_results).toBe(1);
+    expect(body.ucc_liens[0]).toMatchObject({
+      initial_financing_number: "U250012345678",
+      initial_financing_date: "2025-03-14T16:20:05Z",
+      jurisdiction_state: "CA",
+    });
+    expect(body.ucc_liens[0].involved_parties.debtor_parties.map((d: any) => d.debtor_industry)).toEqual([
+      "Food & Beverage",
+      null,
+    ]);
+  });
+
+  const paths = [
+    "/filings?initial_financing_number=U250012345678&state=CA",
+    "/filings?initial_financing_number=25-0000123456&state=TX",
+    "/filings?initial_financing_number=2020011500001234&state=NY",
+    "/filings?initial_financing_number=202100004567&state=FL",
+    "/filings?initial_financing_number=OH-2019-0042&state=OH",
+    "/debtors/search?name=Sanchez%20%26%20Sons%20Cafe&state=CA",
+    "/debtors/addresses?name=Maria%20L.%20Sanchez",
+    "/debtors/associated/?name=Maria%20L.%20Sanchez&state=CA",
+    "/debtors/search-similar?name=Sanches%20and%20Son%20Cafe",
+    "/filings/recently-terminated?state=CA",
+  ];
+
+  it("changes nothing when the same feed is imported again", async () => {
+    const before = await snapshot(paths);
+    const again = await importText("feed.ndjson", feedNdjson);
+    expect(again.summary).toEqual({ read: 5, inserted: 0, updated: 0, unchanged: 5, rejected: 0 });
+    expect(await snapshot(paths)).toEqual(before);
+  });
+
+  it("applies an update file to the filings it changes and leaves the others alone", async () => {
+    const before = await snapshot(paths);
+    const terminatedAt = daysAgo(2);
+    const lines = feedNdjson
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    lines[0].amendments.push({
+      amendment_financing_number: "U250098765499",
+      amendment_financing_date: terminatedAt,
+      amendment_financing_type_description: "Termination",
+    });
+    lines[1].amendments = [
+      {
+        amendment_financing_number: "25-0000200001",
+        amendment_financing_date: "2025-02-01 08:00:00",
+        amendment_financing_type_description: "Assignment",
+      },
+    ];
+    const update = await importText("update.ndjson", lines.map((l) => JSON.stringify(l)).join("\n"));
+    expect(update.summary).toEqual({ read: 5, inserted: 0, updated: 2, unchanged: 3, rejected: 0 });
+
+    const [ca] = (await lookup("U250012345678", "CA")).ucc_liens;
+    expect(ca.estimated_lien_status).toBe("Terminated");
+    expect(ca.amendments.map((a: any) => a.amendment_financing_type_description)).toEqual([
+      "Amendment - Collateral",
+      "Termination",
+    ]);
+    const terminated = await getJson(fresh("/filings/recently-terminated?state=CA"));
+    expect(terminated.terminated_filings).toEqual([
+      expect.objectContaining({ initial_financing_number: "U250012345678", termination_date: terminatedAt }),
+    ]);
+    const [tx] = (await lookup("25-0000123456", "TX")).ucc_liens;
+    expect(tx.amendments).toEqual([
+      {
+        amendment_financing_number: "25-0000200001",
+        amendment_financing_date: "2025-02-01T08:00:00Z",
+        amendment_financing_type_description: "Assignment",
+      },
+    ]);
+    // Only the two filings and the list of terminations changed.
+    const after = await snapshot(paths);
+    const changed = paths.filter((p) => JSON.stringify(after[p]) !== JSON.stringify(before[p]));
+    expect(changed).toEqual([paths[0], paths[1], "/filings/recently-terminated?state=CA"]);
+  });
+});
+
+describe("importing a feed with bad lines", () => {
+  let result: Awaited<ReturnType<typeof importText>>;
+
+  beforeAll(async () => {
+    await emptyDatabase();
+    result = await importText("mixed.ndjson", mixedNdjson);
+  });
+
+  it("loads the good filings and counts the bad ones as rejected", async () => {
+    expect(result.summary).toEqual({ read: 10, inserted: 3, updated: 0, unchanged: 0, rejected: 7 });
+    for (const number of ["MIX-1", "MIX-5", "MIX-10"]) {
+      expect((await lookup(number, "OR")).ucc_liens).toHaveLength(1);
+    }
+    for (const number of ["MIX-3", "MIX-6", "MIX-8", "MIX-9"]) {
+      expect((await lookup(number, "OR")).ucc_liens).toEqual([]);
+    }
+  });
+
+  it("rejects each bad line with its line number, a readable reason and the line itself", () => {
+    const lines = mixedNdjson.split("\n");
+    expect(result.rejects.map((r) => [r.line, r.reason])).toEqual([
+      [2, expect.stringMatching(/^not valid JSON: /)],
+      [
+        3,
+        'involved_parties.debtor_parties[0].address.zip_code: "9740" is not a ZIP code: five digits, or ZIP+4 as 12345-6789',
+      ],
+      [4, 'jurisdiction_state: "XX" is not a US state or territory code'],
+      [6, expect.stringMatching(/^initial_financing_date: "2025-02-30T10:00:00Z" is not a timestamp/)],
+      [8, "involved_parties.debtor_parties: must name at least one debtor party"],
+      [
+        9,
+        expect.stringMatching(
+          /^amendments\[0\]\.amendment_financing_type_description: "Lapse notice" names no amendment type/,
+        ),
+      ],
+      [11, "filing: must be a JSON object (one filing)"],
+    ]);
+    for (const r of result.rejects) {
+      expect(r.file).toBe("mixed.ndjson");
+      expect(r.raw).toBe(lines[r.line - 1]);
+    }
+  });
+});
+
+describe("importing a CSV feed", () => {
+  let result: Awaited<ReturnType<typeof importText>>;
+
+  beforeAll(async () => {
+    await emptyDatabase();
+    result = await importText("feed.csv", feedCsv);
+  });
+
+  it("makes one filing of each run of rows, with its parties and amendments in row order", async () => {
+    expect(result.summary).toEqual({ read: 2, inserted: 2, updated: 0, unchanged: 0, rejected: 0 });
+    const [ga] = (await lookup("202500001234", "GA")).ucc_liens;
+    expect(ga.initial_financing_date).toBe("2025-02-03T14:00:00Z");
+    expect(ga.involved_parties.debtor_parties.map((d: any) => [d.name, d.type, d.category])).toEqual([
+      ["Peach State Logistics, Inc.", "Organization", "Transportation & Logistics"],
+      ["Dana Whitfield", "Individual", "Individual"],
+    ]);
+    expect(ga.involved_parties.secured_parties).toMatchObject([{ name: "Truist Bank, as Agent", category: "Bank" }]);
+    expect(ga.amendments).toEqual([
+      {
+        amendment_financing_number: "202500009999",
+        amendment_financing_date: "2025-04-01T09:00:00Z",
+        amendment_financing_type_description: "Continuation",
+      },
+    ]);
+    const [wa] = (await lookup("25-0001234-A", "WA")).ucc_liens;
+    expect(wa.involved_parties.debtor_parties[0].name).toBe('The "Blue" Door Bakery LLC');
+    expect(wa.estimated_lien_status).toBe("Terminated");
+    expect(wa.amendments).toHaveLength(2);
+  });
+
+  it("keeps a quoted field that spans lines, as one line of text", async () => {
+    const body = await getJson(fresh("/debtors/associated/?name=Peach%20State%20Logistics&state=GA"));
+    expect(body.associated_debtors).toEqual([
+      {
+        debtor_name: "Dana Whitfield",
+        address: {
+          street_address_1: "12 Elm St",
+          street_address_2: "Apt 4 Rear",
+          city: "Decatur",
+          state: "GA",
+          postal_code: "30030",
+        },
+      },
+    ]);
+  });
+});
+
+describe("exporting and importing again", () => {
+  it("reproduces the same API responses in an empty database", async () => {
+    await emptyDatabase();
+    const generated = [...generateFilings({ filings: 400, seed: 31, now: Date.now() })];
+    const feed = generated.map((r) => JSON.stringify(lienLine(r, today()))).join("\n");
+    expect((await importText("generated.ndjson", feed)).summary.inserted).toBe(400);
+
+    const states = [...new Set(generated.map((r) => r.state))];
+    const byState = (s: string) => generated.filter((r) => r.state === s).length;
+    const busiest = [...states].sort((a, b) => byState(b) - byState(a)).slice(0, 3);
+    const sample = generated.filter((_, i) => i % 40 === 0);
+    const q = encodeURIComponent;
+    const paths = [
+      ...sample.map((r) => `/filings?initial_financing_number=${q(r.number)}&state=${r.state}`),
+      ...sample.map((r) => `/debtors/search?name=${q(r.debtors[0]!.name)}&state=${r.state}`),
+      ...sample.map((r) => `/debtors/addresses?name=${q(r.debtors[0]!.name)}`),
+      ...sample.map((r) => `/debtors/associated/?name=${q(r.debtors[0]!.name)}&state=${r.state}`),
+      ...sample.map((r) => `/debtors/search-similar?name=${q(r.debtors[0]!.name)}`),
+      ...sample.map((r) => `/filings/recent-by-postal-code?postal_code=${r.debtors[0]!.address.zipCode}`),
+      ...busiest.flatMap((s) => [
+        `/filings/recent-by-state?state=${s}`,
+        `/filings/recent-by-state?state=${s}&page=2`,
+        `/filings/recently-terminated?state=${s}`,
+        `/secureds/recent-by-secured-party?name=wells%20fargo&state=${s}`,
+      ]),
+    ];
+    const before = await snapshot(paths);
+    for (const path of paths.filter((p) => p.startsWith("/filings?"))) {
+      expect((before[path] as any).ucc_liens).toHaveLength(1);
+    }
+
+    const exported: string[] = [];
+    for (const state of states) {
+      for await (const record of exportFilings(db, state, 50)) exported.push(JSON.stringify(lienLine(record, today())));
+    }
+    expect(exported).toHaveLength(400);
+    await emptyDatabase();
+    expect((await getJson(fresh(`/filings/recent-by-state?state=${busiest[0]}`))).ucc_liens).toEqual([]);
+    expect((await importText("exported.ndjson", exported.join("\n"))).summary).toEqual({
+      read: 400,
+      inserted: 400,
+      updated: 0,
+      unchanged: 0,
+      rejected: 0,
+    });
+    expect(await snapshot(paths)).toEqual(before);
+  }, 120_000);
+});

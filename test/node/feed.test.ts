@@ -1,0 +1,432 @@
+/**
+ * Feed parsing without a database: normalization rules, the lien-line
+ * schema, and CSV rows (quoting, grouping, and how bad rows are contained).
+ */
+import { describe, expect, it } from "vitest";
+import { generateFilings } from "../../seed/generate.ts";
+import { toRows } from "../../src/db/records.ts";
+import { csvFilings, csvRecords, FeedFileError } from "../../src/feed/csv.ts";
+import { lienLine } from "../../src/feed/lien.ts";
+import { readLines } from "../../src/feed/lines.ts";
+import {
+  amendmentKind,
+  canonicalIndustry,
+  inferFilingKind,
+  normalizeName,
+  normalizeTimestamp,
+} from "../../src/feed/normalize.ts";
+import { type FeedItem, feedFormat, readFeed } from "../../src/feed/read.ts";
+import { describeIssues, lienSchema } from "../../src/feed/schema.ts";
+
+const stream = (text: string | Uint8Array) => new Response(text).body!;
+
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+const NOW = new Date("2026-06-01T00:00:00Z");
+const schema = lienSchema(NOW);
+
+/** A valid feed line, with `over` merged in. */
+function line(over: Record<string, unknown> = {}) {
+  const address = { street1: "1 Main St", city: "Springfield", state: "IL", zip_code: "62701", country: "US" };
+  return {
+    initial_financing_number: "2025-000001",
+    initial_financing_date: "2025-01-15T12:00:00Z",
+    jurisdiction_state: "IL",
+    involved_parties: {
+      debtor_parties: [
+        { name: "Lincoln Hardware LLC", type: "Organization", category: "Retail & E-commerce", address },
+      ],
+      secured_parties: [{ name: "Prairie State Bank", type: "Secured Party", category: "Bank", address }],
+    },
+    amendments: [],
+    ...over,
+  };
+}
+
+function problem(value: unknown): string {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) throw new Error("expected a problem, the line was accepted");
+  return describeIssues(parsed.error);
+}
+
+describe("timestamp normalization", () => {
+  it.each([
+    ["2025-09-08T14:03:11Z", "2025-09-08T14:03:11Z"],
+    ["2025-09-08T14:03:11", "2025-09-08T14:03:11Z"],
+    ["2025-09-08 14:03:11", "2025-09-08T14:03:11Z"],
+    ["2025-09-08T14:03:11.987Z", "2025-09-08T14:03:11Z"],
+    ["2025-09-08T16:03:11+02:00", "2025-09-08T14:03:11Z"],
+    ["2025-09-08T09:03:11-0500", "2025-09-08T14:03:11Z"],
+    ["2025-09-08T14:03", "2025-09-08T14:03:00Z"],
+    ["2025-09-08", "2025-09-08T00:00:00Z"],
+    [" 2024-02-29 23:59:59 ", "2024-02-29T23:59:59Z"],
+  ])("reads %j as %s", (input, expected) => {
+    expect(normalizeTimestamp(input)).toBe(expected);
+  });
+
+  it.each([
+    "2025-02-29T10:00:00Z",
+    "2025-13-01",
+    "2025-09-08T24:00:00",
+    "2025-09-08T12:60:00",
+    "09/08/2025",
+    "",
+    "2025-09-08T14:03:11+25:00",
+  ])("refuses %j", (input) => {
+    expect(normalizeTimestamp(input)).toBeNull();
+  });
+});
+
+describe("name normalization", () => {
+  it.each([
+    ["  Acme   Widgets  ", "Acme Widgets"],
+    ["Acme , Inc .", "Acme, Inc."],
+    ["Acme,Inc", "Acme, Inc"],
+    ["WELLS FARGO BANK,N.A.", "WELLS FARGO BANK, N.A."],
+    ["Smith ( Holdings ) LLC", "Smith (Holdings) LLC"],
+    ["Maria\tL.\nSanchez", "Maria L. Sanchez"],
+    ["1,000 Oaks Nursery", "1,000 Oaks Nursery"],
+    ["H&R Block", "H&R Block"],
+  ])("tidies %j to %j", (input, expected) => {
+    expect(normalizeName(input)).toBe(expected);
+    expect(normalizeName(expected)).toBe(expected);
+  });
+
+  it("spells the fifteen industries canonically and keeps other labels", () => {
+    expect(canonicalIndustry("food & beverage")).toBe("Food & Beverage");
+    expect(canonicalIndustry("MANUFACTURING")).toBe("Manufacturing");
+    expect(canonicalIndustry("Aerospace")).toBe("Aerospace");
+  });
+});
+
+describe("amendment kinds from their descriptions", () => {
+  it.each([
+    ["Termination", "termination"],
+    ["UCC3 Termination Statement", "termination"],
+    ["Continuation", "continuation"],
+    ["Assignment", "assignment"],
+    ["Partial Assignment", "assignment"],
+    ["Amendment - Collateral", "collateral_change"],
+    ["Amendment - Party Information", "party_change"],
+    ["Amendment", "party_change"],
+    ["Debtor Name Change", "party_change"],
+    ["Lapse notice", null],
+  ])("reads %j as %s", (description, kind) => {
+    expect(amendmentKind(description)).toBe(kind);
+  });
+});
+
+describe("filing kinds from lapse dates", () => {
+  const filing = (type = "Organization") => ({ filedAt: "2020-03-15T12:00:00Z", debtors: [{ type }], amendments: [] });
+
+  it("reads no lapse date as standard, null as a transmitting utility", () => {
+    expect(inferFilingKind(undefined, filing())).toBe("standard");
+    expect(inferFilingKind(null, filing())).toBe("transmitting_utility");
+  });
+
+  it("reads a thirty-year lapse as a manufactured home for individuals, public finance otherwise", () => {
+    expect(inferFilingKind("2050-03-15", filing("Individual"))).toBe("manufactured_home");
+    expect(inferFilingKind("2050-03-15", filing())).toBe("public_finance");
+  });
+
+  it("takes the nearest kind for a lapse date computed differently", () => {
+    expect(inferFilingKind("2025-03-16", filing())).toBe("standard");
+    expect(inferFilingKind("2030-03-15", filing())).toBe("standard");
+    expect(inferFilingKind("2049-12-31", filing())).toBe("public_finance");
+  });
+});
+
+describe("the feed line schema", () => {
+  it("turns every exported filing back into the rows it was loaded as", () => {
+    const records = [...generateFilings({ filings: 600, seed: 3, now: NOW.getTime() })];
+    for (const record of records) {
+      expect(toRows(schema.parse(lienLine(record, "2026-06-01")), 1)).toEqual(toRows(record, 1));
+    }
+    expect(new Set(records.map((r) => r.kind)).size).toBe(4);
+  });
+
+  it("upper-cases state codes and keeps ZIP+4 as filed", () => {
+    const address = { street1: "1 Main St", city: "Chicago", state: "il", zip_code: " 60601-1234 ", country: "" };
+    const record = schema.parse(
+      line({
+        jurisdiction_state: " il ",
+        involved_parties: {
+          debtor_parties: [{ name: "Loop Deli", type: "organization", category: "Organization", address }],
+          secured_parties: [{ name: "Lake Bank", address }],
+        },
+      }),
+    );
+    expect(record.state).toBe("IL");
+    expect(record.debtors[0]).toEqual({
+      name: "Loop Deli",
+      type: "Organization",
+      label: null,
+      address: {
+        street1: "1 Main St",
+        street2: null,
+        city: "Chicago",
+        state: "IL",
+        zipCode: "60601-1234",
+        country: null,
+      },
+    });
+    expect(record.securedParties[0]).toMatchObject({ type: "Organization", label: null });
+  });
+
+  it("names each problem by its field", () => {
+    const bad = line({ jurisdiction_state: "ZZ", initial_financing_date: "yesterday" });
+    expect(problem(bad)).toBe(
+      'initial_financing_date: "yesterday" is not a timestamp: use YYYY-MM-DDThh:mm:ssZ, YYYY-MM-DDThh:mm:ss or YYYY-MM-DD hh:mm:ss (UTC); jurisdiction_state: "ZZ" is not a US state or territory code',
+    );
+    expect(problem(line({ initial_financing_number: undefined }))).toBe("initial_financing_number: is required");
+    expect(problem(line({ initial_financing_number: 12 }))).toBe(
+      "initial_financing_number: must be a string, not number",
+    );
+  });
+
+  it("refuses ZIP codes that are not five digits or ZIP+4", () => {
+    for (const zip of ["6060", "606011", "60601-12", "60601 1234", "ABCDE"]) {
+      const bad = line();
+      (bad.involved_parties.debtor_parties[0]!.address as { zip_code: string }).zip_code = zip;
+      expect(problem(bad)).toContain("address.zip_code");
+    }
+  });
+
+  it("refuses dates in the future, amendments before their filing, and repeated amendment numbers", () => {
+    expect(problem(line({ initial_financing_date: "2026-06-03T00:00:00Z" }))).toBe(
+      "initial_financing_date: is in the future",
+    );
+    const amendment = (number: string, date: string) => ({
+      amendment_financing_number: number,
+      amendment_financing_date: date,
+      amendment_financing_type_description: "Continuation",
+    });
+    expect(problem(line({ amendments: [amendment("A-1", "2024-12-31T00:00:00Z")] }))).toBe(
+      "amendments[0].amendment_financing_date: is before the initial financing date 2025-01-15T12:00:00Z",
+    );
+    expect(
+      problem(
+        line({ amendments: [amendment("A-1", "2025-02-01T00:00:00Z"), amendment("A-1", "2025-03-01T00:00:00Z")] }),
+      ),
+    ).toBe('amendments[1].amendment_financing_number: "A-1" appears twice on this filing');
+  });
+
+  it("ignores fields it does not know and recomputes derived ones", () => {
+    const record = schema.parse(
+      line({
+        estimated_lien_status: "Lapsed",
+        search_url: "https://example.invalid",
+        vendor_id: 7,
+        filing_kind: "standard",
+      }),
+    );
+    expect(record.kind).toBe("standard");
+    expect(Object.keys(record).sort()).toEqual([
+      "amendments",
+      "debtors",
+      "filedAt",
+      "kind",
+      "number",
+      "securedParties",
+      "state",
+    ]);
+  });
+});
+
+describe("reading lines", () => {
+  it("splits LF and CRLF lines across chunk boundaries and multi-byte characters", async () => {
+    const bytes = new TextEncoder().encode("\uFEFFfirst\r\nsecond ñandú\nthird");
+    const chunks = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 3) controller.enqueue(bytes.slice(i, i + 3));
+        controller.close();
+      },
+    });
+    expect(await all(readLines(chunks))).toEqual([
+      { number: 1, text: "first" },
+      { number: 2, text: "second ñandú" },
+      { number: 3, text: "third" },
+    ]);
+  });
+
+  it("knows feed formats by extension", () => {
+    expect(feedFormat("a/b/ca.NDJSON")).toBe("ndjson");
+    expect(feedFormat("x.jsonl")).toBe("ndjson");
+    expect(feedFormat("x.csv")).toBe("csv");
+    expect(feedFormat("x.json")).toBeNull();
+  });
+});
+
+const HEADER =
+  "filing_state,filing_number,filing_date,filing_kind,role,party_type,name,category,street1,street2,city,state,zip,country,amendment_number,amendment_date,amendment_description";
+const debtorRow = (n: string, name = `Debtor ${n}`) =>
+  `IL,${n},2025-01-15 12:00:00,,debtor,Organization,${name},,1 Main St,,Springfield,IL,62701,US,,,`;
+const securedRow = (n: string) => `IL,${n},,,secured,,Prairie State Bank,Bank,2 Main St,,Springfield,IL,62701,US,,,`;
+
+async function readCsv(text: string) {
+  return all(readFeed("t.csv", stream(text), { now: NOW }));
+}
+const numbers = (items: FeedItem[]) => items.flatMap((i) => ("record" in i ? [i.record.number] : []));
+const rejects = (items: FeedItem[]) => items.flatMap((i) => ("reject" in i ? [i.reject] : []));
+
+describe("CSV records", () => {
+  it("reads quoted fields holding commas, doubled quotes and line breaks", async () => {
+    const text = 'a,b,c\r\n1,"x, y","say ""hi"""\n2,"two\nlines",z\n\n3,,\n';
+    const records = await all(csvRecords(readLines(stream(text))));
+    expect(records.map((r) => [r.line, r.endLine, r.fields])).toEqual([
+      [1, 1, ["a", "b", "c"]],
+      [2, 2, ["1", "x, y", 'say "hi"']],
+      [3, 4, ["2", "two\nlines", "z"]],
+      [6, 6, ["3", "", ""]],
+    ]);
+  });
+
+  it("contains a malformed row to its own line", async () => {
+    const text = 'a,b\n1,2\n"bad"x,3\n4,5\n6,"never closed\n7,8\n';
+    const records = await all(csvRecords(readLines(stream(text))));
+    expect(records.map((r) => [r.line, r.fields ?? r.error])).toEqual([
+      [1, ["a", "b"]],
+      [2, ["1", "2"]],
+      [3, expect.stringMatching(/^not a valid CSV row: Invalid Closing Quote/)],
+      [4, ["4", "5"]],
+      [5, "not a valid CSV row: a quoted field is not closed within 2 lines"],
+      [6, ["7", "8"]],
+    ]);
+  });
+});
+
+describe("CSV filings", () => {
+  it("groups adjacent rows of a filing and names header columns in any spelling", async () => {
+    const header =
+      "Filing State,Initial Financing Number,Filing Date,Role,Type,Name,Industry,Street 1,City,State,Zip Code,Amendment Number,Amendment Date,Amendment Description";
+    const text = [
+      header,
+      "il,A-1,2025-01-15 12:00:00,Debtor,Organization,Lincoln Hardware,retail & e-commerce,1 Main St,Springfield,IL,62701,,,",
+      "IL,A-1,,Secured Party,,Prairie State Bank,Bank,2 Main St,Springfield,IL,62701,,,",
+      "IL,A-1,,amendment,,,,,,,,A-1-C,2025-03-01T00:00:00Z,Amendment - Collateral",
+      "IL,A-2,2025-01-16,debtor,Individual,Ann Lee,,3 Oak St,Peoria,IL,61602,,,",
+      "IL,A-2,,secured,,Prairie State Bank,,2 Main St,Springfield,IL,62701,,,",
+    ].join("\n");
+    const items = await readCsv(text);
+    expect(rejects(items)).toEqual([]);
+    const [first, second] = items.map((i) => ("record" in i ? i.record : null));
+    expect(first).toMatchObject({
+      state: "IL",
+      number: "A-1",
+      filedAt: "2025-01-15T12:00:00Z",
+      debtors: [{ name: "Lincoln Hardware", label: "Retail & E-commerce" }],
+      securedParties: [{ name: "Prairie State Bank", label: "Bank" }],
+      amendments: [{ number: "A-1-C", kind: "collateral_change" }],
+    });
+    expect(second).toMatchObject({ number: "A-2", filedAt: "2025-01-16T00:00:00Z", debtors: [{ type: "Individual" }] });
+  });
+
+  it("rejects a filing whole, with its lines, when one of its rows is bad", async () => {
+    const text = [
+      HEADER,
+      debtorRow("B-1"),
+      securedRow("B-1"),
+      debtorRow("B-2"),
+      "IL,B-2,,,debtor,Organization,Second Debtor,,9 Elm St,,Springfield,IL,6270,US,,,",
+      securedRow("B-2"),
+      debtorRow("B-3"),
+      securedRow("B-3"),
+    ].join("\n");
+    const items = await readCsv(text);
+    expect(numbers(items)).toEqual(["B-1", "B-3"]);
+    expect(rejects(items)).toEqual([
+      {
+        file: "t.csv",
+        line: 4,
+        end_line: 6,
+        reason: 'line 5 zip: "6270" is not a ZIP code: five digits, or ZIP+4 as 12345-6789',
+        raw: [
+          debtorRow("B-2"),
+          "IL,B-2,,,debtor,Organization,Second Debtor,,9 Elm St,,Springfield,IL,6270,US,,,",
+          securedRow("B-2"),
+        ].join("\n"),
+      },
+    ]);
+  });
+
+  it("rejects the filing of an unreadable row rather than loading it without that row", async () => {
+    const broken = 'IL,C-2,,,debtor,Organization,"Broken "Quote" Inc",,1 Main St,,Springfield,IL,62701,US,,,';
+    const text = [
+      HEADER,
+      debtorRow("C-1"),
+      securedRow("C-1"),
+      debtorRow("C-2"),
+      broken,
+      securedRow("C-2"),
+      debtorRow("C-3"),
+      securedRow("C-3"),
+    ].join("\n");
+    const items = await readCsv(text);
+    expect(numbers(items)).toEqual(["C-1", "C-3"]);
+    const [reject] = rejects(items);
+    expect(reject).toMatchObject({ line: 4, end_line: 6 });
+    expect(reject!.reason).toMatch(/^line 5: not a valid CSV row: /);
+  });
+
+  it("rejects both neighbours of an unreadable row whose filing cannot be told", async () => {
+    const broken = '"IL,D-?,,,debtor,Organization,Lost Row,,1 Main St,,Springfield,IL,62701,US,,,';
+    const text = [
+      HEADER,
+      debtorRow("D-1"),
+      securedRow("D-1"),
+      broken,
+      debtorRow("D-2"),
+      securedRow("D-2"),
+      debtorRow("D-3"),
+      securedRow("D-3"),
+    ].join("\n");
+    const items = await readCsv(text);
+    expect(numbers(items)).toEqual(["D-3"]);
+    expect(rejects(items).map((r) => [r.line, r.reason])).toEqual([
+      [2, expect.stringContaining("line 4: not a valid CSV row")],
+      [5, "line 4 just before this filing could not be read and may be one of its rows"],
+    ]);
+  });
+
+  it("rejects rows of one filing that are not adjacent, rows with the wrong field count, and unknown roles", async () => {
+    const text = [
+      HEADER,
+      debtorRow("E-1"),
+      securedRow("E-1"),
+      debtorRow("E-2"),
+      securedRow("E-2"),
+      securedRow("E-1"),
+      "IL,E-3,2025-01-15,,debtor,Organization,Short Row",
+      "IL,E-4,2025-01-15,,lender,Organization,Odd Role,,1 Main St,,Springfield,IL,62701,US,,,",
+    ].join("\n");
+    const items = await readCsv(text);
+    expect(numbers(items)).toEqual(["E-1", "E-2"]);
+    expect(rejects(items).map((r) => [r.line, r.reason])).toEqual([
+      [6, "filing already appeared at line 2: the rows of one filing must be adjacent"],
+      [7, "line 7: has 7 fields, the header has 17"],
+      [8, 'line 8 role: "lender" is not a role: use debtor, secured or amendment'],
+    ]);
+  });
+
+  it("rejects a filing whose rows disagree on its date", async () => {
+    const text = [HEADER, debtorRow("F-1"), securedRow("F-1").replace("IL,F-1,,", "IL,F-1,2025-02-01,")].join("\n");
+    expect(rejects(await readCsv(text)).map((r) => r.reason)).toEqual([
+      'rows disagree on filing_date: "2025-01-15 12:00:00" (line 2) and "2025-02-01" (line 3)',
+    ]);
+  });
+
+  it("stops a file with an unknown, repeated or missing column before reading any row", async () => {
+    await expect(all(csvFilings(readLines(stream(`${HEADER},notes\n`))))).rejects.toThrow(
+      /unknown column "notes"; the columns are filing_state, /,
+    );
+    await expect(all(csvFilings(readLines(stream(`${HEADER},Name\n`))))).rejects.toThrow("column name appears twice");
+    await expect(all(csvFilings(readLines(stream("filing_state,filing_number,role\n"))))).rejects.toThrow(
+      "missing columns filing_date, name, street1, city, state, zip",
+    );
+    await expect(all(csvFilings(readLines(stream(""))))).rejects.toBeInstanceOf(FeedFileError);
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * `npm run import` and `npm run export` end to end, as an operator runs
+ * them: real processes against local D1 state (wrangler's own, through
+ * getPlatformProxy) in a temporary directory given with --persist-to.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { FilingRecord } from "../../src/db/records.ts";
+import { lienLine } from "../../src/feed/lien.ts";
+import { readFeed } from "../../src/feed/read.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const work = mkdtempSync(join(tmpdir(), "lien-import-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function run(script: "import" | "export", args: string[]) {
+  const result = spawnSync(process.execPath, [`scripts/${script}.ts`, ...args], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, PATH: `${join(root, "node_modules/.bin")}${delimiter}${process.env.PATH}` },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const fixtures = ["test/fixtures/feed.ndjson", "test/fixtures/feed.csv", "test/fixtures/mixed.ndjson"];
+const state = join(work, "state");
+const rejectsPath = join(work, "rejects.ndjson");
+/** States with filings from NDJSON (CA, OR) and CSV (GA, WA) feeds. */
+const STATES = ["CA", "GA", "WA", "OR"];
+const TIMEOUT = 180_000;
+
+async function fixtureRecords(file: string): Promise<FilingRecord[]> {
+  const out: FilingRecord[] = [];
+  for await (const item of readFeed(file, new Response(readFileSync(join(root, file))).body!)) {
+    if ("record" in item) out.push(item.record);
+  }
+  return out;
+}
+
+describe("npm run import", () => {
+  it(
+    "loads NDJSON and CSV feeds into local state, writes the rejects and exits 3",
+    () => {
+      const { status, stdout, stderr } = run("import", [...fixtures, "--persist-to", state, "--rejects", rejectsPath]);
+      expect(stderr).toContain(`into the local D1 database in ${state}`);
+      expect(stdout).toMatch(/^Imported: 17 filings read: 10 inserted, 0 updated, 0 unchanged, 7 rejected in [\d.]+s/m);
+      expect(stdout).toContain(`Rejects: 7 in ${rejectsPath}`);
+      expect(status).toBe(3);
+      const rejects = readFileSync(rejectsPath, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(rejects.map((r) => [r.file, r.line])).toEqual(
+        [2, 3, 4, 6, 8, 9, 11].map((line) => ["test/fixtures/mixed.ndjson", line]),
+      );
+      const lines = readFileSync(join(root, "test/fixtures/mixed.ndjson"), "utf8").split("\n");
+      for (const r of rejects) {
+        expect(r.reason).toEqual(expect.any(String));
+        expect(r.raw).toBe(lines[r.line - 1]);
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "changes nothing when the same files are imported again",
+    () => {
+      const { status, stdout } = run("import", [...fixtures, "--persist-to", state, "--rejects", rejectsPath]);
+      expect(stdout).toMatch(/^Imported: 17 filings read: 0 inserted, 0 updated, 10 unchanged, 7 rejected/m);
+      expect(status).toBe(3);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "writes rejects next to the input by default, and clears them once the file is clean",
+    () => {
+      const feed = join(work, "orders.ndjson");
+      const mixed = readFileSync(join(root, "test/fixtures/mixed.ndjson"), "utf8");
+      writeFileSync(feed, mixed);
+      const dirty = run("import", [feed, "--persist-to", state]);
+      expect(dirty.status).toBe(3);
+      expect(readFileSync(`${feed}.rejects.ndjson`, "utf8").trim().split("\n")).toHaveLength(7);
+      const clean = mixed
+        .split("\n")
+        .filter((l) => l.includes('"MIX-1"') || l.includes('"MIX-5"'))
+        .join("\n");
+      writeFileSync(feed, clean);
+      const second = run("import", [feed, "--persist-to", state]);
+      expect(second.stdout).toMatch(/^Imported: 2 filings read: 0 inserted, 0 updated, 2 unchanged, 0 rejected/m);
+      expect(second.status).toBe(0);
+      expect(existsSync(`${feed}.rejects.ndjson`)).toBe(false);
+    },
+    TIMEOUT,
+  );
+
+  it("refuses unusable arguments with exit 2 before touching any database", () => {
+    const txt = join(work, "feed.txt");
+    writeFileSync(txt, "");
+    for (const args of [[], [txt], ["missing.ndjson"], ["test/fixtures/feed.ndjson", "--env", "preview"]]) {
+      const { status, stderr } = run("import", args);
+      expect(status).toBe(2);
+      expect(stderr).toContain("usage: npm run import -- FILE...");
+    }
+  }, 30_000);
+});
+
+describe("npm run export", () => {
+  it(
+    "writes a state's filings as the lines the importer reads",
+    async () => {
+      const { status, stdout, stderr } = run("export", ["--state", "ca", "--persist-to", state]);
+      expect(status).toBe(0);
+      expect(stderr).toContain("Exported 1 filings of CA");
+      const today = new Date().toISOString().slice(0, 10);
+      const [record] = await fixtureRecords("test/fixtures/feed.ndjson");
+      expect(
+        stdout
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l)),
+      ).toEqual([lienLine(record!, today)]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "round-trips: exports imported into empty state export the same again",
+    () => {
+      const out = (s: string, dir: string) => join(work, `${dir}-${s}.ndjson`);
+      for (const s of STATES)
+        expect(run("export", ["--state", s, "--out", out(s, "first"), "--persist-to", state]).status).toBe(0);
+      const second = join(work, "state2");
+      const load = run("import", [...STATES.map((s) => out(s, "first")), "--persist-to", second]);
+      expect(load.stdout).toMatch(/^Imported: 6 filings read: 6 inserted, 0 updated, 0 unchanged, 0 rejected/m);
+      for (const s of STATES) {
+        expect(run("export", ["--state", s, "--out", out(s, "again"), "--persist-to", second]).status).toBe(0);
+        expect(readFileSync(out(s, "again"), "utf8")).toBe(readFileSync(out(s, "first"), "utf8"));
+      }
+    },
+    TIMEOUT * 2,
+  );
+
+  it("refuses a missing or unknown state with exit 2", () => {
+    for (const args of [[], ["--state", "XX"], ["--state", "CA", "--remote", "--persist-to", "x"]]) {
+      const { status, stderr } = run("export", args);
+      expect(status).toBe(2);
+      expect(stderr).toContain("usage: npm run export -- --state XX");
+    }
+  }, 30_000);
+});
