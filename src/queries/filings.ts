@@ -269,10 +269,29 @@ export interface FilingWithParties {
   amendments: Amendment[];
 }
 
+/** D1 allows at most five terms in one compound SELECT. */
+const MAX_COMPOUND = 5;
+
+/**
+ * `arms` as one compound SELECT in list order. Beyond MAX_COMPOUND arms,
+ * groups are merged first, each cut to the `reach` rows a page can need, so
+ * every level stays bounded by the page.
+ */
+function merged(arms: Arm[], reach: number): SQL {
+  if (arms.length <= MAX_COMPOUND) return sql.join(arms, sql` union `);
+  const size = Math.ceil(arms.length / MAX_COMPOUND);
+  const groups: Arm[] = [];
+  for (let i = 0; i < arms.length; i += size) {
+    const group = merged(arms.slice(i, i + size), reach);
+    groups.push(sql`select at, num, fid from (${group} order by 1 desc, 2 desc, 3 desc limit ${reach})`);
+  }
+  return sql.join(groups, sql` union `);
+}
+
 /** The ids of one page of `filter`'s list: its arms merged in list order. */
 function pageIds(filter: FilingFilter, offset: number, limit: number): SQL {
-  const merged = sql.join(filter.arms, sql` union `);
-  return sql`select fid from (${merged} order by 1 desc, 2 desc, 3 desc limit ${limit} offset ${offset})`;
+  const list = merged(filter.arms, offset + limit);
+  return sql`select fid from (${list} order by 1 desc, 2 desc, 3 desc limit ${limit} offset ${offset})`;
 }
 
 type PageIds = SQL;
