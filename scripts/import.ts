@@ -125,11 +125,19 @@ function progress(file: string, size: number, started: number) {
 const rejects = new RejectsWriter();
 const total: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
 let started = Date.now();
+/** Some file was not (fully) imported. */
 let failed = false;
+/** The import stopped on an error (the database's, usually). */
+let aborted = false;
+let opened = false;
+const add = (s: ImportSummary) => {
+  for (const k of Object.keys(total) as (keyof ImportSummary)[]) total[k] += s[k];
+};
 
 try {
   if (!target.remote) migrateLocal(target);
   const { db, dispose } = await openDatabase(target);
+  opened = true;
   console.error(
     `Importing ${files.length === 1 ? files[0] : `${files.length} files`} into the ${describeTarget(target)} (ready in ${((Date.now() - started) / 1000).toFixed(1)}s)`,
   );
@@ -142,19 +150,27 @@ try {
       const body = (Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>).pipeThrough(
         bar.counter,
       );
+      /** What is written so far: the summary after the last group. */
+      let written: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
       try {
         const s = await importFeed(db, file, body, {
           source: `import ${file}`,
           onReject: (r) => rejects.write(r),
-          onProgress: bar.report,
+          onProgress: (p) => {
+            written = p;
+            bar.report(p);
+          },
         });
         bar.report(s);
         bar.done();
-        for (const k of Object.keys(total) as (keyof ImportSummary)[]) total[k] += s[k];
+        add(s);
         if (files.length > 1) console.error(`  ${file}: ${summaryLine(s, Date.now() - fileStarted)}`);
       } catch (err) {
         bar.done();
-        if (!(err instanceof FeedFileError)) throw err;
+        if (!(err instanceof FeedFileError)) {
+          add(written);
+          throw err;
+        }
         // A file that cannot be read at all (a bad CSV header) stops only itself.
         failed = true;
         console.error(`  ${file}: not imported: ${err.message}`);
@@ -165,10 +181,11 @@ try {
   }
 } catch (err) {
   failed = true;
+  aborted = true;
   console.error(`\nImport failed: ${(err as Error).message}`);
-  console.error(
-    "Filings written before the failure stay; running the import again is safe (unchanged filings are skipped).",
-  );
+  if (opened) {
+    console.error("Filings written before the failure stay; importing again is safe (unchanged filings are skipped).");
+  }
 } finally {
   await rejects.close();
 }
@@ -183,6 +200,7 @@ function summaryLine(s: ImportSummary, ms: number): string {
   ].join("");
 }
 
-console.log(`Imported: ${summaryLine(total, Date.now() - started)}`);
+if (opened)
+  console.log(`${aborted ? "Imported before the failure" : "Imported"}: ${summaryLine(total, Date.now() - started)}`);
 for (const [path, count] of rejects.written) console.log(`Rejects: ${number(count)} in ${path}`);
 process.exit(failed ? 1 : total.rejected > 0 ? 3 : 0);

@@ -97,6 +97,19 @@ describe("npm run import", () => {
     TIMEOUT,
   );
 
+  it(
+    "skips a CSV file whose header is unusable, imports the other files and exits 1",
+    () => {
+      const bad = join(work, "bad-header.csv");
+      writeFileSync(bad, "filing_state,filing_number,notes\nIL,1,x\n");
+      const { status, stdout, stderr } = run("import", [bad, "test/fixtures/feed.csv", "--persist-to", state]);
+      expect(stderr).toContain(`${bad}: not imported: header (line 1): unknown column "notes"`);
+      expect(stdout).toMatch(/^Imported: 2 filings read: 0 inserted, 0 updated, 2 unchanged, 0 rejected/m);
+      expect(status).toBe(1);
+    },
+    TIMEOUT,
+  );
+
   it("refuses unusable arguments with exit 2 before touching any database", () => {
     const txt = join(work, "feed.txt");
     writeFileSync(txt, "");
