@@ -306,7 +306,13 @@ function fingerprint(rows: FilingRows): string {
 export async function upsertFilings(
   db: Db,
   records: Iterable<FilingRecord>,
-  options: { source?: string; now?: Date; onProgress?: (done: number) => void } = {},
+  options: {
+    source?: string;
+    now?: Date;
+    onProgress?: (done: number) => void;
+    /** False when the caller records one load for several calls. */
+    record?: boolean;
+  } = {},
 ): Promise<LoadSummary> {
   const now = options.now ?? new Date();
   const cutoff = facetCutoffDay(now);
@@ -386,6 +392,8 @@ export async function upsertFilings(
     done += group.length;
     options.onProgress?.(done);
   }
-  await recordLoad(db, options.source ?? "import", summary.inserted + summary.updated, now);
+  if (options.record !== false) {
+    await recordLoad(db, options.source ?? "import", summary.inserted + summary.updated, now);
+  }
   return summary;
 }

@@ -4,7 +4,7 @@
  * others, and loading the same feed twice changes nothing the second time.
  */
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { type LoadSummary, upsertFilings } from "../db/load.ts";
+import { type LoadSummary, recordLoad, upsertFilings } from "../db/load.ts";
 import type { FilingRecord } from "../db/records.ts";
 import { type FeedFormat, type Reject, readFeed } from "./read.ts";
 
@@ -43,7 +43,7 @@ export async function importFeed(
   let group: FilingRecord[] = [];
   const write = async () => {
     if (group.length === 0) return;
-    const loaded = await upsertFilings(db, group, { source: options.source ?? `import ${file}`, now });
+    const loaded = await upsertFilings(db, group, { now, record: false });
     summary.inserted += loaded.inserted;
     summary.updated += loaded.updated;
     summary.unchanged += loaded.unchanged;
@@ -61,5 +61,7 @@ export async function importFeed(
     if (group.length >= size) await write();
   }
   await write();
+  // One data load per feed file, however many groups it took.
+  await recordLoad(db, options.source ?? `import ${file}`, summary.inserted + summary.updated, now);
   return summary;
 }
