@@ -73,10 +73,12 @@ if (values["if-empty"] && existing > 0) {
   for (const { name } of indexes) db.exec(`drop index "${name}"`);
   db.exec("pragma synchronous = off");
   writeFilings(db, generateFilings({ filings: count, seed, now: started }), 1, progressReporter(count), started);
-  console.log(`\n  building ${indexes.length} indexes...`);
+  const phase = timer(started);
+  console.log(`\n  filings written (${phase()}); building ${indexes.length} indexes...`);
   for (const { sql } of indexes) db.exec(sql);
-  console.log("  building debtor aggregates and running totals...");
+  console.log(`  indexes built (${phase()}); building debtor aggregates and running totals...`);
   refreshAll(db);
+  console.log(`  aggregates built (${phase()})`);
   db.prepare("insert into data_loads (source, loaded_at, filings) values (?, ?, ?)").run(
     `seed --filings ${count} --seed ${seed}`,
     isoSeconds(Date.now()),
@@ -97,6 +99,17 @@ if (values["if-empty"] && existing > 0) {
 }
 db.close();
 console.log(`Local API key: ${LOCAL_DEV_KEY}`);
+
+/** Seconds since the previous call (the first: since `from`), as text. */
+function timer(from: number) {
+  let last = from;
+  return () => {
+    const now = Date.now();
+    const text = `${((now - last) / 1000).toFixed(1)}s`;
+    last = now;
+    return text;
+  };
+}
 
 /** A progress bar on a terminal, a line per 10% otherwise. */
 function progressReporter(total: number) {
