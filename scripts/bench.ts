@@ -137,7 +137,7 @@ async function sqlFor(path: string): Promise<Captured> {
     else await q.fetchCountedPage(db, filter, page);
   } else if (route === "/secureds/recent-by-secured-party") {
     const lender = { name: p.name!, state: p.state!, since, borrowerType: p.borrower_type as "Individual" | undefined };
-    const filter = q.recentBySecuredParty(db, lender, await q.lenderFacetsOf(db, lender));
+    const filter = await q.recentBySecuredParty(db, lender);
     if (p.envelope === "a") await q.fetchCountedPage(db, filter, page);
     else await q.fetchOpenPage(db, filter, { page: 1, size: 10 }, { amendments: true });
   } else if (route === "/filings/recently-terminated")

@@ -7,7 +7,7 @@ import { version } from "../../package.json";
 import type { Amendment, DebtorParty, SecuredParty } from "../db/schema.ts";
 import { lienStatus } from "../domain/lifecycle.ts";
 import { isStateCode, STATE_SEARCH_URLS } from "../domain/states.ts";
-import type { FilingWithParties } from "../queries/filings.ts";
+import type { FilingWithParties, PageWindow } from "../queries/filings.ts";
 import { type AppEnv, responseMetadata } from "./context.ts";
 import type { LienA, LienB } from "./responses.ts";
 
@@ -149,5 +149,28 @@ export function envelopeB(
       data_source_last_updated: dataLoadedAt,
       api_version: version,
     },
+  };
+}
+
+/** A counted page of filings as an envelope-A body. */
+export function lienPageA(
+  c: Context<AppEnv>,
+  { page, size }: PageWindow,
+  { items, total }: { items: FilingWithParties[]; total: number },
+) {
+  return { ucc_liens: items.map(lienA), ...envelopeA(c, page, size, total) };
+}
+
+/** An open-ended page of filings as an envelope-B body; lapse status is as of the request's day. */
+export function lienPageB(
+  c: Context<AppEnv>,
+  { page, size }: PageWindow,
+  { items, hasMore, dataLoadedAt }: { items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null },
+  withAmendments: boolean,
+) {
+  const today = c.get("now").toISOString().slice(0, 10);
+  return {
+    ucc_liens: items.map((i) => lienB(i, today, withAmendments)),
+    ...envelopeB(c, page, size, hasMore, dataLoadedAt),
   };
 }

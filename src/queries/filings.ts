@@ -88,16 +88,20 @@ function setIncludesAny(column: SQLiteColumn, labels: string[]): SQL | undefined
   return or(...labels.map((l) => sql`instr('|' || ${column} || '|', ${`|${l}|`}) > 0`));
 }
 
+/** Which facets a query covers (see facetCounts in schema.ts). */
+interface FacetQuery {
+  scope: "s" | "z" | "l" | "t";
+  place: string;
+  names?: { from: string; to: string };
+  labels?: string[];
+}
+
 /**
  * Filings of the facets of `scope` at `place` (lender names in `names`,
  * facet sets including one of `labels`) since `firstDay`: each facet's
  * total minus its running total before that day.
  */
-function facetTotal(
-  db: Db,
-  q: { scope: "s" | "z" | "l" | "t"; place: string; names?: { from: string; to: string }; labels?: string[] },
-  since: string,
-) {
+function facetTotal(db: Db, q: FacetQuery, since: string) {
   const before = db
     .select({ running: facetDays.running })
     .from(facetDays)
@@ -118,12 +122,8 @@ function facetTotal(
     .where(facetsOf(q));
 }
 
-function facetsOf(q: {
-  scope: "s" | "z" | "l" | "t";
-  place: string;
-  names?: { from: string; to: string };
-  labels?: string[];
-}) {
+/** The facets of `scope` at `place` whose lender name is in `names` and whose set includes one of `labels`. */
+function facetsOf(q: FacetQuery) {
   return and(
     eq(facetCounts.scope, q.scope),
     eq(facetCounts.place, q.place),
@@ -172,7 +172,7 @@ export interface LenderQuery {
   borrowerType?: "Organization" | "Individual" | undefined;
 }
 
-function lenderFacets(q: LenderQuery) {
+function lenderFacets(q: LenderQuery): Required<FacetQuery> {
   return {
     scope: "l" as const,
     place: q.state,
@@ -182,33 +182,23 @@ function lenderFacets(q: LenderQuery) {
 }
 
 /**
- * Endpoint 3, first round trip: the lender names (whole-word forms) and
- * debtor-type sets the query covers, each an arm of the list, and the count.
+ * Endpoint 3: filings since `since` in `state` with a secured party whose
+ * name starts with `name` as whole words. A first round trip finds the lender
+ * names (whole-word forms) and debtor-type sets the query covers, with the
+ * count; each becomes an arm of the list.
  */
-export async function lenderFacetsOf(db: Db, q: LenderQuery) {
+export async function recentBySecuredParty(db: Db, q: LenderQuery): Promise<FilingFilter> {
+  const covered = lenderFacets(q);
   const [facets, [counted]] = await db.batch([
-    db
-      .select({ name: facetCounts.name, facet: facetCounts.facet })
-      .from(facetCounts)
-      .where(facetsOf(lenderFacets(q))),
-    facetTotal(db, lenderFacets(q), q.since),
+    db.select({ name: facetCounts.name, facet: facetCounts.facet }).from(facetCounts).where(facetsOf(covered)),
+    facetTotal(db, covered, q.since),
   ]);
-  return { facets, total: Number(counted?.total ?? 0) };
-}
-
-/** Endpoint 3: filings since `since` in `state` with a secured party among `facets`. */
-export function recentBySecuredParty(
-  db: Db,
-  q: LenderQuery,
-  { facets, total }: { facets: { name: string; facet: string }[]; total: number },
-): FilingFilter {
   const lender = (where: SQL | undefined) =>
     db
       .selectDistinct(arm(securedParties.filedAt, securedParties.filingNumber, securedParties.filingId))
       .from(securedParties)
       .where(and(eq(securedParties.filingState, q.state), gte(securedParties.filedAt, q.since), where))
       .getSQL();
-  const { from, to } = securedNameRange(q.name);
   const arms =
     facets.length === 0
       ? [noArm(db)]
@@ -216,14 +206,14 @@ export function recentBySecuredParty(
         ? [
             lender(
               and(
-                gte(securedParties.nameWords, from),
-                lt(securedParties.nameWords, to),
-                setIncludesAny(securedParties.debtorTypes, q.borrowerType ? [q.borrowerType] : []),
+                gte(securedParties.nameWords, covered.names.from),
+                lt(securedParties.nameWords, covered.names.to),
+                setIncludesAny(securedParties.debtorTypes, covered.labels),
               ),
             ),
           ]
         : facets.map((f) => lender(and(eq(securedParties.nameWords, f.name), eq(securedParties.debtorTypes, f.facet))));
-  return { arms, count: total };
+  return { arms, count: Number(counted?.total ?? 0) };
 }
 
 /** Endpoint 4: terminated in `state` since `since`, most recent termination first. */

@@ -4,7 +4,7 @@ import { debtorNameKey } from "../domain/names.ts";
 import { SIMILARITY_THRESHOLD } from "../domain/similarity.ts";
 import type { AppEnv } from "../http/context.ts";
 import { debtorAddressesQuery, debtorAssociatedQuery, debtorSearchQuery, similarQuery } from "../http/params.ts";
-import { associatedDebtor, envelopeA, knownAddress, lienA, similarDebtor } from "../http/present.ts";
+import { associatedDebtor, envelopeA, knownAddress, lienPageA, similarDebtor } from "../http/present.ts";
 import { associatedDebtors, knownAddresses, liensA, similarDebtors } from "../http/responses.ts";
 import { withDb } from "../queries/db.ts";
 import * as debtorQueries from "../queries/debtors.ts";
@@ -67,11 +67,10 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(debtorSearchRoute, async (c) => {
     const q = c.req.valid("query");
+    const window = { page: q.page, size: PAGE_SIZE_A };
     const filter = { nameKey: debtorNameKey(q.name), state: q.state };
-    const { items, total } = await withDb(c, (db) =>
-      fetchCountedPage(db, byDebtorName(db, filter), { page: q.page, size: PAGE_SIZE_A }),
-    );
-    return c.json({ ucc_liens: items.map(lienA), ...envelopeA(c, q.page, PAGE_SIZE_A, total) }, 200);
+    const page = await withDb(c, (db) => fetchCountedPage(db, byDebtorName(db, filter), window));
+    return c.json(lienPageA(c, window, page), 200);
   });
 
   app.openapi(debtorAddressesRoute, async (c) => {

@@ -64,8 +64,3 @@ export function lookupRoute<Q extends z.ZodObject, S extends z.ZodType>(config: 
 export function recentSince(c: Context<AppEnv>): string {
   return recentWindowStart(c.get("now"));
 }
-
-/** Today's date (YYYY-MM-DD) for lapse status. */
-export function today(c: Context<AppEnv>): string {
-  return c.get("now").toISOString().slice(0, 10);
-}

@@ -11,7 +11,7 @@ import {
   recentByStateQuery,
   recentlyTerminatedQuery,
 } from "../http/params.ts";
-import { envelopeA, envelopeB, lienA, lienB, terminatedFiling } from "../http/present.ts";
+import { envelopeA, lienPageA, lienPageB, terminatedFiling } from "../http/present.ts";
 import { liensA, liensB, terminatedList } from "../http/responses.ts";
 import { withDb } from "../queries/db.ts";
 import {
@@ -22,7 +22,7 @@ import {
   recentByState,
   recentlyTerminated,
 } from "../queries/filings.ts";
-import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince, today } from "./define.ts";
+import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
 
 export const recentByStateRoute = lookupRoute({
   path: "/filings/recent-by-state",
@@ -68,63 +68,40 @@ export const filingLookupRoute = lookupRoute({
 export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(filingLookupRoute, async (c) => {
     const q = c.req.valid("query");
-    const { items, hasMore, dataLoadedAt } = await withDb(c, (db) =>
-      fetchOpenPage(
-        db,
-        byNumber(db, { number: q.initial_financing_number, state: q.state }),
-        { page: q.page, size: PAGE_SIZE_B },
-        { amendments: true },
-      ),
-    );
-    const day = today(c);
-    return c.json(
-      {
-        ucc_liens: items.map((i) => lienB(i, day, true)),
-        ...envelopeB(c, q.page, PAGE_SIZE_B, hasMore, dataLoadedAt),
-      },
-      200,
-    );
+    const window = { page: q.page, size: PAGE_SIZE_B };
+    const filter = { number: q.initial_financing_number, state: q.state };
+    const page = await withDb(c, (db) => fetchOpenPage(db, byNumber(db, filter), window, { amendments: true }));
+    return c.json(lienPageB(c, window, page, true), 200);
   });
 
   app.openapi(recentByStateRoute, async (c) => {
     const q = c.req.valid("query");
+    const window = { page: q.page, size: PAGE_SIZE_A };
     const filter = { state: q.state, since: recentSince(c), industries: q.industry };
-    const { items, total } = await withDb(c, (db) =>
-      fetchCountedPage(db, recentByState(db, filter), { page: q.page, size: PAGE_SIZE_A }),
-    );
-    return c.json({ ucc_liens: items.map(lienA), ...envelopeA(c, q.page, PAGE_SIZE_A, total) }, 200);
+    const page = await withDb(c, (db) => fetchCountedPage(db, recentByState(db, filter), window));
+    return c.json(lienPageA(c, window, page), 200);
   });
 
   app.openapi(recentByPostalCodeRoute, async (c) => {
     const q = c.req.valid("query");
     const filter = { zip5: q.postal_code.slice(0, 5), since: recentSince(c), industries: q.industry };
     if (q.envelope === "b") {
-      const { items, hasMore, dataLoadedAt } = await withDb(c, (db) =>
-        fetchOpenPage(db, recentByPostalCode(db, filter), { page: q.page, size: PAGE_SIZE_B }, { amendments: false }),
+      const window = { page: q.page, size: PAGE_SIZE_B };
+      const page = await withDb(c, (db) =>
+        fetchOpenPage(db, recentByPostalCode(db, filter), window, { amendments: false }),
       );
-      const day = today(c);
-      return c.json(
-        {
-          ucc_liens: items.map((i) => lienB(i, day, false)),
-          ...envelopeB(c, q.page, PAGE_SIZE_B, hasMore, dataLoadedAt),
-        },
-        200,
-      );
+      return c.json(lienPageB(c, window, page, false), 200);
     }
-    const { items, total } = await withDb(c, (db) =>
-      fetchCountedPage(db, recentByPostalCode(db, filter), { page: q.page, size: PAGE_SIZE_A }),
-    );
-    return c.json({ ucc_liens: items.map(lienA), ...envelopeA(c, q.page, PAGE_SIZE_A, total) }, 200);
+    const window = { page: q.page, size: PAGE_SIZE_A };
+    const page = await withDb(c, (db) => fetchCountedPage(db, recentByPostalCode(db, filter), window));
+    return c.json(lienPageA(c, window, page), 200);
   });
 
   app.openapi(recentlyTerminatedRoute, async (c) => {
     const q = c.req.valid("query");
-    const { items, total } = await withDb(c, (db) =>
-      fetchCountedPage(db, recentlyTerminated(db, { state: q.state, since: recentSince(c) }), {
-        page: q.page,
-        size: PAGE_SIZE_A,
-      }),
-    );
+    const window = { page: q.page, size: PAGE_SIZE_A };
+    const filter = { state: q.state, since: recentSince(c) };
+    const { items, total } = await withDb(c, (db) => fetchCountedPage(db, recentlyTerminated(db, filter), window));
     return c.json(
       { terminated_filings: items.map(terminatedFiling), ...envelopeA(c, q.page, PAGE_SIZE_A, total) },
       200,

@@ -3,11 +3,11 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";
 import { recentBySecuredPartyQuery } from "../http/params.ts";
-import { envelopeA, envelopeB, lienA, lienB } from "../http/present.ts";
+import { lienPageA, lienPageB } from "../http/present.ts";
 import { liensA, liensB } from "../http/responses.ts";
 import { withDb } from "../queries/db.ts";
-import { fetchCountedPage, fetchOpenPage, lenderFacetsOf, recentBySecuredParty } from "../queries/filings.ts";
-import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince, today } from "./define.ts";
+import { fetchCountedPage, fetchOpenPage, recentBySecuredParty } from "../queries/filings.ts";
+import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
 
 export const recentBySecuredPartyRoute = lookupRoute({
   path: "/secureds/recent-by-secured-party",
@@ -22,31 +22,16 @@ export const recentBySecuredPartyRoute = lookupRoute({
 export function registerSecuredRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(recentBySecuredPartyRoute, async (c) => {
     const q = c.req.valid("query");
-    const filter = { name: q.name, state: q.state, since: recentSince(c), borrowerType: q.borrower_type };
+    const lender = { name: q.name, state: q.state, since: recentSince(c), borrowerType: q.borrower_type };
     if (q.envelope === "a") {
-      const { items, total } = await withDb(c, async (db) =>
-        fetchCountedPage(db, recentBySecuredParty(db, filter, await lenderFacetsOf(db, filter)), {
-          page: q.page,
-          size: PAGE_SIZE_A,
-        }),
-      );
-      return c.json({ ucc_liens: items.map(lienA), ...envelopeA(c, q.page, PAGE_SIZE_A, total) }, 200);
+      const window = { page: q.page, size: PAGE_SIZE_A };
+      const page = await withDb(c, async (db) => fetchCountedPage(db, await recentBySecuredParty(db, lender), window));
+      return c.json(lienPageA(c, window, page), 200);
     }
-    const { items, hasMore, dataLoadedAt } = await withDb(c, async (db) =>
-      fetchOpenPage(
-        db,
-        recentBySecuredParty(db, filter, await lenderFacetsOf(db, filter)),
-        { page: q.page, size: PAGE_SIZE_B },
-        { amendments: true },
-      ),
+    const window = { page: q.page, size: PAGE_SIZE_B };
+    const page = await withDb(c, async (db) =>
+      fetchOpenPage(db, await recentBySecuredParty(db, lender), window, { amendments: true }),
     );
-    const day = today(c);
-    return c.json(
-      {
-        ucc_liens: items.map((i) => lienB(i, day, true)),
-        ...envelopeB(c, q.page, PAGE_SIZE_B, hasMore, dataLoadedAt),
-      },
-      200,
-    );
+    return c.json(lienPageB(c, window, page, true), 200);
   });
 }
