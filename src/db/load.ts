@@ -15,7 +15,7 @@
  * to the aggregates, is what lets a replaced filing take back what it gave.
  */
 
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
@@ -133,8 +133,8 @@ export function queueDebtorStatements(db: Db, rows: FilingRows[], maxParams = D1
  * running totals of facet_days.
  */
 export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
-  const queued = (column: SQL.Aliased | typeof debtorParties.nameKey) =>
-    all ? undefined : inArray(column as typeof debtorParties.nameKey, db.select().from(debtorsToRefresh));
+  const queued = (nameKey: SQLiteColumn) =>
+    all ? undefined : inArray(nameKey, db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh));
   const self = alias(debtorParties, "self");
   const other = alias(debtorParties, "other");
   // Columns next to max() come from the row holding the max (SQLite), so
@@ -146,7 +146,7 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
   const lastFiled = latest(debtorParties);
   const lastSeen = latest(other);
   return [
-    db.delete(debtorNames).where(queued(debtorNames.nameKey as never)),
+    db.delete(debtorNames).where(queued(debtorNames.nameKey)),
     db.insert(debtorNames).select(
       db
         .select({
@@ -161,7 +161,7 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
         .where(and(sql`${debtorParties.nameKey} <> ''`, queued(debtorParties.nameKey)))
         .groupBy(debtorParties.nameKey, debtorParties.filingState),
     ),
-    db.delete(debtorAddresses).where(queued(debtorAddresses.nameKey as never)),
+    db.delete(debtorAddresses).where(queued(debtorAddresses.nameKey)),
     db.insert(debtorAddresses).select(
       db
         .select({
@@ -177,7 +177,7 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
         .where(queued(debtorParties.nameKey))
         .groupBy(debtorParties.nameKey, debtorParties.addressKey),
     ),
-    db.delete(debtorLinks).where(queued(debtorLinks.nameKey as never)),
+    db.delete(debtorLinks).where(queued(debtorLinks.nameKey)),
     db.insert(debtorLinks).select(
       db
         .select({
@@ -195,7 +195,7 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
         })
         .from(self)
         .innerJoin(other, and(eq(other.filingId, self.filingId), sql`${other.nameKey} <> ${self.nameKey}`))
-        .where(queued(self.nameKey as never))
+        .where(queued(self.nameKey))
         .groupBy(self.nameKey, self.filingState, other.nameKey, other.addressKey),
     ),
     db.delete(debtorsToRefresh),
