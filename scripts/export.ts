@@ -15,43 +15,18 @@
 import { once } from "node:events";
 import { createWriteStream, renameSync, rmSync } from "node:fs";
 import type { Writable } from "node:stream";
-import { parseArgs } from "node:util";
 import { isStateCode } from "../src/domain/states.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { exportFilings } from "../src/feed/export.ts";
 import { lienLine } from "../src/feed/lien.ts";
-import { describeTarget, openDatabase, type Target, targetOf } from "./feedDb.ts";
+import { describeTarget, feedCommandLine, openDatabase } from "./feedDb.ts";
 
 const USAGE =
   "usage: npm run export -- --state XX [--out FILE] [--remote [--env production|preview]] [--persist-to DIR]";
 
-function usage(problem: string): never {
-  console.error(`${problem}\n${USAGE}`);
-  process.exit(2);
-}
-
-function args() {
-  try {
-    return parseArgs({
-      options: {
-        state: { type: "string" },
-        out: { type: "string" },
-        remote: { type: "boolean", default: false },
-        env: { type: "string" },
-        "persist-to": { type: "string" },
-      },
-    });
-  } catch (err) {
-    usage((err as Error).message);
-  }
-}
-const { values } = args();
-const state = values.state?.trim().toUpperCase();
-if (!state) usage("--state is required");
+const { values, target, fail: usage } = feedCommandLine(USAGE, { state: { type: "string" }, out: { type: "string" } });
+const state = values.state?.trim().toUpperCase() || usage("--state is required");
 if (!isStateCode(state)) usage(`--state ${values.state}: not a US state or territory code`);
-const chosen = targetOf({ remote: values.remote, env: values.env, persistTo: values["persist-to"] });
-if (typeof chosen === "string") usage(chosen);
-const target: Target = chosen;
 
 const number = (n: number) => n.toLocaleString("en-US");
 const partial = values.out ? `${values.out}.partial` : undefined;

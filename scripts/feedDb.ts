@@ -15,6 +15,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../src/db/schema.ts";
 
@@ -28,6 +29,42 @@ export interface Target {
 
 const CONFIG = "wrangler.toml";
 export const ENVIRONMENTS = ["production", "preview"];
+
+/**
+ * The command line of a feed script: `options` plus the target options
+ * (--remote, --env, --persist-to), and `fail`, which prints a problem with
+ * the usage and exits 2.
+ */
+export function feedCommandLine<O extends ParseArgsOptionsConfig>(usage: string, options: O, allowPositionals = false) {
+  const fail = (problem: string): never => {
+    console.error(`${problem}\n${usage}`);
+    process.exit(2);
+  };
+  type Values = { [K in keyof O]?: O[K]["type"] extends "boolean" ? boolean : string } & {
+    remote: boolean;
+    env?: string;
+    "persist-to"?: string;
+  };
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      allowPositionals,
+      options: {
+        ...options,
+        remote: { type: "boolean", default: false },
+        env: { type: "string" },
+        "persist-to": { type: "string" },
+      },
+      // parseArgs cannot infer its values through a generic `O`; Values says them.
+    }) as unknown as { values: Values; positionals: string[] };
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const target = targetOf({ remote: values.remote, env: values.env, persistTo: values["persist-to"] });
+  if (typeof target === "string") return fail(target);
+  return { values, positionals, target, fail };
+}
 
 /** The target named by --remote, --env and --persist-to, or why they do not fit together. */
 export function targetOf(options: { remote: boolean; env?: string; persistTo?: string }): Target | string {

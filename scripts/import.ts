@@ -20,44 +20,25 @@
 import { once } from "node:events";
 import { createReadStream, createWriteStream, existsSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { Readable } from "node:stream";
-import { parseArgs } from "node:util";
 import { type ImportSummary, importFeed } from "../src/feed/import.ts";
 import { FeedFileError, feedFormat, type Reject } from "../src/feed/read.ts";
-import { describeTarget, migrateLocal, openDatabase, type Target, targetOf } from "./feedDb.ts";
+import { describeTarget, feedCommandLine, migrateLocal, openDatabase } from "./feedDb.ts";
 
 const USAGE =
   "usage: npm run import -- FILE... [--rejects PATH] [--remote [--env production|preview]] [--persist-to DIR]\n" +
   "  FILE: .ndjson/.jsonl (one filing per line, envelope B lien shape) or .csv (one row per party)";
 
-function usage(problem: string): never {
-  console.error(`${problem}\n${USAGE}`);
-  process.exit(2);
-}
-
-function args() {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        rejects: { type: "string" },
-        remote: { type: "boolean", default: false },
-        env: { type: "string" },
-        "persist-to": { type: "string" },
-      },
-    });
-  } catch (err) {
-    usage((err as Error).message);
-  }
-}
-const { values, positionals: files } = args();
+const {
+  values,
+  positionals: files,
+  target,
+  fail: usage,
+} = feedCommandLine(USAGE, { rejects: { type: "string" } }, true);
 if (files.length === 0) usage("no FILE given");
 for (const file of files) {
   if (!feedFormat(file)) usage(`${file}: unknown format; name it .ndjson, .jsonl or .csv`);
   if (!existsSync(file) || !statSync(file).isFile()) usage(`${file}: no such file`);
 }
-const chosen = targetOf({ remote: values.remote, env: values.env, persistTo: values["persist-to"] });
-if (typeof chosen === "string") usage(chosen);
-const target: Target = chosen;
 
 const number = (n: number) => n.toLocaleString("en-US");
 
