@@ -103,7 +103,7 @@ async function remoteConfig(env: string): Promise<string> {
   const d1 = bindings.find((d) => d.binding === "DB");
   if (!d1) throw new Error(`${CONFIG} has no D1 binding DB for env ${env}`);
   if (!d1.database_id || d1.database_id.startsWith("REPLACE_WITH")) {
-    throw new Error(`${CONFIG} has no database id for env ${env} yet (README, "Deploying")`);
+    throw new Error(`${CONFIG} has no database id for env ${env} yet (docs/deploying.md)`);
   }
   const dir = resolve(".wrangler/tmp/feed-remote");
   mkdirSync(dir, { recursive: true });

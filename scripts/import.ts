@@ -8,7 +8,7 @@
  *
  * Formats by extension: .ndjson / .jsonl (one filing per line in the API's
  * envelope B lien shape) and .csv (one row per party or amendment); see the
- * README, "Importing and exporting data". Filings are keyed by state and
+ * docs/data-feeds.md. Filings are keyed by state and
  * initial financing number: new ones are inserted, changed ones replaced,
  * identical ones left alone, so importing a file twice changes nothing.
  *

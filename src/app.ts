@@ -66,7 +66,7 @@ export function createApp() {
     cors({
       origin: "*",
       allowMethods: ["GET", "HEAD", "OPTIONS"],
-      // Browser clients read the D1 bookmark and send it back (README, "Read replication").
+      // Browser clients read the D1 bookmark and send it back (docs/read-replication.md).
       allowHeaders: ["x-api-key", BOOKMARK_HEADER],
       exposeHeaders: ["x-request-id", "Retry-After", "Server-Timing", BOOKMARK_HEADER],
       maxAge: 86_400,

@@ -59,8 +59,9 @@ describe("GET /filings (public)", () => {
   it("rejects a missing or malformed number", async () => {
     const missing = await getJson("/filings", 400, null);
     expect(missing.error.details).toEqual([{ parameter: "initial_financing_number", message: "is required" }]);
-    const bad = await lookup("initial_financing_number=%3Cscript%3E");
+    const bad = await lookup("initial_financing_number=A%00B");
     expect(bad.status).toBe(400);
+    expect((await bad.json<any>()).error.details[0].parameter).toBe("initial_financing_number");
   });
 
   it("limits each client address, answering 429 with Retry-After, and leaves other addresses alone", async () => {

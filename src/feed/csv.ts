@@ -13,7 +13,7 @@ import { parse } from "csv-parse/sync";
 import type { Line } from "./lines.ts";
 import { filingKindKey, normalizeText, normalizeTimestamp } from "./normalize.ts";
 
-/** The columns, in the order of the README's table. */
+/** The columns, in the order of docs/data-feeds.md's table. */
 export const CSV_COLUMNS = [
   "filing_state",
   "filing_number",

@@ -59,9 +59,6 @@ export function normalizeTimestamp(value: string): string | null {
   return isoSeconds(utc - offsetMinutes * 60_000);
 }
 
-/** Five digits or ZIP+4 with a hyphen: the only postal codes accepted (kept as filed). */
-export const ZIP_CODE = /^\d{5}(?:-\d{4})?$/;
-
 /** A debtor industry in its canonical spelling when it is one of the 15 industries (any case), else as given. */
 export function canonicalIndustry(label: string): string {
   const lower = label.toLowerCase();

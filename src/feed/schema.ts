@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { AddressRecord, AmendmentRecord, FilingRecord, PartyRecord } from "../db/records.ts";
 import { FILING_KINDS } from "../db/schema.ts";
 import type { FilingKind } from "../domain/lifecycle.ts";
+import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH, US_ZIP } from "../domain/limits.ts";
 import { isStateCode } from "../domain/states.ts";
 import {
   amendmentKind,
@@ -21,7 +22,6 @@ import {
   normalizeName,
   normalizeText,
   normalizeTimestamp,
-  ZIP_CODE,
 } from "./normalize.ts";
 
 /** Filings may be dated at most this far ahead of the load (clock and time-zone slack). */
@@ -62,7 +62,7 @@ const partyName = str()
     z
       .string()
       .min(1, "must not be empty")
-      .max(300, "must be at most 300 characters")
+      .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`)
       .regex(/[\p{L}\p{N}]/u, "must contain a letter or digit"),
   );
 
@@ -73,8 +73,8 @@ const filingNumber = str()
     z
       .string()
       .min(1, "must not be empty")
-      .max(64, "must be at most 64 characters")
-      .regex(/^\P{Cc}*$/u, "must not contain control characters"),
+      .max(MAX_FILING_NUMBER_LENGTH, `must be at most ${MAX_FILING_NUMBER_LENGTH} characters`)
+      .regex(FILING_NUMBER, "must not contain control characters"),
   );
 
 export const timestamp = converted(
@@ -91,7 +91,7 @@ export const stateCode = converted(
 );
 
 const zipCode = converted(
-  (v) => (ZIP_CODE.test(v.trim()) ? v.trim() : null),
+  (v) => (US_ZIP.test(v.trim()) ? v.trim() : null),
   (v) => `${quoted(v)} is not a ZIP code: five digits, or ZIP+4 as 12345-6789`,
 );
 

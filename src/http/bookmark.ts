@@ -1,5 +1,5 @@
 /**
- * D1 session bookmarks over HTTP (README, "Read replication").
+ * D1 session bookmarks over HTTP (docs/read-replication.md).
  *
  * Every response that read D1 carries the bookmark of the database state it
  * read in `x-d1-bookmark`. A client that sends that bookmark back is served

@@ -5,11 +5,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { canonicalIndustry, INDUSTRIES } from "../domain/industries.ts";
+import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH, US_ZIP } from "../domain/limits.ts";
 import { debtorNameKey, securedNameWords } from "../domain/names.ts";
 import { isStateCode, STATE_CODES } from "../domain/states.ts";
 
 export const MAX_PAGE = 10_000;
-export const MAX_NAME_LENGTH = 200;
 
 /** A single text value: a parameter repeated in the query string is an error. */
 function text(what: string) {
@@ -79,7 +79,7 @@ export const debtorName = name
 
 export const postalCode = text("a ZIP code")
   .trim()
-  .regex(/^\d{5}(-\d{4})?$/, { error: "must be five digits or ZIP+4 (12345-6789)" })
+  .regex(US_ZIP, { error: "must be five digits or ZIP+4 (12345-6789)" })
   .openapi({ description: "Debtor ZIP code; ZIP+4 matches on its first five digits.", example: "94107" });
 
 export const borrowerType = optional(
@@ -134,8 +134,8 @@ export const similarQuery = z.object({
 
 export const filingNumber = text("a filing number")
   .trim()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9 ./-]{0,63}$/, {
-    error: "must be a filing number: letters, digits, spaces, '.', '/' or '-', at most 64 characters",
+  .regex(FILING_NUMBER, {
+    error: `must be a filing number: 1 to ${MAX_FILING_NUMBER_LENGTH} characters, none of them control characters`,
   })
   .openapi({
     description: "The initial financing statement's number, as the state issued it.",

@@ -1,0 +1,22 @@
+/**
+ * Limits and formats that the API's parameters and the feed importer share,
+ * each defined once: whatever the importer loads, a request can ask for.
+ */
+
+/**
+ * Longest party name, in characters. Real registers hold debtor names of
+ * several hundred characters (land trusts, trustee capacities).
+ */
+export const MAX_NAME_LENGTH = 1000;
+
+/** Longest filing or amendment number, in characters. */
+export const MAX_FILING_NUMBER_LENGTH = 64;
+
+/**
+ * A filing number: opaque (formats differ by state), trimmed, 1 to
+ * MAX_FILING_NUMBER_LENGTH characters, none of them a control character.
+ */
+export const FILING_NUMBER = new RegExp(`^\\P{Cc}{1,${MAX_FILING_NUMBER_LENGTH}}$`, "u");
+
+/** A US ZIP code as the API takes it: five digits, or ZIP+4 with a hyphen. */
+export const US_ZIP = /^\d{5}(?:-\d{4})?$/;
