@@ -5,34 +5,38 @@
  * SQLite file under .wrangler/state. Writing it with node:sqlite inside one
  * transaction per group loads a million filings in minutes, where the
  * binding proxy's round trips would take most of an hour. The statements are
- * the very ones the D1 loader sends (insertStatements), only with more rows
+ * the rows and tables the D1 loader writes (tableRows), only with more rows
  * per statement.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { getTableName } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type AnyD1Database, drizzle } from "drizzle-orm/d1";
+import { drizzle as proxyDrizzle } from "drizzle-orm/sqlite-proxy";
 import {
   FILINGS_PER_GROUP,
   facetCutoffDay,
   facetStatements,
   groups,
-  insertStatements,
   refreshStatements,
+  tableRows,
 } from "../src/db/load.ts";
-import { type FilingRecord, facetDayRows, toRows } from "../src/db/records.ts";
+import { type FilingRecord, type FilingRows, facetDayRows, toRows } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
 
-const STATE_DIR = ".wrangler/state/v3/d1/miniflare-D1DatabaseObject";
+/** Where local D1 files live under a wrangler state directory (`--persist-to`, default .wrangler/state). */
+const D1_DIR = "v3/d1/miniflare-D1DatabaseObject";
 /** SQLite accepts far more than D1's 100 parameters; this keeps statements large but cacheable. */
 const MAX_PARAMS = 990;
 
 /** Opens the local D1 file of the project's (single) database; migrations must be applied. */
-export function openLocalD1(): DatabaseSync {
-  const files = readdirSync(STATE_DIR).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+export function openLocalD1(stateDir = ".wrangler/state"): DatabaseSync {
+  const dir = join(stateDir, D1_DIR);
+  const files = readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
   for (const file of files) {
-    const db = new DatabaseSync(join(STATE_DIR, file));
+    const db = new DatabaseSync(join(dir, file));
     const migrated = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'filings'").get();
     if (migrated) {
       db.exec("pragma busy_timeout = 10000");
@@ -40,7 +44,7 @@ export function openLocalD1(): DatabaseSync {
     }
     db.close();
   }
-  throw new Error(`no migrated local D1 database under ${STATE_DIR}; run npm run db:migrate`);
+  throw new Error(`no migrated local D1 database under ${dir}; run npm run db:migrate`);
 }
 
 /** Only builds SQL: the D1 handle is never called. */
@@ -65,10 +69,71 @@ function runAll(db: DatabaseSync, prepared: Map<string, StatementSync>, statemen
   return changes;
 }
 
+const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 /**
- * Writes new `records` with ids from `firstId`, one transaction per group,
- * then rebuilds every derived aggregate once (the D1 loader rebuilds only
- * the debtors each group touches). Returns rows written.
+ * Inserts `rows` into `table` through prepared multi-row INSERTs reused for
+ * every full chunk: the rows and tables of the D1 loader (tableRows), without
+ * building the SQL text again for each chunk, which is most of a bulk load's
+ * time otherwise.
+ */
+function insertRows(
+  db: DatabaseSync,
+  prepared: Map<string, StatementSync>,
+  set: ReturnType<typeof tableRows>[number],
+): number {
+  if (set.rows.length === 0) return 0;
+  const keys = [...new Set(set.rows.flatMap((r) => Object.keys(r)))];
+  const perChunk = Math.floor(MAX_PARAMS / keys.length);
+  const name = getTableName(set.table);
+  let changes = 0;
+  for (let i = 0; i < set.rows.length; i += perChunk) {
+    const part = set.rows.slice(i, i + perChunk) as Record<string, unknown>[];
+    const sql = `insert ${"shared" in set ? "or ignore " : ""}into "${name}" (${keys.map((k) => `"${snakeCase(k)}"`).join(", ")}) values ${Array(
+      part.length,
+    )
+      .fill(`(${keys.map(() => "?").join(", ")})`)
+      .join(", ")}`;
+    let stmt = prepared.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      prepared.set(sql, stmt);
+    }
+    const values: SQLInputValue[] = [];
+    for (const row of part) for (const k of keys) values.push((row[k] ?? null) as SQLInputValue);
+    changes += Number(stmt.run(...values).changes);
+  }
+  return changes;
+}
+
+/**
+ * Writes the rows of new filings in one transaction, with statements as
+ * large as SQLite takes. Derived aggregates are left for refreshAll.
+ * Returns rows written.
+ */
+export function writeFilingRows(
+  db: DatabaseSync,
+  prepared: Map<string, StatementSync>,
+  rows: FilingRows[],
+  cutoffDay: string,
+): number {
+  db.exec("begin");
+  try {
+    let written = 0;
+    for (const set of tableRows(rows)) written += insertRows(db, prepared, set);
+    written += runAll(db, prepared, facetStatements(builder, facetDayRows(rows, cutoffDay), MAX_PARAMS));
+    db.exec("commit");
+    return written;
+  } catch (err) {
+    db.exec("rollback");
+    throw err;
+  }
+}
+
+/**
+ * Writes new `records` with ids from `firstId`, one transaction per group.
+ * Every derived aggregate is then rebuilt once by refreshAll (the D1 loader
+ * rebuilds only the debtors each group touches). Returns rows written.
  */
 export function writeFilings(
   db: DatabaseSync,
@@ -82,17 +147,39 @@ export function writeFilings(
   let written = 0;
   let rows = 0;
   for (const group of groups(records, FILINGS_PER_GROUP * 4)) {
-    const filingRows = group.map((r, i) => toRows(r, firstId + written + i));
-    db.exec("begin");
-    rows += runAll(db, prepared, [
-      ...insertStatements(builder, filingRows, MAX_PARAMS),
-      ...facetStatements(builder, facetDayRows(filingRows, cutoff), MAX_PARAMS),
-    ]);
-    db.exec("commit");
+    rows += writeFilingRows(
+      db,
+      prepared,
+      group.map((r, i) => toRows(r, firstId + written + i)),
+      cutoff,
+    );
     written += group.length;
     onProgress(written);
   }
   return rows;
+}
+
+export interface IndexDefinition {
+  name: string;
+  sql: string;
+}
+
+/**
+ * Drops the secondary indexes, to be built once after a bulk load instead of
+ * maintained row by row (primary keys, which the facet upserts rely on,
+ * stay). Returns their definitions for createIndexes.
+ */
+export function dropSecondaryIndexes(db: DatabaseSync): IndexDefinition[] {
+  const indexes = db
+    .prepare("select name, sql from sqlite_master where type = 'index' and sql is not null")
+    .all() as unknown as IndexDefinition[];
+  for (const { name } of indexes) db.exec(`drop index "${name}"`);
+  return indexes;
+}
+
+/** Builds indexes dropped by dropSecondaryIndexes (those still missing). */
+export function createIndexes(db: DatabaseSync, indexes: IndexDefinition[]): void {
+  for (const { sql } of indexes) db.exec(sql.replace(/^create (unique )?index /i, "create $1index if not exists "));
 }
 
 /** Rebuilds every debtor aggregate and running total (after writeFilings). */
@@ -100,4 +187,54 @@ export function refreshAll(db: DatabaseSync): void {
   db.exec("begin");
   runAll(db, new Map(), refreshStatements(builder, { all: true }));
   db.exec("commit");
+}
+
+/**
+ * A Drizzle handle over the local D1 file that the D1 loader (upsertFilings)
+ * can write through unchanged: statements run in-process with node:sqlite,
+ * and each batch is one transaction, as a D1 batch is. Without a network
+ * round trip per batch, a local import runs at the speed of SQLite itself.
+ */
+export function localD1Database(db: DatabaseSync) {
+  // WAL with NORMAL sync: a commit no longer waits for the disk, and a crash
+  // of this process still loses nothing committed (only a power cut could
+  // lose the last batches, which importing again restores).
+  db.exec("pragma synchronous = normal");
+  const prepared = new Map<string, StatementSync>();
+  const statement = (sql: string) => {
+    let stmt = prepared.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      // Drizzle's proxy driver maps rows from arrays in column order.
+      stmt.setReturnArrays(true);
+      prepared.set(sql, stmt);
+    }
+    return stmt;
+  };
+  const run = (sql: string, params: unknown[], method: string) => {
+    const stmt = statement(sql);
+    const values = params as SQLInputValue[];
+    if (method === "run") {
+      stmt.run(...values);
+      return { rows: [] };
+    }
+    if (method === "get") return { rows: (stmt.get(...values) as unknown[] | undefined) ?? [] };
+    return { rows: stmt.all(...values) as unknown[] };
+  };
+  const transaction = <T>(work: () => T): T => {
+    db.exec("begin");
+    try {
+      const out = work();
+      db.exec("commit");
+      return out;
+    } catch (err) {
+      db.exec("rollback");
+      throw err;
+    }
+  };
+  return proxyDrizzle(
+    async (sql, params, method) => run(sql, params, method),
+    async (batch) => transaction(() => batch.map((q) => run(q.sql, q.params, q.method))),
+    { schema, casing: "snake_case" },
+  );
 }

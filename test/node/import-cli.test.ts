@@ -1,12 +1,14 @@
 /**
  * `npm run import` and `npm run export` end to end, as an operator runs
- * them: real processes against local D1 state (wrangler's own, through
- * getPlatformProxy) in a temporary directory given with --persist-to.
+ * them: real processes against local D1 state (migrated by wrangler, written
+ * in-process with node:sqlite) in a temporary directory given with
+ * --persist-to.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import type { FilingRecord } from "../../src/db/records.ts";
 import { lienLine } from "../../src/feed/lien.ts";
@@ -164,4 +166,98 @@ describe("npm run export", () => {
       expect(stderr).toContain("usage: npm run export -- --state XX");
     }
   }, 30_000);
+});
+
+/** Every table's rows (without row ids the loaders assign freely), from a local state directory. */
+function tablesOf(stateDir: string): Record<string, unknown[]> {
+  const dir = join(stateDir, "v3/d1/miniflare-D1DatabaseObject");
+  const file = readdirSync(dir).find((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+  const db = new DatabaseSync(join(dir, file!));
+  try {
+    const tables = db
+      .prepare(
+        // Not SQLite's or D1's own tables (statistics, the migrations journal, _cf_ tables).
+        "select name from sqlite_master where type = 'table' and name not like 'sqlite%' and name not like '\\_%' escape '\\' and name <> 'd1_migrations'",
+      )
+      .all() as { name: string }[];
+    const out: Record<string, unknown[]> = {};
+    for (const { name } of tables) {
+      const rows = db.prepare(`select * from "${name}"`).all() as Record<string, unknown>[];
+      out[name] = rows.map((r) => JSON.stringify(name === "debtor_names" ? { ...r, id: 0 } : r)).sort();
+    }
+    out.indexes = db.prepare("select name from sqlite_master where type = 'index' order by name").all();
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+describe("npm run import into an empty database (bulk mode)", () => {
+  it(
+    "ends with the same tables as an ordinary import, the last of a repeated filing winning",
+    () => {
+      const feed = join(work, "generated.ndjson");
+      const seeded = spawnSync(process.execPath, ["seed/seed.ts", "--filings", "400", "--out", feed], {
+        cwd: root,
+        encoding: "utf8",
+      });
+      expect(seeded.status).toBe(0);
+      // A later file repeats one filing with a changed debtor name.
+      const first = JSON.parse(readFileSync(feed, "utf8").split("\n")[0]!);
+      first.involved_parties.debtor_parties[0].name = "Renamed Holdings LLC";
+      const update = join(work, "update.ndjson");
+      writeFileSync(update, `${JSON.stringify(first)}\n`);
+
+      const bulk = run("import", [feed, update, "--persist-to", join(work, "bulk")]);
+      expect(bulk.stderr).toContain("empty: bulk mode");
+      expect(bulk.stdout).toMatch(/^Imported: 401 filings read: 400 inserted, .*1 repeated \(the last kept\)/m);
+      const plain = run("import", [feed, update, "--persist-to", join(work, "plain"), "--no-bulk"]);
+      expect(plain.stderr).not.toContain("bulk mode");
+      expect(plain.status).toBe(0);
+
+      const [a, b] = [tablesOf(join(work, "bulk")), tablesOf(join(work, "plain"))];
+      expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
+      for (const table of Object.keys(b)) {
+        // data_loads records when each load ran; the rest must match row for row.
+        if (table !== "data_loads") expect(a[table], table).toEqual(b[table]);
+      }
+      expect(JSON.stringify(a.debtor_parties)).toContain("Renamed Holdings LLC");
+    },
+    TIMEOUT,
+  );
+});
+
+describe("npm run backfill:sql", () => {
+  it(
+    "writes the local data as SQL that wrangler d1 execute loads into a migrated, empty database, table for table",
+    () => {
+      // A project directory of its own, so wrangler's default local state is this test's.
+      const project = join(work, "backfill-project");
+      mkdirSync(join(project, "public"), { recursive: true });
+      cpSync(join(root, "wrangler.toml"), join(project, "wrangler.toml"));
+      cpSync(join(root, "migrations"), join(project, "migrations"), { recursive: true });
+      const source = join(project, ".wrangler/state");
+      expect(run("import", ["test/fixtures/feed.ndjson", "--persist-to", source]).status).toBe(0);
+
+      const sqlFile = join(work, "backfill.sql");
+      const env = { ...process.env, PATH: `${join(root, "node_modules/.bin")}${delimiter}${process.env.PATH}` };
+      const written = spawnSync(process.execPath, [join(root, "scripts/backfillSql.ts"), "--out", sqlFile], {
+        cwd: project,
+        encoding: "utf8",
+        env,
+      });
+      expect(written.status, written.stderr).toBe(0);
+      expect(written.stderr).toContain("wrangler d1 execute DB --remote --env production --file");
+
+      // The remote side, played by another local state: migrated, then the file executed.
+      const target = join(work, "backfill-target");
+      const wrangler = (args: string[]) => spawnSync("wrangler", args, { cwd: root, encoding: "utf8", env });
+      expect(wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", target]).status).toBe(0);
+      const executed = wrangler(["d1", "execute", "DB", "--local", "--persist-to", target, "--file", sqlFile, "-y"]);
+      expect(executed.status, executed.stderr).toBe(0);
+      expect(tablesOf(target)).toEqual(tablesOf(source));
+      expect(tablesOf(target).filings).toHaveLength(5); // the filings of test/fixtures/feed.ndjson
+    },
+    TIMEOUT,
+  );
 });
