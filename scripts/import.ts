@@ -22,10 +22,11 @@ import { createReadStream, createWriteStream, existsSync, rmSync, statSync, type
 import { Readable } from "node:stream";
 import { type ImportSummary, importFeed } from "../src/feed/import.ts";
 import { FeedFileError, feedFormat, type Reject } from "../src/feed/read.ts";
+import { BulkImport, isEmpty } from "./bulkImport.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openDatabase } from "./feedDb.ts";
 
 const USAGE =
-  "usage: npm run import -- FILE... [--rejects PATH] [--remote [--env production|preview]] [--persist-to DIR]\n" +
+  "usage: npm run import -- FILE... [--rejects PATH] [--no-bulk] [--remote [--env production|preview]] [--persist-to DIR]\n" +
   "  FILE: .ndjson/.jsonl (one filing per line, envelope B lien shape) or .csv (one row per party)";
 
 const {
@@ -33,7 +34,7 @@ const {
   positionals: files,
   target,
   fail: usage,
-} = feedCommandLine(USAGE, { rejects: { type: "string" } }, true);
+} = feedCommandLine(USAGE, { rejects: { type: "string" }, "no-bulk": { type: "boolean" } }, true);
 if (files.length === 0) usage("no FILE given");
 for (const file of files) {
   if (!feedFormat(file)) usage(`${file}: unknown format; name it .ndjson, .jsonl or .csv`);
@@ -117,10 +118,12 @@ const add = (s: ImportSummary) => {
 
 try {
   if (!target.remote) migrateLocal(target);
-  const { db, dispose } = await openDatabase(target);
+  const { db, sqlite, dispose } = await openDatabase(target);
   opened = true;
+  // An empty local database loads in bulk (scripts/bulkImport.ts): a backfill.
+  const bulk = sqlite && !values["no-bulk"] && isEmpty(sqlite) ? new BulkImport(sqlite) : undefined;
   console.error(
-    `Importing ${files.length === 1 ? files[0] : `${files.length} files`} into the ${describeTarget(target)} (ready in ${((Date.now() - started) / 1000).toFixed(1)}s)`,
+    `Importing ${files.length === 1 ? files[0] : `${files.length} files`} into the ${describeTarget(target)}${bulk ? ", empty: bulk mode" : ""} (ready in ${((Date.now() - started) / 1000).toFixed(1)}s)`,
   );
   started = Date.now();
   try {
@@ -134,14 +137,15 @@ try {
       /** What is written so far: the summary after the last group. */
       let written: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
       try {
-        const s = await importFeed(db, file, body, {
+        const options = {
           source: `import ${file}`,
-          onReject: (r) => rejects.write(r),
-          onProgress: (p) => {
+          onReject: (r: Reject) => rejects.write(r),
+          onProgress: (p: ImportSummary) => {
             written = p;
             bar.report(p);
           },
-        });
+        };
+        const s = await (bulk ? bulk.importFeed(db, file, body, options) : importFeed(db, file, body, options));
         bar.report(s);
         bar.done();
         add(s);
@@ -158,7 +162,16 @@ try {
       }
     }
   } finally {
-    await dispose();
+    try {
+      // Also after a failure: what was written gets its indexes and aggregates.
+      if (bulk) {
+        const phase = Date.now();
+        await bulk.finish(db, (step) => console.error(`  ${step}...`));
+        console.error(`  bulk load finished in ${((Date.now() - phase) / 1000).toFixed(1)}s`);
+      }
+    } finally {
+      await dispose();
+    }
   }
 } catch (err) {
   failed = true;

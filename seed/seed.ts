@@ -7,14 +7,18 @@
  *   npm run seed -- --seed 7            # other (still deterministic) data
  *
  * With --if-empty (used by `npm start`) it leaves existing data alone.
+ * With --out FILE it writes the generated filings as an NDJSON feed for
+ * `npm run import` instead (bulk import benchmarks), touching no database.
  * Only local state is ever touched: the D1 file under .wrangler/state and
  * the local KV namespace.
  */
-import { statSync } from "node:fs";
+import { once } from "node:events";
+import { createWriteStream, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { isoSeconds } from "../src/domain/time.ts";
+import { lienLine } from "../src/feed/lien.ts";
 import { generateFilings } from "./generate.ts";
-import { openLocalD1, refreshAll, writeFilings } from "./localD1.ts";
+import { createIndexes, dropSecondaryIndexes, openLocalD1, refreshAll, writeFilings } from "./localD1.ts";
 import { putLocalKey } from "./localKv.ts";
 
 /** The key the README's examples use. It exists in local state only. */
@@ -40,13 +44,34 @@ const { values } = parseArgs({
     filings: { type: "string", default: "20000" },
     seed: { type: "string", default: "20250908" },
     "if-empty": { type: "boolean", default: false },
+    out: { type: "string" },
   },
 });
 const count = Number(values.filings);
 const seed = Number(values.seed);
 if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed)) {
-  console.error("usage: npm run seed -- [--filings N] [--seed N] [--if-empty]");
+  console.error("usage: npm run seed -- [--filings N] [--seed N] [--if-empty | --out FILE]");
   process.exit(2);
+}
+
+if (values.out) {
+  const started = Date.now();
+  const out = createWriteStream(values.out);
+  const today = new Date(started).toISOString().slice(0, 10);
+  let written = 0;
+  const report = progressReporter(count);
+  for (const record of generateFilings({ filings: count, seed, now: started })) {
+    if (!out.write(`${JSON.stringify(lienLine(record, today))}\n`)) await once(out, "drain");
+    written += 1;
+    if (written % 1000 === 0 || written === count) report(written);
+  }
+  out.end();
+  await once(out, "finish");
+  const megabytes = (statSync(values.out).size / 1_048_576).toFixed(0);
+  console.log(
+    `\nWrote ${count.toLocaleString()} filings as NDJSON to ${values.out} (${megabytes} MB) in ${((Date.now() - started) / 1000).toFixed(1)}s.`,
+  );
+  process.exit(0);
 }
 
 await putLocalKey(LOCAL_DEV_KEY, { label: "local development", created: new Date().toISOString(), status: "active" });
@@ -64,18 +89,13 @@ if (values["if-empty"] && existing > 0) {
   // Give the space of the data just deleted back, so the size reported is this load's.
   db.exec("vacuum");
   // Bulk-load trick: build secondary indexes once at the end instead of
-  // maintaining them row by row (primary keys, which the facet upserts rely
-  // on, stay).
-  const indexes = db.prepare("select name, sql from sqlite_master where type = 'index' and sql is not null").all() as {
-    name: string;
-    sql: string;
-  }[];
-  for (const { name } of indexes) db.exec(`drop index "${name}"`);
+  // maintaining them row by row.
+  const indexes = dropSecondaryIndexes(db);
   db.exec("pragma synchronous = off");
   writeFilings(db, generateFilings({ filings: count, seed, now: started }), 1, progressReporter(count), started);
   const phase = timer(started);
   console.log(`\n  filings written (${phase()}); building ${indexes.length} indexes...`);
-  for (const { sql } of indexes) db.exec(sql);
+  createIndexes(db, indexes);
   console.log(`  indexes built (${phase()}); building debtor aggregates and running totals...`);
   refreshAll(db);
   console.log(`  aggregates built (${phase()})`);

@@ -60,28 +60,31 @@ export function facetCutoffDay(now: Date | number): string {
 }
 
 /**
- * Multi-row INSERTs of `rows` (filings, parties, amendments) and of their
- * name sounds, each within `maxParams` bound parameters.
+ * The rows `rows` add to each table: the filings, their parties and
+ * amendments, and the name sounds (inserted or ignored, being shared).
  */
-export function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
-  const tables = [
-    [filings, rows.map((r) => r.filing)],
-    [debtorParties, rows.flatMap((r) => r.debtors)],
-    [securedParties, rows.flatMap((r) => r.securedParties)],
-    [amendments, rows.flatMap((r) => r.amendments)],
+export function tableRows(rows: FilingRows[]) {
+  return [
+    { table: filings, rows: rows.map((r) => r.filing) },
+    { table: debtorParties, rows: rows.flatMap((r) => r.debtors) },
+    { table: securedParties, rows: rows.flatMap((r) => r.securedParties) },
+    { table: amendments, rows: rows.flatMap((r) => r.amendments) },
+    { table: debtorNameSounds, rows: nameSoundRows(rows), shared: true },
   ] as const;
+}
+
+/** Multi-row INSERTs of tableRows(`rows`), each within `maxParams` bound parameters. */
+export function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
   const statements: Statement[] = [];
-  for (const [table, tableRows] of tables) {
-    if (tableRows.length === 0) continue;
-    const perRow = Object.keys(tableRows[0]!).length;
-    for (const part of chunk<object>(tableRows, Math.floor(maxParams / perRow))) {
+  for (const set of tableRows(rows)) {
+    if (set.rows.length === 0) continue;
+    const perRow = Object.keys(set.rows[0]!).length;
+    for (const part of chunk<object>(set.rows, Math.floor(maxParams / perRow))) {
       // The rows were built for this very table by toRows(); the union of
       // tables defeats inference, not correctness.
-      statements.push(db.insert(table).values(part as any));
+      const insert = db.insert(set.table).values(part as any);
+      statements.push("shared" in set ? insert.onConflictDoNothing() : insert);
     }
-  }
-  for (const part of chunk(nameSoundRows(rows), Math.floor(maxParams / 3))) {
-    statements.push(db.insert(debtorNameSounds).values(part).onConflictDoNothing());
   }
   return statements;
 }

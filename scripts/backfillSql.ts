@@ -1,0 +1,51 @@
+/**
+ * Writes the local database's data as one SQL file for a remote backfill:
+ *
+ *   npm run import -- state-bulk-file.xml          # into an EMPTY local database: bulk mode
+ *   npm run backfill:sql -- --out backfill.sql     # this script
+ *   npx wrangler d1 execute DB --remote --env production --file backfill.sql -y
+ *
+ * A remote import (`npm run import -- FILE --remote`) costs two round trips
+ * per 100 filings; `wrangler d1 execute --file` instead uploads one file
+ * that D1 imports on its side, the fastest way wrangler offers to fill a
+ * database. The file holds the rows of every table of src/db/schema.ts
+ * (aggregates included, so nothing is rebuilt remotely) and no schema: the
+ * remote database must be migrated (`npm run deploy` does it) and empty.
+ * It is `wrangler d1 export --local --no-schema` restricted to those tables,
+ * leaving out D1's own migrations journal, which the remote database
+ * already has.
+ */
+import { execFileSync } from "node:child_process";
+import { statSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { getTableName, is } from "drizzle-orm";
+import { SQLiteTable } from "drizzle-orm/sqlite-core";
+import * as schema from "../src/db/schema.ts";
+
+const USAGE = "usage: npm run backfill:sql -- --out FILE";
+let out: string | undefined;
+try {
+  out = parseArgs({ options: { out: { type: "string" } } }).values.out;
+} catch (err) {
+  console.error(`${(err as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+if (!out) {
+  console.error(`--out is required\n${USAGE}`);
+  process.exit(2);
+}
+
+const tables = Object.values(schema)
+  .filter((value) => is(value, SQLiteTable))
+  .map((table) => getTableName(table));
+const started = Date.now();
+execFileSync(
+  "wrangler",
+  ["d1", "export", "DB", "--local", "--no-schema", "--output", out, ...tables.flatMap((t) => ["--table", t])],
+  { stdio: ["ignore", "ignore", "inherit"] },
+);
+const megabytes = (statSync(out).size / 1_048_576).toFixed(1);
+console.error(
+  `Wrote the rows of ${tables.length} tables to ${out} (${megabytes} MB) in ${((Date.now() - started) / 1000).toFixed(1)}s.`,
+);
+console.error(`Next: npx wrangler d1 execute DB --remote --env production --file ${out} -y`);
