@@ -24,6 +24,7 @@ import {
   dropSecondaryIndexes,
   type IndexDefinition,
   refreshAll,
+  tuneForLoading,
   writeFilingRows,
 } from "../seed/localD1.ts";
 import { FILINGS_PER_GROUP, facetCutoffDay, recordLoad, upsertFilings } from "../src/db/load.ts";
@@ -58,6 +59,7 @@ export class BulkImport {
     this.cutoff = facetCutoffDay(now);
     // Nothing to lose on a crash that a second import would not restore.
     sqlite.exec("pragma synchronous = off");
+    tuneForLoading(sqlite);
     this.indexes = dropSecondaryIndexes(sqlite);
   }
 

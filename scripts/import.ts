@@ -20,6 +20,7 @@
 import { once } from "node:events";
 import { createReadStream, createWriteStream, existsSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { Readable } from "node:stream";
+import { refreshQueued } from "../src/db/load.ts";
 import { type ImportSummary, importFeed } from "../src/feed/import.ts";
 import { FeedFileError, feedFormat, type Reject } from "../src/feed/read.ts";
 import { BulkImport, isEmpty } from "./bulkImport.ts";
@@ -139,6 +140,8 @@ try {
       try {
         const options = {
           source: `import ${file}`,
+          // Locally the aggregates are rebuilt once, after the last file (below).
+          deferRefresh: !target.remote,
           onReject: (r: Reject) => rejects.write(r),
           onProgress: (p: ImportSummary) => {
             written = p;
@@ -164,11 +167,13 @@ try {
   } finally {
     try {
       // Also after a failure: what was written gets its indexes and aggregates.
-      if (bulk) {
-        const phase = Date.now();
-        await bulk.finish(db, (step) => console.error(`  ${step}...`));
-        console.error(`  bulk load finished in ${((Date.now() - phase) / 1000).toFixed(1)}s`);
+      const phase = Date.now();
+      if (bulk) await bulk.finish(db, (step) => console.error(`  ${step}...`));
+      else if (!target.remote) {
+        console.error("  rebuilding the aggregates of the debtors loaded...");
+        await refreshQueued(db);
       }
+      if (!target.remote) console.error(`  finished in ${((Date.now() - phase) / 1000).toFixed(1)}s`);
     } finally {
       await dispose();
     }

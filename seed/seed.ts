@@ -18,7 +18,14 @@ import { parseArgs } from "node:util";
 import { isoSeconds } from "../src/domain/time.ts";
 import { lienLine } from "../src/feed/lien.ts";
 import { generateFilings } from "./generate.ts";
-import { createIndexes, dropSecondaryIndexes, openLocalD1, refreshAll, writeFilings } from "./localD1.ts";
+import {
+  createIndexes,
+  dropSecondaryIndexes,
+  openLocalD1,
+  refreshAll,
+  tuneForLoading,
+  writeFilings,
+} from "./localD1.ts";
 import { putLocalKey } from "./localKv.ts";
 
 /** The key the README's examples use. It exists in local state only. */
@@ -92,6 +99,7 @@ if (values["if-empty"] && existing > 0) {
   // maintaining them row by row.
   const indexes = dropSecondaryIndexes(db);
   db.exec("pragma synchronous = off");
+  tuneForLoading(db);
   writeFilings(db, generateFilings({ filings: count, seed, now: started }), 1, progressReporter(count), started);
   const phase = timer(started);
   console.log(`\n  filings written (${phase()}); building ${indexes.length} indexes...`);

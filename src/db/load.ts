@@ -217,6 +217,11 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
   ];
 }
 
+/** Rebuilds what loads with `refresh: false` left queued (see refreshStatements). */
+export async function refreshQueued(db: Db): Promise<void> {
+  await runBatches(db, refreshStatements(db));
+}
+
 async function runBatches(db: Db, statements: Statement[]) {
   for (const part of chunk(statements, STATEMENTS_PER_BATCH)) {
     await db.batch(part as [Statement, ...Statement[]]);
@@ -315,6 +320,12 @@ export async function upsertFilings(
     onProgress?: (done: number) => void;
     /** False when the caller records one load for several calls. */
     record?: boolean;
+    /**
+     * False to leave the queued debtors and stale running totals for one
+     * refreshQueued() after many calls (a local import); until then the
+     * aggregates and counts lag the filings.
+     */
+    refresh?: boolean;
   } = {},
 ): Promise<LoadSummary> {
   const now = options.now ?? new Date();
@@ -389,7 +400,7 @@ export async function upsertFilings(
         ...insertStatements(db, added),
         ...facetStatements(db, [...facetDayRows(removed, cutoff, -1), ...facetDayRows(added, cutoff)]),
         ...queueDebtorStatements(db, [...removed, ...added]),
-        ...refreshStatements(db),
+        ...(options.refresh === false ? [] : refreshStatements(db)),
       ]);
     }
     done += group.length;

@@ -22,6 +22,12 @@ export interface ImportOptions {
   /** Recorded in data_loads; default `import FILE`. */
   source?: string;
   format?: FeedFormat;
+  /**
+   * Leave the aggregates (names, addresses, co-borrowers, running totals) of
+   * the debtors loaded queued, for one refreshQueued() at the end of a run
+   * (local imports, where nothing needs them fresh group by group).
+   */
+  deferRefresh?: boolean;
   /** Filings handed to upsertFilings at a time. */
   groupSize?: number;
   onReject?: (reject: Reject) => void | Promise<void>;
@@ -43,7 +49,7 @@ export async function importFeed(
   let group: FilingRecord[] = [];
   const write = async () => {
     if (group.length === 0) return;
-    const loaded = await upsertFilings(db, group, { now, record: false });
+    const loaded = await upsertFilings(db, group, { now, record: false, refresh: !options.deferRefresh });
     summary.inserted += loaded.inserted;
     summary.updated += loaded.updated;
     summary.unchanged += loaded.unchanged;
