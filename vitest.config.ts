@@ -22,7 +22,8 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "workers",
-            include: ["test/**/*.test.ts"],
+            // The typed client's tests (client/test) run here too, against the real Worker.
+            include: ["test/**/*.test.ts", "client/test/**/*.test.ts"],
             exclude: ["test/node/**"],
             setupFiles: ["./test/setup.ts"],
             // The service logs a JSON line per request; keep test output readable.
