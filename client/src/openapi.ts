@@ -896,7 +896,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description A debtor name as you have it: misspellings, word order, punctuation and legal endings are tolerated (unlike the exact-name lookups).
+                 * @description A debtor name as you have it: misspellings, word order, punctuation and legal endings are tolerated.
                  * @example Harbour Manufacturing
                  */
                 name: string;
