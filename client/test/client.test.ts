@@ -155,7 +155,7 @@ describe("retries", () => {
     expect(waits[0]).toBeGreaterThanOrEqual(60_000);
     expect(waits[0]).toBeLessThanOrEqual(61_000);
     expect(page.ucc_liens[0]!.initial_financing_number).toBe("CL-000");
-  });
+  }, 60_000);
 
   it("does not wait out a Retry-After beyond its cap: the 429 is thrown, typed", async () => {
     const { client, waits } = testClient({
@@ -170,7 +170,7 @@ describe("retries", () => {
     expect(error).toBeInstanceOf(LienLookupError);
     expect(error).toMatchObject({ status: 429, code: "rate_limited", retryAfter: 60 });
     expect(waits).toEqual([]);
-  });
+  }, 60_000);
 
   it("retries a 503 (the key store down) and gets the answer once it is back", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});

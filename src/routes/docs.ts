@@ -34,7 +34,7 @@ async function weakTag(text: string): Promise<string> {
 
 /** The OpenAPI document of `app`, whose routes must all be registered. */
 export function openApiDocument(app: OpenAPIHono<AppEnv>) {
-  return app.getOpenAPI31Document(
+  const document = app.getOpenAPI31Document(
     {
       openapi: "3.1.0",
       info: {
@@ -52,6 +52,12 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
     },
     { unionPreferredType: "oneOf", sortComponents: "alphabetically" },
   );
+  // The query parameters first, then the request headers (shared, so references), as readers look for them.
+  for (const item of Object.values(document.paths ?? {})) {
+    const parameters = item.get?.parameters;
+    if (parameters) parameters.sort((a, b) => Number("$ref" in a) - Number("$ref" in b));
+  }
+  return document;
 }
 
 export function registerDocs(app: OpenAPIHono<AppEnv>) {
