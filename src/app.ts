@@ -66,9 +66,10 @@ export function createApp() {
     cors({
       origin: "*",
       allowMethods: ["GET", "HEAD", "OPTIONS"],
-      // Browser clients read the D1 bookmark and send it back (docs/read-replication.md).
-      allowHeaders: ["x-api-key", BOOKMARK_HEADER],
-      exposeHeaders: ["x-request-id", "Retry-After", "Server-Timing", BOOKMARK_HEADER],
+      // Browser clients read the D1 bookmark and send it back (docs/read-replication.md),
+      // and revalidate with the ETag (If-None-Match is not a CORS-safelisted header).
+      allowHeaders: ["x-api-key", BOOKMARK_HEADER, "If-None-Match"],
+      exposeHeaders: ["x-request-id", "Retry-After", "Server-Timing", BOOKMARK_HEADER, "ETag", "x-cache"],
       maxAge: 86_400,
     }),
   );

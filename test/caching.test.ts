@@ -90,6 +90,25 @@ describe("If-None-Match, per RFC 9110 (weak comparison, lists, *)", () => {
   });
 });
 
+describe("conditional requests from browsers", () => {
+  it("allow If-None-Match in a CORS preflight and expose ETag, x-cache and Server-Timing", async () => {
+    const preflight = await get("/filings/recent-by-state?state=CA", null, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "x-api-key,if-none-match",
+      },
+    });
+    expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase().split(",")).toContain("if-none-match");
+    const res = await get("/filings/recent-by-state?state=CA&t=cors", KEY_A, {
+      headers: { origin: "https://app.example" },
+    });
+    const exposed = res.headers.get("access-control-expose-headers")?.toLowerCase().split(",");
+    expect(exposed).toEqual(expect.arrayContaining(["etag", "x-cache", "server-timing"]));
+  });
+});
+
 describe("Server-Timing", () => {
   it("reports D1's work on a miss and the cache on a hit", async () => {
     const url = "/filings/recent-by-state?state=CA&t=timing";
