@@ -217,7 +217,7 @@ describe("error responses", () => {
     }
     expect(limited, "never limited").toBeDefined();
     await expectDocumented(limited!, "/filings");
-  }, 60_000);
+  });
 
   it("429 on a keyed lookup, per key", async () => {
     const key = "contract-rate-key";
@@ -232,7 +232,7 @@ describe("error responses", () => {
     }
     expect(limited, "never limited").toBeDefined();
     await expectDocumented(limited!, "/filings/recent-by-state");
-  }, 60_000);
+  });
 
   it("500 for an unexpected fault", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});

@@ -48,8 +48,43 @@ beforeAll(async () => {
         debtors: [party(`Client Borrower ${i} LLC`, { label: "Manufacturing", zip: "94110" })],
         securedParties: [party("Client Test Lender, N.A.", { label: "Bank" })],
       }),
+    ).concat(
+      // In another state, so the lists above keep their counts.
+      filing({
+        number: "CL-NV",
+        state: "NV",
+        filedAt: daysAgo(30),
+        debtors: [party("Client Anchor LLC", { label: "Equipment" }), party("Client Partner Inc", { zip: "89501" })],
+        amendments: [{ number: "CL-NV-T", filedAt: daysAgo(2), kind: "termination", description: "Termination" }],
+      }),
     ),
   );
+});
+
+describe("operations", () => {
+  it("has a method for every operation of the document, each reaching it", async () => {
+    const { client } = testClient();
+    const doc = await (await worker(new Request(`${BASE}/openapi.json`))).json<any>();
+    const ids = Object.values(doc.paths).map((item: any) => item.get.operationId as string);
+    const calls: Record<string, () => PromiseLike<object>> = {
+      listRecentFilingsByState: () => client.listRecentFilingsByState({ state: "NV" }),
+      listRecentFilingsByPostalCode: () => client.listRecentFilingsByPostalCode({ postal_code: "89501" }),
+      listRecentFilingsBySecuredParty: () =>
+        client.listRecentFilingsBySecuredParty({ name: "first test", state: "NV" }),
+      listRecentlyTerminatedFilings: () => client.listRecentlyTerminatedFilings({ state: "NV" }),
+      searchDebtorFilings: () => client.searchDebtorFilings({ name: "client anchor", state: "NV" }),
+      listDebtorAddresses: () => client.listDebtorAddresses({ name: "Client Anchor LLC" }),
+      listAssociatedDebtors: () => client.listAssociatedDebtors({ name: "Client Anchor", state: "NV" }),
+      searchSimilarDebtors: () => client.searchSimilarDebtors({ name: "Client Ankor" }),
+      lookupFiling: () => client.lookupFiling({ initial_financing_number: "CL-NV" }),
+    };
+    expect(Object.keys(calls).sort()).toEqual(ids.sort());
+    for (const [id, call] of Object.entries(calls)) {
+      const page = await call();
+      const list = Object.values(page).find(Array.isArray) as unknown[];
+      expect(list.length, id).toBeGreaterThan(0);
+    }
+  });
 });
 
 describe("paging", () => {
@@ -155,7 +190,7 @@ describe("retries", () => {
     expect(waits[0]).toBeGreaterThanOrEqual(60_000);
     expect(waits[0]).toBeLessThanOrEqual(61_000);
     expect(page.ucc_liens[0]!.initial_financing_number).toBe("CL-000");
-  }, 60_000);
+  });
 
   it("does not wait out a Retry-After beyond its cap: the 429 is thrown, typed", async () => {
     const { client, waits } = testClient({
@@ -170,7 +205,7 @@ describe("retries", () => {
     expect(error).toBeInstanceOf(LienLookupError);
     expect(error).toMatchObject({ status: 429, code: "rate_limited", retryAfter: 60 });
     expect(waits).toEqual([]);
-  }, 60_000);
+  });
 
   it("retries a 503 (the key store down) and gets the answer once it is back", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});

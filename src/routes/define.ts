@@ -3,7 +3,7 @@
  * documented), its operation id, the responses and headers it documents,
  * and the paging and recency constants.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { recentWindowStart } from "../domain/time.ts";
 import { requireApiKey } from "../http/auth.ts";
@@ -21,11 +21,13 @@ export const PAGE_SIZE_B = 10;
  * "Try it out" finds something. Validation is unchanged.
  */
 function withExamples<Q extends z.ZodObject>(query: Q, examples: Partial<Record<keyof Q["shape"], string>>): Q {
-  const shape: Record<string, z.ZodType> = { ...query.shape };
+  const shape = query.shape as Record<string, z.ZodType>;
+  const documented: Record<string, z.ZodType> = {};
   for (const [name, example] of Object.entries(examples)) {
-    shape[name] = shape[name]!.openapi({ param: { example } });
+    documented[name] = shape[name]!.openapi({ param: { example } });
   }
-  return z.object(shape) as unknown as Q;
+  // safeExtend keeps the object's own checks, if it has any.
+  return query.safeExtend(documented as never) as unknown as Q;
 }
 
 /**
