@@ -29,8 +29,8 @@ export function createApp() {
   // A fresh UUID for every request (client-sent ids are not reused), echoed
   // as x-request-id and in response_metadata.
   app.use(requestId({ headerName: "" }));
-  // Server-Timing, for responses that touched D1 (the metric is set below).
-  app.use(timing({ total: false, enabled: (c) => c.get("d1").batches > 0 }));
+  // Server-Timing, for responses with a metric: D1's (set below) or the edge cache's hit (src/http/caching.ts).
+  app.use(timing({ total: false, enabled: (c) => (c.get("metric")?.headers.length ?? 0) > 0 }));
   app.use(async (c, next) => {
     const started = Date.now();
     c.set("now", new Date(started));
@@ -66,9 +66,10 @@ export function createApp() {
     cors({
       origin: "*",
       allowMethods: ["GET", "HEAD", "OPTIONS"],
-      // Browser clients read the D1 bookmark and send it back (docs/read-replication.md).
-      allowHeaders: ["x-api-key", BOOKMARK_HEADER],
-      exposeHeaders: ["x-request-id", "Retry-After", "Server-Timing", BOOKMARK_HEADER],
+      // Browser clients read the D1 bookmark and send it back (docs/read-replication.md),
+      // and revalidate with the ETag (If-None-Match is not a CORS-safelisted header).
+      allowHeaders: ["x-api-key", BOOKMARK_HEADER, "If-None-Match"],
+      exposeHeaders: ["x-request-id", "Retry-After", "Server-Timing", BOOKMARK_HEADER, "ETag", "x-cache"],
       maxAge: 86_400,
     }),
   );

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
+import { ifNoneMatchMatches } from "../src/http/caching.ts";
 import { daysAgo, filing, get, load } from "./helpers.ts";
 
 const KEY_A = "cache-key-a";
@@ -37,6 +38,89 @@ describe("ETag and conditional requests", () => {
       headers: { "if-none-match": 'W/"0"' },
     });
     expect(stale.status).toBe(200);
+  });
+});
+
+describe("If-None-Match, per RFC 9110 (weak comparison, lists, *)", () => {
+  const url = "/filings/recent-by-state?state=CA&t=rfc9110";
+  let weak: string;
+  let opaque: string;
+  beforeAll(async () => {
+    weak = (await get(url, KEY_A)).headers.get("etag")!;
+    opaque = weak.slice(2);
+  });
+  const conditional = (field: string) => get(url, KEY_A, { headers: { "if-none-match": field } });
+
+  it("matches the weak tag as sent", async () => {
+    expect((await conditional(weak)).status).toBe(304);
+  });
+
+  it("matches the strong form of the weak tag: weak comparison ignores W/", async () => {
+    expect(opaque).toMatch(/^"[0-9a-f]{32}"$/);
+    expect((await conditional(opaque)).status).toBe(304);
+  });
+
+  it("matches when any tag of a list matches, with or without spaces, weak or strong", async () => {
+    expect((await conditional(`W/"0", ${weak}`)).status).toBe(304);
+    expect((await conditional(`"1",W/"2",${opaque}`)).status).toBe(304);
+    expect((await conditional(`W/"0", "1"`)).status).toBe(200);
+  });
+
+  it("matches * for any current answer", async () => {
+    const res = await conditional("*");
+    expect(res.status).toBe(304);
+    expect(res.headers.get("etag")).toBe(weak);
+  });
+
+  it("never matches malformed or different tags", async () => {
+    expect((await conditional(opaque.slice(1, -1))).status).toBe(200);
+    expect((await conditional(`w/${opaque}`)).status).toBe(200);
+    expect((await conditional("")).status).toBe(200);
+  });
+
+  it("parses the field as the grammar says", () => {
+    const tag = 'W/"abc"';
+    expect(ifNoneMatchMatches(undefined, tag)).toBe(false);
+    expect(ifNoneMatchMatches(' "abc" ', tag)).toBe(true);
+    expect(ifNoneMatchMatches('"x,abc", "y"', tag)).toBe(false);
+    expect(ifNoneMatchMatches('"x,y", W/"abc"', tag)).toBe(true);
+    expect(ifNoneMatchMatches(" * ", tag)).toBe(true);
+    expect(ifNoneMatchMatches('"ab"', tag)).toBe(false);
+    expect(ifNoneMatchMatches('"abc"', '"abc"')).toBe(true);
+  });
+});
+
+describe("conditional requests from browsers", () => {
+  it("allow If-None-Match in a CORS preflight and expose ETag, x-cache and Server-Timing", async () => {
+    const preflight = await get("/filings/recent-by-state?state=CA", null, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "x-api-key,if-none-match",
+      },
+    });
+    expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase().split(",")).toContain("if-none-match");
+    const res = await get("/filings/recent-by-state?state=CA&t=cors", KEY_A, {
+      headers: { origin: "https://app.example" },
+    });
+    const exposed = res.headers.get("access-control-expose-headers")?.toLowerCase().split(",");
+    expect(exposed).toEqual(expect.arrayContaining(["etag", "x-cache", "server-timing"]));
+  });
+});
+
+describe("Server-Timing", () => {
+  it("reports D1's work on a miss and the cache on a hit", async () => {
+    const url = "/filings/recent-by-state?state=CA&t=timing";
+    const miss = await get(url, KEY_A);
+    expect(miss.headers.get("x-cache")).toBe("miss");
+    expect(miss.headers.get("server-timing")).toMatch(/^d1;dur=\d+;desc="\d+ batch, \d+ rows read"$/);
+    const hit = await get(url, KEY_A);
+    expect(hit.headers.get("x-cache")).toBe("hit");
+    expect(hit.headers.get("server-timing")).toMatch(/^cache;dur=\d+;desc="hit"$/);
+    const notModified = await get(url, KEY_A, { headers: { "if-none-match": hit.headers.get("etag")! } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get("server-timing")).toMatch(/^cache;dur=\d+;desc="hit"$/);
   });
 });
 

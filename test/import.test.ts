@@ -152,7 +152,7 @@ describe("importing an NDJSON feed", () => {
     });
     expect(body.ucc_liens[0].involved_parties.debtor_parties.map((d: any) => d.debtor_industry)).toEqual([
       "Food & Beverage",
-      null,
+      "Individual",
     ]);
   });
 

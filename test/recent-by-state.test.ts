@@ -13,7 +13,11 @@ beforeAll(async () => {
     filing({
       number: "CA-FOOD",
       filedAt: daysAgo(20),
-      debtors: [party("Sunrise Bakery Inc", { label: "Food & Beverage" }), party("Jane Doe", { type: "Individual" })],
+      debtors: [
+        party("Sunrise Bakery Inc", { label: "Food & Beverage" }),
+        party("Jane Doe", { type: "Individual" }),
+        party("Doe Holdings LLC"),
+      ],
     }),
     filing({ number: "CA-OLD", filedAt: daysAgo(91) }),
     // Either side of the window's start: midnight UTC, 90 days before today.
@@ -52,9 +56,15 @@ describe("GET /filings/recent-by-state", () => {
               debtor_industry: "Food & Beverage",
               address: { street1: "1 Main St", city: "Springfield", state: "CA", zip_code: "94107" },
             },
+            // Without an industry: the party's kind, as envelope B's category says.
             {
               name: "Jane Doe",
-              debtor_industry: null,
+              debtor_industry: "Individual",
+              address: { street1: "1 Main St", city: "Springfield", state: "CA", zip_code: "94107" },
+            },
+            {
+              name: "Doe Holdings LLC",
+              debtor_industry: "Organization",
               address: { street1: "1 Main St", city: "Springfield", state: "CA", zip_code: "94107" },
             },
           ],

@@ -2,14 +2,16 @@
  * HTTP caching of successful lookups.
  *
  * - ETag: a digest of the body without its per-response metadata (request id
- *   and timestamp), so the same data gives the same tag; `If-None-Match`
- *   with that tag gets a 304 and no body.
+ *   and timestamp), so the same data gives the same tag; an `If-None-Match`
+ *   that matches it (RFC 9110: `*`, or a list of tags compared weakly) gets a
+ *   304 and no body.
  * - Edge cache: 200 responses are kept in the Workers Cache API for
  *   CACHE_SECONDS under a key made of the caller's key digest (or "public")
  *   and the normalized URL, so one client never receives a response made
  *   for another key or another request. It runs after authentication: a
  *   refused key never reaches the cache. A hit is re-stamped with this
- *   request's id and time before it is sent.
+ *   request's id and time before it is sent, and says
+ *   `Server-Timing: cache;dur=…;desc="hit"` (a miss carries the D1 metric).
  * - Bookmarks: an entry keeps the D1 bookmark of the state it was read
  *   from, and a hit sends it on. A request carrying x-d1-bookmark is served
  *   from the cache only if the entry's bookmark is at least as new; else it
@@ -22,6 +24,7 @@
  */
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { setMetric } from "hono/timing";
 import { isoSeconds } from "../domain/time.ts";
 import { BOOKMARK_HEADER, isAtLeast, requestedBookmark } from "./bookmark.ts";
 import type { AppEnv } from "./context.ts";
@@ -50,9 +53,34 @@ function cacheKey(c: Context<AppEnv>): Request {
   return new Request(`https://lookup-cache.internal/${c.get("keyDigest") ?? "public"}${path}?${url.searchParams}`);
 }
 
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(",").some((t) => t.trim() === etag || t.trim() === "*");
+/** One member of an entity-tag list: optional `W/`, a quoted opaque tag, then a comma or the end (RFC 9110 §8.8.3). */
+const LIST_MEMBER = /[ \t]*(?:W\/)?("[\x21\x23-\x7e\x80-\xff]*")[ \t]*(?:,|$)/y;
+
+/**
+ * Whether an If-None-Match field matches the current representation's tag,
+ * per RFC 9110 §13.1.2: `*` matches any; otherwise a comma-separated list of
+ * entity tags, compared weakly (the opaque tags are equal, with or without
+ * `W/` on either side). A malformed member matches nothing.
+ */
+export function ifNoneMatchMatches(field: string | undefined, etag: string): boolean {
+  if (field === undefined) return false;
+  if (field.trim() === "*") return true;
+  const opaque = etag.replace(/^W\//, "");
+  let at = 0;
+  while (at < field.length) {
+    LIST_MEMBER.lastIndex = at;
+    const member = LIST_MEMBER.exec(field);
+    if (member) {
+      if (member[1] === opaque) return true;
+      at = LIST_MEMBER.lastIndex;
+    } else {
+      // Skip the malformed member.
+      const comma = field.indexOf(",", at);
+      if (comma < 0) break;
+      at = comma + 1;
+    }
+  }
+  return false;
 }
 
 async function store(c: Context<AppEnv>, key: Request, body: Body, etag: string): Promise<void> {
@@ -82,6 +110,7 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
   let body: Body;
   let etag: string;
   let hit = false;
+  const started = Date.now();
   const cached = await cache.match(key).catch(() => undefined);
   // An entry older than the client's bookmark would take the client back in time.
   if (cached && (!wanted || isAtLeast(cached.headers.get(BOOKMARK_HEADER), wanted))) {
@@ -91,6 +120,7 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
     const bookmark = cached.headers.get(BOOKMARK_HEADER);
     if (bookmark) c.header(BOOKMARK_HEADER, bookmark);
     hit = true;
+    setMetric(c, "cache", Date.now() - started, "hit", 0);
   } else {
     await next();
     if (c.res.status !== 200) return;
@@ -106,7 +136,7 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
   c.header("Cache-Control", `${visibility}, max-age=${CACHE_SECONDS}`);
   c.header("Vary", `x-api-key, ${BOOKMARK_HEADER}`);
   c.header("x-cache", hit ? "hit" : "miss");
-  if (matches(c.req.header("if-none-match"), etag)) {
+  if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) {
     c.res = c.body(null, 304);
     return;
   }

@@ -28,9 +28,10 @@ export const state = text("a two-letter state code")
   .toUpperCase()
   .refine(isStateCode, { error: "must be a two-letter US state or territory code, such as CA" })
   .openapi({
-    description: "Two-letter US state or territory code, case-insensitive.",
-    example: "CA",
-    enum: STATE_CODES,
+    // Any case is accepted, so the document gives a pattern; the codes are listed for people.
+    type: "string",
+    pattern: "^[A-Za-z]{2}$",
+    description: `Two-letter US state or territory code, case-insensitive: ${STATE_CODES.join(", ")}.`,
   });
 
 export const page = z.coerce
@@ -39,7 +40,7 @@ export const page = z.coerce
   .min(1, { error: `must be an integer from 1 to ${MAX_PAGE}` })
   .max(MAX_PAGE, { error: `must be an integer from 1 to ${MAX_PAGE}` })
   .default(1)
-  .openapi({ type: "integer", description: "Page number, from 1.", example: 1 });
+  .openapi({ type: "integer", minimum: 1, maximum: MAX_PAGE, default: 1, description: "Page number, from 1." });
 
 export const industry = optional(
   text("a comma-separated list of industries")
@@ -58,8 +59,12 @@ export const industry = optional(
       return [...out];
     })
     .openapi({
-      description: `Comma-separated debtor industries, case-insensitive. Allowed: ${INDUSTRIES.join("; ")}.`,
-      example: "Construction & Trades,Manufacturing",
+      // A comma-separated list is an array in form style, not exploded (`industry=A,B`).
+      type: "array",
+      items: { type: "string", enum: [...INDUSTRIES] },
+      param: { style: "form", explode: false },
+      description:
+        "Comma-separated debtor industries, case-insensitive; a filing matches if any debtor has one of them.",
     }),
 );
 
@@ -74,13 +79,12 @@ export const debtorName = name
   .openapi({
     description:
       "Exact debtor name under UCC standard search logic: case, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored.",
-    example: "Acme Construction LLC",
   });
 
 export const postalCode = text("a ZIP code")
   .trim()
   .regex(US_ZIP, { error: "must be five digits or ZIP+4 (12345-6789)" })
-  .openapi({ description: "Debtor ZIP code; ZIP+4 matches on its first five digits.", example: "94107" });
+  .openapi({ description: "Debtor ZIP code; ZIP+4 matches on its first five digits." });
 
 export const borrowerType = optional(
   text("Organization or Individual")
@@ -88,7 +92,11 @@ export const borrowerType = optional(
     .toLowerCase()
     .pipe(z.enum(["organization", "individual"], { error: "must be Organization or Individual" }))
     .transform((t) => (t === "organization" ? ("Organization" as const) : ("Individual" as const)))
-    .openapi({ description: "Only filings with a debtor of this type.", example: "Organization" }),
+    .openapi({
+      type: "string",
+      enum: ["Organization", "Individual"],
+      description: "Only filings with a debtor of this type (case-insensitive).",
+    }),
 );
 
 export function envelope(fallback: "a" | "b") {
@@ -99,7 +107,12 @@ export function envelope(fallback: "a" | "b") {
       .pipe(z.enum(["a", "b"], { error: "must be a or b" })),
   )
     .transform((e) => e ?? fallback)
-    .openapi({ description: `Response shape: envelope A or B. Default ${fallback}.` });
+    .openapi({
+      type: "string",
+      enum: ["a", "b"],
+      default: fallback,
+      description: `Response shape (case-insensitive): \`a\` for envelope A (pages of 5, counted), \`b\` for envelope B (pages of 10, with \`next_page\`).`,
+    });
 }
 
 export const recentByStateQuery = z.object({ state, industry, page });
@@ -112,10 +125,7 @@ export const recentByPostalCodeQuery = z.object({
 export const recentBySecuredPartyQuery = z.object({
   name: name
     .refine((n) => securedNameWords(n) !== "", { error: "must contain a letter or digit" })
-    .openapi({
-      description: "Secured party name: case-insensitive, matching whole leading words.",
-      example: "Wells Fargo",
-    }),
+    .openapi({ description: "Secured party name: case-insensitive, matching whole leading words." }),
   state,
   borrower_type: borrowerType,
   envelope: envelope("b"),
@@ -127,7 +137,9 @@ export const debtorAddressesQuery = z.object({ name: debtorName, page });
 export const debtorAssociatedQuery = z.object({ name: debtorName, state, page });
 
 export const similarQuery = z.object({
-  name: debtorName,
+  name: debtorName.openapi({
+    description: "A debtor name as you have it: misspellings, word order, punctuation and legal endings are tolerated.",
+  }),
   state: optional(state).openapi({ description: "Only debtors filed in this state. Default: every state." }),
   page,
 });
@@ -138,8 +150,9 @@ export const filingNumber = text("a filing number")
     error: `must be a filing number: 1 to ${MAX_FILING_NUMBER_LENGTH} characters, none of them control characters`,
   })
   .openapi({
+    // FILING_NUMBER spelled without the `u` flag (\P{Cc}), which JSON Schema tools may not apply.
+    pattern: `^[^\\u0000-\\u001f\\u007f-\\u009f]{1,${MAX_FILING_NUMBER_LENGTH}}$`,
     description: "The initial financing statement's number, as the state issued it.",
-    example: "U260000013194",
   });
 
 export const filingLookupQuery = z.object({

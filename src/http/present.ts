@@ -33,7 +33,12 @@ export function lienA({ filing, debtors, securedParties }: FilingWithParties): L
     initial_financing_date: filing.filedAt,
     jurisdiction_state: filing.state,
     involved_parties: {
-      debtor_parties: debtors.map((d) => ({ name: d.name, debtor_industry: d.industry, address: addressA(d) })),
+      // Always a string: without an industry, the party's kind, as envelope B's `category` says.
+      debtor_parties: debtors.map((d) => ({
+        name: d.name,
+        debtor_industry: d.industry ?? d.type,
+        address: addressA(d),
+      })),
       secured_parties: securedParties.map((s) => ({ name: s.name, address: addressA(s) })),
     },
   };

@@ -4,81 +4,99 @@
  */
 import { z } from "@hono/zod-openapi";
 
-const timestamp = z.string().openapi({ description: "ISO 8601 UTC.", example: "2026-09-08T14:03:11Z" });
+/**
+ * A strict object shape under its own name in the OpenAPI document
+ * (components.schemas), so generated clients get a type for it.
+ */
+function component<S extends z.ZodRawShape>(name: string, description: string, shape: S) {
+  return z.strictObject(shape).openapi(name, { description });
+}
 
-export const addressA = z.strictObject({
+const timestamp = z
+  .string()
+  .openapi({ format: "date-time", description: "ISO 8601 UTC.", example: "2026-09-08T14:03:11Z" });
+
+export const addressA = component("AddressA", "An address in envelope A.", {
   street1: z.string(),
   city: z.string(),
   state: z.string().openapi({ example: "CA" }),
   zip_code: z.string().openapi({ description: "Five digits or ZIP+4.", example: "94107" }),
 });
 
-export const addressB = addressA.extend({
+export const addressB = component("AddressB", "An address in envelope B, with its country and a map link.", {
+  ...addressA.shape,
   country: z.string().nullable(),
-  maps_url: z.string().openapi({ description: "Map search for the address." }),
+  maps_url: z.string().openapi({ format: "uri", description: "Map search for the address." }),
 });
 
-export const debtorPartyA = z.strictObject({
+export const debtorPartyA = component("DebtorPartyA", "A debtor in envelope A.", {
   name: z.string(),
-  debtor_industry: z.string().nullable(),
+  debtor_industry: z.string().openapi({
+    description:
+      "The debtor's industry (an `industry` filter value, or another label the filing office used). A debtor without one gets its kind, the label envelope B gives as `category`: `Individual`, or `Organization` for an organization.",
+    example: "Manufacturing",
+  }),
   address: addressA,
 });
 
-export const securedPartyA = z.strictObject({ name: z.string(), address: addressA });
+export const securedPartyA = component("SecuredPartyA", "A secured party (lender) in envelope A.", {
+  name: z.string(),
+  address: addressA,
+});
 
-export const partyB = z.strictObject({
+export const partyB = component("PartyB", "A debtor or secured party in envelope B.", {
   name: z.string(),
   type: z.enum(["Individual", "Organization", "Secured Party"]),
   category: z.string().openapi({ description: "Debtor industry, lender kind or party kind." }),
   address: addressB,
 });
 
-export const amendment = z.strictObject({
+export const amendment = component("Amendment", "An amendment (UCC-3) of the filing.", {
   amendment_financing_number: z.string(),
   amendment_financing_date: timestamp,
   amendment_financing_type_description: z.string(),
 });
 
-export const lienA = z.strictObject({
+export const lienA = component("LienA", "A filing in envelope A.", {
   initial_financing_number: z.string(),
   initial_financing_date: timestamp,
   jurisdiction_state: z.string(),
-  involved_parties: z.strictObject({
+  involved_parties: component("InvolvedPartiesA", "The debtors and secured parties of a filing in envelope A.", {
     debtor_parties: z.array(debtorPartyA),
     secured_parties: z.array(securedPartyA),
   }),
 });
 
-export const lienB = z.strictObject({
+export const lienB = component("LienB", "A filing in envelope B; `amendments` where the operation says so.", {
   initial_financing_number: z.string(),
   initial_financing_date: timestamp,
   estimated_lien_lapse_date: z
     .string()
     .nullable()
-    .openapi({ description: "YYYY-MM-DD; null for a filing that does not lapse." }),
+    .openapi({ format: "date", description: "YYYY-MM-DD; null for a filing that does not lapse." }),
   estimated_lien_status: z.enum(["Active", "Lapsed", "Terminated"]),
   jurisdiction_state: z.string(),
   search_url: z.string().openapi({ description: "The filing state's own UCC search page." }),
-  involved_parties: z.strictObject({
+  involved_parties: component("InvolvedPartiesB", "The debtors and secured parties of a filing in envelope B.", {
     debtor_parties: z.array(partyB),
     secured_parties: z.array(partyB),
   }),
   amendments: z.array(amendment).optional(),
 });
 
-export const pagination = z.strictObject({
+export const pagination = component("Pagination", "Envelope A's counted pages.", {
   current_page: z.number().int(),
   total_pages: z.number().int(),
   page_size: z.number().int().openapi({ example: 5 }),
   total_results: z.number().int(),
 });
 
-export const metadataA = z.strictObject({
+export const metadataA = component("ResponseMetadataA", "Envelope A's (and every error's) metadata.", {
   timestamp,
-  request_id: z.string().uuid(),
+  request_id: z.string().uuid().openapi({ description: "The `x-request-id` response header." }),
 });
 
-export const metadataB = z.strictObject({
+export const metadataB = component("ResponseMetadataB", "Envelope B's metadata, with its paging.", {
   page: z.number().int(),
   page_size: z.number().int().openapi({ example: 10 }),
   next_page: z.boolean(),
@@ -88,37 +106,56 @@ export const metadataB = z.strictObject({
   api_version: z.string().openapi({ example: "1.0.0" }),
 });
 
-export const liensA = z.strictObject({ ucc_liens: z.array(lienA), pagination, response_metadata: metadataA });
-export const liensB = z.strictObject({ ucc_liens: z.array(lienB), response_metadata: metadataB });
+export const liensA = component("LienPageA", "A page of filings in envelope A, with `pagination`.", {
+  ucc_liens: z.array(lienA),
+  pagination,
+  response_metadata: metadataA,
+});
+export const liensB = component("LienPageB", "A page of filings in envelope B: no `pagination`; see `next_page`.", {
+  ucc_liens: z.array(lienB),
+  response_metadata: metadataB,
+});
 
-export const terminatedFiling = z.strictObject({
+/**
+ * The answer of an operation that takes `envelope`. The two shapes are told
+ * apart by `pagination`, which only envelope A has (neither allows other
+ * properties), so `"pagination" in page` narrows a generated union type.
+ */
+export const lienPageAOrB = z.union([liensA, liensB]).openapi({}, { unionPreferredType: "oneOf" });
+
+const terminatedParty = component("TerminatedFilingParty", "A terminated filing's first debtor or lender.", {
+  name: z.string(),
+  address: addressA,
+});
+
+export const terminatedFiling = component("TerminatedFiling", "A filing terminated by an amendment.", {
   initial_financing_number: z.string(),
   initial_financing_date: timestamp,
   termination_date: timestamp,
-  debtor: z.strictObject({ name: z.string(), address: addressA }),
-  secured_party: z.strictObject({ name: z.string(), address: addressA }),
+  debtor: terminatedParty,
+  secured_party: terminatedParty,
 });
 
-export const terminatedList = z.strictObject({
+export const terminatedList = component("TerminatedFilingPage", "A page of terminated filings (envelope A).", {
   terminated_filings: z.array(terminatedFiling),
   pagination,
   response_metadata: metadataA,
 });
 
-export const knownAddresses = z.strictObject({
+export const knownAddresses = component("KnownAddressPage", "A page of a debtor's addresses (envelope A).", {
   debtor_name: z.string(),
   addresses: z.array(addressA),
   pagination,
   response_metadata: metadataA,
 });
 
-export const associatedDebtors = z.strictObject({
+export const associatedDebtors = component("AssociatedDebtorPage", "A page of a debtor's co-borrowers (envelope A).", {
   debtor_name: z.string(),
   debtor_state: z.string(),
   associated_debtors: z.array(
-    z.strictObject({
+    component("AssociatedDebtor", "A co-borrower: another debtor on the debtor's filings.", {
       debtor_name: z.string(),
-      address: z.strictObject({
+      address: component("AssociatedDebtorAddress", "A co-borrower's address, with its own field names.", {
         street_address_1: z.string(),
         street_address_2: z.string().nullable(),
         city: z.string(),
@@ -131,9 +168,9 @@ export const associatedDebtors = z.strictObject({
   response_metadata: metadataA,
 });
 
-export const similarDebtors = z.strictObject({
+export const similarDebtors = component("SimilarDebtorPage", "A page of similar debtor names (envelope A).", {
   similar_debtors: z.array(
-    z.strictObject({
+    component("SimilarDebtor", "A debtor name similar to the query, in one state.", {
       debtor_name: z.string().openapi({ description: "The name as most recently filed." }),
       debtor_state: z.string(),
       filing_count: z.number().int().openapi({ description: "Filings naming this debtor in this state." }),
@@ -144,20 +181,32 @@ export const similarDebtors = z.strictObject({
   response_metadata: metadataA,
 });
 
-export const errorBody = z.strictObject({
+export const errorCode = z
+  .enum([
+    "invalid_parameter",
+    "missing_api_key",
+    "invalid_api_key",
+    "not_found",
+    "method_not_allowed",
+    "rate_limited",
+    "internal_error",
+    "service_unavailable",
+  ])
+  .openapi("ErrorCode", {
+    description:
+      "Stable error code: `invalid_parameter` 400, `missing_api_key` and `invalid_api_key` 401, `not_found` 404, `method_not_allowed` 405, `rate_limited` 429, `internal_error` 500, `service_unavailable` 503.",
+  });
+
+const errorDetail = component("ErrorDetail", "One invalid query parameter (or request header) and why.", {
+  parameter: z.string(),
+  message: z.string(),
+});
+
+export const errorBody = component("Error", "The body of every error response.", {
   error: z.strictObject({
-    code: z.enum([
-      "invalid_parameter",
-      "missing_api_key",
-      "invalid_api_key",
-      "not_found",
-      "method_not_allowed",
-      "rate_limited",
-      "internal_error",
-      "service_unavailable",
-    ]),
-    message: z.string(),
-    details: z.array(z.strictObject({ parameter: z.string(), message: z.string() })).optional(),
+    code: errorCode,
+    message: z.string().openapi({ description: "For people; it may change. Match on `code`." }),
+    details: z.array(errorDetail).optional(),
   }),
   response_metadata: metadataA,
 });

@@ -16,38 +16,46 @@ const exactName =
   "Names match under UCC standard search logic: case, punctuation and spaces are ignored, `&` reads as `and`, and a leading `The` and endings such as Inc, Corp, Co, LLC, LP or Ltd are dropped.";
 
 export const debtorSearchRoute = lookupRoute({
+  operationId: "searchDebtorFilings",
   path: "/debtors/search",
   tags: ["Debtors"],
   summary: "All filings of a debtor",
   description: `Every filing, of any date, in \`state\` naming the debtor, newest first. ${exactName} Envelope A.`,
   query: debtorSearchQuery,
+  examples: { name: "Harbor Manufacturing Inc", state: "CA" },
   schema: liensA,
 });
 
 export const debtorAddressesRoute = lookupRoute({
+  operationId: "listDebtorAddresses",
   path: "/debtors/addresses",
   tags: ["Debtors"],
   summary: "Known addresses of a debtor",
   description: `The distinct addresses the debtor has filed under, in any state, most recently used first. ${exactName} Envelope A.`,
   query: debtorAddressesQuery,
+  examples: { name: "Harbor Manufacturing Inc" },
   schema: knownAddresses,
 });
 
 export const debtorAssociatedRoute = lookupRoute({
+  operationId: "listAssociatedDebtors",
   path: "/debtors/associated",
   tags: ["Debtors"],
   summary: "Co-borrowers of a debtor",
   description: `The other debtors named with the debtor on its filings in \`state\`, one entry per distinct name and address, most recent first. ${exactName} Envelope A.`,
   query: debtorAssociatedQuery,
+  examples: { name: "Harbor Manufacturing Inc", state: "CA" },
   schema: associatedDebtors,
 });
 
 export const debtorSimilarRoute = lookupRoute({
+  operationId: "searchSimilarDebtors",
   path: "/debtors/search-similar",
   tags: ["Debtors"],
   summary: "Debtor names similar to a name",
   description: `Debtor names ranked by similarity to \`name\`, despite typos, word order, punctuation and legal endings: each with its state, the number of filings naming it there, and a score from 0 to 1 (1 is the same name under UCC search logic). Names scoring below ${SIMILARITY_THRESHOLD} are left out. Candidates come from bounded index probes, so a page ranks at most a few hundred names. Envelope A.`,
   query: similarQuery,
+  examples: { name: "Harbour Manufacturing" },
   schema: similarDebtors,
 });
 

@@ -1,6 +1,7 @@
 /**
  * What every lookup route shares: the API-key requirement (enforced and
- * documented), the error responses, and the paging and recency constants.
+ * documented), its operation id, the responses and headers it documents,
+ * and the paging and recency constants.
  */
 import { createRoute, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -9,53 +10,69 @@ import { requireApiKey } from "../http/auth.ts";
 import { httpCache } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
 import { limitByClientAddress } from "../http/rateLimit.ts";
-import { errorBody } from "../http/responses.ts";
+import { errorResponses, requestHeaders, successHeaders } from "./openapi.ts";
 
 export const PAGE_SIZE_A = 5;
 export const PAGE_SIZE_B = 10;
 
-const error = (description: string) => ({
-  description,
-  content: { "application/json": { schema: errorBody } },
-});
-
-const commonErrors = {
-  400: error("A query parameter is missing or invalid; `details` names each one."),
-  500: error("An unexpected error; the request id identifies it in the logs."),
-  503: error("The database or key store is unavailable; retry after `Retry-After` seconds."),
-} as const;
+/**
+ * The query schema with `examples` as its parameters' examples: values that
+ * return data on the seeded database (docs/seed.md), so the reference page's
+ * "Try it out" finds something. Validation is unchanged.
+ */
+function withExamples<Q extends z.ZodObject>(query: Q, examples: Partial<Record<keyof Q["shape"], string>>): Q {
+  const shape = query.shape as Record<string, z.ZodType>;
+  const documented: Record<string, z.ZodType> = {};
+  for (const [name, example] of Object.entries(examples)) {
+    documented[name] = shape[name]!.openapi({ param: { example } });
+  }
+  // safeExtend keeps the object's own checks, if it has any.
+  return query.safeExtend(documented as never) as unknown as Q;
+}
 
 /**
- * A GET lookup with JSON `schema` as its 200 body. `access: "key"` requires
- * an API key; `"public"` is open and limited per client address.
+ * A GET lookup with JSON `schema` as its 200 body. `operationId` names the
+ * operation in the document (and the method of generated clients).
+ * `access: "key"` requires an API key; `"public"` is open and limited per
+ * client address.
  */
 export function lookupRoute<Q extends z.ZodObject, S extends z.ZodType>(config: {
+  operationId: string;
   path: string;
   tags: string[];
   summary: string;
   description: string;
   query: Q;
+  examples: Partial<Record<keyof Q["shape"], string>>;
   schema: S;
   access?: "key" | "public";
 }) {
   const isPublic = config.access === "public";
+  const { 401: unauthorized, ...otherErrors } = errorResponses;
   return createRoute({
     method: "get",
     path: config.path,
+    operationId: config.operationId,
     tags: config.tags,
     summary: config.summary,
     description: config.description,
     security: isPublic ? [] : [{ ApiKey: [] }],
     // Access first: nothing reaches the cache (or the database) unauthorized.
     middleware: [isPublic ? limitByClientAddress : requireApiKey, httpCache] as const,
-    request: { query: config.query },
+    request: { query: withExamples(config.query, config.examples) },
+    parameters: requestHeaders,
     responses: {
-      200: { description: "The page of results.", content: { "application/json": { schema: config.schema } } },
-      304: { description: "Not modified: the `If-None-Match` tag still matches." },
-      ...commonErrors,
-      ...(isPublic
-        ? { 429: error("Too many requests from this address; retry after `Retry-After` seconds.") }
-        : { 401: error("The x-api-key header is missing, or the key is unknown or revoked.") }),
+      200: {
+        description: "The page of results.",
+        headers: successHeaders,
+        content: { "application/json": { schema: config.schema } },
+      },
+      304: {
+        description: "Not modified: a tag in `If-None-Match` matches the current answer. No body.",
+        headers: successHeaders,
+      },
+      ...(isPublic ? {} : { 401: unauthorized }),
+      ...otherErrors,
     },
   });
 }

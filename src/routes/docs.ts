@@ -1,18 +1,64 @@
 /**
  * The API's own description: the OpenAPI 3.1 document, generated from the
- * same zod schemas and route definitions that validate requests, and a
- * browsable reference page over it. Both public.
+ * same zod schemas and route definitions that validate requests, a
+ * browsable reference page over it, and a small index at `/`. All public.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { html } from "hono/html";
 import { version } from "../../package.json";
+import { BOOKMARK_HEADER } from "../http/bookmark.ts";
+import { ifNoneMatchMatches } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
+import { registerContract } from "./openapi.ts";
+
+const TITLE = "Lien Filing Lookup API";
 
 const DESCRIPTION = `Read-only lookups over UCC (Article 9) lien filings: who has lent against a business, where, since when, and whether the lien is still active.
 
-Authenticate with the \`x-api-key\` header (every endpoint but \`GET /filings\`). Errors are JSON with a stable \`code\`; \`invalid_parameter\` names each bad parameter in \`details\`. Every response carries \`x-request-id\`, also in \`response_metadata.request_id\`.
+Authenticate with the \`x-api-key\` header (every operation but \`lookupFiling\`, \`GET /filings\`). Errors are JSON with a stable \`code\` (the \`Error\` schema); \`invalid_parameter\` names each bad parameter in \`details\`. Every response carries \`x-request-id\`, also in \`response_metadata.request_id\`.
 
-Envelope A pages hold 5 items and count them (\`pagination\`); envelope B pages hold 10 and say whether another follows (\`response_metadata.next_page\`). Lists are newest first with stable tie-breaks, so walking pages visits each item once.`;
+**Envelopes.** Envelope A pages hold 5 items and count them (\`pagination\`); envelope B pages hold 10 and say whether another follows (\`response_metadata.next_page\`). The two operations that take \`envelope\` answer either shape: only envelope A has \`pagination\`. Lists are newest first with stable tie-breaks, so walking pages visits each item once; \`page\` runs from 1 to 10,000.
+
+**Caching and consistency.** A successful answer has a weak \`ETag\`; send it in \`If-None-Match\` for a 304 while the data is unchanged. Send each answer's \`${BOOKMARK_HEADER}\` with the next request and every answer is read from a database state at least as new, so a paged walk sees one consistent view.
+
+**Limits.** Keys have per-minute request rates and the public lookup a per-address one: over it, 429 \`rate_limited\` with \`Retry-After\`. A 503 \`service_unavailable\` also carries \`Retry-After\`.`;
+
+/** How often a client may reuse /openapi.json without asking: it changes only with a deployment. */
+const DOCUMENT_MAX_AGE = 300;
+
+async function weakTag(text: string): Promise<string> {
+  const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  const hex = [...new Uint8Array(bytes).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `W/"${hex}"`;
+}
+
+/** The OpenAPI document of `app`, whose routes must all be registered. */
+export function openApiDocument(app: OpenAPIHono<AppEnv>) {
+  const document = app.getOpenAPI31Document(
+    {
+      openapi: "3.1.0",
+      info: {
+        title: TITLE,
+        version,
+        description: DESCRIPTION,
+      },
+      // Relative: the document describes the origin it is served from, whatever the Host header says.
+      servers: [{ url: "/", description: "The origin serving this document." }],
+      tags: [
+        { name: "Filings", description: "Filings by state, postal code, termination or number." },
+        { name: "Secured parties", description: "Filings by lender." },
+        { name: "Debtors", description: "A borrower's filings, addresses, co-borrowers and similar names." },
+      ],
+    },
+    { unionPreferredType: "oneOf", sortComponents: "alphabetically" },
+  );
+  // The query parameters first, then the request headers (shared, so references), as readers look for them.
+  for (const item of Object.values(document.paths ?? {})) {
+    const parameters = item.get?.parameters;
+    if (parameters) parameters.sort((a, b) => Number("$ref" in a) - Number("$ref" in b));
+  }
+  return document;
+}
 
 export function registerDocs(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
@@ -21,17 +67,31 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
     name: "x-api-key",
     description: "Your API key. Issued with `npm run keys -- create --name LABEL`.",
   });
+  registerContract(app.openAPIRegistry);
 
-  app.doc31("/openapi.json", (c) => ({
-    openapi: "3.1.0",
-    info: { title: "Lien Filing Lookup API", version, description: DESCRIPTION },
-    servers: [{ url: new URL(c.req.url).origin }],
-    tags: [
-      { name: "Filings", description: "Filings by state, postal code, termination or number." },
-      { name: "Secured parties", description: "Filings by lender." },
-      { name: "Debtors", description: "A borrower's filings, addresses, co-borrowers and similar names." },
-    ],
-  }));
+  // Built on first request, once per isolate: every route is registered by then.
+  let served: Promise<{ body: string; etag: string }> | undefined;
+  app.get("/openapi.json", async (c) => {
+    served ??= (async () => {
+      const body = JSON.stringify(openApiDocument(app));
+      return { body, etag: await weakTag(body) };
+    })();
+    const { body, etag } = await served;
+    c.header("ETag", etag);
+    c.header("Cache-Control", `public, max-age=${DOCUMENT_MAX_AGE}`);
+    if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
+    return c.body(body, 200, { "Content-Type": "application/json; charset=UTF-8" });
+  });
+
+  // A pointer for whoever opens the bare origin.
+  app.get("/", (c) =>
+    c.json({
+      name: TITLE,
+      version,
+      description: "Read-only HTTP JSON lookups over UCC (Article 9) lien filings.",
+      links: { docs: "/docs", openapi: "/openapi.json" },
+    }),
+  );
 
   app.get("/docs", (c) => {
     // Swagger UI styles inline; everything else comes from this origin.
@@ -45,6 +105,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title>Lien Filing Lookup API reference</title>
+          <link rel="icon" href="/favicon.ico" />
           <link rel="stylesheet" href="/docs/vendor/swagger-ui.css" />
         </head>
         <body>

@@ -3,7 +3,6 @@
  * terminations; and endpoint 9, the public lookup of one filing by number.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";
 import {
   filingLookupQuery,
@@ -12,7 +11,7 @@ import {
   recentlyTerminatedQuery,
 } from "../http/params.ts";
 import { envelopeA, lienPageA, lienPageB, terminatedFiling } from "../http/present.ts";
-import { liensA, liensB, terminatedList } from "../http/responses.ts";
+import { lienPageAOrB, liensA, liensB, terminatedList } from "../http/responses.ts";
 import { withDb } from "../queries/db.ts";
 import {
   byNumber,
@@ -25,43 +24,51 @@ import {
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
 
 export const recentByStateRoute = lookupRoute({
+  operationId: "listRecentFilingsByState",
   path: "/filings/recent-by-state",
   tags: ["Filings"],
   summary: "Recent filings in a state",
   description:
     "Filings of the last 90 days whose jurisdiction is `state`, newest first, optionally only those with a debtor in one of the given industries. Envelope A.",
   query: recentByStateQuery,
+  examples: { state: "CA" },
   schema: liensA,
 });
 
 export const recentByPostalCodeRoute = lookupRoute({
+  operationId: "listRecentFilingsByPostalCode",
   path: "/filings/recent-by-postal-code",
   tags: ["Filings"],
   summary: "Recent filings by debtor postal code",
   description:
     "Filings of the last 90 days with a debtor located in the ZIP code (first five digits), newest first. Envelope A by default; `envelope=b` for envelope B.",
   query: recentByPostalCodeQuery,
-  schema: z.union([liensA, liensB]),
+  examples: { postal_code: "90010" },
+  schema: lienPageAOrB,
 });
 
 export const recentlyTerminatedRoute = lookupRoute({
+  operationId: "listRecentlyTerminatedFilings",
   path: "/filings/recently-terminated",
   tags: ["Filings"],
   summary: "Recently terminated filings in a state",
   description:
     "Filings in `state` terminated by an amendment in the last 90 days, most recent termination first. Envelope A.",
   query: recentlyTerminatedQuery,
+  examples: { state: "CA" },
   schema: terminatedList,
 });
 
 export const filingLookupRoute = lookupRoute({
   access: "public",
+  operationId: "lookupFiling",
   path: "/filings",
   tags: ["Filings"],
   summary: "One filing by number (public)",
   description:
     "The filing with this initial financing number, with its parties and amendments, in envelope B. Numbers are unique only within a state: without `state`, every state's filing with the number is listed. An unknown number is a 200 with an empty list. No API key; limited to 60 requests a minute per client address.",
   query: filingLookupQuery,
+  examples: { initial_financing_number: "00001434" },
   schema: liensB,
 });
 

@@ -1,22 +1,23 @@
 /** Endpoint 3: recent filings by secured party (lender) name within a state. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";
 import { recentBySecuredPartyQuery } from "../http/params.ts";
 import { lienPageA, lienPageB } from "../http/present.ts";
-import { liensA, liensB } from "../http/responses.ts";
+import { lienPageAOrB } from "../http/responses.ts";
 import { withDb } from "../queries/db.ts";
 import { fetchCountedPage, fetchOpenPage, recentBySecuredParty } from "../queries/filings.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
 
 export const recentBySecuredPartyRoute = lookupRoute({
+  operationId: "listRecentFilingsBySecuredParty",
   path: "/secureds/recent-by-secured-party",
   tags: ["Secured parties"],
   summary: "Recent filings by secured party",
   description:
     "Filings of the last 90 days in `state` with a secured party whose name equals `name` or starts with it as whole words, case-insensitively (`wells fargo` finds `WELLS FARGO BANK, N.A.`). Envelope B with amendments by default; `envelope=a` for envelope A.",
   query: recentBySecuredPartyQuery,
-  schema: z.union([liensB, liensA]),
+  examples: { name: "Wells Fargo", state: "CA" },
+  schema: lienPageAOrB,
 });
 
 export function registerSecuredRoutes(app: OpenAPIHono<AppEnv>) {

@@ -1,0 +1,220 @@
+/**
+ * What the OpenAPI document says beyond the zod schemas: the headers every
+ * response carries, the two request headers that change an answer, and the
+ * error responses, each with an example of every code it can carry. They are
+ * components, referenced by every operation (src/routes/define.ts), so a
+ * generated client has one name for each.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { BOOKMARK_HEADER } from "../http/bookmark.ts";
+import { CACHE_SECONDS } from "../http/caching.ts";
+import type { AppEnv } from "../http/context.ts";
+import { errorBody } from "../http/responses.ts";
+
+type OpenAPIRegistry = OpenAPIHono<AppEnv>["openAPIRegistry"];
+
+const ref = (kind: "headers" | "parameters" | "responses" | "examples", name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+
+/** A D1 bookmark: four hex groups, 8-8-8-32 (src/http/bookmark.ts). */
+const BOOKMARK_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$";
+const BOOKMARK_EXAMPLE = "00000001-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653";
+
+interface HeaderSchema {
+  type: "string" | "integer";
+  format?: string;
+  pattern?: string;
+  enum?: string[];
+  minimum?: number;
+}
+
+function header(description: string, schema: HeaderSchema, more: { required?: boolean; example?: unknown } = {}) {
+  return { description, schema, ...more };
+}
+
+const HEADERS = {
+  RequestId: header(
+    "A fresh id for this request, also in `response_metadata.request_id`; quote it when reporting a problem.",
+    { type: "string", format: "uuid" },
+    { required: true },
+  ),
+  ETag: header(
+    "Weak tag of the data in the body (not its request id or timestamp). Send it back in `If-None-Match` to get a 304 while the data is unchanged.",
+    { type: "string", pattern: '^W/"[0-9a-f]{32}"$' },
+    { required: true, example: 'W/"3f0c9a1d2b7e4c55a0d1e2f3a4b5c6d7"' },
+  ),
+  CacheControl: header(
+    `\`private, max-age=${CACHE_SECONDS}\` on keyed lookups, \`public, max-age=${CACHE_SECONDS}\` on the public one, \`no-store\` on errors.`,
+    { type: "string" },
+    { required: true, example: `private, max-age=${CACHE_SECONDS}` },
+  ),
+  Vary: header(
+    "The request headers an answer depends on.",
+    { type: "string" },
+    { required: true, example: `x-api-key, ${BOOKMARK_HEADER}` },
+  ),
+  D1Bookmark: header(
+    `The database state this answer was read from. Send it back in \`${BOOKMARK_HEADER}\` and the next answer is read from a state at least as new (docs/read-replication.md).`,
+    { type: "string", pattern: BOOKMARK_PATTERN },
+    { example: BOOKMARK_EXAMPLE },
+  ),
+  ServerTiming: header(
+    'Where the time went: `d1;dur=…;desc="N batch, M rows read"` when the answer was read from the database, `cache;dur=…;desc="hit"` when it came from the edge cache.',
+    { type: "string" },
+    { example: 'd1;dur=12;desc="2 batch, 14 rows read"' },
+  ),
+  XCache: header(
+    "`hit` when the answer came from the edge cache, `miss` when it was read from the database.",
+    { type: "string", enum: ["hit", "miss"] },
+    { required: true },
+  ),
+  RetryAfter: header(
+    "Seconds to wait before retrying.",
+    { type: "integer", minimum: 1 },
+    { required: true, example: 60 },
+  ),
+  WWWAuthenticate: header(
+    "The scheme to authenticate with: the key in the `x-api-key` header.",
+    { type: "string" },
+    { required: true, example: 'ApiKey header="x-api-key"' },
+  ),
+  Allow: header("On a 405: the methods the path allows.", { type: "string" }, { example: "GET, HEAD, OPTIONS" }),
+};
+
+type HeaderName = keyof typeof HEADERS;
+
+function headers(names: Record<string, HeaderName>) {
+  return Object.fromEntries(Object.entries(names).map(([header, name]) => [header, ref("headers", name)]));
+}
+
+/** Headers of a successful (200) or not-modified (304) answer. */
+export const successHeaders = headers({
+  "x-request-id": "RequestId",
+  ETag: "ETag",
+  "Cache-Control": "CacheControl",
+  Vary: "Vary",
+  "x-cache": "XCache",
+  [BOOKMARK_HEADER]: "D1Bookmark",
+  "Server-Timing": "ServerTiming",
+});
+
+/** The request headers every lookup reads. */
+export const requestHeaders = [ref("parameters", "IfNoneMatch"), ref("parameters", "D1Bookmark")];
+
+const PARAMETERS = {
+  IfNoneMatch: {
+    name: "If-None-Match",
+    in: "header",
+    required: false,
+    description:
+      'ETags of answers you hold, or `*`. If one matches the current answer\'s tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body.',
+    schema: { type: "string" },
+  },
+  D1Bookmark: {
+    name: BOOKMARK_HEADER,
+    in: "header",
+    required: false,
+    description: `The \`${BOOKMARK_HEADER}\` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header.`,
+    schema: { type: "string", pattern: BOOKMARK_PATTERN },
+  },
+} as const;
+
+// Example bodies: the server's own messages, with an illustrative request id and time.
+const metadata = { timestamp: "2026-09-08T14:03:11Z", request_id: "0b6f4c8e-2d1a-4f7b-9c3e-5a8d7e6f1b2c" };
+const example = (summary: string, error: { code: string; message: string; details?: unknown[] }) => ({
+  summary,
+  value: { error, response_metadata: metadata },
+});
+
+const EXAMPLES = {
+  InvalidParameter: example("A missing or invalid parameter", {
+    code: "invalid_parameter",
+    message: "Invalid query parameter: state.",
+    details: [{ parameter: "state", message: "must be a two-letter US state or territory code, such as CA" }],
+  }),
+  MissingApiKey: example("No key sent", {
+    code: "missing_api_key",
+    message: "Send your API key in the x-api-key header.",
+  }),
+  InvalidApiKey: example("Unknown, revoked or expired key", {
+    code: "invalid_api_key",
+    message: "The API key is not valid.",
+  }),
+  NotFound: example("No such path", { code: "not_found", message: "No such endpoint." }),
+  MethodNotAllowed: example("A method other than GET, HEAD or OPTIONS", {
+    code: "method_not_allowed",
+    message: "Use GET; this endpoint allows GET, HEAD, OPTIONS.",
+  }),
+  RateLimited: example("Over the request rate", {
+    code: "rate_limited",
+    message: "This key's standard request rate is exceeded; retry later.",
+  }),
+  InternalError: example("An unexpected fault", { code: "internal_error", message: "An internal error occurred." }),
+  ServiceUnavailable: example("The database or key store is down", {
+    code: "service_unavailable",
+    message: "The database is temporarily unavailable; retry shortly.",
+  }),
+} as const;
+
+type ExampleName = keyof typeof EXAMPLES;
+
+function errorResponse(description: string, examples: ExampleName[], extraHeaders: Record<string, HeaderName> = {}) {
+  return {
+    description,
+    headers: headers({ "x-request-id": "RequestId", "Cache-Control": "CacheControl", ...extraHeaders }),
+    content: {
+      "application/json": {
+        schema: { $ref: "#/components/schemas/Error" },
+        examples: Object.fromEntries(examples.map((name) => [EXAMPLES[name].value.error.code, ref("examples", name)])),
+      },
+    },
+  };
+}
+
+const RESPONSES = {
+  InvalidParameter: errorResponse("A query parameter or `x-d1-bookmark` is invalid; `details` names each one.", [
+    "InvalidParameter",
+  ]),
+  Unauthorized: errorResponse(
+    "The `x-api-key` header is missing, or the key is unknown, revoked or expired.",
+    ["MissingApiKey", "InvalidApiKey"],
+    { "WWW-Authenticate": "WWWAuthenticate" },
+  ),
+  RateLimited: errorResponse(
+    "Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds.",
+    ["RateLimited"],
+    { "Retry-After": "RetryAfter" },
+  ),
+  InternalError: errorResponse("An unexpected error; the request id identifies it in the logs.", ["InternalError"]),
+  ServiceUnavailable: errorResponse(
+    "The database or key store is unavailable; retry after `Retry-After` seconds.",
+    ["ServiceUnavailable"],
+    { "Retry-After": "RetryAfter" },
+  ),
+  OtherError: errorResponse(
+    "Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS.",
+    ["NotFound", "MethodNotAllowed"],
+    { Allow: "Allow" },
+  ),
+} as const;
+
+/** The error statuses of a lookup, as references to the shared responses. */
+export const errorResponses = {
+  400: ref("responses", "InvalidParameter"),
+  401: ref("responses", "Unauthorized"),
+  429: ref("responses", "RateLimited"),
+  500: ref("responses", "InternalError"),
+  503: ref("responses", "ServiceUnavailable"),
+  default: ref("responses", "OtherError"),
+} as const;
+
+/** Puts the components above into the document. */
+export function registerContract(registry: OpenAPIRegistry): void {
+  // Referenced only from the raw response objects below, so registered by hand.
+  registry.register("Error", errorBody);
+  for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent("headers", name, header);
+  for (const [name, parameter] of Object.entries(PARAMETERS)) registry.registerComponent("parameters", name, parameter);
+  for (const [name, value] of Object.entries(EXAMPLES)) registry.registerComponent("examples", name, value);
+  for (const [name, response] of Object.entries(RESPONSES)) registry.registerComponent("responses", name, response);
+}
