@@ -3,7 +3,7 @@
  * the schemas in responses.ts.
  */
 import type { Context } from "hono";
-import { version } from "../../package.json";
+import pkg from "../../package.json" with { type: "json" };
 import type { Amendment, DebtorParty, Filing, SecuredParty } from "../db/schema.ts";
 import { lienStatus } from "../domain/lifecycle.ts";
 import { isStateCode, STATE_SEARCH_URLS } from "../domain/states.ts";
@@ -189,7 +189,7 @@ export function envelopeB(
       next_page: hasMore,
       ...responseMetadata(c),
       data_source_last_updated: dataLoadedAt,
-      api_version: version,
+      api_version: pkg.version,
     },
   };
 }
