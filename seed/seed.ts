@@ -13,7 +13,7 @@
 import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { isoSeconds } from "../src/domain/time.ts";
-import { generateFilings } from "./generate.ts";
+import { generatedCount, generateFilings } from "./generate.ts";
 import { openLocalD1, refreshAll, writeFilings } from "./localD1.ts";
 import { putLocalKey } from "./localKv.ts";
 
@@ -28,6 +28,7 @@ const TABLES = [
   "debtors_to_refresh",
   "debtor_name_sounds",
   "debtor_names",
+  "pending_amendments",
   "amendments",
   "debtor_parties",
   "secured_parties",
@@ -57,7 +58,10 @@ if (values["if-empty"] && existing > 0) {
   console.log(`Local database already holds ${existing.toLocaleString()} filings; not seeding.`);
 } else {
   const started = Date.now();
-  console.log(`Seeding ${count.toLocaleString()} filings (seed ${seed}) into the local D1 database...`);
+  const total = generatedCount(count);
+  console.log(
+    `Seeding ${total.toLocaleString()} filings (${count.toLocaleString()} generated and ${(total - count).toLocaleString()} shaped like office data; seed ${seed}) into the local D1 database...`,
+  );
   db.exec("begin");
   for (const table of TABLES) db.exec(`delete from ${table}`);
   db.exec("commit");
@@ -72,7 +76,7 @@ if (values["if-empty"] && existing > 0) {
   }[];
   for (const { name } of indexes) db.exec(`drop index "${name}"`);
   db.exec("pragma synchronous = off");
-  writeFilings(db, generateFilings({ filings: count, seed, now: started }), 1, progressReporter(count), started);
+  writeFilings(db, generateFilings({ filings: count, seed, now: started }), 1, progressReporter(total), started);
   const phase = timer(started);
   console.log(`\n  filings written (${phase()}); building ${indexes.length} indexes...`);
   for (const { sql } of indexes) db.exec(sql);
@@ -82,7 +86,7 @@ if (values["if-empty"] && existing > 0) {
   db.prepare("insert into data_loads (source, loaded_at, filings) values (?, ?, ?)").run(
     `seed --filings ${count} --seed ${seed}`,
     isoSeconds(Date.now()),
-    count,
+    total,
   );
   // Statistics for the query planner, as `PRAGMA optimize` keeps them on D1.
   db.exec("analyze");
@@ -94,7 +98,7 @@ if (values["if-empty"] && existing > 0) {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const megabytes = (statSync(db.location()!).size / 1_048_576).toFixed(0);
   console.log(
-    `\nSeeded ${count.toLocaleString()} filings, ${rows.toLocaleString()} rows in all, in ${seconds}s; database ${megabytes} MB.`,
+    `\nSeeded ${total.toLocaleString()} filings, ${rows.toLocaleString()} rows in all, in ${seconds}s; database ${megabytes} MB.`,
   );
 }
 db.close();
