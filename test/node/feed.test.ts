@@ -5,6 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { generateFilings } from "../../seed/generate.ts";
 import { toRows } from "../../src/db/records.ts";
+import { COUNTRIES, countryCode } from "../../src/domain/countries.ts";
+import { normalizeAddress, type RawAddress } from "../../src/feed/address.ts";
 import { csvFilings, csvRecords, FeedFileError } from "../../src/feed/csv.ts";
 import { lienLine } from "../../src/feed/export.ts";
 import { readLines } from "../../src/feed/lines.ts";
@@ -296,6 +298,124 @@ describe("the feed line schema", () => {
       "officeLapseDate",
       "securedParties",
       "state",
+    ]);
+  });
+});
+
+describe("addresses as offices record them", () => {
+  const raw = (over: Partial<RawAddress> = {}): RawAddress => ({
+    street1: "1 Main St",
+    street2: null,
+    city: "Springfield",
+    state: "IL",
+    zip_code: "62701",
+    country: null,
+    ...over,
+  });
+  const normalized = (over: Partial<RawAddress>) => {
+    const notes: string[] = [];
+    const address = normalizeAddress(raw(over), (field, message) => notes.push(`${field}: ${message}`));
+    return { address, notes };
+  };
+
+  it.each([
+    ["USA", "US"],
+    ["U.S.", "US"],
+    ["United States of America", "US"],
+    ["CAN", "CA"],
+    ["Canada", "CA"],
+    ["JPN", "JP"],
+    ["Deutschland", "DE"],
+    ["Côte d'Ivoire", "CI"],
+  ])("reads the country %j as %s", (country, code) => {
+    expect(countryCode(country)).toBe(code);
+  });
+
+  it("knows every ISO 3166-1 country by its alpha-2 and alpha-3 codes", () => {
+    expect(COUNTRIES).toHaveLength(249);
+    for (const c of COUNTRIES) {
+      expect(countryCode(c.alpha2)).toBe(c.alpha2);
+      expect(countryCode(c.alpha3)).toBe(c.alpha2);
+    }
+  });
+
+  it("repairs US ZIPs and a city holding the state and ZIP, noting each repair", () => {
+    expect(normalized({ zip_code: "627011234" })).toEqual({
+      address: expect.objectContaining({ zipCode: "62701-1234" }),
+      notes: ['zip_code: "627011234" read as ZIP+4 62701-1234'],
+    });
+    expect(normalized({ city: "GRAND JCT CO 81504", state: null, zip_code: null }).address).toMatchObject({
+      city: "GRAND JCT",
+      state: "CO",
+      zipCode: "81504",
+    });
+    expect(normalized({ city: "Grand Junction, co 81504-1234", state: null, zip_code: null }).address).toMatchObject({
+      city: "Grand Junction",
+      state: "CO",
+      zipCode: "81504-1234",
+    });
+  });
+
+  it("keeps foreign regions and postal codes as written, and notes only what a foreign address lacks", () => {
+    expect(normalized({ city: "Toronto", state: "ON", zip_code: "M5X 1A9", country: "Canada" })).toEqual({
+      address: expect.objectContaining({ state: "ON", zipCode: "M5X 1A9", country: "CA" }),
+      notes: [],
+    });
+    expect(normalized({ city: "Tokyo", state: null, zip_code: null, country: "Japan" }).notes).toEqual([]);
+    expect(normalized({ street1: null, city: null, state: null, zip_code: null }).notes).toEqual([
+      "street1: not recorded",
+      "city: not recorded",
+      "state: not recorded",
+      "zip_code: not recorded: not searchable by postal code",
+    ]);
+    expect(normalized({ country: "Narnia" }).notes).toEqual([
+      'country: "Narnia" names no ISO 3166 country; kept as given',
+    ]);
+  });
+});
+
+describe("amendment lines", () => {
+  const amendmentLine = {
+    initial_financing_number: "2025-000001",
+    jurisdiction_state: "il",
+    amendment_financing_number: "2025-000009",
+    amendment_financing_date: "20250301 0900",
+    amendment_financing_type_description: "AmendmentParties - DebtorAdd",
+    amendment_lapse_date: "20300115",
+    involved_parties: {
+      debtor_parties: [
+        { name: "Lincoln Hardware Holdings LLC", type: "Organization", address: { city: "Springfield" } },
+      ],
+    },
+  };
+
+  it("reads a line with an amendment number at the top level as one amendment of a filing", async () => {
+    const items = await all(readFeed("a.ndjson", stream(JSON.stringify(amendmentLine)), { now: NOW }));
+    expect(items).toHaveLength(1);
+    const [item] = items;
+    if (!item || !("amendment" in item)) throw new Error("expected an amendment item");
+    expect(item.amendment).toMatchObject({
+      state: "IL",
+      filingNumber: "2025-000001",
+      amendment: {
+        number: "2025-000009",
+        filedAt: "2025-03-01T09:00:00Z",
+        kind: "party_change",
+        lapseDate: "2030-01-15",
+      },
+      debtors: [{ name: "Lincoln Hardware Holdings LLC" }],
+    });
+    expect(item.warning?.reason).toContain("involved_parties.debtor_parties[0].address.street1: not recorded");
+  });
+
+  it("rejects an amendment line without its own number or its filing's", async () => {
+    const { amendment_financing_number: _, ...noNumber } = amendmentLine;
+    const bad = JSON.stringify({ ...amendmentLine, initial_financing_number: "" });
+    const items = await all(readFeed("a.ndjson", stream(`${bad}\n${JSON.stringify(noNumber)}`), { now: NOW }));
+    expect(items.map((i) => ("reject" in i ? i.reject.reason : "loaded"))).toEqual([
+      "initial_financing_number: must not be empty",
+      // Without an amendment number it is read as a filing, which has no date.
+      expect.stringContaining("initial_financing_date: is required"),
     ]);
   });
 });
