@@ -27,11 +27,19 @@ import {
   tuneForLoading,
   writeFilingRows,
 } from "../seed/localD1.ts";
-import { FILINGS_PER_GROUP, facetCutoffDay, recordLoad, upsertFilings } from "../src/db/load.ts";
+import { FILINGS_PER_GROUP, facetCutoffDay, groups, recordLoad, refreshQueued } from "../src/db/load.ts";
 import { type FilingRecord, toRows } from "../src/db/records.ts";
 import type * as schema from "../src/db/schema.ts";
-import type { ImportOptions, ImportSummary } from "../src/feed/import.ts";
-import { readFeed } from "../src/feed/read.ts";
+import {
+  emptySummary,
+  IMPORT_GROUP,
+  type ImportOptions,
+  type ImportSummary,
+  type Loaded,
+  writeGroup,
+} from "../src/feed/import.ts";
+import { filingKey } from "../src/feed/merge.ts";
+import { readFeed, type Warning } from "../src/feed/read.ts";
 
 /** Filings written per transaction: large statements, bounded memory. */
 const BULK_GROUP = FILINGS_PER_GROUP * 4;
@@ -43,9 +51,12 @@ export function isEmpty(sqlite: DatabaseSync): boolean {
 
 export class BulkImport {
   private readonly prepared = new Map<string, StatementSync>();
-  private readonly written = new Map<string, number>();
-  /** Filings met again after their first write: loaded by upsert in finish(). */
-  private readonly repeated: FilingRecord[] = [];
+  private readonly written = new Set<string>();
+  /**
+   * Records the bulk phase cannot write blind, loaded by the ordinary path
+   * in finish(): a filing met again, and amendment records.
+   */
+  private readonly held: Loaded[] = [];
   private readonly indexes: IndexDefinition[];
   private readonly cutoff: string;
   private readonly sqlite: DatabaseSync;
@@ -63,14 +74,14 @@ export class BulkImport {
     this.indexes = dropSecondaryIndexes(sqlite);
   }
 
-  /** Reads one feed file, as importFeed does, writing its new filings in bulk. */
+  /** Reads one feed file, as importFeed does, writing the filings it can in bulk. */
   async importFeed(
     db: DrizzleD1Database<typeof schema>,
     file: string,
     body: ReadableStream<Uint8Array>,
     options: ImportOptions = {},
   ): Promise<ImportSummary> {
-    const summary: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
+    const summary = emptySummary();
     let group: FilingRecord[] = [];
     const write = () => {
       if (group.length === 0) return;
@@ -80,21 +91,32 @@ export class BulkImport {
       group = [];
       options.onProgress?.({ ...summary });
     };
-    for await (const item of readFeed(file, body, { now: this.now, format: options.format })) {
+    const read = readFeed(file, body, { now: this.now, format: options.format, defaultState: options.defaultState });
+    for await (const item of read) {
       summary.read += 1;
       if ("reject" in item) {
         summary.rejected += 1;
         await options.onReject?.(item.reject);
         continue;
       }
-      const key = `${item.record.state}\u0000${item.record.number}`;
-      if (this.written.has(key)) {
-        this.repeated.push(item.record);
+      if (item.warning) {
+        summary.warned += 1;
+        await options.onWarning?.(item.warning);
+      }
+      if ("amendment" in item) {
+        summary.amendments += 1;
+        this.held.push(item);
         continue;
       }
-      this.written.set(key, this.nextId + group.length);
+      const key = filingKey(item.record.state, item.record.number);
+      if (this.written.has(key)) {
+        summary.repeated += 1;
+        this.held.push(item);
+        continue;
+      }
+      this.written.add(key);
       group.push(item.record);
-      if (group.length >= (options.groupSize ?? BULK_GROUP)) write();
+      if (group.length >= BULK_GROUP) write();
     }
     write();
     await recordLoad(db, options.source ?? `import ${file}`, summary.inserted, this.now);
@@ -102,12 +124,18 @@ export class BulkImport {
   }
 
   /**
-   * Builds the indexes and aggregates, then loads the repeated filings
-   * through the ordinary upsert (the last of each wins). Safe to call after
-   * a failure; runs once.
+   * Builds the indexes and aggregates, then loads the held records through
+   * the ordinary path (a repeated filing line replaces, an XML record or an
+   * amendment merges, as in any import). Safe to call after a failure; runs
+   * once. Returns what the held records did.
    */
-  async finish(db: DrizzleD1Database<typeof schema>, report: (phase: string) => void = () => {}): Promise<void> {
-    if (this.finished) return;
+  async finish(
+    db: DrizzleD1Database<typeof schema>,
+    report: (phase: string) => void = () => {},
+    onWarning: (warning: Warning) => void | Promise<void> = () => {},
+  ): Promise<ImportSummary> {
+    const later = emptySummary();
+    if (this.finished) return later;
     this.finished = true;
     report(`building ${this.indexes.length} indexes`);
     createIndexes(this.sqlite, this.indexes);
@@ -115,9 +143,13 @@ export class BulkImport {
     refreshAll(this.sqlite);
     this.sqlite.exec("analyze");
     this.sqlite.exec("pragma synchronous = normal");
-    if (this.repeated.length > 0) {
-      report(`loading ${this.repeated.length} repeated filings (the last of each wins)`);
-      await upsertFilings(db, this.repeated, { now: this.now, record: false });
+    if (this.held.length > 0) {
+      report(`loading ${this.held.length} held-back records (repeated filings, amendments)`);
+      for (const part of groups(this.held, IMPORT_GROUP)) {
+        for (const w of await writeGroup(db, part, this.now, later, true, false)) await onWarning(w);
+      }
+      await refreshQueued(db);
     }
+    return later;
   }
 }

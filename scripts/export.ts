@@ -8,8 +8,9 @@
  *   npm run export -- --state NY --out ny.ndjson --remote [--env preview]
  *
  * Filings come in id order (load order), read a page at a time. Each line
- * is the API's envelope B lien with amendments (endpoint 9), plus
- * `filing_kind` and each address's `street2`. With --out, the file appears
+ * is the public lookup's full filing (endpoint 9: envelope B with
+ * amendments, filing kind, lapse date source, filing office, collateral),
+ * plus each address's `street2`. With --out, the file appears
  * only once complete (it is written under FILE.partial first).
  */
 import { once } from "node:events";
@@ -17,8 +18,7 @@ import { createWriteStream, renameSync, rmSync } from "node:fs";
 import type { Writable } from "node:stream";
 import { isStateCode } from "../src/domain/states.ts";
 import { isoSeconds } from "../src/domain/time.ts";
-import { exportFilings } from "../src/feed/export.ts";
-import { lienLine } from "../src/feed/lien.ts";
+import { exportFilings, feedLine } from "../src/feed/export.ts";
 import { describeTarget, feedCommandLine, openDatabase } from "./feedDb.ts";
 
 const USAGE =
@@ -40,8 +40,8 @@ try {
   console.error(`Exporting the filings of ${state} from the ${describeTarget(target)}`);
   try {
     const today = isoSeconds(Date.now()).slice(0, 10);
-    for await (const record of exportFilings(db, state)) {
-      if (!out.write(`${JSON.stringify(lienLine(record, today))}\n`)) await once(out, "drain");
+    for await (const item of exportFilings(db, state)) {
+      if (!out.write(`${JSON.stringify(feedLine(item, today))}\n`)) await once(out, "drain");
       count += 1;
       if (count % 1000 === 0) {
         const rate = Math.round(count / Math.max(0.001, (Date.now() - started) / 1000));

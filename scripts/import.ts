@@ -1,72 +1,103 @@
 /**
  * Loads filing feeds into D1. Run through npm, which supplies the right Node:
  *
- *   npm run import -- feeds/ca.ndjson feeds/tx.csv
- *   npm run import -- feed.ndjson --rejects /tmp/rejects.ndjson
+ *   npm run import -- feeds/ca.ndjson feeds/tx.csv feeds/co.xml
+ *   npm run import -- feed.ndjson --rejects /tmp/rejects.ndjson --warnings /tmp/warnings.ndjson
+ *   npm run import -- county.xml --state IL              # records whose FilingOffice names no state
  *   npm run import -- feed.ndjson --remote               # production's database
  *   npm run import -- feed.ndjson --remote --env preview
  *
  * Formats by extension: .ndjson / .jsonl (one filing per line in the API's
- * envelope B lien shape) and .csv (one row per party or amendment); see the
- * docs/data-feeds.md. Filings are keyed by state and
- * initial financing number: new ones are inserted, changed ones replaced,
- * identical ones left alone, so importing a file twice changes nothing.
+ * envelope B lien shape), .csv (one row per party or amendment) and .xml
+ * (IACA-style bulk files, one FileDetail per filing or amendment); see
+ * docs/data-feeds.md. Filings are keyed by state and initial financing
+ * number: new ones are inserted, changed ones replaced (XML records are
+ * merged into what is stored), identical ones left alone, so importing a
+ * file twice changes nothing.
  *
- * Bad filings go to a rejects file (default FILE.rejects.ndjson; one JSON
- * object a line with file, line, reason and raw) and never stop the good
- * ones. Exit status: 0 all loaded, 3 loaded with rejects, 1 failed, 2 usage.
+ * Unusable records go to a rejects file (default FILE.rejects.ndjson; one
+ * JSON object a line with file, line, reason and raw) and never stop the
+ * good ones; records loaded with a repair or a gap are listed in a warnings
+ * file (default FILE.warnings.ndjson: file, line, filing, reason). Exit
+ * status: 0 all loaded (warnings or not), 3 loaded with rejects, 1 failed
+ * (a file unreadable part-way keeps what loaded before), 2 usage.
  */
 
 import { once } from "node:events";
 import { createReadStream, createWriteStream, existsSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { Readable } from "node:stream";
 import { refreshQueued } from "../src/db/load.ts";
-import { type ImportSummary, importFeed } from "../src/feed/import.ts";
-import { FeedFileError, feedFormat, type Reject } from "../src/feed/read.ts";
+import { isStateCode } from "../src/domain/states.ts";
+import { emptySummary, type ImportOptions, type ImportSummary, importFeed } from "../src/feed/import.ts";
+import { FeedFileError, feedFormat, type Place } from "../src/feed/read.ts";
 import { BulkImport, isEmpty } from "./bulkImport.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openDatabase } from "./feedDb.ts";
 
 const USAGE =
-  "usage: npm run import -- FILE... [--rejects PATH] [--no-bulk] [--remote [--env production|preview]] [--persist-to DIR]\n" +
-  "  FILE: .ndjson/.jsonl (one filing per line, envelope B lien shape) or .csv (one row per party)";
+  "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--no-bulk] [--remote [--env production|preview]] [--persist-to DIR]\n" +
+  "  FILE: .ndjson/.jsonl (one filing per line, envelope B lien shape), .csv (one row per party) or .xml (IACA-style bulk file)\n" +
+  "  --state XX: jurisdiction of records that name none (XML whose FilingOffice is not a state code)";
 
 const {
   values,
   positionals: files,
   target,
   fail: usage,
-} = feedCommandLine(USAGE, { rejects: { type: "string" }, "no-bulk": { type: "boolean" } }, true);
+} = feedCommandLine(
+  USAGE,
+  {
+    rejects: { type: "string" },
+    warnings: { type: "string" },
+    state: { type: "string" },
+    "no-bulk": { type: "boolean" },
+  },
+  true,
+);
 if (files.length === 0) usage("no FILE given");
 for (const file of files) {
-  if (!feedFormat(file)) usage(`${file}: unknown format; name it .ndjson, .jsonl or .csv`);
+  if (!feedFormat(file)) usage(`${file}: unknown format; name it .ndjson, .jsonl, .csv or .xml`);
   if (!existsSync(file) || !statSync(file).isFile()) usage(`${file}: no such file`);
 }
+const defaultState = values.state?.trim().toUpperCase();
+if (defaultState !== undefined && !isStateCode(defaultState))
+  usage(`--state ${values.state}: not a US state or territory code`);
 
 const number = (n: number) => n.toLocaleString("en-US");
 
-/** Rejects of one run, to one file per input (or the one --rejects file), created only when needed. */
-class RejectsWriter {
+/**
+ * Lines of one kind (rejects, warnings) of one run: to one file per input
+ * (FILE.SUFFIX) or to the one `shared` file, created only when needed.
+ */
+class LinesWriter {
   private streams = new Map<string, WriteStream>();
   readonly written = new Map<string, number>();
 
-  pathFor(file: string) {
-    return values.rejects ?? `${file}.rejects.ndjson`;
+  private readonly suffix: string;
+  private readonly shared: string | undefined;
+
+  constructor(suffix: string, shared: string | undefined) {
+    this.suffix = suffix;
+    this.shared = shared;
   }
 
-  /** Clears a rejects file left by an earlier run, so the one on disk always belongs to this run. */
+  pathFor(file: string) {
+    return this.shared ?? `${file}.${this.suffix}.ndjson`;
+  }
+
+  /** Clears a file left by an earlier run, so the one on disk always belongs to this run. */
   clear(file: string) {
     if (!this.streams.has(this.pathFor(file))) rmSync(this.pathFor(file), { force: true });
   }
 
-  async write(reject: Reject) {
-    const path = this.pathFor(reject.file);
+  async write(line: Place) {
+    const path = this.pathFor(line.file);
     let stream = this.streams.get(path);
     if (!stream) {
       stream = createWriteStream(path, { flags: "w" });
       this.streams.set(path, stream);
     }
     this.written.set(path, (this.written.get(path) ?? 0) + 1);
-    if (!stream.write(`${JSON.stringify(reject)}\n`)) await once(stream, "drain");
+    if (!stream.write(`${JSON.stringify(line)}\n`)) await once(stream, "drain");
   }
 
   async close() {
@@ -90,7 +121,7 @@ function progress(file: string, size: number, started: number) {
   const report = (s: ImportSummary) => {
     const pct = size === 0 ? 100 : Math.min(100, Math.floor((bytes / size) * 100));
     const rate = Math.round(s.read / Math.max(0.001, (Date.now() - started) / 1000));
-    const line = `${number(s.read)} filings, ${number(rate)}/s, ${number(s.rejected)} rejected`;
+    const line = `${number(s.read)} records, ${number(rate)}/s, ${number(s.rejected)} rejected, ${number(s.warned)} with warnings`;
     if (process.stderr.isTTY) {
       const bar = "#".repeat(Math.floor(pct / 4)).padEnd(25, ".");
       process.stderr.write(`\r  [${bar}] ${String(pct).padStart(3)}% ${line}\u001b[K`);
@@ -105,8 +136,9 @@ function progress(file: string, size: number, started: number) {
   return { counter, report, done };
 }
 
-const rejects = new RejectsWriter();
-const total: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
+const rejects = new LinesWriter("rejects", values.rejects);
+const warnings = new LinesWriter("warnings", values.warnings);
+const total: ImportSummary = emptySummary();
 let started = Date.now();
 /** Some file was not (fully) imported. */
 let failed = false;
@@ -130,20 +162,23 @@ try {
   try {
     for (const file of files) {
       rejects.clear(file);
+      warnings.clear(file);
       const fileStarted = Date.now();
       const bar = progress(file, statSync(file).size, fileStarted);
       const body = (Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>).pipeThrough(
         bar.counter,
       );
       /** What is written so far: the summary after the last group. */
-      let written: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
+      let written: ImportSummary = emptySummary();
       try {
-        const options = {
+        const options: ImportOptions = {
           source: `import ${file}`,
+          ...(defaultState ? { defaultState } : {}),
           // Locally the aggregates are rebuilt once, after the last file (below).
           deferRefresh: !target.remote,
-          onReject: (r: Reject) => rejects.write(r),
-          onProgress: (p: ImportSummary) => {
+          onReject: (r) => rejects.write(r),
+          onWarning: (w) => warnings.write(w),
+          onProgress: (p) => {
             written = p;
             bar.report(p);
           },
@@ -159,17 +194,30 @@ try {
           add(written);
           throw err;
         }
-        // A file that cannot be read at all (a bad CSV header) stops only itself.
+        // A file that cannot be read (a bad CSV header, a broken XML file)
+        // stops only itself, keeping what loaded before the problem.
         failed = true;
-        console.error(`  ${file}: not imported: ${err.message}`);
+        const before = (err as FeedFileError & { summary?: ImportSummary }).summary;
+        if (before && before.read > 0) {
+          add(before);
+          console.error(
+            `  ${file}: not fully imported: ${err.message}\n  ${file}: before that: ${summaryLine(before, Date.now() - fileStarted)}`,
+          );
+        } else console.error(`  ${file}: not imported: ${err.message}`);
       }
     }
   } finally {
     try {
       // Also after a failure: what was written gets its indexes and aggregates.
       const phase = Date.now();
-      if (bulk) await bulk.finish(db, (step) => console.error(`  ${step}...`));
-      else if (!target.remote) {
+      if (bulk) {
+        const later = await bulk.finish(
+          db,
+          (step) => console.error(`  ${step}...`),
+          (w) => warnings.write(w),
+        );
+        for (const k of ["inserted", "updated", "unchanged", "pending"] as const) total[k] += later[k];
+      } else if (!target.remote) {
         console.error("  rebuilding the aggregates of the debtors loaded...");
         await refreshQueued(db);
       }
@@ -187,19 +235,24 @@ try {
   }
 } finally {
   await rejects.close();
+  await warnings.close();
 }
 
+/** `N records read: ...`: what the import did (filings counted once per group they were written in). */
 function summaryLine(s: ImportSummary, ms: number): string {
-  const repeated = s.read - s.rejected - s.inserted - s.updated - s.unchanged;
   const seconds = ms / 1000;
   return [
-    `${number(s.read)} filings read: ${number(s.inserted)} inserted, ${number(s.updated)} updated, ${number(s.unchanged)} unchanged, ${number(s.rejected)} rejected`,
-    repeated > 0 ? `, ${number(repeated)} repeated (the last kept)` : "",
-    ` in ${seconds.toFixed(1)}s (${number(Math.round(s.read / Math.max(seconds, 0.001)))} filings/s)`,
+    `${number(s.read)} records read: ${number(s.inserted)} inserted, ${number(s.updated)} updated, ${number(s.unchanged)} unchanged, ${number(s.rejected)} rejected; ${number(s.warned)} loaded with warnings`,
+    s.amendments > 0
+      ? `; ${number(s.amendments)} amendment records, ${number(s.pending)} waiting for their filing`
+      : "",
+    s.repeated > 0 ? `; ${number(s.repeated)} repeated (the last kept)` : "",
+    ` in ${seconds.toFixed(1)}s (${number(Math.round(s.read / Math.max(seconds, 0.001)))} records/s)`,
   ].join("");
 }
 
 if (opened)
   console.log(`${aborted ? "Imported before the failure" : "Imported"}: ${summaryLine(total, Date.now() - started)}`);
 for (const [path, count] of rejects.written) console.log(`Rejects: ${number(count)} in ${path}`);
+for (const [path, count] of warnings.written) console.log(`Warnings: ${number(count)} in ${path}`);
 process.exit(failed ? 1 : total.rejected > 0 ? 3 : 0);

@@ -991,7 +991,110 @@ export const HOME_LENDERS = LENDERS.filter((l) => l.category === "Manufactured H
 export const AMENDMENT_DESCRIPTIONS = {
   continuation: "Continuation",
   termination: "Termination",
+  reinstatement: "Termination Revoked",
   assignment: "Assignment",
   party_change: "Amendment - Party Information",
   collateral_change: "Amendment - Collateral",
+  other: "Office Correction",
+} as const;
+
+/** A party with a foreign address, as filings name them: region and postal code as written, or none. */
+export interface ForeignParty {
+  name: string;
+  street1: string;
+  city: string;
+  state: string | null;
+  zip: string | null;
+  country: string;
+}
+
+/** Foreign banks and lessors, common on aircraft and equipment filings. */
+export const FOREIGN_LENDERS: ForeignParty[] = [
+  { name: "Royal Bank of Canada", street1: "200 Bay St", city: "Toronto", state: "ON", zip: "M5J 2J5", country: "CA" },
+  {
+    name: "Export Development Canada",
+    street1: "150 Slater St",
+    city: "Ottawa",
+    state: "ON",
+    zip: "K1A 1K3",
+    country: "CA",
+  },
+  {
+    name: "Mitsubishi HC Capital Inc.",
+    street1: "1-5-1 Marunouchi, Chiyoda-ku",
+    city: "Tokyo",
+    state: null,
+    zip: "100-6525",
+    country: "JP",
+  },
+  {
+    name: "Barclays Bank PLC",
+    street1: "1 Churchill Place",
+    city: "London",
+    state: null,
+    zip: "E14 5HP",
+    country: "GB",
+  },
+  {
+    name: "Deutsche Leasing AG",
+    street1: "Frölingstraße 15-31",
+    city: "Bad Homburg vor der Höhe",
+    state: "Hessen",
+    zip: "61352",
+    country: "DE",
+  },
+  {
+    name: "Banco Santander, S.A.",
+    street1: "Paseo de Pereda 9-12",
+    city: "Santander",
+    state: "Cantabria",
+    zip: "39004",
+    country: "ES",
+  },
+  {
+    name: "Aircastle Limited",
+    street1: "Clarendon House, 2 Church St",
+    city: "Hamilton",
+    state: null,
+    zip: "HM 11",
+    country: "BM",
+  },
+];
+
+/** State tax agencies that file liens in their state's UCC index; other states get a generic department. */
+export const STATE_TAX_AGENCIES: Partial<Record<StateCode, { name: string; street1: string; zip: string }[]>> = {
+  CA: [
+    { name: "EMPLOYMENT DEVELOPMENT DEPARTMENT", street1: "PO Box 826880", zip: "94280" },
+    { name: "FRANCHISE TAX BOARD", street1: "PO Box 942857", zip: "94257" },
+  ],
+  NY: [{ name: "NEW YORK STATE DEPARTMENT OF TAXATION AND FINANCE", street1: "W A Harriman Campus", zip: "12227" }],
+  TX: [{ name: "TEXAS WORKFORCE COMMISSION", street1: "101 E 15th St", zip: "78778" }],
+  FL: [{ name: "FLORIDA DEPARTMENT OF REVENUE", street1: "5050 W Tennessee St", zip: "32399" }],
+  IL: [{ name: "ILLINOIS DEPARTMENT OF REVENUE", street1: "101 W Jefferson St", zip: "62702" }],
+};
+
+/** Debtor names with letters beyond A-Z, as registers hold them. */
+export const ACCENTED_NAMES = [
+  "José Álvarez Muñoz",
+  "François Lefèvre",
+  "Zoë Ångström",
+  "Søren Kjærgaard",
+  "Nguyễn Văn An",
+  "Renée Côté-Bélanger",
+  "Jürgen Groß",
+];
+
+/** Collateral descriptions, by what the filing secures. */
+export const COLLATERAL = {
+  standard: [
+    "All assets of the Debtor, whether now owned or hereafter acquired, and all proceeds thereof.",
+    "All inventory, accounts, equipment and general intangibles, now owned or hereafter acquired, and all proceeds.",
+    "All equipment leased under Master Lease Agreement No. {n}, together with all accessions, additions and replacements.",
+  ],
+  foreign: [
+    "One (1) Airbus A320-214 aircraft, manufacturer's serial number {n}, with two (2) CFM56-5B4/P engines,\nand all logs, manuals and records relating thereto.",
+    "All rolling stock and equipment described in Schedule A (Schedule No. {n}) to the Lease Agreement.",
+  ],
+  tax: ["All property and rights to property, real and personal, belonging to the taxpayer."],
+  judgment: ["All personal property of the judgment debtor subject to enforcement of a money judgment."],
 } as const;

@@ -13,7 +13,12 @@
  * - state-specific filing-number formats;
  * - continuations inside (and a few outside) the six-month window, lapses,
  *   terminations (some in the last 90 days), assignments and amendments;
- * - manufactured-home, public-finance and transmitting-utility filings.
+ * - manufactured-home, public-finance and transmitting-utility filings;
+ * - after those, from a stream of their own (so the filings above stay the
+ *   same for the same seed), the shapes of real office data: state and
+ *   federal tax liens and judgment liens with the office's lapse dates,
+ *   foreign lenders (regions and postal codes as written), debtors without
+ *   a ZIP, accented names, collateral text, and a revoked termination.
  */
 import type { AmendmentRecord, FilingRecord, PartyRecord } from "../src/db/records.ts";
 import { INDUSTRIES } from "../src/domain/industries.ts";
@@ -21,7 +26,10 @@ import { type FilingKind, lapseDate, shiftDate } from "../src/domain/lifecycle.t
 import type { StateCode } from "../src/domain/states.ts";
 import { isoSeconds as iso } from "../src/domain/time.ts";
 import {
+  ACCENTED_NAMES,
   AMENDMENT_DESCRIPTIONS,
+  COLLATERAL,
+  FOREIGN_LENDERS,
   GIVEN_NAMES,
   HOME_LENDERS,
   LEGAL_ENDINGS,
@@ -29,6 +37,7 @@ import {
   type Lender,
   OTHER_INDUSTRIES,
   PLACE_WORDS,
+  STATE_TAX_AGENCIES,
   STATES,
   STREETS,
   SURNAMES,
@@ -40,6 +49,8 @@ const DAY = 86_400_000;
 const RECENT_SHARE = 0.1;
 /** Filings span this many years back from today. */
 const HISTORY_YEARS = 12;
+/** Filings of real-office shapes added after the generated ones, per generated filing. */
+const EXTRA_SHARE = 0.03;
 
 /** mulberry32: a small, fast, seedable PRNG with good spread. */
 export function prng(seed: number) {
@@ -173,13 +184,19 @@ function filingTime(rng: Rng, now: number): number {
 const between = (from: number, to: number, fraction: number) => from + Math.max(0, to - from) * fraction;
 
 export interface GenerateOptions {
+  /** Generated filings; EXTRA_SHARE more of real-office shapes follow them. */
   filings: number;
   seed: number;
   /** "Today" for the generated data, in ms. */
   now: number;
 }
 
-/** Yields `filings` filing records, deterministically for the options. */
+/** The number of records generateFilings yields for `filings`. */
+export function generatedCount(filings: number): number {
+  return filings + Math.max(1, Math.round(filings * EXTRA_SHARE));
+}
+
+/** Yields generatedCount(`filings`) filing records, deterministically for the options. */
 export function* generateFilings({ filings, seed, now }: GenerateOptions): Generator<FilingRecord> {
   const rng = prng(seed);
   // Amendments depend on how old a filing is on the day of the run, so they
@@ -262,6 +279,149 @@ export function* generateFilings({ filings, seed, now }: GenerateOptions): Gener
     const amendments = amendmentsFor(lifeRng, { kind, filedMs, now, state, nextNumber: amendmentNumberFor });
     yield { state, number: filingNumberFor(state, filedAt), filedAt, kind, debtors, securedParties, amendments };
   }
+
+  const realRng = prng(seed ^ 0x1ea1da7a);
+  const extraNumberFor = numberer("filing", 80_000_000);
+  for (let i = generatedCount(filings) - filings; i > 0; i--) {
+    yield realWorldFiling(realRng, { businesses, now, numberFor: extraNumberFor, amendmentNumberFor });
+  }
+}
+
+const at = (r: Rng, text: string) => text.replace("{n}", String(10_000 + r.int(90_000)));
+
+/**
+ * A filing shaped like real office data: a state or federal tax lien or a
+ * judgment lien with the office's own lapse date, or an equipment filing
+ * with a foreign lender; some debtors have no ZIP or an accented name.
+ */
+function realWorldFiling(
+  rng: Rng,
+  ctx: {
+    businesses: Business[];
+    now: number;
+    numberFor: (state: StateCode, filedAt: string) => string;
+    amendmentNumberFor: (state: StateCode, filedAt: string) => string;
+  },
+): FilingRecord {
+  const business = rng.pick(ctx.businesses);
+  const state = business.state;
+  const filedMs = filingTime(rng, ctx.now);
+  const filedAt = iso(filedMs);
+  const debtorAddress = { ...business.addresses.at(-1)! };
+  if (rng.chance(0.25)) debtorAddress.zipCode = null;
+  const debtors: PartyRecord[] = rng.chance(0.3)
+    ? [{ name: rng.pick(ACCENTED_NAMES), type: "Individual", label: null, address: debtorAddress }]
+    : [{ name: business.name, type: "Organization", label: business.industry, address: debtorAddress }];
+  const [city, zip3] = STATES[state].cities[0]!;
+  const r = rng.next();
+  let record: FilingRecord;
+  if (r < 0.35) {
+    const agencies = STATE_TAX_AGENCIES[state] ?? [
+      { name: "DEPARTMENT OF REVENUE", street1: "PO Box 1100", zip: `${zip3}01` },
+    ];
+    const agency = rng.pick(agencies);
+    record = {
+      state,
+      number: ctx.numberFor(state, filedAt),
+      filedAt,
+      kind: "state_tax_lien",
+      // The office's term: ten years in California and most states here.
+      officeLapseDate: shiftDate(filedAt, 10),
+      collateral: COLLATERAL.tax[0],
+      debtors,
+      securedParties: [
+        {
+          name: agency.name,
+          type: "Organization",
+          label: "Government",
+          address: { street1: agency.street1, city, state, zipCode: agency.zip, country: "US" },
+        },
+      ],
+      amendments: [],
+    };
+  } else if (r < 0.6) {
+    record = {
+      state,
+      number: ctx.numberFor(state, filedAt),
+      filedAt,
+      kind: "federal_tax_lien",
+      // The IRS's last day for refiling, as the office records it.
+      officeLapseDate: shiftDate(filedAt, 10, rng.int(3)),
+      collateral: COLLATERAL.tax[0],
+      debtors,
+      securedParties: [
+        {
+          name: "INTERNAL REVENUE SERVICE",
+          type: "Organization",
+          label: "Government",
+          address: { street1: "PO Box 145595", city: "Cincinnati", state: "OH", zipCode: "45250", country: "US" },
+        },
+      ],
+      amendments: [],
+    };
+  } else if (r < 0.8) {
+    const creditor = rng.pick(ctx.businesses);
+    record = {
+      state,
+      number: ctx.numberFor(state, filedAt),
+      filedAt,
+      kind: "judgment_lien",
+      // Judgment liens on personal property run five years in California, for example.
+      officeLapseDate: shiftDate(filedAt, 5),
+      collateral: COLLATERAL.judgment[0],
+      debtors,
+      securedParties: [{ name: creditor.name, type: "Organization", label: null, address: creditor.addresses.at(-1)! }],
+      amendments: [],
+    };
+  } else {
+    const lender = rng.pick(FOREIGN_LENDERS);
+    record = {
+      state,
+      number: ctx.numberFor(state, filedAt),
+      filedAt,
+      kind: "standard",
+      collateral: at(rng, rng.pick(COLLATERAL.foreign)),
+      debtors,
+      securedParties: [
+        {
+          name: lender.name,
+          type: "Organization",
+          label: "Equipment Finance",
+          address: {
+            street1: lender.street1,
+            city: lender.city,
+            state: lender.state,
+            zipCode: lender.zip,
+            country: lender.country,
+          },
+        },
+      ],
+      amendments: [],
+    };
+  }
+  // Some liens are released; a few terminations are revoked as filed in error.
+  if (rng.chance(0.2)) {
+    const ms = between(filedMs + 86_400_000, ctx.now, rng.next());
+    const when = iso(Math.floor(ms / 1000) * 1000);
+    record.amendments.push({
+      number: ctx.amendmentNumberFor(state, when),
+      filedAt: when,
+      kind: "termination",
+      description: record.kind === "standard" ? "Termination" : "Lien Release",
+    });
+    if (rng.chance(0.25)) {
+      const later = iso(Math.floor(between(ms + 86_400_000, ctx.now, rng.next()) / 1000) * 1000);
+      if (later > when) {
+        record.amendments.push({
+          number: ctx.amendmentNumberFor(state, later),
+          filedAt: later,
+          kind: "reinstatement",
+          description: AMENDMENT_DESCRIPTIONS.reinstatement,
+        });
+      }
+    }
+  }
+  return record;
 }
 
 function amendmentsFor(

@@ -16,8 +16,8 @@ import { once } from "node:events";
 import { createWriteStream, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { isoSeconds } from "../src/domain/time.ts";
-import { lienLine } from "../src/feed/lien.ts";
-import { generateFilings } from "./generate.ts";
+import { lienLine } from "../src/feed/export.ts";
+import { generatedCount, generateFilings } from "./generate.ts";
 import {
   createIndexes,
   dropSecondaryIndexes,
@@ -39,6 +39,7 @@ const TABLES = [
   "debtors_to_refresh",
   "debtor_name_sounds",
   "debtor_names",
+  "pending_amendments",
   "amendments",
   "debtor_parties",
   "secured_parties",
@@ -66,17 +67,18 @@ if (values.out) {
   const out = createWriteStream(values.out);
   const today = new Date(started).toISOString().slice(0, 10);
   let written = 0;
-  const report = progressReporter(count);
+  const total = generatedCount(count);
+  const report = progressReporter(total);
   for (const record of generateFilings({ filings: count, seed, now: started })) {
     if (!out.write(`${JSON.stringify(lienLine(record, today))}\n`)) await once(out, "drain");
     written += 1;
-    if (written % 1000 === 0 || written === count) report(written);
+    if (written % 1000 === 0 || written === total) report(written);
   }
   out.end();
   await once(out, "finish");
   const megabytes = (statSync(values.out).size / 1_048_576).toFixed(0);
   console.log(
-    `\nWrote ${count.toLocaleString()} filings as NDJSON to ${values.out} (${megabytes} MB) in ${((Date.now() - started) / 1000).toFixed(1)}s.`,
+    `\nWrote ${written.toLocaleString()} filings as NDJSON to ${values.out} (${megabytes} MB) in ${((Date.now() - started) / 1000).toFixed(1)}s.`,
   );
   process.exit(0);
 }
@@ -89,7 +91,10 @@ if (values["if-empty"] && existing > 0) {
   console.log(`Local database already holds ${existing.toLocaleString()} filings; not seeding.`);
 } else {
   const started = Date.now();
-  console.log(`Seeding ${count.toLocaleString()} filings (seed ${seed}) into the local D1 database...`);
+  const total = generatedCount(count);
+  console.log(
+    `Seeding ${total.toLocaleString()} filings (${count.toLocaleString()} generated and ${(total - count).toLocaleString()} shaped like office data; seed ${seed}) into the local D1 database...`,
+  );
   db.exec("begin");
   for (const table of TABLES) db.exec(`delete from ${table}`);
   db.exec("commit");
@@ -100,7 +105,7 @@ if (values["if-empty"] && existing > 0) {
   const indexes = dropSecondaryIndexes(db);
   db.exec("pragma synchronous = off");
   tuneForLoading(db);
-  writeFilings(db, generateFilings({ filings: count, seed, now: started }), 1, progressReporter(count), started);
+  writeFilings(db, generateFilings({ filings: count, seed, now: started }), 1, progressReporter(total), started);
   const phase = timer(started);
   console.log(`\n  filings written (${phase()}); building ${indexes.length} indexes...`);
   createIndexes(db, indexes);
@@ -110,7 +115,7 @@ if (values["if-empty"] && existing > 0) {
   db.prepare("insert into data_loads (source, loaded_at, filings) values (?, ?, ?)").run(
     `seed --filings ${count} --seed ${seed}`,
     isoSeconds(Date.now()),
-    count,
+    total,
   );
   // Statistics for the query planner, as `PRAGMA optimize` keeps them on D1.
   db.exec("analyze");
@@ -122,7 +127,7 @@ if (values["if-empty"] && existing > 0) {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const megabytes = (statSync(db.location()!).size / 1_048_576).toFixed(0);
   console.log(
-    `\nSeeded ${count.toLocaleString()} filings, ${rows.toLocaleString()} rows in all, in ${seconds}s; database ${megabytes} MB.`,
+    `\nSeeded ${total.toLocaleString()} filings, ${rows.toLocaleString()} rows in all, in ${seconds}s; database ${megabytes} MB.`,
   );
 }
 db.close();

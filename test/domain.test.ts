@@ -117,7 +117,7 @@ describe("seed generator", () => {
       count((r) => r.debtors.some((d) => d.type === "Individual") && r.debtors.some((d) => d.type === "Organization")),
     ).toBeGreaterThan(100);
     expect(new Set(records.map((r) => r.state)).size).toBeGreaterThan(45);
-    expect(new Set(records.map((r) => r.kind)).size).toBe(4);
+    expect(new Set(records.map((r) => r.kind)).size).toBe(7);
   });
 
   it("files the same debtor several times, at more than one address", () => {

@@ -289,7 +289,10 @@ const UPSERT_GROUP = 100;
 
 /** A filing's rows without row ids, as comparable text. */
 function fingerprint(rows: FilingRows): string {
-  const strip = ({ id: _, ...rest }: { id?: unknown }) => rest;
+  const strip = (row: object) => {
+    const { id: _, ...rest } = row as { id?: unknown };
+    return rest;
+  };
   const sorted = (o: object) => JSON.stringify(o, Object.keys(o).sort());
   return [
     sorted(strip(rows.filing)),

@@ -5,16 +5,23 @@
  * place derived data is computed, so every loader stays consistent.
  */
 
-import { type AmendmentKind, type FilingKind, lapseDate, terminatedAt } from "../domain/lifecycle.ts";
+import { ZIP_COUNTRIES } from "../domain/countries.ts";
+import { type AmendmentKind, type FilingKind, lapseOf, terminatedAt } from "../domain/lifecycle.ts";
+import { US_ZIP } from "../domain/limits.ts";
 import { debtorNameKey, securedNameWords, significantWords, wordSound } from "../domain/names.ts";
-import type { amendments, debtorNameSounds, debtorParties, facetDays, filings, securedParties } from "./schema.ts";
+import { isStateCode } from "../domain/states.ts";
+import type { Amendment, DebtorParty, debtorNameSounds, Filing, facetDays, SecuredParty } from "./schema.ts";
 
+/** An address as the office recorded it: a part it did not record is null (or absent). */
 export interface AddressRecord {
-  street1: string;
+  street1: string | null;
   street2?: string | null;
-  city: string;
-  state: string;
-  zipCode: string;
+  city: string | null;
+  /** A US state code, or a foreign region as written. */
+  state: string | null;
+  /** A US ZIP (five digits or ZIP+4), or a foreign postal code as written. */
+  zipCode: string | null;
+  /** ISO 3166-1 alpha-2. */
   country?: string | null;
 }
 
@@ -32,6 +39,10 @@ export interface AmendmentRecord {
   filedAt: string;
   kind: AmendmentKind;
   description: string;
+  /** The lapse date (YYYY-MM-DD) the office recorded with this amendment. */
+  lapseDate?: string | null;
+  /** Collateral text filed with this amendment. */
+  collateral?: string | null;
 }
 
 export interface FilingRecord {
@@ -40,36 +51,58 @@ export interface FilingRecord {
   /** ISO 8601 UTC with Z. */
   filedAt: string;
   kind: FilingKind;
+  /** The lapse date (YYYY-MM-DD) the office gave with the filing; absent or null when it gave none. */
+  officeLapseDate?: string | null;
+  collateral?: string | null;
+  filingOffice?: string | null;
   debtors: PartyRecord[];
   securedParties: PartyRecord[];
   amendments: AmendmentRecord[];
 }
 
+/** Rows of one filing; party and amendment rows get their ids from the database. */
 export interface FilingRows {
-  filing: typeof filings.$inferInsert;
-  debtors: (typeof debtorParties.$inferInsert)[];
-  securedParties: (typeof securedParties.$inferInsert)[];
-  amendments: (typeof amendments.$inferInsert)[];
+  filing: Filing;
+  debtors: Omit<DebtorParty, "id">[];
+  securedParties: Omit<SecuredParty, "id">[];
+  amendments: Omit<Amendment, "id">[];
 }
 
+/** Whether an address is in the United States (or a territory using US ZIPs), as far as it says. */
+export function isUsAddress(a: Pick<AddressRecord, "state" | "country">): boolean {
+  if (a.country != null) return ZIP_COUNTRIES.has(a.country);
+  return a.state == null || isStateCode(a.state);
+}
+
+const squash = (s: string | null | undefined) =>
+  (s ?? "")
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
+
 function addressColumns(a: AddressRecord) {
-  const zip5 = a.zipCode.slice(0, 5);
-  const state = a.state.toUpperCase();
-  const squash = (s: string) =>
-    s
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, " ")
-      .trim();
+  const us = isUsAddress(a);
+  const zip5 = us && a.zipCode != null && US_ZIP.test(a.zipCode) ? a.zipCode.slice(0, 5) : null;
+  const key = [squash(a.street1), squash(a.street2), squash(a.city), a.state ?? "", zip5 ?? squash(a.zipCode)];
+  // A foreign address is told apart by its country too; US keys keep their old form.
+  if (!us) key.push(a.country ?? "");
   return {
     street1: a.street1,
     street2: a.street2 ?? null,
     city: a.city,
-    state,
+    state: a.state,
     zip: a.zipCode,
     zip5,
     country: a.country ?? null,
-    addressKey: [squash(a.street1), squash(a.street2 ?? ""), squash(a.city), state, zip5].join("|"),
+    addressKey: key.join("|"),
   };
+}
+
+/** The key two parties share when they are the same party at the same address. */
+export function partyKey(p: PartyRecord): string {
+  return `${p.name.toLowerCase()}\u0000${addressColumns(p.address).addressKey}`;
 }
 
 /** Rows for one filing, with `id` as its primary key. */
@@ -77,6 +110,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
   const state = record.state.toUpperCase();
   const shared = { filingId: id, filingState: state, filedAt: record.filedAt, filingNumber: record.number };
   const debtorTypes = setOf(record.debtors.map((d) => d.type));
+  const lapse = lapseOf(record.kind, record.filedAt, record.amendments, record.officeLapseDate ?? null);
   return {
     filing: {
       id,
@@ -84,7 +118,11 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       number: record.number,
       filedAt: record.filedAt,
       kind: record.kind,
-      lapseDate: lapseDate(record.kind, record.filedAt, record.amendments),
+      lapseDate: lapse.date,
+      lapseSource: lapse.source,
+      officeLapseDate: record.officeLapseDate ?? null,
+      collateral: record.collateral ?? null,
+      filingOffice: record.filingOffice ?? null,
       terminatedAt: terminatedAt(record.amendments),
     },
     debtors: record.debtors.map((p, position) => ({
@@ -111,6 +149,8 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       filedAt: a.filedAt,
       kind: a.kind,
       description: a.description,
+      lapseDate: a.lapseDate ?? null,
+      collateral: a.collateral ?? null,
     })),
   };
 }
@@ -159,7 +199,7 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
   };
   for (const { filing, debtors, securedParties } of rows) {
     add("s", filing.state, "", setOf(debtors.map((d) => d.industry)), filing.filedAt);
-    for (const zip5 of new Set(debtors.map((d) => d.zip5))) {
+    for (const zip5 of new Set(debtors.flatMap((d) => (d.zip5 === null ? [] : [d.zip5])))) {
       add("z", zip5, "", setOf(debtors.filter((d) => d.zip5 === zip5).map((d) => d.industry)), filing.filedAt);
     }
     const types = setOf(debtors.map((d) => d.type));

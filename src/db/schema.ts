@@ -20,30 +20,52 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-export const FILING_KINDS = ["standard", "manufactured_home", "public_finance", "transmitting_utility"] as const;
+/** What a filing is (lapse rules by kind: src/domain/lifecycle.ts). */
+export const FILING_KINDS = [
+  "standard",
+  "manufactured_home",
+  "public_finance",
+  "transmitting_utility",
+  "agricultural_lien",
+  "state_tax_lien",
+  "federal_tax_lien",
+  "judgment_lien",
+  "other_lien",
+] as const;
 
+/** What an amendment does; `other` keeps any kind an office names that these do not. */
 export const AMENDMENT_KINDS = [
   "continuation",
   "termination",
+  "reinstatement",
   "assignment",
   "party_change",
   "collateral_change",
+  "other",
 ] as const;
+
+export const LAPSE_SOURCES = ["office", "estimated"] as const;
 
 export const PARTY_TYPES = ["Individual", "Organization"] as const;
 
-/** Address columns shared by both party tables. */
+/**
+ * Address columns shared by both party tables. Every part is as the office
+ * recorded it, null when it recorded none (foreign regions and postal codes
+ * are kept as text).
+ */
 const addressColumns = {
-  street1: text().notNull(),
+  street1: text(),
   street2: text(),
-  city: text().notNull(),
-  state: text().notNull(),
-  /** As filed: five digits or ZIP+4. */
-  zip: text().notNull(),
-  /** First five digits of `zip`, the postal-code search key. */
-  zip5: text().notNull(),
+  city: text(),
+  /** A US state code, or a foreign region as written. */
+  state: text(),
+  /** US: five digits or ZIP+4; elsewhere the postal code as written. */
+  zip: text(),
+  /** First five digits of a valid US ZIP, the postal-code search key; null otherwise. */
+  zip5: text(),
+  /** ISO 3166-1 alpha-2 (as written when it names no known country). */
   country: text(),
-  /** Normalized street, city, state and ZIP5: equal keys are one address. */
+  /** Normalized street, city, state and ZIP5 (or postal code and country): equal keys are one address. */
   addressKey: text().notNull(),
 };
 
@@ -68,8 +90,16 @@ export const filings = sqliteTable(
     /** ISO 8601 UTC with Z, so text order is time order. */
     filedAt: text().notNull(),
     kind: text({ enum: FILING_KINDS }).notNull().default("standard"),
-    /** YYYY-MM-DD; null when the filing does not lapse (transmitting utility). */
+    /** YYYY-MM-DD as served; null when the filing does not lapse (transmitting utility). */
     lapseDate: text(),
+    /** Whether `lapseDate` is the office's date as given, or computed (lifecycle.ts). */
+    lapseSource: text({ enum: LAPSE_SOURCES }).notNull().default("estimated"),
+    /** The lapse date the office gave with the filing record, if any. */
+    officeLapseDate: text(),
+    /** The collateral description as filed. */
+    collateral: text(),
+    /** The filing office as the feed names it. */
+    filingOffice: text(),
     /** Filing time of the terminating amendment, when there is one. */
     terminatedAt: text(),
   },
@@ -155,8 +185,37 @@ export const amendments = sqliteTable(
     kind: text({ enum: AMENDMENT_KINDS }).notNull(),
     /** The filing office's description of the amendment type. */
     description: text().notNull(),
+    /** The lapse date the office recorded with this amendment, if any. */
+    lapseDate: text(),
+    /** Collateral text filed with this amendment, if any. */
+    collateral: text(),
   },
   (t) => [index("amendments_filing").on(t.filingId, t.filedAt, t.number)],
+);
+
+/**
+ * Amendments read before their filing (a bulk file may carry an amendment
+ * whose initial record comes in a later file): kept here, with the parties
+ * they name (JSON), and applied when the filing is loaded.
+ */
+export const pendingAmendments = sqliteTable(
+  "pending_amendments",
+  {
+    id: integer().primaryKey(),
+    state: text().notNull(),
+    filingNumber: text().notNull(),
+    number: text().notNull(),
+    filedAt: text().notNull(),
+    kind: text({ enum: AMENDMENT_KINDS }).notNull(),
+    description: text().notNull(),
+    lapseDate: text(),
+    collateral: text(),
+    /** `{"debtors": [...], "securedParties": [...]}` (PartyRecord), or null. */
+    parties: text(),
+    /** Where it was read: `FILE:LINE`. */
+    source: text().notNull(),
+  },
+  (t) => [uniqueIndex("pending_amendments_filing").on(t.state, t.filingNumber, t.number)],
 );
 
 /**
@@ -251,10 +310,10 @@ export const debtorAddresses = sqliteTable(
     nameKey: text().notNull(),
     addressKey: text().notNull(),
     lastUsed: text().notNull(),
-    street1: text().notNull(),
-    city: text().notNull(),
-    state: text().notNull(),
-    zip: text().notNull(),
+    street1: text(),
+    city: text(),
+    state: text(),
+    zip: text(),
   },
   (t) => [
     primaryKey({ columns: [t.nameKey, t.addressKey] }),
@@ -276,11 +335,11 @@ export const debtorLinks = sqliteTable(
     otherAddressKey: text().notNull(),
     lastSeen: text().notNull(),
     name: text().notNull(),
-    street1: text().notNull(),
+    street1: text(),
     street2: text(),
-    city: text().notNull(),
-    state: text().notNull(),
-    zip: text().notNull(),
+    city: text(),
+    state: text(),
+    zip: text(),
   },
   (t) => [
     primaryKey({ columns: [t.nameKey, t.filingState, t.otherKey, t.otherAddressKey] }),
@@ -307,4 +366,5 @@ export type Filing = typeof filings.$inferSelect;
 export type DebtorParty = typeof debtorParties.$inferSelect;
 export type SecuredParty = typeof securedParties.$inferSelect;
 export type Amendment = typeof amendments.$inferSelect;
+export type PendingAmendment = typeof pendingAmendments.$inferSelect;
 export type DebtorName = typeof debtorNames.$inferSelect;

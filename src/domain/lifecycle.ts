@@ -1,17 +1,57 @@
 /**
- * Lapse and status of a filing, from UCC Article 9 rules:
- * - a financing statement lapses five years after filing (9-515(a));
+ * Lapse and status of a filing.
+ *
+ * The filing office's record is authoritative: a lapse date the office
+ * gives (on the filing, or with a later amendment) is the lapse date. Only
+ * when it gives none is one computed, by the filing's kind:
+ * - a UCC financing statement lapses five years after filing (9-515(a));
  *   manufactured-home and public-finance transactions run thirty (9-515(b));
- *   a transmitting-utility filing does not lapse (9-515(f));
- * - a continuation counts only when filed within the six months before the
- *   lapse date, and then adds five years to that lapse date (9-515(d), (e));
- * - a termination ends the filing's effect.
+ *   a transmitting-utility filing does not lapse (9-515(f)); an agricultural
+ *   lien's financing statement lapses like any other (five years);
+ * - liens that state indexes mix in have no UCC rule and their terms differ
+ *   by state, so the estimate takes a long common term (showing a live lien
+ *   as lapsed is the costlier mistake): ten years for state tax liens (for
+ *   example California's), judgment liens and other liens; ten years and
+ *   thirty days for a federal tax lien (the refiling period of IRC 6323(g),
+ *   counted from filing since feeds do not carry the assessment date).
+ *
+ * Continuations then apply to whichever date stands, office or computed: a
+ * UCC continuation counts only when filed within the six months before the
+ * lapse date, and adds five years to it (9-515(d), (e)); a lien's
+ * continuation (refiling) counts when filed before the lapse date and adds
+ * the kind's term. A continuation the office already counted lies outside
+ * the window of the date it produced, so it is never counted twice.
+ *
+ * A termination ends the filing's effect, unless a later reinstatement
+ * (`Termination Revoked`, `Erroneous Termination`) says it was filed in error.
  */
 import type { AMENDMENT_KINDS, FILING_KINDS } from "../db/schema.ts";
 
 export type FilingKind = (typeof FILING_KINDS)[number];
 export type AmendmentKind = (typeof AMENDMENT_KINDS)[number];
 export type LienStatus = "Active" | "Lapsed" | "Terminated";
+export type LapseSource = "office" | "estimated";
+
+/** Kinds that are liens rather than UCC financing statements. */
+export const LIEN_KINDS: ReadonlySet<FilingKind> = new Set([
+  "state_tax_lien",
+  "federal_tax_lien",
+  "judgment_lien",
+  "other_lien",
+]);
+
+/** Term of each kind, in years and days; null for a kind that does not lapse. */
+const TERMS: Record<FilingKind, { years: number; days?: number } | null> = {
+  standard: { years: 5 },
+  agricultural_lien: { years: 5 },
+  manufactured_home: { years: 30 },
+  public_finance: { years: 30 },
+  transmitting_utility: null,
+  state_tax_lien: { years: 10 },
+  federal_tax_lien: { years: 10, days: 30 },
+  judgment_lien: { years: 10 },
+  other_lien: { years: 10 },
+};
 
 /** YYYY-MM-DD of `date` moved by whole years and months, in UTC. */
 export function shiftDate(date: string, years: number, months = 0): string {
@@ -25,29 +65,75 @@ export function shiftDate(date: string, years: number, months = 0): string {
   return d.toISOString().slice(0, 10);
 }
 
-/** The estimated lapse date (YYYY-MM-DD), or null for a filing that does not lapse. */
+function addTerm(date: string, term: { years: number; days?: number }): string {
+  const shifted = shiftDate(date, term.years);
+  if (!term.days) return shifted;
+  return new Date(Date.parse(`${shifted}T00:00:00Z`) + term.days * 86_400_000).toISOString().slice(0, 10);
+}
+
+interface LapseEvent {
+  kind: AmendmentKind;
+  filedAt: string;
+  /** The office's lapse date recorded with this amendment, if any. */
+  lapseDate?: string | null;
+}
+
+/**
+ * The lapse date (YYYY-MM-DD, or null for a filing that does not lapse) and
+ * where it comes from: `office` when it is the office's date (extended by
+ * any continuation filed since the office recorded it), `estimated` when it
+ * was computed from the filing's kind.
+ */
+export function lapseOf(
+  kind: FilingKind,
+  filedAt: string,
+  amendments: readonly LapseEvent[],
+  officeLapseDate: string | null = null,
+): { date: string | null; source: LapseSource } {
+  const term = TERMS[kind];
+  let date: string | null = officeLapseDate ?? (term ? addTerm(filedAt, term) : null);
+  let source: LapseSource = officeLapseDate !== null ? "office" : "estimated";
+  const events = [...amendments]
+    .filter((a) => a.kind === "continuation" || a.lapseDate)
+    .sort((a, b) => (a.filedAt < b.filedAt ? -1 : a.filedAt > b.filedAt ? 1 : 0));
+  for (const a of events) {
+    if (a.lapseDate) {
+      date = a.lapseDate;
+      source = "office";
+      continue;
+    }
+    if (date === null) continue;
+    const filed = a.filedAt.slice(0, 10);
+    const opens = LIEN_KINDS.has(kind) ? filed : shiftDate(date, 0, -6);
+    if (filed >= opens && filed < date) {
+      date = LIEN_KINDS.has(kind) ? addTerm(date, term ?? { years: 5 }) : shiftDate(date, 5);
+    }
+  }
+  return { date, source };
+}
+
+/** The lapse date alone (see lapseOf). */
 export function lapseDate(
   kind: FilingKind,
   filedAt: string,
-  amendments: readonly { kind: AmendmentKind; filedAt: string }[],
+  amendments: readonly LapseEvent[],
+  officeLapseDate: string | null = null,
 ): string | null {
-  if (kind === "transmitting_utility") return null;
-  const term = kind === "manufactured_home" || kind === "public_finance" ? 30 : 5;
-  let lapse = shiftDate(filedAt, term);
-  const continuations = amendments
-    .filter((a) => a.kind === "continuation")
-    .map((a) => a.filedAt.slice(0, 10))
-    .sort();
-  for (const filed of continuations) {
-    if (filed >= shiftDate(lapse, 0, -6) && filed < lapse) lapse = shiftDate(lapse, 5);
-  }
-  return lapse;
+  return lapseOf(kind, filedAt, amendments, officeLapseDate).date;
 }
 
-/** When the filing was terminated: the first termination amendment, if any. */
+/**
+ * When the filing was terminated: its first termination not revoked by a
+ * later reinstatement; null if none stands.
+ */
 export function terminatedAt(amendments: readonly { kind: AmendmentKind; filedAt: string }[]): string | null {
-  const times = amendments.filter((a) => a.kind === "termination").map((a) => a.filedAt);
-  return times.length > 0 ? times.sort()[0]! : null;
+  const sorted = [...amendments].sort((a, b) => (a.filedAt < b.filedAt ? -1 : a.filedAt > b.filedAt ? 1 : 0));
+  let terminated: string | null = null;
+  for (const a of sorted) {
+    if (a.kind === "termination" && terminated === null) terminated = a.filedAt;
+    else if (a.kind === "reinstatement") terminated = null;
+  }
+  return terminated;
 }
 
 /** Status as of `today` (YYYY-MM-DD). */

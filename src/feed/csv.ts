@@ -11,7 +11,7 @@
  */
 import { parse } from "csv-parse/sync";
 import type { Line } from "./lines.ts";
-import { filingKindKey, normalizeText, normalizeTimestamp } from "./normalize.ts";
+import { filingKindOf, normalizeDate, normalizeText, normalizeTimestamp } from "./normalize.ts";
 
 /** The columns, in the order of docs/data-feeds.md's table. */
 export const CSV_COLUMNS = [
@@ -19,6 +19,9 @@ export const CSV_COLUMNS = [
   "filing_number",
   "filing_date",
   "filing_kind",
+  "lapse_date",
+  "filing_office",
+  "collateral",
   "role",
   "party_type",
   "name",
@@ -32,22 +35,14 @@ export const CSV_COLUMNS = [
   "amendment_number",
   "amendment_date",
   "amendment_description",
+  "amendment_lapse_date",
+  "amendment_collateral",
 ] as const;
 
 export type CsvColumn = (typeof CSV_COLUMNS)[number];
 
-/** Columns every file must have (their cells may be empty on amendment rows). */
-export const REQUIRED_COLUMNS: readonly CsvColumn[] = [
-  "filing_state",
-  "filing_number",
-  "filing_date",
-  "role",
-  "name",
-  "street1",
-  "city",
-  "state",
-  "zip",
-];
+/** Columns every file must have (their cells may be empty on amendment rows). Address columns may be left out. */
+export const REQUIRED_COLUMNS: readonly CsvColumn[] = ["filing_state", "filing_number", "filing_date", "role", "name"];
 
 /** Other accepted spellings of column names (after lower-casing, non-alphanumerics as `_`). */
 const ALIASES: Record<string, CsvColumn> = {
@@ -55,6 +50,10 @@ const ALIASES: Record<string, CsvColumn> = {
   initial_financing_number: "filing_number",
   initial_financing_date: "filing_date",
   kind: "filing_kind",
+  estimated_lien_lapse_date: "lapse_date",
+  office_lapse_date: "lapse_date",
+  office: "filing_office",
+  collateral_text: "collateral",
   type: "party_type",
   industry: "category",
   street_1: "street1",
@@ -257,12 +256,17 @@ const AMENDMENT_COLUMNS: Record<string, CsvColumn> = {
   amendment_financing_number: "amendment_number",
   amendment_financing_date: "amendment_date",
   amendment_financing_type_description: "amendment_description",
+  amendment_lapse_date: "amendment_lapse_date",
+  amendment_collateral: "amendment_collateral",
 };
 const FILING_COLUMNS: Record<string, CsvColumn> = {
   initial_financing_number: "filing_number",
   initial_financing_date: "filing_date",
   jurisdiction_state: "filing_state",
   filing_kind: "filing_kind",
+  estimated_lien_lapse_date: "lapse_date",
+  filing_office: "filing_office",
+  collateral: "collateral",
 };
 
 function party(row: Row) {
@@ -297,7 +301,20 @@ function agreed(rows: Row[], column: CsvColumn, same: (v: string) => string): { 
   return { value: first ? cell(first, column) : undefined };
 }
 
-function assemble(rows: Row[], notes: string[]): CsvFiling {
+const amendmentOf = (row: Row) => ({
+  amendment_financing_number: cell(row, "amendment_number"),
+  amendment_financing_date: cell(row, "amendment_date"),
+  amendment_financing_type_description: cell(row, "amendment_description"),
+  amendment_lapse_date: cell(row, "amendment_lapse_date"),
+  amendment_collateral: cell(row, "amendment_collateral"),
+});
+
+/**
+ * The rows of one filing as its lien; or, when they are amendment rows
+ * only (no filing date, no parties), as one amendment line each, for a
+ * filing loaded already or later.
+ */
+function assemble(rows: Row[], notes: string[]): CsvFiling[] {
   const first = rows[0]!;
   const base = {
     line: first.line,
@@ -334,25 +351,45 @@ function assemble(rows: Row[], notes: string[]): CsvFiling {
   }
   problems.push(...notes);
   const date = agreed(rows, "filing_date", (v) => normalizeTimestamp(v) ?? v.trim());
-  const kind = agreed(rows, "filing_kind", filingKindKey);
-  for (const c of [date.conflict, kind.conflict]) if (c) problems.push(c);
-  if (problems.length > 0) return { ...base, error: problems.join("; "), locate };
-  return {
-    ...base,
-    locate,
-    lien: {
-      initial_financing_number: cell(first, "filing_number"),
-      initial_financing_date: date.value,
-      jurisdiction_state: cell(first, "filing_state"),
-      ...(kind.value !== undefined ? { filing_kind: kind.value } : {}),
-      involved_parties: { debtor_parties: debtors.map(party), secured_parties: secureds.map(party) },
-      amendments: amendments.map((row) => ({
-        amendment_financing_number: cell(row, "amendment_number"),
-        amendment_financing_date: cell(row, "amendment_date"),
-        amendment_financing_type_description: cell(row, "amendment_description"),
-      })),
+  const kind = agreed(rows, "filing_kind", (v) => filingKindOf(v) ?? normalizeText(v).toLowerCase());
+  const lapse = agreed(rows, "lapse_date", (v) => normalizeDate(v) ?? v.trim());
+  const office = agreed(rows, "filing_office", normalizeText);
+  const collateral = agreed(rows, "collateral", normalizeText);
+  for (const c of [date, kind, lapse, office, collateral]) if (c.conflict) problems.push(c.conflict);
+  if (problems.length > 0) return [{ ...base, error: problems.join("; "), locate }];
+  if (amendments.length === rows.length && date.value === undefined) {
+    return amendments.map((row) => ({
+      line: row.line,
+      endLine: row.endLine,
+      raw: row.raw,
+      locate: (path) => {
+        const column = AMENDMENT_COLUMNS[String(path[0])] ?? FILING_COLUMNS[String(path[0])];
+        return `line ${row.line}${column ? ` ${column}` : ""}`;
+      },
+      lien: {
+        initial_financing_number: cell(row, "filing_number"),
+        jurisdiction_state: cell(row, "filing_state"),
+        ...amendmentOf(row),
+      },
+    }));
+  }
+  return [
+    {
+      ...base,
+      locate,
+      lien: {
+        initial_financing_number: cell(first, "filing_number"),
+        initial_financing_date: date.value,
+        jurisdiction_state: cell(first, "filing_state"),
+        ...(kind.value !== undefined ? { filing_kind: kind.value } : {}),
+        ...(lapse.value !== undefined ? { estimated_lien_lapse_date: lapse.value } : {}),
+        filing_office: office.value,
+        collateral: collateral.value,
+        involved_parties: { debtor_parties: debtors.map(party), secured_parties: secureds.map(party) },
+        amendments: amendments.map(amendmentOf),
+      },
     },
-  };
+  ];
 }
 
 /**
@@ -385,7 +422,7 @@ export async function* csvFilings(lines: AsyncIterable<Line>): AsyncGenerator<Cs
   let spoilNext: string | undefined;
   /** First line of each filing read so far, to catch rows of one filing that are not adjacent. */
   const seen = new Map<string, number>();
-  const close = () => {
+  const close = (): CsvFiling[] => {
     const notes = [...groupNotes];
     const seenAt = groupKey !== undefined ? seen.get(groupKey) : undefined;
     if (seenAt !== undefined)
@@ -416,7 +453,7 @@ export async function* csvFilings(lines: AsyncIterable<Line>): AsyncGenerator<Cs
     const unknownFiling = key === undefined;
     // A row of unknown filing joins the filing being read...
     if (unknownFiling) key = groupKey;
-    if (group.length > 0 && key !== groupKey) yield close();
+    if (group.length > 0 && key !== groupKey) yield* close();
     else if (group.length > 0 && !unknownFiling) spoilNext = undefined; // the unreadable row sat inside this filing
     if (group.length === 0) {
       groupKey = key;
@@ -429,5 +466,5 @@ export async function* csvFilings(lines: AsyncIterable<Line>): AsyncGenerator<Cs
       spoilNext = `line ${row.line} just before this filing could not be read and may be one of its rows`;
   }
   if (!columns) throw new FeedFileError("the file is empty: expected a header line");
-  if (group.length > 0) yield close();
+  if (group.length > 0) yield* close();
 }

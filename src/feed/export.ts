@@ -1,26 +1,21 @@
 /**
  * Reading a state's filings back out of the database, in id order, a page
- * at a time (two D1 round trips a page), as the FilingRecords they were
- * loaded from. lien.ts turns each into the line the importer reads.
+ * at a time (two D1 round trips a page), and writing each as a feed line:
+ * the public lookup's full filing (endpoint 9, built by the API's own
+ * presenter) plus each address's `street2`, which the API does not show and
+ * a reload needs. Reading such a line back (schema.ts) gives the same rows,
+ * so exports round-trip.
  */
 import { and, asc, between, eq, gt, sql } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import type { FilingRecord } from "../db/records.ts";
+import { type FilingRecord, toRows } from "../db/records.ts";
 import { amendments, debtorParties, filings, securedParties } from "../db/schema.ts";
+import { type FilingItem, lienFull } from "../http/present.ts";
 
 type Db = DrizzleD1Database<any>;
 
-const addressOf = (p: {
-  street1: string;
-  street2: string | null;
-  city: string;
-  state: string;
-  zip: string;
-  country: string | null;
-}) => ({ street1: p.street1, street2: p.street2, city: p.city, state: p.state, zipCode: p.zip, country: p.country });
-
-/** The filings of `state`, by id, `pageSize` at a time. */
-export async function* exportFilings(db: Db, state: string, pageSize = 200): AsyncGenerator<FilingRecord> {
+/** The filings of `state`, by id, `pageSize` at a time, as stored. */
+export async function* exportFilings(db: Db, state: string, pageSize = 200): AsyncGenerator<FilingItem> {
   let after = 0;
   for (;;) {
     // `+state` keeps SQLite off the state indexes: walking the primary key
@@ -52,35 +47,35 @@ export async function* exportFilings(db: Db, state: string, pageSize = 200): Asy
         .where(between(amendments.filingId, first, last))
         .orderBy(amendments.filingId, amendments.filedAt, amendments.number),
     ]);
-    const records = new Map<number, FilingRecord>(
-      page.map((f) => [
-        f.id,
-        {
-          state: f.state,
-          number: f.number,
-          filedAt: f.filedAt,
-          kind: f.kind,
-          debtors: [],
-          securedParties: [],
-          amendments: [],
-        },
-      ]),
+    const items = new Map<number, FilingItem>(
+      page.map((filing) => [filing.id, { filing, debtors: [], securedParties: [], amendments: [] }]),
     );
-    for (const d of debtors) {
-      records.get(d.filingId)?.debtors.push({ name: d.name, type: d.type, label: d.industry, address: addressOf(d) });
-    }
-    for (const s of secureds) {
-      records
-        .get(s.filingId)
-        ?.securedParties.push({ name: s.name, type: "Organization", label: s.category, address: addressOf(s) });
-    }
-    for (const a of changes) {
-      records
-        .get(a.filingId)
-        ?.amendments.push({ number: a.number, filedAt: a.filedAt, kind: a.kind, description: a.description });
-    }
-    yield* records.values();
+    for (const d of debtors) items.get(d.filingId)?.debtors.push(d);
+    for (const s of secureds) items.get(s.filingId)?.securedParties.push(s);
+    for (const a of changes) items.get(a.filingId)?.amendments.push(a);
+    yield* items.values();
     if (page.length < pageSize) return;
     after = last;
   }
+}
+
+/** The feed line of a stored filing, with lapse status as of `today` (YYYY-MM-DD). */
+export function feedLine(item: FilingItem, today: string) {
+  const lien = lienFull(item, today);
+  const withStreet2 = <P extends { address: object }>(parties: P[], rows: { street2: string | null }[]) =>
+    parties.map((p, i) => ({ ...p, address: { ...p.address, street2: rows[i]!.street2 } }));
+  return {
+    ...lien,
+    involved_parties: {
+      debtor_parties: withStreet2(lien.involved_parties.debtor_parties, item.debtors),
+      secured_parties: withStreet2(lien.involved_parties.secured_parties, item.securedParties),
+    },
+  };
+}
+
+export type FeedLine = ReturnType<typeof feedLine>;
+
+/** The feed line of a record, as it would be exported once loaded. */
+export function lienLine(record: FilingRecord, today: string): FeedLine {
+  return feedLine(toRows(record, 0), today);
 }

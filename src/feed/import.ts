@@ -1,20 +1,59 @@
 /**
- * Loading a feed: its valid filings go to upsertFilings in groups as they
- * are read, its rejects to `onReject`. One bad filing never holds back the
- * others, and loading the same feed twice changes nothing the second time.
+ * Loading a feed: its records are read in groups, each group resolved into
+ * whole filings (merge.ts: amendments applied to their filings, bulk
+ * records merged with what is stored, amendments whose filing is not loaded
+ * yet kept aside) and written by upsertFilings. Rejects go to `onReject`,
+ * loaded records with repairs or gaps to `onWarning`. One bad record never
+ * holds back the others, and loading the same feed twice changes nothing
+ * the second time.
+ *
+ * A file that stops being readable part-way (a truncated XML file) keeps
+ * what was read before: the group in hand is written, the load recorded,
+ * and then the error is raised.
  */
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { type LoadSummary, recordLoad, upsertFilings } from "../db/load.ts";
 import type { FilingRecord } from "../db/records.ts";
-import { type FeedFormat, type Reject, readFeed } from "./read.ts";
+import {
+  type AmendmentEntry,
+  anyPending,
+  applyAmendment,
+  dropPendingStatements,
+  filingKey,
+  type Keyed,
+  keepPendingStatements,
+  mergeWithStored,
+  readStored,
+} from "./merge.ts";
+import { FeedFileError, type FeedFormat, type FeedItem, type Reject, readFeed, type Warning } from "./read.ts";
 
 type Db = DrizzleD1Database<any>;
 
 export interface ImportSummary extends LoadSummary {
-  /** Filings (NDJSON lines, CSV row groups) read, good or bad. */
+  /** Records read (filings, amendment records), good or bad. */
   read: number;
   rejected: number;
+  /** Records loaded with a repair or a gap (listed in the warnings). */
+  warned: number;
+  /** Amendment records read on their own (not listed on a filing line). */
+  amendments: number;
+  /** Of those, kept waiting for a filing not loaded yet. */
+  pending: number;
+  /** Filing records that repeat one read earlier in the same group (the last kept, or merged). */
+  repeated: number;
 }
+
+export const emptySummary = (): ImportSummary => ({
+  read: 0,
+  inserted: 0,
+  updated: 0,
+  unchanged: 0,
+  rejected: 0,
+  warned: 0,
+  amendments: 0,
+  pending: 0,
+  repeated: 0,
+});
 
 export interface ImportOptions {
   /** The load's time; filing dates after it (beyond a day's slack) are rejected. */
@@ -22,20 +61,115 @@ export interface ImportOptions {
   /** Recorded in data_loads; default `import FILE`. */
   source?: string;
   format?: FeedFormat;
+  /** Jurisdiction of records that name none (an XML file whose FilingOffice is not a state code). */
+  defaultState?: string;
   /**
    * Leave the aggregates (names, addresses, co-borrowers, running totals) of
    * the debtors loaded queued, for one refreshQueued() at the end of a run
    * (local imports, where nothing needs them fresh group by group).
    */
   deferRefresh?: boolean;
-  /** Filings handed to upsertFilings at a time. */
+  /** Records handed to upsertFilings at a time. */
   groupSize?: number;
   onReject?: (reject: Reject) => void | Promise<void>;
+  onWarning?: (warning: Warning) => void | Promise<void>;
   /** After each group is written. */
   onProgress?: (summary: ImportSummary) => void;
 }
 
 export const IMPORT_GROUP = 500;
+
+export type Loaded = Exclude<FeedItem, { reject: Reject }>;
+
+/**
+ * Resolves a group into whole filings and writes them; returns the
+ * warnings of amendments kept waiting.
+ */
+export async function writeGroup(
+  db: Db,
+  items: Loaded[],
+  now: Date,
+  summary: ImportSummary,
+  pendingMayExist: boolean,
+  refresh = true,
+) {
+  const records = new Map<string, { record: FilingRecord; merge: boolean }>();
+  const amendments: (AmendmentEntry & Keyed & { item: Loaded })[] = [];
+  for (const item of items) {
+    if ("amendment" in item) {
+      const { state, filingNumber, ...entry } = item.amendment;
+      amendments.push({ ...entry, state, number: filingNumber, item });
+      continue;
+    }
+    const key = filingKey(item.record.state, item.record.number);
+    const before = records.get(key);
+    if (before) summary.repeated += 1;
+    records.set(key, {
+      record: before && item.merge ? mergeWithStored(item.record, before.record) : item.record,
+      merge: item.merge || (before?.merge ?? false),
+    });
+  }
+  // What the database holds for bulk records and for amendments whose filing is not in the group.
+  const lookups: Keyed[] = [
+    ...[...records.values()].filter((r) => r.merge).map(({ record }) => record),
+    ...amendments.filter((a) => !records.has(filingKey(a.state, a.number))),
+  ];
+  const pendingKeys = pendingMayExist ? [...records.values()].map(({ record }) => record) : [];
+  const { stored, waiting } =
+    lookups.length + pendingKeys.length > 0
+      ? await readStored(db, [...lookups, ...pendingKeys], { pending: pendingMayExist })
+      : { stored: new Map(), waiting: new Map() };
+
+  for (const [key, entry] of records) {
+    const before = entry.merge ? stored.get(key) : undefined;
+    if (before) entry.record = mergeWithStored(entry.record, before);
+  }
+  // Amendments that waited for a filing of this group (or one an amendment
+  // here touches) go first, so the group's own copy of one wins.
+  const applied: Keyed[] = [];
+  const settle = (key: string, entry: { record: FilingRecord }) => {
+    const queued = waiting.get(key);
+    if (!queued) return;
+    for (const pending of queued) entry.record = applyAmendment(entry.record, pending);
+    waiting.delete(key);
+    applied.push(entry.record);
+  };
+  for (const [key, entry] of records) settle(key, entry);
+  const keep: Parameters<typeof keepPendingStatements>[1] = [];
+  const waitingWarnings: Warning[] = [];
+  for (const a of amendments) {
+    const key = filingKey(a.state, a.number);
+    let target = records.get(key);
+    if (!target && stored.has(key)) {
+      target = { record: stored.get(key)!, merge: true };
+      records.set(key, target);
+      settle(key, target);
+    }
+    if (target) {
+      target.record = applyAmendment(target.record, a);
+      continue;
+    }
+    summary.pending += 1;
+    keep.push({ ...a, source: `${a.item.place.file}:${a.item.place.line}` });
+    waitingWarnings.push({
+      ...a.item.place,
+      filing: `${a.state} ${a.number}`,
+      amendment: a.amendment.number,
+      reason: "its filing is not loaded yet: the amendment is kept and applied when the filing arrives",
+    });
+  }
+  const loaded = await upsertFilings(
+    db,
+    [...records.values()].map((r) => r.record),
+    { now, record: false, refresh },
+  );
+  summary.inserted += loaded.inserted;
+  summary.updated += loaded.updated;
+  summary.unchanged += loaded.unchanged;
+  const statements = [...dropPendingStatements(db, applied), ...keepPendingStatements(db, keep)];
+  if (statements.length > 0) await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+  return waitingWarnings;
+}
 
 export async function importFeed(
   db: Db,
@@ -44,30 +178,48 @@ export async function importFeed(
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const now = options.now ?? new Date();
-  const summary: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, rejected: 0 };
+  const summary = emptySummary();
   const size = options.groupSize ?? IMPORT_GROUP;
-  let group: FilingRecord[] = [];
+  let pendingMayExist = await anyPending(db);
+  let group: Loaded[] = [];
   const write = async () => {
     if (group.length === 0) return;
-    const loaded = await upsertFilings(db, group, { now, record: false, refresh: !options.deferRefresh });
-    summary.inserted += loaded.inserted;
-    summary.updated += loaded.updated;
-    summary.unchanged += loaded.unchanged;
+    const waiting = await writeGroup(db, group, now, summary, pendingMayExist, !options.deferRefresh);
     group = [];
+    for (const w of waiting) await options.onWarning?.(w);
+    if (waiting.length > 0) pendingMayExist = true;
     options.onProgress?.({ ...summary });
   };
-  for await (const item of readFeed(file, body, { now, format: options.format })) {
-    summary.read += 1;
-    if ("reject" in item) {
-      summary.rejected += 1;
-      await options.onReject?.(item.reject);
-      continue;
+  const finish = async () => {
+    await write();
+    // One data load per feed file, however many groups it took.
+    await recordLoad(db, options.source ?? `import ${file}`, summary.inserted + summary.updated, now);
+  };
+  const read = readFeed(file, body, { now, format: options.format, defaultState: options.defaultState });
+  try {
+    for await (const item of read) {
+      summary.read += 1;
+      if ("reject" in item) {
+        summary.rejected += 1;
+        await options.onReject?.(item.reject);
+        continue;
+      }
+      if ("amendment" in item) summary.amendments += 1;
+      if (item.warning) {
+        summary.warned += 1;
+        await options.onWarning?.(item.warning);
+      }
+      group.push(item);
+      if (group.length >= size) await write();
     }
-    group.push(item.record);
-    if (group.length >= size) await write();
+  } catch (err) {
+    // A file that stops being readable keeps what was read before it.
+    if (err instanceof FeedFileError) {
+      await finish();
+      (err as FeedFileError & { summary?: ImportSummary }).summary = { ...summary };
+    }
+    throw err;
   }
-  await write();
-  // One data load per feed file, however many groups it took.
-  await recordLoad(db, options.source ?? `import ${file}`, summary.inserted + summary.updated, now);
+  await finish();
   return summary;
 }

@@ -1,24 +1,41 @@
 /**
- * The filing feed's line: one filing in the envelope B lien shape the API
- * returns (endpoint 9's `ucc_liens` element), validated and normalized with
- * zod into the FilingRecord the loader takes.
+ * The filing feed's record, validated and normalized with zod, whatever the
+ * format it came in (NDJSON lines, CSV rows and XML records are all read
+ * into this one lien shape first):
+ * - a filing: the envelope B lien the API returns (endpoint 9's `ucc_liens`
+ *   element), giving the FilingRecord the loader takes;
+ * - an amendment line: one amendment of a filing that may be loaded already
+ *   or later (`amendment_financing_number` at the top level, with the
+ *   filing's `initial_financing_number` and `jurisdiction_state`).
  *
- * Accepted but recomputed on load: `estimated_lien_lapse_date`,
- * `estimated_lien_status`, `search_url`, `maps_url`. Two optional fields
- * beyond the API's shape carry what it does not show: `filing_kind` on the
- * filing and `street2` on an address. Other unknown fields are ignored.
+ * Only what makes a filing unusable rejects it: no usable number, date or
+ * jurisdiction state, or no debtor with a name. Everything else the office
+ * published is kept; a repair or a gap (a missing ZIP, a foreign country
+ * named in words, a nameless party, an unknown kind) becomes a warning
+ * naming its field, and the filing loads.
+ *
+ * Beyond the API's shape the line may carry `filing_kind`,
+ * `lapse_date_source`, `filing_office`, `collateral`, each address's
+ * `street2`, and each amendment's `amendment_lapse_date` and
+ * `amendment_collateral`. `estimated_lien_lapse_date` is the office's lapse
+ * date unless `lapse_date_source` is `estimated` (as in this service's own
+ * exports). `estimated_lien_status`, `search_url`, `maps_url` and
+ * `amendment_kind` are recomputed; unknown fields are ignored.
  */
 import { z } from "zod";
-import type { AddressRecord, AmendmentRecord, FilingRecord, PartyRecord } from "../db/records.ts";
+import type { AmendmentRecord, FilingRecord, PartyRecord } from "../db/records.ts";
 import { FILING_KINDS } from "../db/schema.ts";
 import type { FilingKind } from "../domain/lifecycle.ts";
-import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH, US_ZIP } from "../domain/limits.ts";
+import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH } from "../domain/limits.ts";
 import { isStateCode } from "../domain/states.ts";
+import { normalizeAddress, type RawAddress } from "./address.ts";
 import {
   amendmentKind,
   canonicalIndustry,
-  filingKindKey,
+  filingKindOf,
   inferFilingKind,
+  normalizeCollateral,
+  normalizeDate,
   normalizeName,
   normalizeText,
   normalizeTimestamp,
@@ -26,6 +43,35 @@ import {
 
 /** Filings may be dated at most this far ahead of the load (clock and time-zone slack). */
 const FUTURE_SLACK_MS = 86_400_000;
+/** Longest collateral text kept, in characters; longer text is cut (with a warning). */
+export const MAX_COLLATERAL_LENGTH = 20_000;
+const MAX_PARTIES = 200;
+const MAX_AMENDMENTS = 500;
+
+/** A repair or gap in a loaded filing: its field and what was done. */
+export interface FeedWarning {
+  path: PropertyKey[];
+  message: string;
+}
+
+export interface ParsedFiling {
+  type: "filing";
+  record: FilingRecord;
+  warnings: FeedWarning[];
+}
+
+/** An amendment line: one amendment, with the parties it names (added to its filing). */
+export interface ParsedAmendment {
+  type: "amendment";
+  state: string;
+  filingNumber: string;
+  amendment: AmendmentRecord;
+  debtors: PartyRecord[];
+  securedParties: PartyRecord[];
+  warnings: FeedWarning[];
+}
+
+export type ParsedEntry = ParsedFiling | ParsedAmendment;
 
 const str = () =>
   z.string({ error: (issue) => (issue.input == null ? "is required" : `must be a string, not ${typeof issue.input}`) });
@@ -44,27 +90,7 @@ function converted<T>(convert: (value: string) => T | null, problem: (value: str
   });
 }
 
-const text = (max: number) =>
-  str()
-    .transform(normalizeText)
-    .pipe(z.string().min(1, "must not be empty").max(max, `must be at most ${max} characters`));
-
-const optionalText = (max: number) =>
-  z
-    .string({ error: "must be a string or null" })
-    .nullish()
-    .transform((v) => (v == null ? null : normalizeText(v) || null))
-    .pipe(z.string().max(max, `must be at most ${max} characters`).nullable());
-
-const partyName = str()
-  .transform(normalizeName)
-  .pipe(
-    z
-      .string()
-      .min(1, "must not be empty")
-      .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`)
-      .regex(/[\p{L}\p{N}]/u, "must contain a letter or digit"),
-  );
+const loose = z.unknown().optional();
 
 /** A filing or amendment number: opaque, trimmed, without control characters. */
 const filingNumber = str()
@@ -74,12 +100,15 @@ const filingNumber = str()
       .string()
       .min(1, "must not be empty")
       .max(MAX_FILING_NUMBER_LENGTH, `must be at most ${MAX_FILING_NUMBER_LENGTH} characters`)
-      .regex(FILING_NUMBER, "must not contain control characters"),
+      .refine((v) => v === "" || v.length > MAX_FILING_NUMBER_LENGTH || FILING_NUMBER.test(v), {
+        message: "must not contain control characters",
+      }),
   );
 
 export const timestamp = converted(
   normalizeTimestamp,
-  (v) => `${quoted(v)} is not a timestamp: use YYYY-MM-DDThh:mm:ssZ, YYYY-MM-DDThh:mm:ss or YYYY-MM-DD hh:mm:ss (UTC)`,
+  (v) =>
+    `${quoted(v)} is not a timestamp: use YYYY-MM-DDThh:mm:ssZ, YYYY-MM-DDThh:mm:ss, YYYY-MM-DD hh:mm:ss or YYYYMMDD hhmm (UTC)`,
 );
 
 export const stateCode = converted(
@@ -90,214 +119,382 @@ export const stateCode = converted(
   (v) => `${quoted(v)} is not a US state or territory code`,
 );
 
-const zipCode = converted(
-  (v) => (US_ZIP.test(v.trim()) ? v.trim() : null),
-  (v) => `${quoted(v)} is not a ZIP code: five digits, or ZIP+4 as 12345-6789`,
-);
+/** The jurisdiction: a state code, or `fallback` (the importer's --state) when the record names none. */
+const jurisdiction = (fallback: string | undefined) =>
+  fallback === undefined
+    ? stateCode
+    : z.preprocess((v) => (v == null || (typeof v === "string" && v.trim() === "") ? fallback : v), stateCode);
 
-export const filingKind = converted(
-  (v) => {
-    const key = filingKindKey(v);
-    return (FILING_KINDS as readonly string[]).includes(key) ? (key as FilingKind) : null;
-  },
-  (v) => `${quoted(v)} is not a filing kind: use one of ${FILING_KINDS.join(", ")}`,
-);
+const describe = (v: unknown) => (Array.isArray(v) ? "an array" : v === null ? "null" : typeof v);
 
-export const debtorType = converted(
-  (v): PartyRecord["type"] | null => {
-    const t = normalizeText(v).toLowerCase();
-    return t === "individual" ? "Individual" : t === "organization" || t === "organisation" ? "Organization" : null;
-  },
-  (v) => `${quoted(v)} is not a debtor type: use Individual or Organization`,
-);
+/** Warnings of one record, each with the path of its field. */
+class Notes {
+  readonly list: FeedWarning[] = [];
 
-const securedType = converted(
-  (v): PartyRecord["type"] | null => {
-    const t = normalizeText(v).toLowerCase();
-    return t === "individual"
-      ? "Individual"
-      : ["secured party", "organization", "organisation"].includes(t)
-        ? "Organization"
-        : null;
-  },
-  (v) => `${quoted(v)} is not a secured party type: use Secured Party, Organization or Individual`,
-);
-
-export const amendmentDescription = text(200).transform((description, ctx) => {
-  const kind = amendmentKind(description);
-  if (kind === null) {
-    ctx.addIssue({
-      code: "custom",
-      message: `${quoted(description)} names no amendment type: expected a continuation, termination, assignment, or a collateral or party amendment`,
-    });
-    return z.NEVER;
+  add(path: PropertyKey[], message: string) {
+    this.list.push({ path, message });
   }
-  return { description, kind };
-});
 
-const lapseDateField = z
-  .string({ error: "must be a date (YYYY-MM-DD) or null" })
-  .nullable()
-  .optional()
-  .refine((v) => v == null || (/^\d{4}-\d{2}-\d{2}$/.test(v) && normalizeTimestamp(v) !== null), {
-    error: (issue) => `${quoted(String(issue.input))} is not a date (YYYY-MM-DD)`,
-  });
+  /** Optional text: trimmed, empty as null, cut at `max`; a non-string is noted and dropped (numbers read as text). */
+  text(value: unknown, path: PropertyKey[], max: number, normalize: (v: string) => string = normalizeText) {
+    if (value == null) return null;
+    let text: string;
+    if (typeof value === "string") text = value;
+    else if (typeof value === "number" && Number.isFinite(value)) text = String(value);
+    else {
+      this.add(path, `must be a string, not ${describe(value)}: ignored`);
+      return null;
+    }
+    const out = normalize(text);
+    if (out === "") return null;
+    if (out.length > max) {
+      this.add(path, `longer than ${max.toLocaleString("en-US")} characters: cut to ${max.toLocaleString("en-US")}`);
+      return out.slice(0, max);
+    }
+    return out;
+  }
 
-export const address = z
-  .object(
-    {
-      street1: text(200),
-      street2: optionalText(200),
-      city: text(100),
-      state: stateCode,
-      zip_code: zipCode,
-      country: optionalText(60),
-    },
-    { error: "must be an address object" },
-  )
-  .transform(
-    (a): AddressRecord => ({
-      street1: a.street1,
-      street2: a.street2,
-      city: a.city,
-      state: a.state,
-      zipCode: a.zip_code,
-      country: a.country,
-    }),
-  );
+  /** An optional date (YYYY-MM-DD or YYYYMMDD); a bad one is noted and dropped. */
+  date(value: unknown, path: PropertyKey[]): string | null {
+    const text = this.text(value, path, 40);
+    if (text === null || /^0+$/.test(text.replace(/-/g, ""))) return null;
+    const date = normalizeDate(text);
+    if (date === null) this.add(path, `${quoted(text)} is not a date (YYYY-MM-DD or YYYYMMDD): ignored`);
+    return date;
+  }
+}
 
-export const debtorParty = z
-  .object(
-    { name: partyName, type: debtorType, category: optionalText(100), address },
-    { error: "must be a party object" },
-  )
-  .transform(
-    (p): PartyRecord => ({
-      name: p.name,
-      type: p.type,
-      // The API shows a debtor without an industry with its type as category.
-      label:
-        p.category === null || p.category.toLowerCase() === p.type.toLowerCase() ? null : canonicalIndustry(p.category),
-      address: p.address,
-    }),
-  );
+const ADDRESS_LIMITS: Record<keyof RawAddress, number> = {
+  street1: 200,
+  street2: 200,
+  city: 100,
+  state: 100,
+  zip_code: 40,
+  country: 60,
+};
 
-export const securedParty = z
-  .object(
-    { name: partyName, type: securedType.optional(), category: optionalText(100), address },
-    { error: "must be a party object" },
-  )
-  .transform(
-    (p): PartyRecord => ({
-      name: p.name,
-      type: p.type ?? "Organization",
-      // The API shows a lender without a category as "Secured Party".
-      label: p.category === null || p.category.toLowerCase() === "secured party" ? null : p.category,
-      address: p.address,
-    }),
-  );
+function addressOf(value: unknown, path: PropertyKey[], notes: Notes) {
+  if (value == null || typeof value !== "object" || Array.isArray(value)) {
+    notes.add(path, value == null ? "not recorded" : `must be an address object, not ${describe(value)}: ignored`);
+    return { street1: null, street2: null, city: null, state: null, zipCode: null, country: null };
+  }
+  const fields = value as Record<string, unknown>;
+  const raw = Object.fromEntries(
+    (Object.keys(ADDRESS_LIMITS) as (keyof RawAddress)[]).map((f) => [
+      f,
+      notes.text(fields[f], [...path, f], ADDRESS_LIMITS[f]),
+    ]),
+  ) as unknown as RawAddress;
+  return normalizeAddress(raw, (field, message) => notes.add([...path, field], message));
+}
 
-export const amendment = z
-  .object(
-    {
-      amendment_financing_number: filingNumber,
-      amendment_financing_date: timestamp,
-      amendment_financing_type_description: amendmentDescription,
-    },
-    { error: "must be an amendment object" },
-  )
-  .transform(
-    (a): AmendmentRecord => ({
-      number: a.amendment_financing_number,
-      filedAt: a.amendment_financing_date,
-      kind: a.amendment_financing_type_description.kind,
-      description: a.amendment_financing_type_description.description,
-    }),
-  );
+const rawParty = z.object(
+  { name: loose, type: loose, category: loose, address: loose },
+  { error: "must be a party object" },
+);
+type RawParty = z.infer<typeof rawParty>;
 
-const parties = <T extends z.ZodType>(party: T, what: string) =>
+const partyList = (what: string) =>
   z
-    .array(party, { error: `must be an array of ${what}` })
-    .min(1, `must name at least one ${what.replace(/ies$/, "y")}`)
-    .max(200, `must name at most 200 ${what}`);
+    .array(rawParty, { error: `must be an array of ${what}` })
+    .max(MAX_PARTIES, `must name at most ${MAX_PARTIES} ${what}`);
 
-/** The schema of one feed filing, checking dates against `now`. */
-export function lienSchema(now: Date = new Date()) {
+/** A party, or null (noted) when it has no name. */
+function partyOf(raw: RawParty, path: PropertyKey[], role: "debtor" | "secured", notes: Notes): PartyRecord | null {
+  let name = notes.text(raw.name, [...path, "name"], Number.POSITIVE_INFINITY, normalizeName);
+  if (name === null || !/[\p{L}\p{N}]/u.test(name)) {
+    notes.add([...path, "name"], "no name: party left out");
+    return null;
+  }
+  if (name.length > MAX_NAME_LENGTH) {
+    notes.add([...path, "name"], `longer than ${MAX_NAME_LENGTH} characters: cut to ${MAX_NAME_LENGTH}`);
+    name = name.slice(0, MAX_NAME_LENGTH);
+  }
+  const typeText = notes.text(raw.type, [...path, "type"], 100)?.toLowerCase() ?? null;
+  let type: PartyRecord["type"] = "Organization";
+  if (typeText === "individual") type = "Individual";
+  else if (role === "debtor" && typeText !== "organization" && typeText !== "organisation") {
+    notes.add(
+      [...path, "type"],
+      typeText === null ? "not recorded: taken as Organization" : `${quoted(typeText)}: taken as Organization`,
+    );
+  }
+  const category = notes.text(raw.category, [...path, "category"], 100);
+  const label =
+    role === "debtor"
+      ? // The API shows a debtor without an industry with its type as category.
+        category === null || category.toLowerCase() === type.toLowerCase()
+        ? null
+        : canonicalIndustry(category)
+      : // And a lender without a category as "Secured Party".
+        category === null || category.toLowerCase() === "secured party"
+        ? null
+        : category;
+  return { name, type, label, address: addressOf(raw.address, [...path, "address"], notes) };
+}
+
+function partiesOf(list: RawParty[] | undefined, path: PropertyKey[], role: "debtor" | "secured", notes: Notes) {
+  return (list ?? []).flatMap((p, i) => partyOf(p, [...path, i], role, notes) ?? []);
+}
+
+const AMENDMENT_FIELDS = {
+  amendment_financing_type_description: loose,
+  amendment_lapse_date: loose,
+  amendment_collateral: loose,
+};
+
+/** The optional parts of an amendment, however it came. */
+function amendmentDetails(a: Record<string, unknown>, path: PropertyKey[], notes: Notes) {
+  const description =
+    notes.text(a.amendment_financing_type_description, [...path, "amendment_financing_type_description"], 200) ?? "";
+  return {
+    kind: amendmentKind(description),
+    description,
+    lapseDate: notes.date(a.amendment_lapse_date, [...path, "amendment_lapse_date"]),
+    collateral: notes.text(
+      a.amendment_collateral,
+      [...path, "amendment_collateral"],
+      MAX_COLLATERAL_LENGTH,
+      normalizeCollateral,
+    ),
+  };
+}
+
+/**
+ * An amendment listed on a filing: one without a usable number or date, or
+ * dated in the future, is left out (noted); one dated before its filing is
+ * kept (noted).
+ */
+function listedAmendment(
+  value: unknown,
+  path: PropertyKey[],
+  filing: { filedAt: string; latest: number },
+  notes: Notes,
+): AmendmentRecord | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    notes.add(path, `must be an amendment object, not ${describe(value)}: left out`);
+    return null;
+  }
+  const a = value as Record<string, unknown>;
+  const number = filingNumber.safeParse(a.amendment_financing_number);
+  if (!number.success) {
+    notes.add([...path, "amendment_financing_number"], `${number.error.issues[0]!.message}: amendment left out`);
+    return null;
+  }
+  const date = timestamp.safeParse(a.amendment_financing_date);
+  if (!date.success) {
+    notes.add([...path, "amendment_financing_date"], `${date.error.issues[0]!.message}: amendment left out`);
+    return null;
+  }
+  if (Date.parse(date.data) > filing.latest) {
+    notes.add([...path, "amendment_financing_date"], "is in the future: amendment left out");
+    return null;
+  }
+  if (date.data < filing.filedAt) {
+    notes.add([...path, "amendment_financing_date"], `is before the initial financing date ${filing.filedAt}: kept`);
+  }
+  return { number: number.data, filedAt: date.data, ...amendmentDetails(a, path, notes) };
+}
+
+export interface SchemaOptions {
+  /** The load's time: filings dated after it (beyond a day's slack) are refused. */
+  now?: Date;
+  /** Jurisdiction of records that name none (the importer's --state). */
+  defaultState?: string;
+}
+
+/** The schema of one feed filing. */
+export function lienSchema({ now = new Date(), defaultState }: SchemaOptions = {}) {
   const latest = now.getTime() + FUTURE_SLACK_MS;
   return z
     .object(
       {
         initial_financing_number: filingNumber,
         initial_financing_date: timestamp,
-        jurisdiction_state: stateCode,
-        filing_kind: filingKind.optional(),
-        estimated_lien_lapse_date: lapseDateField,
+        jurisdiction_state: jurisdiction(defaultState),
+        filing_kind: loose,
+        estimated_lien_lapse_date: loose,
+        lapse_date_source: loose,
+        filing_office: loose,
+        collateral: loose,
         involved_parties: z.object(
           {
-            debtor_parties: parties(debtorParty, "debtor parties"),
-            secured_parties: parties(securedParty, "secured parties"),
+            debtor_parties: partyList("debtor parties"),
+            secured_parties: partyList("secured parties").nullish(),
           },
           { error: "must be an object with debtor_parties and secured_parties" },
         ),
-        amendments: z
-          .array(amendment, { error: "must be an array of amendments" })
-          .max(500, "must list at most 500 amendments")
-          .nullish()
-          .transform((a) => a ?? []),
+        amendments: loose,
       },
       { error: "must be a JSON object (one filing)" },
     )
-    .superRefine((lien, ctx) => {
-      if (Date.parse(lien.initial_financing_date) > latest) {
+    .transform((lien, ctx): ParsedFiling => {
+      const notes = new Notes();
+      const filedAt = lien.initial_financing_date;
+      if (Date.parse(filedAt) > latest) {
         ctx.addIssue({ code: "custom", path: ["initial_financing_date"], message: "is in the future" });
+        return z.NEVER;
       }
-      const seen = new Set<string>();
-      lien.amendments.forEach((a, i) => {
-        if (a.filedAt < lien.initial_financing_date) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["amendments", i, "amendment_financing_date"],
-            message: `is before the initial financing date ${lien.initial_financing_date}`,
-          });
-        }
-        if (Date.parse(a.filedAt) > latest) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["amendments", i, "amendment_financing_date"],
-            message: "is in the future",
-          });
-        }
-        if (seen.has(a.number)) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["amendments", i, "amendment_financing_number"],
-            message: `${quoted(a.number)} appears twice on this filing`,
-          });
-        }
-        seen.add(a.number);
-      });
-    })
-    .transform((lien): FilingRecord => {
-      const debtors = lien.involved_parties.debtor_parties;
+      const debtors = partiesOf(
+        lien.involved_parties.debtor_parties,
+        ["involved_parties", "debtor_parties"],
+        "debtor",
+        notes,
+      );
+      if (debtors.length === 0) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["involved_parties", "debtor_parties"],
+          message: "must name at least one debtor with a name",
+        });
+        return z.NEVER;
+      }
+      const securedParties = partiesOf(
+        lien.involved_parties.secured_parties ?? undefined,
+        ["involved_parties", "secured_parties"],
+        "secured",
+        notes,
+      );
+      if (securedParties.length === 0) notes.add(["involved_parties", "secured_parties"], "none named: filing kept");
+
+      const amendments = amendmentList(lien.amendments, { filedAt, latest }, notes);
+      const source = notes.text(lien.lapse_date_source, ["lapse_date_source"], 20)?.toLowerCase() ?? null;
+      if (source !== null && source !== "office" && source !== "estimated") {
+        notes.add(["lapse_date_source"], `${quoted(source)} is neither office nor estimated: ignored`);
+      }
+      const givenLapse =
+        lien.estimated_lien_lapse_date === undefined
+          ? undefined
+          : lien.estimated_lien_lapse_date === null
+            ? null
+            : notes.date(lien.estimated_lien_lapse_date, ["estimated_lien_lapse_date"]);
+      const kindText = notes.text(lien.filing_kind, ["filing_kind"], 100);
+      let kind: FilingKind | null = kindText === null ? null : filingKindOf(kindText);
+      if (kindText !== null && kind === null) {
+        notes.add(
+          ["filing_kind"],
+          `${quoted(kindText)} is not a filing kind (${FILING_KINDS.join(", ")}): read from the lapse date`,
+        );
+      }
+      kind ??= inferFilingKind(givenLapse, { filedAt, debtors, amendments });
       return {
-        state: lien.jurisdiction_state,
-        number: lien.initial_financing_number,
-        filedAt: lien.initial_financing_date,
-        kind:
-          lien.filing_kind ??
-          inferFilingKind(lien.estimated_lien_lapse_date, {
-            filedAt: lien.initial_financing_date,
-            debtors,
-            amendments: lien.amendments,
-          }),
-        debtors,
-        securedParties: lien.involved_parties.secured_parties,
-        amendments: lien.amendments,
+        type: "filing",
+        record: {
+          state: lien.jurisdiction_state,
+          number: lien.initial_financing_number,
+          filedAt,
+          kind,
+          officeLapseDate: source === "estimated" ? null : (givenLapse ?? null),
+          collateral: notes.text(lien.collateral, ["collateral"], MAX_COLLATERAL_LENGTH, normalizeCollateral),
+          filingOffice: notes.text(lien.filing_office, ["filing_office"], 200),
+          debtors,
+          securedParties,
+          amendments,
+        },
+        warnings: notes.list,
       };
     });
 }
 
-export type LienSchema = ReturnType<typeof lienSchema>;
+/** A filing's amendments: usable ones, the last of any number given twice. */
+function amendmentList(value: unknown, filing: { filedAt: string; latest: number }, notes: Notes): AmendmentRecord[] {
+  if (value == null) return [];
+  if (!Array.isArray(value)) {
+    notes.add(["amendments"], `must be an array of amendments, not ${describe(value)}: ignored`);
+    return [];
+  }
+  if (value.length > MAX_AMENDMENTS) {
+    notes.add(["amendments"], `more than ${MAX_AMENDMENTS} amendments: the first ${MAX_AMENDMENTS} kept`);
+  }
+  const byNumber = new Map<string, AmendmentRecord>();
+  value.slice(0, MAX_AMENDMENTS).forEach((a, i) => {
+    const amendment = listedAmendment(a, ["amendments", i], filing, notes);
+    if (!amendment) return;
+    if (byNumber.has(amendment.number)) {
+      notes.add(
+        ["amendments", i, "amendment_financing_number"],
+        `${quoted(amendment.number)} appears twice: the last kept`,
+      );
+      byNumber.delete(amendment.number);
+    }
+    byNumber.set(amendment.number, amendment);
+  });
+  return [...byNumber.values()];
+}
+
+/** The schema of an amendment line: its number and date are required, as are its filing's. */
+export function amendmentLineSchema({ now = new Date(), defaultState }: SchemaOptions = {}) {
+  const latest = now.getTime() + FUTURE_SLACK_MS;
+  return z
+    .object(
+      {
+        initial_financing_number: filingNumber,
+        jurisdiction_state: jurisdiction(defaultState),
+        amendment_financing_number: filingNumber,
+        amendment_financing_date: timestamp,
+        ...AMENDMENT_FIELDS,
+        involved_parties: z
+          .object(
+            {
+              debtor_parties: partyList("debtor parties").nullish(),
+              secured_parties: partyList("secured parties").nullish(),
+            },
+            { error: "must be an object with debtor_parties and secured_parties" },
+          )
+          .nullish(),
+      },
+      { error: "must be a JSON object (one amendment)" },
+    )
+    .transform((line, ctx): ParsedAmendment => {
+      if (Date.parse(line.amendment_financing_date) > latest) {
+        ctx.addIssue({ code: "custom", path: ["amendment_financing_date"], message: "is in the future" });
+        return z.NEVER;
+      }
+      const notes = new Notes();
+      const parties = line.involved_parties;
+      return {
+        type: "amendment",
+        state: line.jurisdiction_state,
+        filingNumber: line.initial_financing_number,
+        amendment: {
+          number: line.amendment_financing_number,
+          filedAt: line.amendment_financing_date,
+          ...amendmentDetails(line, [], notes),
+        },
+        debtors: partiesOf(
+          parties?.debtor_parties ?? undefined,
+          ["involved_parties", "debtor_parties"],
+          "debtor",
+          notes,
+        ),
+        securedParties: partiesOf(
+          parties?.secured_parties ?? undefined,
+          ["involved_parties", "secured_parties"],
+          "secured",
+          notes,
+        ),
+        warnings: notes.list,
+      };
+    });
+}
+
+/** Whether a record is an amendment line rather than a filing. */
+export function isAmendmentLine(value: unknown): boolean {
+  return value !== null && typeof value === "object" && Object.hasOwn(value, "amendment_financing_number");
+}
+
+/** Both schemas, and a parse that picks the right one. */
+export function entrySchema(options: SchemaOptions = {}) {
+  const filing = lienSchema(options);
+  const amendment = amendmentLineSchema(options);
+  return {
+    safeParse(value: unknown) {
+      return isAmendmentLine(value) ? amendment.safeParse(value) : filing.safeParse(value);
+    },
+  };
+}
+
+export type EntrySchema = ReturnType<typeof entrySchema>;
 
 /** `["involved_parties", "debtor_parties", 0, "name"]` as `involved_parties.debtor_parties[0].name`. */
 export function pathLabel(path: readonly PropertyKey[]): string {
@@ -314,5 +511,16 @@ export function describeIssues(
 ): string {
   const parts = error.issues.slice(0, max).map((i) => `${label(i.path)}: ${i.message}`);
   if (error.issues.length > max) parts.push(`and ${error.issues.length - max} more`);
+  return parts.join("; ");
+}
+
+/** Warnings as one readable line, like describeIssues. */
+export function describeWarnings(
+  warnings: readonly FeedWarning[],
+  label: (path: readonly PropertyKey[]) => string = pathLabel,
+  max = 20,
+): string {
+  const parts = warnings.slice(0, max).map((w) => `${label(w.path)}: ${w.message}`);
+  if (warnings.length > max) parts.push(`and ${warnings.length - max} more`);
   return parts.join("; ");
 }

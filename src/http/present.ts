@@ -3,28 +3,42 @@
  * the schemas in responses.ts.
  */
 import type { Context } from "hono";
-import { version } from "../../package.json";
-import type { Amendment, DebtorParty, SecuredParty } from "../db/schema.ts";
+import pkg from "../../package.json" with { type: "json" };
+import type { Amendment, DebtorParty, Filing, SecuredParty } from "../db/schema.ts";
 import { lienStatus } from "../domain/lifecycle.ts";
 import { isStateCode, STATE_SEARCH_URLS } from "../domain/states.ts";
 import type { FilingWithParties, PageWindow } from "../queries/filings.ts";
 import { type AppEnv, responseMetadata } from "./context.ts";
-import type { LienA, LienB } from "./responses.ts";
+import type { LienA, LienB, LienFull } from "./responses.ts";
 
 type Address = Pick<DebtorParty, "street1" | "city" | "state" | "zip" | "country">;
 
 /** Timestamps are stored in the API's form already (ISO 8601 UTC with Z). */
-function addressA(a: Address) {
+function addressA(a: Omit<Address, "country">) {
   return { street1: a.street1, city: a.city, state: a.state, zip_code: a.zip };
 }
 
-function mapsUrl(a: Address): string {
-  const query = `${a.street1}, ${a.city}, ${a.state} ${a.zip}`;
-  return `https://www.google.com/maps/search/?api=1&query=${encodeURIComponent(query)}`;
+/**
+ * A map search for the parts the office recorded: `street, city, state ZIP`
+ * (and the country when it is not the US); null when it recorded none.
+ */
+function mapsUrl(a: Address): string | null {
+  const region = [a.state, a.zip].filter(Boolean).join(" ");
+  const parts = [a.street1, a.city, region, a.country === "US" ? null : a.country].filter(Boolean);
+  if (parts.length === 0) return null;
+  return `https://www.google.com/maps/search/?api=1&query=${encodeURIComponent(parts.join(", "))}`;
 }
 
 function addressB(a: Address) {
   return { ...addressA(a), country: a.country, maps_url: mapsUrl(a) };
+}
+
+/** What the presenters read of a filing: stored rows (or rows built for a record, without their ids). */
+export interface FilingItem {
+  filing: Filing;
+  debtors: Omit<DebtorParty, "id">[];
+  securedParties: Omit<SecuredParty, "id">[];
+  amendments: Omit<Amendment, "id">[];
 }
 
 export function lienA({ filing, debtors, securedParties }: FilingWithParties): LienA {
@@ -44,11 +58,11 @@ export function lienA({ filing, debtors, securedParties }: FilingWithParties): L
   };
 }
 
-function debtorB(d: DebtorParty) {
+function debtorB(d: FilingItem["debtors"][number]) {
   return { name: d.name, type: d.type, category: d.industry ?? d.type, address: addressB(d) };
 }
 
-function securedB(s: SecuredParty) {
+function securedB(s: FilingItem["securedParties"][number]) {
   return {
     name: s.name,
     type: "Secured Party" as const,
@@ -57,7 +71,7 @@ function securedB(s: SecuredParty) {
   };
 }
 
-function amendmentB(a: Amendment) {
+function amendmentB(a: FilingItem["amendments"][number]) {
   return {
     amendment_financing_number: a.number,
     amendment_financing_date: a.filedAt,
@@ -65,7 +79,7 @@ function amendmentB(a: Amendment) {
   };
 }
 
-export function lienB(item: FilingWithParties, today: string, withAmendments: boolean): LienB {
+export function lienB(item: FilingItem, today: string, withAmendments: boolean): LienB {
   const { filing } = item;
   return {
     initial_financing_number: filing.number,
@@ -82,6 +96,34 @@ export function lienB(item: FilingWithParties, today: string, withAmendments: bo
   };
 }
 
+/**
+ * The full filing of the public lookup (endpoint 9): envelope B's lien with
+ * what the office recorded beyond it, and each amendment's kind. Exports
+ * write the same object (src/feed/export.ts).
+ */
+export function lienFull(item: FilingItem, today: string): LienFull {
+  const { filing } = item;
+  return {
+    ...lienB(item, today, false),
+    amendments: [...item.amendments].sort(byFilingTime).map((a) => ({
+      ...amendmentB(a),
+      amendment_kind: a.kind,
+      amendment_lapse_date: a.lapseDate,
+      amendment_collateral: a.collateral,
+    })),
+    filing_kind: filing.kind,
+    lapse_date_source: filing.lapseSource,
+    filing_office: filing.filingOffice,
+    collateral: filing.collateral,
+  };
+}
+
+/** Amendments in filing order, ties by number (as the database lists them). */
+function byFilingTime(a: { filedAt: string; number: string }, b: { filedAt: string; number: string }) {
+  if (a.filedAt !== b.filedAt) return a.filedAt < b.filedAt ? -1 : 1;
+  return a.number < b.number ? -1 : a.number > b.number ? 1 : 0;
+}
+
 export function terminatedFiling({ filing, debtors, securedParties }: FilingWithParties) {
   const debtor = debtors[0];
   const secured = securedParties[0];
@@ -94,19 +136,19 @@ export function terminatedFiling({ filing, debtors, securedParties }: FilingWith
   };
 }
 
-const emptyAddress = { street1: "", city: "", state: "", zip_code: "" };
+const emptyAddress = { street1: null, city: null, state: null, zip_code: null };
 
 export function knownAddress(a: Omit<Address, "country">) {
-  return addressA({ ...a, country: null });
+  return addressA(a);
 }
 
 export function associatedDebtor(r: {
   name: string;
-  street1: string;
+  street1: string | null;
   street2: string | null;
-  city: string;
-  state: string;
-  zip: string;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
 }) {
   return {
     debtor_name: r.name,
@@ -152,7 +194,7 @@ export function envelopeB(
       next_page: hasMore,
       ...responseMetadata(c),
       data_source_last_updated: dataLoadedAt,
-      api_version: version,
+      api_version: pkg.version,
     },
   };
 }
@@ -178,4 +220,14 @@ export function lienPageB(
     ucc_liens: items.map((i) => lienB(i, today, withAmendments)),
     ...envelopeB(c, page, size, hasMore, dataLoadedAt),
   };
+}
+
+/** A page of the public lookup (endpoint 9): envelope B of full filings. */
+export function lienPageFull(
+  c: Context<AppEnv>,
+  { page, size }: PageWindow,
+  { items, hasMore, dataLoadedAt }: { items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null },
+) {
+  const today = c.get("now").toISOString().slice(0, 10);
+  return { ucc_liens: items.map((i) => lienFull(i, today)), ...envelopeB(c, page, size, hasMore, dataLoadedAt) };
 }

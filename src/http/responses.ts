@@ -3,6 +3,7 @@
  * describe every field in the OpenAPI document.
  */
 import { z } from "@hono/zod-openapi";
+import { AMENDMENT_KINDS, FILING_KINDS, LAPSE_SOURCES } from "../db/schema.ts";
 
 /**
  * A strict object shape under its own name in the OpenAPI document
@@ -16,17 +17,44 @@ const timestamp = z
   .string()
   .openapi({ format: "date-time", description: "ISO 8601 UTC.", example: "2026-09-08T14:03:11Z" });
 
-export const addressA = component("AddressA", "An address in envelope A.", {
-  street1: z.string(),
-  city: z.string(),
-  state: z.string().openapi({ example: "CA" }),
-  zip_code: z.string().openapi({ description: "Five digits or ZIP+4.", example: "94107" }),
+/** Address parts are as the filing office recorded them; a part it did not record is null. */
+const notRecorded = " Null when the filing office did not record it.";
+
+export const addressA = component("AddressA", "An address in envelope A, as the filing office recorded it.", {
+  street1: z
+    .string()
+    .nullable()
+    .openapi({ description: `Street address.${notRecorded}` }),
+  city: z
+    .string()
+    .nullable()
+    .openapi({ description: `City.${notRecorded}` }),
+  state: z
+    .string()
+    .nullable()
+    .openapi({
+      description: `Two-letter state code; for a foreign address, its region as written.${notRecorded}`,
+      example: "CA",
+    }),
+  zip_code: z
+    .string()
+    .nullable()
+    .openapi({
+      description: `Five digits or ZIP+4 (12345-6789) for a US address; a foreign postal code as written.${notRecorded}`,
+      example: "94107",
+    }),
 });
 
 export const addressB = component("AddressB", "An address in envelope B, with its country and a map link.", {
   ...addressA.shape,
-  country: z.string().nullable(),
-  maps_url: z.string().openapi({ format: "uri", description: "Map search for the address." }),
+  country: z
+    .string()
+    .nullable()
+    .openapi({ description: `ISO 3166-1 alpha-2 country code.${notRecorded}`, example: "US" }),
+  maps_url: z.string().nullable().openapi({
+    format: "uri",
+    description: "Map search for the recorded parts of the address; null when none was recorded.",
+  }),
 });
 
 export const debtorPartyA = component("DebtorPartyA", "A debtor in envelope A.", {
@@ -84,6 +112,55 @@ export const lienB = component("LienB", "A filing in envelope B; `amendments` wh
   amendments: z.array(amendment).optional(),
 });
 
+/** An amendment on the public lookup: envelope B's fields and what the office recorded with it. */
+export const amendmentFull = component(
+  "AmendmentFull",
+  "An amendment with its kind and what the office recorded with it.",
+  {
+    ...amendment.shape,
+    amendment_kind: z.enum(AMENDMENT_KINDS).openapi({
+      description:
+        "What the amendment does, read from the office's description: `reinstatement` revokes an earlier termination; `other` is a kind the office names that none of the others is (its description is kept as given).",
+    }),
+    amendment_lapse_date: z.string().nullable().openapi({
+      format: "date",
+      description: "YYYY-MM-DD: the lapse date the office recorded with this amendment, if any.",
+    }),
+    amendment_collateral: z
+      .string()
+      .nullable()
+      .openapi({ description: "Collateral text filed with this amendment, if any." }),
+  },
+);
+
+/** The full filing of the public lookup (GET /filings), whose fields the interface leaves open. */
+export const lienFull = component(
+  "LienFull",
+  "A filing as the public lookup shows it: envelope B and the office's record.",
+  {
+    ...lienB.shape,
+    estimated_lien_lapse_date: z.string().nullable().openapi({
+      format: "date",
+      description:
+        "YYYY-MM-DD: the filing office's lapse date when it gave one (see `lapse_date_source`), else computed from the filing kind; null for a filing that does not lapse.",
+    }),
+    amendments: z.array(amendmentFull),
+    filing_kind: z.enum(FILING_KINDS).openapi({
+      description:
+        "What the filing is: a UCC financing statement (`standard`, `manufactured_home`, `public_finance`, `transmitting_utility`, `agricultural_lien`) or a lien the state's UCC index carries (`state_tax_lien`, `federal_tax_lien`, `judgment_lien`, `other_lien`).",
+    }),
+    lapse_date_source: z.enum(LAPSE_SOURCES).openapi({
+      description:
+        "`office`: the lapse date is the filing office's, as given. `estimated`: computed from the filing kind and continuations (or an office date extended by a later continuation).",
+    }),
+    filing_office: z.string().nullable().openapi({ description: "The filing office as the source data names it." }),
+    collateral: z
+      .string()
+      .nullable()
+      .openapi({ description: "The collateral description as filed, if the source carries it." }),
+  },
+);
+
 export const pagination = component("Pagination", "Envelope A's counted pages.", {
   current_page: z.number().int(),
   total_pages: z.number().int(),
@@ -113,6 +190,10 @@ export const liensA = component("LienPageA", "A page of filings in envelope A, w
 });
 export const liensB = component("LienPageB", "A page of filings in envelope B: no `pagination`; see `next_page`.", {
   ucc_liens: z.array(lienB),
+  response_metadata: metadataB,
+});
+export const liensFull = component("LienPageFull", "The public lookup's page: full filings in envelope B.", {
+  ucc_liens: z.array(lienFull),
   response_metadata: metadataB,
 });
 
@@ -213,3 +294,4 @@ export const errorBody = component("Error", "The body of every error response.",
 
 export type LienA = z.infer<typeof lienA>;
 export type LienB = z.infer<typeof lienB>;
+export type LienFull = z.infer<typeof lienFull>;

@@ -10,8 +10,8 @@ import {
   recentByStateQuery,
   recentlyTerminatedQuery,
 } from "../http/params.ts";
-import { envelopeA, lienPageA, lienPageB, terminatedFiling } from "../http/present.ts";
-import { lienPageAOrB, liensA, liensB, terminatedList } from "../http/responses.ts";
+import { envelopeA, lienPageA, lienPageB, lienPageFull, terminatedFiling } from "../http/present.ts";
+import { lienPageAOrB, liensA, liensFull, terminatedList } from "../http/responses.ts";
 import { withDb } from "../queries/db.ts";
 import {
   byNumber,
@@ -66,10 +66,10 @@ export const filingLookupRoute = lookupRoute({
   tags: ["Filings"],
   summary: "One filing by number (public)",
   description:
-    "The filing with this initial financing number, with its parties and amendments, in envelope B. Numbers are unique only within a state: without `state`, every state's filing with the number is listed. An unknown number is a 200 with an empty list. No API key; limited to 60 requests a minute per client address.",
+    "The filing with this initial financing number, with its parties and amendments, in envelope B. Numbers are unique only within a state: without `state`, every state's filing with the number is listed. An unknown number is a 200 with an empty list. Each filing also carries what the filing office recorded beyond envelope B: `filing_kind` (UCC filing or tax or judgment lien), `lapse_date_source` (office or estimated), `filing_office`, `collateral`, and each amendment's kind. No API key; limited to 60 requests a minute per client address.",
   query: filingLookupQuery,
   examples: { initial_financing_number: "00001434" },
-  schema: liensB,
+  schema: liensFull,
 });
 
 export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
@@ -78,7 +78,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const window = { page: q.page, size: PAGE_SIZE_B };
     const filter = { number: q.initial_financing_number, state: q.state };
     const page = await withDb(c, (db) => fetchOpenPage(db, byNumber(db, filter), window, { amendments: true }));
-    return c.json(lienPageB(c, window, page, true), 200);
+    return c.json(lienPageFull(c, window, page), 200);
   });
 
   app.openapi(recentByStateRoute, async (c) => {

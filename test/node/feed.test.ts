@@ -5,8 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { generateFilings } from "../../seed/generate.ts";
 import { toRows } from "../../src/db/records.ts";
+import { COUNTRIES, countryCode } from "../../src/domain/countries.ts";
+import { normalizeAddress, type RawAddress } from "../../src/feed/address.ts";
 import { csvFilings, csvRecords, FeedFileError } from "../../src/feed/csv.ts";
-import { lienLine } from "../../src/feed/lien.ts";
+import { lienLine } from "../../src/feed/export.ts";
 import { readLines } from "../../src/feed/lines.ts";
 import {
   amendmentKind,
@@ -16,7 +18,7 @@ import {
   normalizeTimestamp,
 } from "../../src/feed/normalize.ts";
 import { type FeedItem, feedFormat, readFeed } from "../../src/feed/read.ts";
-import { describeIssues, lienSchema } from "../../src/feed/schema.ts";
+import { describeIssues, describeWarnings, lienSchema } from "../../src/feed/schema.ts";
 
 const stream = (text: string | Uint8Array) => new Response(text).body!;
 
@@ -27,7 +29,7 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 const NOW = new Date("2026-06-01T00:00:00Z");
-const schema = lienSchema(NOW);
+const schema = lienSchema({ now: NOW });
 
 /** A valid feed line, with `over` merged in. */
 function line(over: Record<string, unknown> = {}) {
@@ -114,7 +116,22 @@ describe("amendment kinds from their descriptions", () => {
     ["Amendment - Party Information", "party_change"],
     ["Amendment", "party_change"],
     ["Debtor Name Change", "party_change"],
-    ["Lapse notice", null],
+    ["Master Amendment", "party_change"],
+    ["AmendmentParties - DebtorAdd", "party_change"],
+    ["AmendmentCollateral - CollateralRestate", "collateral_change"],
+    ["TerminationSecuredParty", "termination"],
+    ["Lien Release", "termination"],
+    ["Termination Revoked", "reinstatement"],
+    ["Erroneous Termination", "reinstatement"],
+    ["Reinstatement", "reinstatement"],
+    ["Partial Termination", "other"],
+    ["Partial Release", "other"],
+    ["Correction", "other"],
+    ["Office Correction", "other"],
+    ["OfficerStatement", "other"],
+    ["Lapse notice", "other"],
+    ["Refiling", "continuation"],
+    ["Notation of bankruptcy", "other"],
   ])("reads %j as %s", (description, kind) => {
     expect(amendmentKind(description)).toBe(kind);
   });
@@ -144,14 +161,14 @@ describe("the feed line schema", () => {
   it("turns every exported filing back into the rows it was loaded as", () => {
     const records = [...generateFilings({ filings: 600, seed: 3, now: NOW.getTime() })];
     for (const record of records) {
-      expect(toRows(schema.parse(lienLine(record, "2026-06-01")), 1)).toEqual(toRows(record, 1));
+      expect(toRows(schema.parse(lienLine(record, "2026-06-01")).record, 1)).toEqual(toRows(record, 1));
     }
-    expect(new Set(records.map((r) => r.kind)).size).toBe(4);
+    expect(new Set(records.map((r) => r.kind)).size).toBe(7);
   });
 
   it("upper-cases state codes and keeps ZIP+4 as filed", () => {
     const address = { street1: "1 Main St", city: "Chicago", state: "il", zip_code: " 60601-1234 ", country: "" };
-    const record = schema.parse(
+    const { record } = schema.parse(
       line({
         jurisdiction_state: " il ",
         involved_parties: {
@@ -180,7 +197,7 @@ describe("the feed line schema", () => {
   it("names each problem by its field", () => {
     const bad = line({ jurisdiction_state: "ZZ", initial_financing_date: "yesterday" });
     expect(problem(bad)).toBe(
-      'initial_financing_date: "yesterday" is not a timestamp: use YYYY-MM-DDThh:mm:ssZ, YYYY-MM-DDThh:mm:ss or YYYY-MM-DD hh:mm:ss (UTC); jurisdiction_state: "ZZ" is not a US state or territory code',
+      'initial_financing_date: "yesterday" is not a timestamp: use YYYY-MM-DDThh:mm:ssZ, YYYY-MM-DDThh:mm:ss, YYYY-MM-DD hh:mm:ss or YYYYMMDD hhmm (UTC); jurisdiction_state: "ZZ" is not a US state or territory code',
     );
     expect(problem(line({ initial_financing_number: undefined }))).toBe("initial_financing_number: is required");
     expect(problem(line({ initial_financing_number: 12 }))).toBe(
@@ -188,35 +205,80 @@ describe("the feed line schema", () => {
     );
   });
 
-  it("refuses ZIP codes that are not five digits or ZIP+4", () => {
-    for (const zip of ["6060", "606011", "60601-12", "60601 1234", "ABCDE"]) {
-      const bad = line();
-      (bad.involved_parties.debtor_parties[0]!.address as { zip_code: string }).zip_code = zip;
-      expect(problem(bad)).toContain("address.zip_code");
+  it("keeps ZIP codes that are not five digits or ZIP+4, with a warning", () => {
+    for (const zip of ["6060", "606011", "60601-12", "ABCDE"]) {
+      const odd = line();
+      const debtor = odd.involved_parties.debtor_parties[0]!;
+      debtor.address = { ...debtor.address, zip_code: zip };
+      const { record, warnings } = schema.parse(odd);
+      expect(record.debtors[0]!.address.zipCode).toBe(zip);
+      expect(warnings.map((w) => w.path.join("."))).toEqual(["involved_parties.debtor_parties.0.address.zip_code"]);
     }
   });
 
-  it("refuses dates in the future, amendments before their filing, and repeated amendment numbers", () => {
+  it("refuses a filing dated in the future; keeps an amendment before its filing and the last of a repeated number", () => {
     expect(problem(line({ initial_financing_date: "2026-06-03T00:00:00Z" }))).toBe(
       "initial_financing_date: is in the future",
     );
-    const amendment = (number: string, date: string) => ({
+    const amendment = (number: string, date: string, description = "Continuation") => ({
       amendment_financing_number: number,
       amendment_financing_date: date,
-      amendment_financing_type_description: "Continuation",
+      amendment_financing_type_description: description,
     });
-    expect(problem(line({ amendments: [amendment("A-1", "2024-12-31T00:00:00Z")] }))).toBe(
-      "amendments[0].amendment_financing_date: is before the initial financing date 2025-01-15T12:00:00Z",
+    const early = schema.parse(line({ amendments: [amendment("A-1", "2024-12-31T00:00:00Z")] }));
+    expect(early.record.amendments).toHaveLength(1);
+    expect(describeWarnings(early.warnings)).toBe(
+      "amendments[0].amendment_financing_date: is before the initial financing date 2025-01-15T12:00:00Z: kept",
     );
-    expect(
-      problem(
-        line({ amendments: [amendment("A-1", "2025-02-01T00:00:00Z"), amendment("A-1", "2025-03-01T00:00:00Z")] }),
-      ),
-    ).toBe('amendments[1].amendment_financing_number: "A-1" appears twice on this filing');
+    const twice = schema.parse(
+      line({
+        amendments: [amendment("A-1", "2025-02-01T00:00:00Z"), amendment("A-1", "2025-03-01T00:00:00Z", "Termination")],
+      }),
+    );
+    expect(twice.record.amendments).toMatchObject([{ number: "A-1", kind: "termination" }]);
+    expect(describeWarnings(twice.warnings)).toBe(
+      'amendments[1].amendment_financing_number: "A-1" appears twice: the last kept',
+    );
+    const future = schema.parse(line({ amendments: [amendment("A-2", "2026-07-01T00:00:00Z")] }));
+    expect(future.record.amendments).toEqual([]);
+  });
+
+  it("rejects only what makes a filing unusable: no number, no date, no jurisdiction, no debtor with a name", () => {
+    expect(problem(line({ initial_financing_number: "  " }))).toBe("initial_financing_number: must not be empty");
+    expect(problem(line({ initial_financing_date: null }))).toBe("initial_financing_date: is required");
+    expect(problem(line({ jurisdiction_state: "Ontario" }))).toBe(
+      'jurisdiction_state: "Ontario" is not a US state or territory code',
+    );
+    const nameless = line();
+    nameless.involved_parties.debtor_parties[0]!.name = " -- ";
+    expect(problem(nameless)).toBe("involved_parties.debtor_parties: must name at least one debtor with a name");
+    const noLender = line();
+    noLender.involved_parties.secured_parties = [];
+    expect(schema.parse(noLender).warnings).toEqual([
+      { path: ["involved_parties", "secured_parties"], message: "none named: filing kept" },
+    ]);
+  });
+
+  it("takes a jurisdiction-less record's state from the default, when one is given", () => {
+    const withDefault = lienSchema({ now: NOW, defaultState: "co" });
+    expect(withDefault.parse(line({ jurisdiction_state: "" })).record.state).toBe("CO");
+    expect(withDefault.parse(line({ jurisdiction_state: "IL" })).record.state).toBe("IL");
+  });
+
+  it("stores the office's lapse date, unless the line says it was estimated", () => {
+    expect(schema.parse(line({ estimated_lien_lapse_date: "2035-01-15" })).record.officeLapseDate).toBe("2035-01-15");
+    expect(schema.parse(line({ estimated_lien_lapse_date: "20350115" })).record.officeLapseDate).toBe("2035-01-15");
+    const estimated = line({ estimated_lien_lapse_date: "2030-01-15", lapse_date_source: "estimated" });
+    expect(schema.parse(estimated).record.officeLapseDate).toBeNull();
+    const bad = schema.parse(line({ estimated_lien_lapse_date: "soon" }));
+    expect(bad.record.officeLapseDate).toBeNull();
+    expect(describeWarnings(bad.warnings)).toBe(
+      'estimated_lien_lapse_date: "soon" is not a date (YYYY-MM-DD or YYYYMMDD): ignored',
+    );
   });
 
   it("ignores fields it does not know and recomputes derived ones", () => {
-    const record = schema.parse(
+    const { record } = schema.parse(
       line({
         estimated_lien_status: "Lapsed",
         search_url: "https://example.invalid",
@@ -227,12 +289,133 @@ describe("the feed line schema", () => {
     expect(record.kind).toBe("standard");
     expect(Object.keys(record).sort()).toEqual([
       "amendments",
+      "collateral",
       "debtors",
       "filedAt",
+      "filingOffice",
       "kind",
       "number",
+      "officeLapseDate",
       "securedParties",
       "state",
+    ]);
+  });
+});
+
+describe("addresses as offices record them", () => {
+  const raw = (over: Partial<RawAddress> = {}): RawAddress => ({
+    street1: "1 Main St",
+    street2: null,
+    city: "Springfield",
+    state: "IL",
+    zip_code: "62701",
+    country: null,
+    ...over,
+  });
+  const normalized = (over: Partial<RawAddress>) => {
+    const notes: string[] = [];
+    const address = normalizeAddress(raw(over), (field, message) => notes.push(`${field}: ${message}`));
+    return { address, notes };
+  };
+
+  it.each([
+    ["USA", "US"],
+    ["U.S.", "US"],
+    ["United States of America", "US"],
+    ["CAN", "CA"],
+    ["Canada", "CA"],
+    ["JPN", "JP"],
+    ["Deutschland", "DE"],
+    ["Côte d'Ivoire", "CI"],
+  ])("reads the country %j as %s", (country, code) => {
+    expect(countryCode(country)).toBe(code);
+  });
+
+  it("knows every ISO 3166-1 country by its alpha-2 and alpha-3 codes", () => {
+    expect(COUNTRIES).toHaveLength(249);
+    for (const c of COUNTRIES) {
+      expect(countryCode(c.alpha2)).toBe(c.alpha2);
+      expect(countryCode(c.alpha3)).toBe(c.alpha2);
+    }
+  });
+
+  it("repairs US ZIPs and a city holding the state and ZIP, noting each repair", () => {
+    expect(normalized({ zip_code: "627011234" })).toEqual({
+      address: expect.objectContaining({ zipCode: "62701-1234" }),
+      notes: ['zip_code: "627011234" read as ZIP+4 62701-1234'],
+    });
+    expect(normalized({ city: "GRAND JCT CO 81504", state: null, zip_code: null }).address).toMatchObject({
+      city: "GRAND JCT",
+      state: "CO",
+      zipCode: "81504",
+    });
+    expect(normalized({ city: "Grand Junction, co 81504-1234", state: null, zip_code: null }).address).toMatchObject({
+      city: "Grand Junction",
+      state: "CO",
+      zipCode: "81504-1234",
+    });
+  });
+
+  it("keeps foreign regions and postal codes as written, and notes only what a foreign address lacks", () => {
+    expect(normalized({ city: "Toronto", state: "ON", zip_code: "M5X 1A9", country: "Canada" })).toEqual({
+      address: expect.objectContaining({ state: "ON", zipCode: "M5X 1A9", country: "CA" }),
+      notes: [],
+    });
+    expect(normalized({ city: "Tokyo", state: null, zip_code: null, country: "Japan" }).notes).toEqual([]);
+    expect(normalized({ street1: null, city: null, state: null, zip_code: null }).notes).toEqual([
+      "street1: not recorded",
+      "city: not recorded",
+      "state: not recorded",
+      "zip_code: not recorded: not searchable by postal code",
+    ]);
+    expect(normalized({ country: "Narnia" }).notes).toEqual([
+      'country: "Narnia" names no ISO 3166 country; kept as given',
+    ]);
+  });
+});
+
+describe("amendment lines", () => {
+  const amendmentLine = {
+    initial_financing_number: "2025-000001",
+    jurisdiction_state: "il",
+    amendment_financing_number: "2025-000009",
+    amendment_financing_date: "20250301 0900",
+    amendment_financing_type_description: "AmendmentParties - DebtorAdd",
+    amendment_lapse_date: "20300115",
+    involved_parties: {
+      debtor_parties: [
+        { name: "Lincoln Hardware Holdings LLC", type: "Organization", address: { city: "Springfield" } },
+      ],
+    },
+  };
+
+  it("reads a line with an amendment number at the top level as one amendment of a filing", async () => {
+    const items = await all(readFeed("a.ndjson", stream(JSON.stringify(amendmentLine)), { now: NOW }));
+    expect(items).toHaveLength(1);
+    const [item] = items;
+    if (!item || !("amendment" in item)) throw new Error("expected an amendment item");
+    expect(item.amendment).toMatchObject({
+      state: "IL",
+      filingNumber: "2025-000001",
+      amendment: {
+        number: "2025-000009",
+        filedAt: "2025-03-01T09:00:00Z",
+        kind: "party_change",
+        lapseDate: "2030-01-15",
+      },
+      debtors: [{ name: "Lincoln Hardware Holdings LLC" }],
+    });
+    expect(item.warning?.reason).toContain("involved_parties.debtor_parties[0].address.street1: not recorded");
+  });
+
+  it("rejects an amendment line without its own number or its filing's", async () => {
+    const { amendment_financing_number: _, ...noNumber } = amendmentLine;
+    const bad = JSON.stringify({ ...amendmentLine, initial_financing_number: "" });
+    const items = await all(readFeed("a.ndjson", stream(`${bad}\n${JSON.stringify(noNumber)}`), { now: NOW }));
+    expect(items.map((i) => ("reject" in i ? i.reject.reason : "loaded"))).toEqual([
+      "initial_financing_number: must not be empty",
+      // Without an amendment number it is read as a filing, which has no date.
+      expect.stringContaining("initial_financing_date: is required"),
     ]);
   });
 });
@@ -257,6 +440,7 @@ describe("reading lines", () => {
     expect(feedFormat("a/b/ca.NDJSON")).toBe("ndjson");
     expect(feedFormat("x.jsonl")).toBe("ndjson");
     expect(feedFormat("x.csv")).toBe("csv");
+    expect(feedFormat("co-2025.XML")).toBe("xml");
     expect(feedFormat("x.json")).toBeNull();
   });
 });
@@ -331,7 +515,7 @@ describe("CSV filings", () => {
       debtorRow("B-1"),
       securedRow("B-1"),
       debtorRow("B-2"),
-      "IL,B-2,,,debtor,Organization,Second Debtor,,9 Elm St,,Springfield,IL,6270,US,,,",
+      "IL,B-2,,,borrower,Organization,Second Debtor,,9 Elm St,,Springfield,IL,62701,US,,,",
       securedRow("B-2"),
       debtorRow("B-3"),
       securedRow("B-3"),
@@ -343,10 +527,10 @@ describe("CSV filings", () => {
         file: "t.csv",
         line: 4,
         end_line: 6,
-        reason: 'line 5 zip: "6270" is not a ZIP code: five digits, or ZIP+4 as 12345-6789',
+        reason: 'line 5 role: "borrower" is not a role: use debtor, secured or amendment',
         raw: [
           debtorRow("B-2"),
-          "IL,B-2,,,debtor,Organization,Second Debtor,,9 Elm St,,Springfield,IL,6270,US,,,",
+          "IL,B-2,,,borrower,Organization,Second Debtor,,9 Elm St,,Springfield,IL,62701,US,,,",
           securedRow("B-2"),
         ].join("\n"),
       },
@@ -425,7 +609,7 @@ describe("CSV filings", () => {
     );
     await expect(all(csvFilings(readLines(stream(`${HEADER},Name\n`))))).rejects.toThrow("column name appears twice");
     await expect(all(csvFilings(readLines(stream("filing_state,filing_number,role\n"))))).rejects.toThrow(
-      "missing columns filing_date, name, street1, city, state, zip",
+      "missing columns filing_date, name",
     );
     await expect(all(csvFilings(readLines(stream(""))))).rejects.toBeInstanceOf(FeedFileError);
   });

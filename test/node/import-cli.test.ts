@@ -11,7 +11,7 @@ import { delimiter, join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import type { FilingRecord } from "../../src/db/records.ts";
-import { lienLine } from "../../src/feed/lien.ts";
+import { lienLine } from "../../src/feed/export.ts";
 import { readFeed } from "../../src/feed/read.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -30,6 +30,8 @@ function run(script: "import" | "export", args: string[]) {
 const fixtures = ["test/fixtures/feed.ndjson", "test/fixtures/feed.csv", "test/fixtures/mixed.ndjson"];
 const state = join(work, "state");
 const rejectsPath = join(work, "rejects.ndjson");
+const warningsPath = join(work, "warnings.ndjson");
+const outputs = ["--rejects", rejectsPath, "--warnings", warningsPath];
 /** States with filings from NDJSON (CA, OR) and CSV (GA, WA) feeds. */
 const STATES = ["CA", "GA", "WA", "OR"];
 const TIMEOUT = 180_000;
@@ -44,20 +46,29 @@ async function fixtureRecords(file: string): Promise<FilingRecord[]> {
 
 describe("npm run import", () => {
   it(
-    "loads NDJSON and CSV feeds into local state, writes the rejects and exits 3",
+    "loads NDJSON and CSV feeds into local state, writes the rejects and warnings and exits 3",
     () => {
-      const { status, stdout, stderr } = run("import", [...fixtures, "--persist-to", state, "--rejects", rejectsPath]);
+      const { status, stdout, stderr } = run("import", [...fixtures, "--persist-to", state, ...outputs]);
       expect(stderr).toContain(`into the local D1 database in ${state}`);
-      expect(stdout).toMatch(/^Imported: 17 filings read: 10 inserted, 0 updated, 0 unchanged, 7 rejected in [\d.]+s/m);
-      expect(stdout).toContain(`Rejects: 7 in ${rejectsPath}`);
+      expect(stdout).toMatch(
+        /^Imported: 17 records read: 12 inserted, 0 updated, 0 unchanged, 5 rejected; 1 loaded with warnings in [\d.]+s/m,
+      );
+      expect(stdout).toContain(`Rejects: 5 in ${rejectsPath}`);
+      expect(stdout).toContain(`Warnings: 1 in ${warningsPath}`);
       expect(status).toBe(3);
       const rejects = readFileSync(rejectsPath, "utf8")
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l));
       expect(rejects.map((r) => [r.file, r.line])).toEqual(
-        [2, 3, 4, 6, 8, 9, 11].map((line) => ["test/fixtures/mixed.ndjson", line]),
+        [2, 4, 6, 8, 11].map((line) => ["test/fixtures/mixed.ndjson", line]),
       );
+      expect(JSON.parse(readFileSync(warningsPath, "utf8"))).toMatchObject({
+        file: "test/fixtures/mixed.ndjson",
+        line: 3,
+        filing: "OR MIX-3",
+        reason: expect.stringContaining('address.zip_code: "9740" is not a US ZIP code'),
+      });
       const lines = readFileSync(join(root, "test/fixtures/mixed.ndjson"), "utf8").split("\n");
       for (const r of rejects) {
         expect(r.reason).toEqual(expect.any(String));
@@ -70,31 +81,33 @@ describe("npm run import", () => {
   it(
     "changes nothing when the same files are imported again",
     () => {
-      const { status, stdout } = run("import", [...fixtures, "--persist-to", state, "--rejects", rejectsPath]);
-      expect(stdout).toMatch(/^Imported: 17 filings read: 0 inserted, 0 updated, 10 unchanged, 7 rejected/m);
+      const { status, stdout } = run("import", [...fixtures, "--persist-to", state, ...outputs]);
+      expect(stdout).toMatch(/^Imported: 17 records read: 0 inserted, 0 updated, 12 unchanged, 5 rejected; 1 loaded/m);
       expect(status).toBe(3);
     },
     TIMEOUT,
   );
 
   it(
-    "writes rejects next to the input by default, and clears them once the file is clean",
+    "writes rejects and warnings next to the input by default, and clears them once the file is clean",
     () => {
       const feed = join(work, "orders.ndjson");
       const mixed = readFileSync(join(root, "test/fixtures/mixed.ndjson"), "utf8");
       writeFileSync(feed, mixed);
       const dirty = run("import", [feed, "--persist-to", state]);
       expect(dirty.status).toBe(3);
-      expect(readFileSync(`${feed}.rejects.ndjson`, "utf8").trim().split("\n")).toHaveLength(7);
+      expect(readFileSync(`${feed}.rejects.ndjson`, "utf8").trim().split("\n")).toHaveLength(5);
+      expect(readFileSync(`${feed}.warnings.ndjson`, "utf8").trim().split("\n")).toHaveLength(1);
       const clean = mixed
         .split("\n")
         .filter((l) => l.includes('"MIX-1"') || l.includes('"MIX-5"'))
         .join("\n");
       writeFileSync(feed, clean);
       const second = run("import", [feed, "--persist-to", state]);
-      expect(second.stdout).toMatch(/^Imported: 2 filings read: 0 inserted, 0 updated, 2 unchanged, 0 rejected/m);
+      expect(second.stdout).toMatch(/^Imported: 2 records read: 0 inserted, 0 updated, 2 unchanged, 0 rejected/m);
       expect(second.status).toBe(0);
       expect(existsSync(`${feed}.rejects.ndjson`)).toBe(false);
+      expect(existsSync(`${feed}.warnings.ndjson`)).toBe(false);
     },
     TIMEOUT,
   );
@@ -106,8 +119,47 @@ describe("npm run import", () => {
       writeFileSync(bad, "filing_state,filing_number,notes\nIL,1,x\n");
       const { status, stdout, stderr } = run("import", [bad, "test/fixtures/feed.csv", "--persist-to", state]);
       expect(stderr).toContain(`${bad}: not imported: header (line 1): unknown column "notes"`);
-      expect(stdout).toMatch(/^Imported: 2 filings read: 0 inserted, 0 updated, 2 unchanged, 0 rejected/m);
+      expect(stdout).toMatch(/^Imported: 2 records read: 0 inserted, 0 updated, 2 unchanged, 0 rejected/m);
       expect(status).toBe(1);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "imports an XML bulk file, keeping an amendment whose filing is not loaded yet",
+    () => {
+      const xmlState = join(work, "xml-state");
+      const { status, stdout } = run("import", ["test/fixtures/office.xml", "--persist-to", xmlState, ...outputs]);
+      expect(stdout).toMatch(
+        /^Imported: 5 records read: 2 inserted, 0 updated, 0 unchanged, 0 rejected; 1 loaded with warnings; 3 amendment records, 1 waiting for their filing in/m,
+      );
+      expect(status).toBe(0);
+      const warnings = readFileSync(warningsPath, "utf8").trim().split("\n");
+      expect(warnings.map((l) => JSON.parse(l).filing)).toEqual(["CA U250088812345", "CA U240077700001"]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "stops a truncated XML file where it breaks, naming the line and byte, keeps what loaded and exits 1",
+    () => {
+      const xml = readFileSync(join(root, "test/fixtures/office.xml"), "utf8");
+      const cut = join(work, "cut.xml");
+      writeFileSync(cut, xml.slice(0, xml.indexOf("<OrganizationName>FRANCHISE TAX BOARD")));
+      const cutState = join(work, "cut-state");
+      const { status, stdout, stderr } = run("import", [cut, "--persist-to", cutState]);
+      expect(stderr).toMatch(
+        /not fully imported: the file ends inside the <FileDetail> begun at line 97 \(line 118, column 13, byte [\d,]+\): it looks truncated/,
+      );
+      expect(stdout).toMatch(/^Imported: 3 records read: 1 inserted, 0 updated, 0 unchanged, 0 rejected/m);
+      expect(status).toBe(1);
+      const exported = run("export", ["--state", "CA", "--persist-to", cutState]);
+      expect(
+        exported.stdout
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l).initial_financing_number),
+      ).toEqual(["U250088812345"]);
     },
     TIMEOUT,
   );
@@ -150,7 +202,7 @@ describe("npm run export", () => {
         expect(run("export", ["--state", s, "--out", out(s, "first"), "--persist-to", state]).status).toBe(0);
       const second = join(work, "state2");
       const load = run("import", [...STATES.map((s) => out(s, "first")), "--persist-to", second]);
-      expect(load.stdout).toMatch(/^Imported: 6 filings read: 6 inserted, 0 updated, 0 unchanged, 0 rejected/m);
+      expect(load.stdout).toMatch(/^Imported: 8 records read: 8 inserted, 0 updated, 0 unchanged, 0 rejected/m);
       for (const s of STATES) {
         expect(run("export", ["--state", s, "--out", out(s, "again"), "--persist-to", second]).status).toBe(0);
         expect(readFileSync(out(s, "again"), "utf8")).toBe(readFileSync(out(s, "first"), "utf8"));

@@ -1,0 +1,41 @@
+/**
+ * The XML reader over a generated 200 MB bulk file: it streams in flat
+ * memory. The file is generated as it is read, so it never exists whole.
+ */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { describe, expect, it } from "vitest";
+import { readFeed } from "../../src/feed/read.ts";
+import { generatedXml } from "../xmlFeed.ts";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const MB = 1_048_576;
+
+describe("reading a 200 MB XML bulk file", () => {
+  it("validates every record while the heap stays flat", async () => {
+    const { stream, records } = generatedXml(200);
+    const every = Math.floor(records / 10);
+    const heap: number[] = [];
+    let read = 0;
+    let rejected = 0;
+    const started = Date.now();
+    for await (const item of readFeed("generated.xml", stream)) {
+      read += 1;
+      if ("reject" in item) rejected += 1;
+      if (read % every === 0) {
+        gc();
+        heap.push(process.memoryUsage().heapUsed);
+      }
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const figures = heap.map((h) => (h / MB).toFixed(1)).join(", ");
+    console.log(
+      `XML stream: ${read.toLocaleString("en-US")} records (200 MB) in ${seconds.toFixed(1)}s (${(200 / seconds).toFixed(1)} MB/s); heap after GC at each tenth: ${figures} MB`,
+    );
+    expect(read).toBe(records);
+    expect(rejected).toBe(0);
+    // Whatever the heap holds at the first tenth, it holds at the last: no growth with the file.
+    expect(Math.max(...heap) - Math.min(...heap)).toBeLessThan(8 * MB);
+  }, 300_000);
+});
