@@ -39,7 +39,7 @@ import {
   writeGroup,
 } from "../src/feed/import.ts";
 import { filingKey } from "../src/feed/merge.ts";
-import { readFeed, type Warning } from "../src/feed/read.ts";
+import { FeedFileError, type FeedItem, readFeed, type Warning } from "../src/feed/read.ts";
 
 /** Filings written per transaction: large statements, bounded memory. */
 const BULK_GROUP = FILINGS_PER_GROUP * 4;
@@ -82,16 +82,41 @@ export class BulkImport {
     options: ImportOptions = {},
   ): Promise<ImportSummary> {
     const summary = emptySummary();
-    let group: FilingRecord[] = [];
+    const group: FilingRecord[] = [];
     const write = () => {
       if (group.length === 0) return;
       const rows = group.map((record) => toRows(record, this.nextId++));
       writeFilingRows(this.sqlite, this.prepared, rows, this.cutoff);
       summary.inserted += group.length;
-      group = [];
+      group.length = 0;
       options.onProgress?.({ ...summary });
     };
+    const finish = async () => {
+      write();
+      await recordLoad(db, options.source ?? `import ${file}`, summary.inserted, this.now);
+    };
     const read = readFeed(file, body, { now: this.now, format: options.format, defaultState: options.defaultState });
+    try {
+      await this.readItems(read, summary, options, group, write);
+    } catch (err) {
+      // As importFeed: a file that stops being readable keeps what was read before it.
+      if (err instanceof FeedFileError) {
+        await finish();
+        (err as FeedFileError & { summary?: ImportSummary }).summary = { ...summary };
+      }
+      throw err;
+    }
+    await finish();
+    return summary;
+  }
+
+  private async readItems(
+    read: AsyncIterable<FeedItem>,
+    summary: ImportSummary,
+    options: ImportOptions,
+    group: FilingRecord[],
+    write: () => void,
+  ): Promise<void> {
     for await (const item of read) {
       summary.read += 1;
       if ("reject" in item) {
@@ -118,16 +143,16 @@ export class BulkImport {
       group.push(item.record);
       if (group.length >= BULK_GROUP) write();
     }
-    write();
-    await recordLoad(db, options.source ?? `import ${file}`, summary.inserted, this.now);
-    return summary;
   }
 
   /**
    * Builds the indexes and aggregates, then loads the held records through
    * the ordinary path (a repeated filing line replaces, an XML record or an
    * amendment merges, as in any import). Safe to call after a failure; runs
-   * once. Returns what the held records did.
+   * once. Returns what the held records did: filings they inserted (an
+   * amendment's filing that was never written) and amendments still waiting;
+   * a held record that changed a filing written in bulk changed one already
+   * counted as inserted.
    */
   async finish(
     db: DrizzleD1Database<typeof schema>,

@@ -216,7 +216,8 @@ try {
           (step) => console.error(`  ${step}...`),
           (w) => warnings.write(w),
         );
-        for (const k of ["inserted", "updated", "unchanged", "pending"] as const) total[k] += later[k];
+        total.inserted += later.inserted;
+        total.pending += later.pending;
       } else if (!target.remote) {
         console.error("  rebuilding the aggregates of the debtors loaded...");
         await refreshQueued(db);
