@@ -4,7 +4,7 @@
  * parameter in the OpenAPI description.
  */
 import { z } from "@hono/zod-openapi";
-import { canonicalIndustry, INDUSTRIES } from "../domain/industries.ts";
+import { canonicalIndustry, INDUSTRIES, type Industry } from "../domain/industries.ts";
 import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH, US_ZIP } from "../domain/limits.ts";
 import { debtorNameKey, securedNameWords } from "../domain/names.ts";
 import { isStateCode, STATE_CODES } from "../domain/states.ts";
@@ -33,40 +33,103 @@ export const state = text("a two-letter state code")
     enum: STATE_CODES,
   });
 
-export const page = z.coerce
-  .number({ error: `must be an integer from 1 to ${MAX_PAGE}` })
-  .int({ error: `must be an integer from 1 to ${MAX_PAGE}` })
-  .min(1, { error: `must be an integer from 1 to ${MAX_PAGE}` })
-  .max(MAX_PAGE, { error: `must be an integer from 1 to ${MAX_PAGE}` })
-  .default(1)
-  .openapi({ type: "integer", description: "Page number, from 1.", example: 1 });
+/**
+ * A whole number from `min` to `max`, written in decimal digits only: no
+ * sign, exponent, hex prefix, decimal point or surrounding space, so
+ * `0x10`, `1e4`, `+3` and ` 3` are refused rather than read as numbers.
+ * The length check runs first, so a long value is refused unread.
+ */
+function integer(min: number, max: number) {
+  const message = `must be an integer from ${min} to ${max}, in decimal digits only`;
+  return text(`an integer from ${min} to ${max}`)
+    .regex(new RegExp(`^[0-9]{1,${String(max).length}}$`), { error: message, abort: true })
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, { error: message });
+}
+
+export const page = optional(integer(1, MAX_PAGE))
+  .transform((p) => p ?? 1)
+  .openapi({
+    type: "integer",
+    minimum: 1,
+    maximum: MAX_PAGE,
+    default: 1,
+    description: "Page number, from 1, in decimal digits.",
+    example: 1,
+  });
+
+/** At most each industry once. */
+export const MAX_INDUSTRY_ITEMS = INDUSTRIES.length;
+/**
+ * Longest `industry` value, in characters: all 15 industries with commas
+ * take 293, so this leaves room for spaces around the commas. Checked
+ * before the list is split, so the work of refusing it stays small.
+ */
+export const MAX_INDUSTRY_LENGTH = 500;
+/** Offending items a refusal quotes, each cut to SAMPLE_CHARS. */
+const SAMPLES = 3;
+const SAMPLE_CHARS = 40;
+
+/** Up to SAMPLES values, quoted and cut short, and how many more there were. */
+function quoted(values: string[]): string {
+  const shown = values
+    .slice(0, SAMPLES)
+    .map((v) => JSON.stringify(v.length > SAMPLE_CHARS ? `${v.slice(0, SAMPLE_CHARS)}…` : v));
+  const more = values.length - shown.length;
+  return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/**
+ * Reads a comma list of industries. Empty, unknown and repeated items are
+ * one message for the whole parameter, quoting a few of them, however many
+ * there are.
+ */
+function industryList(raw: string, ctx: z.core.$RefinementCtx<string>): Industry[] {
+  const found = new Set<Industry>();
+  const unknown: string[] = [];
+  const repeated: string[] = [];
+  let empty = 0;
+  for (const item of raw.split(",")) {
+    const label = item.trim();
+    const industry = canonicalIndustry(label);
+    if (label === "") empty += 1;
+    else if (!industry) unknown.push(label);
+    else if (found.has(industry)) repeated.push(industry);
+    else found.add(industry);
+  }
+  const problems = [
+    empty > 0 ? `${empty} empty item${empty > 1 ? "s" : ""}` : "",
+    unknown.length > 0 ? `not an industry: ${quoted(unknown)}` : "",
+    repeated.length > 0 ? `repeated: ${quoted([...new Set(repeated)])}` : "",
+  ].filter((p) => p !== "");
+  if (problems.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must list distinct industries separated by commas (${problems.join("; ")}); allowed: ${INDUSTRIES.join(", ")}`,
+    });
+  }
+  return [...found];
+}
 
 export const industry = optional(
   text("a comma-separated list of industries")
-    .transform((raw, ctx) => {
-      const out = new Set<string>();
-      for (const [i, label] of raw.split(",").entries()) {
-        const found = canonicalIndustry(label);
-        if (found) out.add(found);
-        else {
-          ctx.addIssue({
-            code: "custom",
-            message: `item ${i + 1} is not an allowed industry; allowed: ${INDUSTRIES.join(", ")}`,
-          });
-        }
-      }
-      return [...out];
+    .max(MAX_INDUSTRY_LENGTH, {
+      error: `must be at most ${MAX_INDUSTRY_LENGTH} characters: each of the ${MAX_INDUSTRY_ITEMS} industries at most once, separated by commas`,
+      abort: true,
     })
+    .transform(industryList)
     .openapi({
-      description: `Comma-separated debtor industries, case-insensitive. Allowed: ${INDUSTRIES.join("; ")}.`,
+      description: `Comma-separated debtor industries, case-insensitive, each at most once (at most ${MAX_INDUSTRY_ITEMS} items and ${MAX_INDUSTRY_LENGTH} characters). Allowed: ${INDUSTRIES.join("; ")}.`,
       example: "Construction & Trades,Manufacturing",
+      maxLength: MAX_INDUSTRY_LENGTH,
     }),
 );
 
 export const name = text("a name")
   .trim()
   .min(1, { error: "is required", abort: true })
-  .max(MAX_NAME_LENGTH, { error: `must be at most ${MAX_NAME_LENGTH} characters` });
+  // Abort: a refused name is not also run through the match-key checks below.
+  .max(MAX_NAME_LENGTH, { error: `must be at most ${MAX_NAME_LENGTH} characters`, abort: true });
 
 /** An exact debtor name; it must leave a match key once noise is removed. */
 export const debtorName = name
