@@ -11,7 +11,10 @@
  *   it was created works seconds later;
  * - client addresses over their budget of failed checks (FAILED_KEY_CHECKS,
  *   60 a minute), which are refused with 429 without reading KV until the
- *   limiter's window has passed. Valid keys never count against it.
+ *   limiter's window has passed. Valid keys never count against it, and a
+ *   key this isolate already found in KV is re-read even from such an
+ *   address, so a client with a valid key is not locked out by a guesser
+ *   (or a misconfigured script) behind the same address.
  *
  * Fails closed: if KV throws or does not answer within KV_TIMEOUT_MS, the
  * request is refused with a 503 (logged as `kv_failure`), and nothing about
@@ -32,7 +35,10 @@ export const KV_TIMEOUT_MS = 2_000;
 /** Window of the per-key limiters (wrangler.toml `simple.period`). */
 export const KEY_RATE_PERIOD_SECONDS = 60;
 
-/** Entries that expire, in insertion order; the oldest goes when the store is full. */
+/**
+ * Entries that expire, in insertion order. An expired entry stays (as
+ * `held`) until the oldest goes to make room: the store is bounded by count.
+ */
 class ExpiringStore<V> {
   readonly #entries = new Map<string, { value: V; until: number }>();
   readonly max: number;
@@ -40,18 +46,25 @@ class ExpiringStore<V> {
     this.max = max;
   }
 
+  /** The value, while it has not expired. */
   get(key: string, now: number): V | undefined {
     const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    if (entry.until > now) return entry.value;
-    this.#entries.delete(key);
-    return undefined;
+    return entry && entry.until > now ? entry.value : undefined;
+  }
+
+  /** Whether the store holds `key`, expired or not. */
+  held(key: string): boolean {
+    return this.#entries.has(key);
   }
 
   set(key: string, value: V, until: number): void {
     this.#entries.delete(key);
     if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value!);
     this.#entries.set(key, { value, until });
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
   }
 
   get size(): number {
@@ -101,14 +114,18 @@ async function lookup(c: Context<AppEnv>, digest: string): Promise<KeyMetadata |
   const known = keyStores.known.get(digest, now);
   if (known) return known;
   const client = clientAddress(c);
-  if (keyStores.blocked.get(client, now)) throw tooManyFailures();
-  if (keyStores.unknown.get(digest, now)) return null;
+  // A key this isolate has seen in KV is re-read whatever its address did: refreshing it is not guessing.
+  if (!keyStores.known.held(digest)) {
+    if (keyStores.blocked.get(client, now)) throw tooManyFailures();
+    if (keyStores.unknown.get(digest, now)) return null;
+  }
 
   const metadata = await readKey(c, digest);
   if (metadata) {
     keyStores.known.set(digest, metadata, now + KEY_CACHE_TTL_MS);
     return metadata;
   }
+  keyStores.known.delete(digest);
   keyStores.unknown.set(digest, true, now + UNKNOWN_KEY_TTL_MS);
   if (!(await withinLimit(c, c.env.FAILED_KEY_CHECKS, client))) {
     keyStores.blocked.set(client, true, now + RATE_LIMIT_PERIOD_SECONDS * 1000);
