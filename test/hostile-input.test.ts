@@ -7,6 +7,7 @@
  */
 import { Hono } from "hono";
 import { beforeAll, describe, expect, it } from "vitest";
+import { MAX_CACHED_URL_LENGTH } from "../src/http/caching.ts";
 import { ApiError, errorResponse, MAX_ERROR_BODY_BYTES } from "../src/http/errors.ts";
 import { industry, MAX_INDUSTRY_LENGTH } from "../src/http/params.ts";
 import { filing, get, load, registerKeys } from "./helpers.ts";
@@ -107,6 +108,16 @@ describe("other oversized input", () => {
       `/filings/recent-by-postal-code?postal_code=x&industry=${",".repeat(300)}Widgets&envelope=c&page=1e4&page=2`,
     );
     expect(named.sort()).toEqual(["envelope", "industry", "page", "postal_code"]);
+  });
+});
+
+describe("the edge cache", () => {
+  it("is not consulted for a URL longer than any valid lookup's", async () => {
+    const path = "/filings/recent-by-state?state=CA";
+    expect((await get(path)).headers.get("x-cache")).not.toBeNull();
+    const padded = await get(`${path}&utm_source=${"x".repeat(MAX_CACHED_URL_LENGTH)}`);
+    expect(padded.status).toBe(200);
+    expect(padded.headers.get("x-cache")).toBeNull();
   });
 });
 
