@@ -66,41 +66,43 @@ export const MAX_INDUSTRY_ITEMS = INDUSTRIES.length;
  * before the list is split, so the work of refusing it stays small.
  */
 export const MAX_INDUSTRY_LENGTH = 500;
-/** Offending items a refusal quotes, each cut to SAMPLE_CHARS. */
-const SAMPLES = 3;
-const SAMPLE_CHARS = 40;
+/** Offending items a refusal names. */
+const NAMED = 3;
 
-/** Up to SAMPLES values, quoted and cut short, and how many more there were. */
-function quoted(values: string[]): string {
-  const shown = values
-    .slice(0, SAMPLES)
-    .map((v) => JSON.stringify(v.length > SAMPLE_CHARS ? `${v.slice(0, SAMPLE_CHARS)}…` : v));
-  const more = values.length - shown.length;
-  return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+/** "item 2", "items 2 and 5", "items 2, 5, 9 and 37 more": a few positions, and a count of the rest. */
+function items(positions: number[]): string {
+  const shown = positions.slice(0, NAMED);
+  const more = positions.length - shown.length;
+  const head = shown.join(", ");
+  if (more > 0) return `items ${head} and ${more} more`;
+  if (shown.length === 1) return `item ${head}`;
+  return `items ${head.replace(/, (\d+)$/, " and $1")}`;
 }
 
 /**
  * Reads a comma list of industries. Empty, unknown and repeated items are
- * one message for the whole parameter, quoting a few of them, however many
- * there are.
+ * one message for the whole parameter, naming a few of them by position
+ * (never echoing what was sent), however many there are.
  */
 function industryList(raw: string, ctx: z.core.$RefinementCtx<string>): Industry[] {
   const found = new Set<Industry>();
-  const unknown: string[] = [];
-  const repeated: string[] = [];
-  let empty = 0;
-  for (const item of raw.split(",")) {
+  const empty: number[] = [];
+  const unknown: number[] = [];
+  const repeated = new Set<Industry>();
+  for (const [i, item] of raw.split(",").entries()) {
     const label = item.trim();
     const industry = canonicalIndustry(label);
-    if (label === "") empty += 1;
-    else if (!industry) unknown.push(label);
-    else if (found.has(industry)) repeated.push(industry);
+    if (label === "") empty.push(i + 1);
+    else if (!industry) unknown.push(i + 1);
+    else if (found.has(industry)) repeated.add(industry);
     else found.add(industry);
   }
   const problems = [
-    empty > 0 ? `${empty} empty item${empty > 1 ? "s" : ""}` : "",
-    unknown.length > 0 ? `not an industry: ${quoted(unknown)}` : "",
-    repeated.length > 0 ? `repeated: ${quoted([...new Set(repeated)])}` : "",
+    empty.length > 0 ? `empty: ${items(empty)}` : "",
+    unknown.length > 0 ? `not an industry: ${items(unknown)}` : "",
+    repeated.size > 0
+      ? `repeated: ${[...repeated].slice(0, NAMED).join(", ")}${repeated.size > NAMED ? " and more" : ""}`
+      : "",
   ].filter((p) => p !== "");
   if (problems.length > 0) {
     ctx.addIssue({
