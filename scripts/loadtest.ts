@@ -62,7 +62,7 @@ const HEAP_LIMIT_BYTES_PER_REQUEST = 64;
 /**
  * Growth below this is not judged: the heap after a full collection varies
  * between readings (compiled code, inline caches, the bounded key caches
- * filling), by under 100 kB in our runs. It also keeps a short run on a slow
+ * filling), by 40 to 130 kB in our runs. It also keeps a short run on a slow
  * machine, with few requests to divide by, from failing on that noise.
  */
 const HEAP_NOISE_BYTES = 1_000_000;
