@@ -39,8 +39,8 @@ export async function waitUntilUp(server: ChildProcess, base: string): Promise<v
   throw new Error("wrangler dev did not start");
 }
 
-/** Resident memory (kB) of every workerd process started under `root`. */
-export function workerdRssKb(root: number): number {
+/** The workerd processes started under `root`. */
+function workerdPids(root: number): number[] {
   const parents = new Map<number, number>();
   const names = new Map<number, string>();
   for (const entry of readdirSync("/proc")) {
@@ -59,13 +59,33 @@ export function workerdRssKb(root: number): number {
     for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === root) return true;
     return false;
   };
+  return [...names].filter(([pid, name]) => name.startsWith("workerd") && descends(pid)).map(([pid]) => pid);
+}
+
+/** Resident memory (kB) of every workerd process started under `root`. */
+export function workerdRssKb(root: number): number {
   let total = 0;
-  for (const [pid, name] of names) {
-    if (!name.startsWith("workerd") || !descends(pid)) continue;
+  for (const pid of workerdPids(root)) {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   }
   return total;
+}
+
+/**
+ * CPU time (ms, user and system) that the workerd processes under `root`
+ * have used: per request, the runtime's cost of an answer, which unlike its
+ * latency does not depend on what else the machine is running.
+ */
+export function workerdCpuMs(root: number): number {
+  // utime and stime are fields 14 and 15 of /proc/PID/stat, in clock ticks (100 a second on Linux).
+  let ticks = 0;
+  for (const pid of workerdPids(root)) {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
 }
 
 /**

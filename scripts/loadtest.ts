@@ -30,7 +30,7 @@
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { startDevServer, unmeteredKey, waitUntilUp, workerdRssKb, workerHeapBytes } from "./devServer.ts";
+import { startDevServer, unmeteredKey, waitUntilUp, workerdCpuMs, workerdRssKb, workerHeapBytes } from "./devServer.ts";
 
 const { values } = parseArgs({
   options: {
@@ -116,10 +116,11 @@ function requestSet(key: string): autocannon.Request[] {
 
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 
-/** `request` alone at HOSTILE_CONNECTIONS: its status, body size, statuses seen and latency. */
+/** `request` alone at HOSTILE_CONNECTIONS: its status, body size, statuses seen, latency and workerd CPU per request. */
 async function alone(request: autocannon.Request) {
   const res = await fetch(`${BASE}${request.path}`, { headers: request.headers as Record<string, string> });
   const size = Buffer.byteLength(await res.text());
+  const cpuBefore = workerdCpuMs(server.pid!);
   const result = await autocannon({
     url: BASE,
     connections: HOSTILE_CONNECTIONS,
@@ -127,10 +128,12 @@ async function alone(request: autocannon.Request) {
     requests: [request],
     timeout: 10,
   });
+  const cpu = (workerdCpuMs(server.pid!) - cpuBefore) / Math.max(1, result.requests.total);
   const statuses = Object.keys(result.statusCodeStats ?? {});
   const line =
     `${res.status}, ${size} bytes; ${result.requests.total} requests, ` +
-    `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms` +
+    `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, ` +
+    `workerd CPU ${cpu.toFixed(1)} ms per request` +
     `${statuses.join("") !== String(res.status) ? `; statuses ${statuses.join(", ")}` : ""}` +
     `${result.errors || result.timeouts ? `; ${result.errors} errors, ${result.timeouts} timeouts` : ""}`;
   return { status: res.status, size, statuses, result, line };
@@ -140,6 +143,7 @@ async function alone(request: autocannon.Request) {
  * Each hostile request alone: latency under a load of its own kind, and its
  * answer's size. A small 400 is measured the same way first, as the
  * machine's baseline: if it is slow too, the machine is, not the input.
+ * workerd's CPU time per request tells the same apart on a busy machine.
  */
 async function hostilePhase(key: string): Promise<boolean> {
   let ok = true;
