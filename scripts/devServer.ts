@@ -1,6 +1,7 @@
 /**
  * Shared by the load test and the benchmark: a local `wrangler dev` to
- * drive, an API key that skips per-key limits, and workerd's memory.
+ * drive, an API key that skips per-key limits, and memory: workerd's
+ * resident size, and the Worker's own V8 heap read through the inspector.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -13,9 +14,13 @@ export async function unmeteredKey(label: string): Promise<string> {
   return key;
 }
 
-/** `wrangler dev` on loopback, in its own process group (kill with -pid). */
-export function startDevServer(port: number): ChildProcess {
-  return spawn("wrangler", ["dev", "--port", String(port), "--ip", "127.0.0.1", "--log-level", "warn"], {
+/**
+ * `wrangler dev` on loopback, in its own process group (kill with -pid),
+ * with its inspector on `inspectorPort` when given (see workerHeapBytes).
+ */
+export function startDevServer(port: number, inspectorPort?: number): ChildProcess {
+  const inspector = inspectorPort ? ["--inspector-port", String(inspectorPort)] : [];
+  return spawn("wrangler", ["dev", "--port", String(port), "--ip", "127.0.0.1", ...inspector, "--log-level", "warn"], {
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
   });
@@ -34,8 +39,8 @@ export async function waitUntilUp(server: ChildProcess, base: string): Promise<v
   throw new Error("wrangler dev did not start");
 }
 
-export /** Resident memory (kB) of every workerd process started under `root`. */
-function workerdRssKb(root: number): number {
+/** The workerd processes started under `root`. */
+function workerdPids(root: number): number[] {
   const parents = new Map<number, number>();
   const names = new Map<number, string>();
   for (const entry of readdirSync("/proc")) {
@@ -54,11 +59,75 @@ function workerdRssKb(root: number): number {
     for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === root) return true;
     return false;
   };
+  return [...names].filter(([pid, name]) => name.startsWith("workerd") && descends(pid)).map(([pid]) => pid);
+}
+
+/** Resident memory (kB) of every workerd process started under `root`. */
+export function workerdRssKb(root: number): number {
   let total = 0;
-  for (const [pid, name] of names) {
-    if (!name.startsWith("workerd") || !descends(pid)) continue;
+  for (const pid of workerdPids(root)) {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   }
   return total;
+}
+
+/**
+ * CPU time (ms, user and system) that the workerd processes under `root`
+ * have used: per request, the runtime's cost of an answer, which unlike its
+ * latency does not depend on what else the machine is running.
+ */
+export function workerdCpuMs(root: number): number {
+  // utime and stime are fields 14 and 15 of /proc/PID/stat, in clock ticks (100 a second on Linux).
+  let ticks = 0;
+  for (const pid of workerdPids(root)) {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
+}
+
+/**
+ * Bytes of the Worker's V8 heap in use after a full garbage collection: what
+ * the Worker itself keeps alive, apart from the runtime around it. Read
+ * through wrangler's inspector proxy; taking a heap snapshot forces the
+ * collection (the proxy does not answer HeapProfiler.collectGarbage).
+ */
+export async function workerHeapBytes(inspectorPort: number): Promise<number> {
+  const base = `127.0.0.1:${inspectorPort}`;
+  for (let i = 0; i < 60; i++) {
+    const targets = (await (await fetch(`http://${base}/json`)).json()) as unknown[];
+    if (targets.length > 0) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  // The proxy only admits local origins.
+  const ws = new WebSocket(`ws://${base}/ws`, { headers: { Origin: "http://localhost" } } as never);
+  await new Promise((resolve, reject) => {
+    ws.addEventListener("open", resolve);
+    ws.addEventListener("error", () => reject(new Error("cannot reach the Worker's inspector")));
+  });
+  const waiting = new Map<number, (result: Record<string, unknown>) => void>();
+  ws.addEventListener("message", (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: Record<string, unknown> };
+    if (message.id !== undefined) waiting.get(message.id)?.(message.result ?? {});
+  });
+  let next = 0;
+  const send = (method: string, params: object = {}) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const id = ++next;
+      const timer = setTimeout(() => reject(new Error(`inspector: no answer to ${method}`)), 60_000);
+      waiting.set(id, (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    await send("HeapProfiler.enable");
+    await send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    return Number((await send("Runtime.getHeapUsage")).usedSize);
+  } finally {
+    ws.close();
+  }
 }

@@ -78,7 +78,7 @@ describe("per-key rate limits", () => {
     expect((await limited.json<any>()).error.code).toBe("rate_limited");
     // Other keys have their own budget.
     expect((await get("/debtors/addresses?name=nobody", "other-standard-key")).status).toBe(200);
-  });
+  }, 60_000);
 
   it("gives bulk and unmetered keys more room", async () => {
     await putKey("bulk-key", { rateLimit: "bulk" });
@@ -88,5 +88,5 @@ describe("per-key rate limits", () => {
       for (let i = 0; i < 650; i++) statuses.add((await get("/debtors/addresses?name=nobody", key)).status);
       expect([...statuses]).toEqual([200]);
     }
-  });
+  }, 60_000);
 });

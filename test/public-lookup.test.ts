@@ -1,4 +1,7 @@
+import { Hono } from "hono";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { AppEnv } from "../src/http/context.ts";
+import { clientAddress } from "../src/http/rateLimit.ts";
 import { daysAgo, filing, get, getJson, load, party } from "./helpers.ts";
 
 // Filed 2,000 days ago, it lapsed at five years (174 days ago) unless continued
@@ -80,5 +83,33 @@ describe("GET /filings (public)", () => {
     expect(limited.headers.get("retry-after")).toBe("60");
     expect((await limited.json<any>()).error.code).toBe("rate_limited");
     expect((await lookup("initial_financing_number=NOPE-2", "198.51.100.24")).status).toBe(200);
+  });
+});
+
+describe("client addresses", () => {
+  it("counts IPv6 clients by their /64 network, so rotating addresses within it does not reset the limit", async () => {
+    let allowed = 0;
+    let status = 200;
+    for (let i = 1; status !== 429 && i <= 121; i++) {
+      status = (await lookup("initial_financing_number=NOPE-3", `2001:db8:7:1:${i.toString(16)}::${i}`)).status;
+      if (status === 200) allowed += 1;
+    }
+    expect(status).toBe(429);
+    expect(allowed).toBeGreaterThanOrEqual(60);
+    expect((await lookup("initial_financing_number=NOPE-3", "2001:db8:7:2::1")).status).toBe(200);
+  });
+
+  it.each([
+    ["203.0.113.9", "203.0.113.9"],
+    ["2001:DB8:0:0:1:2:3:4", "2001:db8:0:0::/64"],
+    ["2001:db8::1", "2001:db8:0:0::/64"],
+    ["2001:0db8:00a0:0001::ff", "2001:db8:a0:1::/64"],
+    ["::1", "0:0:0:0::/64"],
+    ["::ffff:198.51.100.4", "198.51.100.4"],
+    [undefined, "unknown"],
+  ])("reads %s as the client %s", async (header, expected) => {
+    const app = new Hono<AppEnv>().get("/", (c) => c.text(clientAddress(c)));
+    const res = await app.request("/", { headers: header ? { "cf-connecting-ip": header } : {} });
+    expect(await res.text()).toBe(expected);
   });
 });

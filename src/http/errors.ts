@@ -53,30 +53,65 @@ export function unavailable(dependency: "database" | "key store"): ApiError {
   );
 }
 
+/** Largest error body, in bytes of JSON, whatever the request held. */
+export const MAX_ERROR_BODY_BYTES = 2048;
+const MAX_MESSAGE_CHARS = 300;
+const MAX_DETAILS = 10;
+const MAX_PARAMETER_CHARS = 64;
+const MAX_DETAIL_CHARS = 800;
+
+/** `text` cut to `max` characters (never inside a surrogate pair), marked with an ellipsis. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = /[\uD800-\uDBFF]$/.test(text.slice(0, max)) ? max - 1 : max;
+  return `${text.slice(0, cut)}…`;
+}
+
+/**
+ * The one place an error becomes a response. Whatever an error carries, its
+ * body stays within MAX_ERROR_BODY_BYTES: each text is clipped, and should
+ * the whole still be too large, trailing details are left out.
+ */
 export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
   for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
   // Errors are answers about this request only: never cache them.
   c.header("Cache-Control", "no-store");
-  return c.json(
-    {
-      error: {
-        code: err.code,
-        message: err.message,
-        ...(err.details ? { details: err.details } : {}),
-      },
+  const details = err.details
+    ?.slice(0, MAX_DETAILS)
+    .map((d) => ({ parameter: clip(d.parameter, MAX_PARAMETER_CHARS), message: clip(d.message, MAX_DETAIL_CHARS) }));
+  const serialize = () =>
+    JSON.stringify({
+      error: { code: err.code, message: clip(err.message, MAX_MESSAGE_CHARS), ...(details ? { details } : {}) },
       response_metadata: responseMetadata(c),
-    },
-    err.status,
-  );
+    });
+  let body = serialize();
+  while (details && details.length > 0 && utf8Length(body) > MAX_ERROR_BODY_BYTES) {
+    details.pop();
+    body = serialize();
+  }
+  c.header("Content-Type", "application/json");
+  return c.body(body, err.status);
 }
 
-/** Turns a failed query-parameter validation into a 400 naming each parameter. */
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).byteLength;
+}
+
+/**
+ * Turns a failed query-parameter validation into a 400 with one detail per
+ * bad parameter (its messages joined, should a parameter fail more than one
+ * check).
+ */
 export function invalidParameters(error: ZodError): ApiError {
-  const details = error.issues.map((issue) => ({
-    parameter: String(issue.path[0] ?? "query"),
-    message: issue.message,
-  }));
-  const names = [...new Set(details.map((d) => d.parameter))];
+  const messages = new Map<string, Set<string>>();
+  for (const issue of error.issues) {
+    const parameter = String(issue.path[0] ?? "query");
+    const seen = messages.get(parameter) ?? new Set<string>();
+    seen.add(issue.message);
+    messages.set(parameter, seen);
+  }
+  const details = [...messages].map(([parameter, m]) => ({ parameter, message: [...m].join("; ") }));
+  const names = [...messages.keys()];
   return new ApiError(
     400,
     "invalid_parameter",

@@ -4,7 +4,7 @@
  * parameter in the OpenAPI description.
  */
 import { z } from "@hono/zod-openapi";
-import { canonicalIndustry, INDUSTRIES } from "../domain/industries.ts";
+import { canonicalIndustry, INDUSTRIES, type Industry } from "../domain/industries.ts";
 import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH, US_ZIP } from "../domain/limits.ts";
 import { debtorNameKey, securedNameWords } from "../domain/names.ts";
 import { isStateCode, STATE_CODES } from "../domain/states.ts";
@@ -34,44 +34,109 @@ export const state = text("a two-letter state code")
     description: `Two-letter US state or territory code, case-insensitive: ${STATE_CODES.join(", ")}.`,
   });
 
-export const page = z.coerce
-  .number({ error: `must be an integer from 1 to ${MAX_PAGE}` })
-  .int({ error: `must be an integer from 1 to ${MAX_PAGE}` })
-  .min(1, { error: `must be an integer from 1 to ${MAX_PAGE}` })
-  .max(MAX_PAGE, { error: `must be an integer from 1 to ${MAX_PAGE}` })
-  .default(1)
-  .openapi({ type: "integer", minimum: 1, maximum: MAX_PAGE, default: 1, description: "Page number, from 1." });
+/**
+ * A whole number from `min` to `max`, written in decimal digits only: no
+ * sign, exponent, hex prefix, decimal point or surrounding space, so
+ * `0x10`, `1e4`, `+3` and ` 3` are refused rather than read as numbers.
+ * The length check runs first, so a long value is refused unread.
+ */
+function integer(min: number, max: number) {
+  const message = `must be an integer from ${min} to ${max}, in decimal digits only`;
+  return text(`an integer from ${min} to ${max}`)
+    .regex(new RegExp(`^[0-9]{1,${String(max).length}}$`), { error: message, abort: true })
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, { error: message });
+}
+
+export const page = optional(integer(1, MAX_PAGE))
+  .transform((p) => p ?? 1)
+  .openapi({
+    type: "integer",
+    minimum: 1,
+    maximum: MAX_PAGE,
+    default: 1,
+    description: "Page number, from 1, in decimal digits.",
+    example: 1,
+  });
+
+/** At most each industry once. */
+export const MAX_INDUSTRY_ITEMS = INDUSTRIES.length;
+/**
+ * Longest `industry` value, in characters: all 15 industries with commas
+ * take 293, so this leaves room for spaces around the commas. Checked
+ * before the list is split, so the work of refusing it stays small.
+ */
+export const MAX_INDUSTRY_LENGTH = 500;
+/** Offending items a refusal names. */
+const NAMED = 3;
+
+/** "item 2", "items 2 and 5", "items 2, 5, 9 and 37 more": a few positions, and a count of the rest. */
+function items(positions: number[]): string {
+  const shown = positions.slice(0, NAMED);
+  const more = positions.length - shown.length;
+  const head = shown.join(", ");
+  if (more > 0) return `items ${head} and ${more} more`;
+  if (shown.length === 1) return `item ${head}`;
+  return `items ${head.replace(/, (\d+)$/, " and $1")}`;
+}
+
+/**
+ * Reads a comma list of industries. Empty, unknown and repeated items are
+ * one message for the whole parameter, naming a few of them by position
+ * (never echoing what was sent), however many there are.
+ */
+function industryList(raw: string, ctx: z.core.$RefinementCtx<string>): Industry[] {
+  const found = new Set<Industry>();
+  const empty: number[] = [];
+  const unknown: number[] = [];
+  const repeated = new Set<Industry>();
+  for (const [i, item] of raw.split(",").entries()) {
+    const label = item.trim();
+    const industry = canonicalIndustry(label);
+    if (label === "") empty.push(i + 1);
+    else if (!industry) unknown.push(i + 1);
+    else if (found.has(industry)) repeated.add(industry);
+    else found.add(industry);
+  }
+  const problems = [
+    empty.length > 0 ? `empty: ${items(empty)}` : "",
+    unknown.length > 0 ? `not an industry: ${items(unknown)}` : "",
+    repeated.size > 0
+      ? `repeated: ${[...repeated].slice(0, NAMED).join(", ")}${repeated.size > NAMED ? " and more" : ""}`
+      : "",
+  ].filter((p) => p !== "");
+  if (problems.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must list distinct industries separated by commas (${problems.join("; ")}); allowed: ${INDUSTRIES.join(", ")}`,
+    });
+  }
+  return [...found];
+}
 
 export const industry = optional(
   text("a comma-separated list of industries")
-    .transform((raw, ctx) => {
-      const out = new Set<string>();
-      for (const [i, label] of raw.split(",").entries()) {
-        const found = canonicalIndustry(label);
-        if (found) out.add(found);
-        else {
-          ctx.addIssue({
-            code: "custom",
-            message: `item ${i + 1} is not an allowed industry; allowed: ${INDUSTRIES.join(", ")}`,
-          });
-        }
-      }
-      return [...out];
+    .max(MAX_INDUSTRY_LENGTH, {
+      error: `must be at most ${MAX_INDUSTRY_LENGTH} characters: each of the ${MAX_INDUSTRY_ITEMS} industries at most once, separated by commas`,
+      abort: true,
     })
+    .transform(industryList)
     .openapi({
       // A comma-separated list is an array in form style, not exploded (`industry=A,B`).
       type: "array",
       items: { type: "string", enum: [...INDUSTRIES] },
+      maxItems: MAX_INDUSTRY_ITEMS,
+      uniqueItems: true,
       param: { style: "form", explode: false },
-      description:
-        "Comma-separated debtor industries, case-insensitive; a filing matches if any debtor has one of them.",
+      description: `Comma-separated debtor industries, case-insensitive, each at most once (at most ${MAX_INDUSTRY_ITEMS} items and ${MAX_INDUSTRY_LENGTH} characters); a filing matches if any debtor has one of them.`,
     }),
 );
 
 export const name = text("a name")
   .trim()
   .min(1, { error: "is required", abort: true })
-  .max(MAX_NAME_LENGTH, { error: `must be at most ${MAX_NAME_LENGTH} characters` });
+  // Abort: a refused name is not also run through the match-key checks below.
+  .max(MAX_NAME_LENGTH, { error: `must be at most ${MAX_NAME_LENGTH} characters`, abort: true });
 
 /** An exact debtor name; it must leave a match key once noise is removed. */
 export const debtorName = name

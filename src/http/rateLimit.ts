@@ -1,28 +1,62 @@
 /**
- * Per-client-address limit for the public endpoint, with Cloudflare's rate
- * limiting binding. The limiter protects capacity rather than data, so if it
- * cannot answer the request goes through (and the failure is logged).
+ * Per-client-address limits, with Cloudflare's rate limiting bindings: the
+ * public endpoint's request limit here, and the failed-key-check limit of
+ * src/http/auth.ts. The limiters protect capacity rather than data, so if
+ * one cannot answer the request goes through (and the failure is logged).
+ *
+ * The client address is `CF-Connecting-IP`, which Cloudflare's edge sets on
+ * every request it forwards to the Worker (a value the client sent is not
+ * passed through). Without it (local dev, tests) every request counts as one
+ * client, `unknown`.
  */
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./context.ts";
 import { log } from "./context.ts";
 import { ApiError } from "./errors.ts";
 
-/** The binding's window (wrangler.toml `simple.period`), sent as Retry-After. */
+/** The bindings' window (wrangler.toml `simple.period`), sent as Retry-After. */
 export const RATE_LIMIT_PERIOD_SECONDS = 60;
 
-export const limitByClientAddress = createMiddleware<AppEnv>(async (c, next) => {
-  const client = c.req.header("cf-connecting-ip") ?? "unknown";
-  let allowed = true;
+/**
+ * The address a limit counts against: an IPv4 address as is; an IPv6 address
+ * by its /64 network, since one subscriber is usually given a whole /64 and
+ * could otherwise take a fresh address for every request.
+ */
+export function clientAddress(c: Context<AppEnv>): string {
+  const ip = c.req.header("cf-connecting-ip")?.trim().toLowerCase();
+  if (!ip) return "unknown";
+  if (!ip.includes(":")) return ip;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+  if (mapped) return mapped[1]!;
+  const [head = "", tail] = ip.split("::", 2);
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups =
+    tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}
+
+/** Counts one event for `key` on `limiter`; true while within budget, or if the limiter fails. */
+export async function withinLimit(c: Context<AppEnv>, limiter: RateLimit, key: string): Promise<boolean> {
   try {
-    allowed = (await c.env.PUBLIC_LOOKUPS.limit({ key: client })).success;
+    return (await limiter.limit({ key })).success;
   } catch (err) {
     log(c, "warn", { event: "rate_limiter_failure", error: err instanceof Error ? err.name : "unknown" });
+    return true;
   }
-  if (!allowed) {
-    throw new ApiError(429, "rate_limited", "Too many requests from this address; retry later.", undefined, {
-      "Retry-After": String(RATE_LIMIT_PERIOD_SECONDS),
-    });
+}
+
+export function rateLimited(message: string): ApiError {
+  return new ApiError(429, "rate_limited", message, undefined, { "Retry-After": String(RATE_LIMIT_PERIOD_SECONDS) });
+}
+
+export const limitByClientAddress = createMiddleware<AppEnv>(async (c, next) => {
+  if (!(await withinLimit(c, c.env.PUBLIC_LOOKUPS, clientAddress(c)))) {
+    throw rateLimited("Too many requests from this address; retry later.");
   }
   await next();
 });

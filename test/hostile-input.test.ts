@@ -1,0 +1,174 @@
+/**
+ * Bounded answers to hostile input: whatever a request holds (a 65 KB comma
+ * list, a huge name, thousands of repeated parameters, numbers in other
+ * notations), the 400 names each bad parameter once and its body stays under
+ * MAX_ERROR_BODY_BYTES; the parsers refuse oversized values before working
+ * through them. Speed is measured by `npm run loadtest`, not here.
+ */
+import { Hono } from "hono";
+import { beforeAll, describe, expect, it } from "vitest";
+import { INDUSTRIES } from "../src/domain/industries.ts";
+import { MAX_CACHED_URL_LENGTH } from "../src/http/caching.ts";
+import { ApiError, errorResponse, MAX_ERROR_BODY_BYTES } from "../src/http/errors.ts";
+import { industry, MAX_INDUSTRY_LENGTH } from "../src/http/params.ts";
+import { filing, get, load, registerKeys } from "./helpers.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
+
+/** A 400's body, checked for size and for one detail per parameter. */
+async function refusal(path: string) {
+  const res = await get(path);
+  const text = await res.text();
+  expect(res.status, text.slice(0, 300)).toBe(400);
+  expect(bytes(text)).toBeLessThan(MAX_ERROR_BODY_BYTES);
+  const body = JSON.parse(text);
+  expect(body.error.code).toBe("invalid_parameter");
+  const named = body.error.details.map((d: { parameter: string }) => d.parameter);
+  expect(new Set(named).size).toBe(named.length);
+  return { body, size: bytes(text), named };
+}
+
+beforeAll(async () => {
+  await registerKeys();
+  await load([filing()]);
+});
+
+describe("list parameters", () => {
+  it("answers a 65 KB comma list with a small 400 naming industry once", async () => {
+    const { body, named } = await refusal(`/filings/recent-by-state?state=CA&industry=${",".repeat(65_000)}`);
+    expect(named).toEqual(["industry"]);
+    expect(body.error.details[0].message).toContain(`at most ${MAX_INDUSTRY_LENGTH} characters`);
+  });
+
+  it("refuses an oversized list before splitting it, so the answer does not grow with the input", async () => {
+    // The transform that reads items never runs: its messages are absent.
+    const result = industry.safeParse(`${"Manufacturing,".repeat(4_000)}x`);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues).toHaveLength(1);
+    expect(result.error?.issues[0]?.message).not.toMatch(/empty:|not an industry:|repeated:/);
+    const small = await refusal(`/filings/recent-by-state?state=CA&industry=${",".repeat(600)}`);
+    const huge = await refusal(`/filings/recent-by-state?state=CA&industry=${",".repeat(65_000)}`);
+    expect(huge.size).toBe(small.size);
+  });
+
+  it("gives empty, unknown and repeated items one detail that names a few of them by position", async () => {
+    const items = [
+      "",
+      "Widgets",
+      ..."abcdefgh".split("").map((c) => c.repeat(45)),
+      "manufacturing",
+      "Manufacturing",
+      "",
+    ];
+    const { body, named } = await refusal(
+      `/filings/recent-by-state?state=CA&industry=${encodeURIComponent(items.join(","))}`,
+    );
+    expect(named).toEqual(["industry"]);
+    expect(body.error.details[0].message).toBe(
+      "must list distinct industries separated by commas (empty: items 1 and 13; not an industry: items 2, 3, 4 and 6 more; repeated: Manufacturing); " +
+        `allowed: ${INDUSTRIES.join(", ")}`,
+    );
+  });
+
+  it("never echoes what was sent", async () => {
+    const { body } = await refusal(
+      `/filings/recent-by-state?state=CA&industry=${encodeURIComponent("Real Estate,<script>x</script>")}`,
+    );
+    expect(body.error.details[0].message).toContain("(not an industry: item 2)");
+    expect(JSON.stringify(body)).not.toContain("script");
+  });
+
+  it("refuses a list that repeats one industry up to the length limit, with one detail", async () => {
+    const list = Array(35).fill("Manufacturing").join(",");
+    expect(list.length).toBeLessThanOrEqual(MAX_INDUSTRY_LENGTH);
+    const { body, named } = await refusal(`/filings/recent-by-state?state=CA&industry=${list}`);
+    expect(named).toEqual(["industry"]);
+    expect(body.error.details[0].message).toContain("(repeated: Manufacturing)");
+  });
+
+  it("still accepts all fifteen industries, each once, with spaces around the commas", async () => {
+    const res = await get(
+      `/filings/recent-by-state?state=CA&industry=${encodeURIComponent(
+        "Construction & Trades , Retail & E-commerce, Real Estate,Equipment,Finance & Investments,Food & Beverage,Professional Services,Health & Wellness,Education & Training,Transportation & Logistics,Manufacturing,Arts & Entertainment,Automotive Services & Sales,Energy & Utilities,Agriculture & Farming",
+      )}`,
+    );
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("other oversized input", () => {
+  it("answers a 60,000-character name with a small 400 naming name once", async () => {
+    const { named } = await refusal(`/debtors/search?state=CA&name=${"x".repeat(60_000)}`);
+    expect(named).toEqual(["name"]);
+  });
+
+  it("answers a parameter repeated 7,000 times with a small 400 naming it once", async () => {
+    const { body, named } = await refusal(`/filings/recent-by-state?${"state=CA&".repeat(7_000)}`);
+    expect(named).toEqual(["state"]);
+    expect(body.error.details[0].message).toBe("must be given once, as a two-letter state code");
+  });
+
+  it("answers several bad parameters with one detail each", async () => {
+    const { named } = await refusal(
+      `/filings/recent-by-postal-code?postal_code=x&industry=${",".repeat(300)}Widgets&envelope=c&page=1e4&page=2`,
+    );
+    expect(named.sort()).toEqual(["envelope", "industry", "page", "postal_code"]);
+  });
+});
+
+describe("the edge cache", () => {
+  it("is not consulted for a URL longer than any valid lookup's", async () => {
+    const path = "/filings/recent-by-state?state=CA";
+    expect((await get(path)).headers.get("x-cache")).not.toBeNull();
+    const padded = await get(`${path}&utm_source=${"x".repeat(MAX_CACHED_URL_LENGTH)}`);
+    expect(padded.status).toBe(200);
+    expect(padded.headers.get("x-cache")).toBeNull();
+  });
+});
+
+describe("integers", () => {
+  it.each(["0x10", "1e4", "+3", "-1", " 3", "3 ", "3.0", "1_000", "0", "10001", "010000", "٣", "99999999999999999999"])(
+    "refuses page=%s as not an integer from 1 to 10000 in decimal digits",
+    async (page) => {
+      const { body, named } = await refusal(`/filings/recent-by-state?state=CA&page=${encodeURIComponent(page)}`);
+      expect(named).toEqual(["page"]);
+      expect(body.error.details[0].message).toBe("must be an integer from 1 to 10000, in decimal digits only");
+    },
+  );
+
+  it("reads decimal digits, leading zeros included, and treats an empty page as absent", async () => {
+    for (const [page, expected] of [
+      ["3", 3],
+      ["0003", 3],
+      ["10000", 10_000],
+      ["", 1],
+    ] as const) {
+      const res = await get(`/filings/recent-by-state?state=CA&page=${page}`);
+      expect(res.status, page).toBe(200);
+      expect((await res.json<any>()).pagination.current_page).toBe(expected);
+    }
+  });
+});
+
+describe("error bodies", () => {
+  it("stay under the cap in errorResponse, whatever an error carries", async () => {
+    const app = new Hono();
+    const huge = "\u0000".repeat(10_000);
+    app.get("/", (c) =>
+      errorResponse(
+        c as never,
+        new ApiError(
+          400,
+          "invalid_parameter",
+          huge,
+          Array.from({ length: 500 }, (_, i) => ({ parameter: `${huge}${i}`, message: huge })),
+        ),
+      ),
+    );
+    const res = await app.request("/");
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    expect(bytes(text)).toBeLessThanOrEqual(MAX_ERROR_BODY_BYTES);
+    expect(JSON.parse(text).error.code).toBe("invalid_parameter");
+  });
+});
