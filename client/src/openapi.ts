@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * One filing by number (public)
-         * @description The filing with this initial financing number, with its parties and amendments, in envelope B. Numbers are unique only within a state: without `state`, every state's filing with the number is listed. An unknown number is a 200 with an empty list. No API key; limited to 60 requests a minute per client address.
+         * @description The filing with this initial financing number, with its parties and amendments, in envelope B. Numbers are unique only within a state: without `state`, every state's filing with the number is listed. An unknown number is a 200 with an empty list. Each filing also carries what the filing office recorded beyond envelope B: `filing_kind` (UCC filing or tax or judgment lien), `lapse_date_source` (office or estimated), `filing_office`, `collateral`, and each amendment's kind. No API key; limited to 60 requests a minute per client address.
          */
         get: operations["lookupFiling"];
         put?: never;
@@ -188,35 +188,49 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description An address in envelope A. */
+        /** @description An address in envelope A, as the filing office recorded it. */
         AddressA: {
-            street1: string;
-            city: string;
-            /** @example CA */
-            state: string;
+            /** @description Street address. Null when the filing office did not record it. */
+            street1: string | null;
+            /** @description City. Null when the filing office did not record it. */
+            city: string | null;
             /**
-             * @description Five digits or ZIP+4.
+             * @description Two-letter state code; for a foreign address, its region as written. Null when the filing office did not record it.
+             * @example CA
+             */
+            state: string | null;
+            /**
+             * @description Five digits or ZIP+4 (12345-6789) for a US address; a foreign postal code as written. Null when the filing office did not record it.
              * @example 94107
              */
-            zip_code: string;
+            zip_code: string | null;
         };
         /** @description An address in envelope B, with its country and a map link. */
         AddressB: {
-            street1: string;
-            city: string;
-            /** @example CA */
-            state: string;
+            /** @description Street address. Null when the filing office did not record it. */
+            street1: string | null;
+            /** @description City. Null when the filing office did not record it. */
+            city: string | null;
             /**
-             * @description Five digits or ZIP+4.
+             * @description Two-letter state code; for a foreign address, its region as written. Null when the filing office did not record it.
+             * @example CA
+             */
+            state: string | null;
+            /**
+             * @description Five digits or ZIP+4 (12345-6789) for a US address; a foreign postal code as written. Null when the filing office did not record it.
              * @example 94107
              */
-            zip_code: string;
+            zip_code: string | null;
+            /**
+             * @description ISO 3166-1 alpha-2 country code. Null when the filing office did not record it.
+             * @example US
+             */
             country: string | null;
             /**
              * Format: uri
-             * @description Map search for the address.
+             * @description Map search for the recorded parts of the address; null when none was recorded.
              */
-            maps_url: string;
+            maps_url: string | null;
         };
         /** @description An amendment (UCC-3) of the filing. */
         Amendment: {
@@ -228,6 +242,29 @@ export interface components {
              */
             amendment_financing_date: string;
             amendment_financing_type_description: string;
+        };
+        /** @description An amendment with its kind and what the office recorded with it. */
+        AmendmentFull: {
+            amendment_financing_number: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             * @example 2026-09-08T14:03:11Z
+             */
+            amendment_financing_date: string;
+            amendment_financing_type_description: string;
+            /**
+             * @description What the amendment does, read from the office's description: `reinstatement` revokes an earlier termination; `other` is a kind the office names that none of the others is (its description is kept as given).
+             * @enum {string}
+             */
+            amendment_kind: "continuation" | "termination" | "reinstatement" | "assignment" | "party_change" | "collateral_change" | "other";
+            /**
+             * Format: date
+             * @description YYYY-MM-DD: the lapse date the office recorded with this amendment, if any.
+             */
+            amendment_lapse_date: string | null;
+            /** @description Collateral text filed with this amendment, if any. */
+            amendment_collateral: string | null;
         };
         /** @description A co-borrower: another debtor on the debtor's filings. */
         AssociatedDebtor: {
@@ -331,6 +368,42 @@ export interface components {
             involved_parties: components["schemas"]["InvolvedPartiesB"];
             amendments?: components["schemas"]["Amendment"][];
         };
+        /** @description A filing as the public lookup shows it: envelope B and the office's record. */
+        LienFull: {
+            initial_financing_number: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             * @example 2026-09-08T14:03:11Z
+             */
+            initial_financing_date: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD: the filing office's lapse date when it gave one (see `lapse_date_source`), else computed from the filing kind; null for a filing that does not lapse.
+             */
+            estimated_lien_lapse_date: string | null;
+            /** @enum {string} */
+            estimated_lien_status: "Active" | "Lapsed" | "Terminated";
+            jurisdiction_state: string;
+            /** @description The filing state's own UCC search page. */
+            search_url: string;
+            involved_parties: components["schemas"]["InvolvedPartiesB"];
+            amendments: components["schemas"]["AmendmentFull"][];
+            /**
+             * @description What the filing is: a UCC financing statement (`standard`, `manufactured_home`, `public_finance`, `transmitting_utility`, `agricultural_lien`) or a lien the state's UCC index carries (`state_tax_lien`, `federal_tax_lien`, `judgment_lien`, `other_lien`).
+             * @enum {string}
+             */
+            filing_kind: "standard" | "manufactured_home" | "public_finance" | "transmitting_utility" | "agricultural_lien" | "state_tax_lien" | "federal_tax_lien" | "judgment_lien" | "other_lien";
+            /**
+             * @description `office`: the lapse date is the filing office's, as given. `estimated`: computed from the filing kind and continuations (or an office date extended by a later continuation).
+             * @enum {string}
+             */
+            lapse_date_source: "office" | "estimated";
+            /** @description The filing office as the source data names it. */
+            filing_office: string | null;
+            /** @description The collateral description as filed, if the source carries it. */
+            collateral: string | null;
+        };
         /** @description A page of filings in envelope A, with `pagination`. */
         LienPageA: {
             ucc_liens: components["schemas"]["LienA"][];
@@ -340,6 +413,11 @@ export interface components {
         /** @description A page of filings in envelope B: no `pagination`; see `next_page`. */
         LienPageB: {
             ucc_liens: components["schemas"]["LienB"][];
+            response_metadata: components["schemas"]["ResponseMetadataB"];
+        };
+        /** @description The public lookup's page: full filings in envelope B. */
+        LienPageFull: {
+            ucc_liens: components["schemas"]["LienFull"][];
             response_metadata: components["schemas"]["ResponseMetadataB"];
         };
         /** @description Envelope A's counted pages. */
@@ -586,7 +664,7 @@ export interface operations {
                 initial_financing_number: string;
                 /** @description The filing's state, when the number alone is ambiguous. */
                 state?: string;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
             header?: {
@@ -613,7 +691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LienPageB"];
+                    "application/json": components["schemas"]["LienPageFull"];
                 };
             };
             /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
@@ -645,9 +723,9 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Comma-separated debtor industries, case-insensitive; a filing matches if any debtor has one of them. */
+                /** @description Comma-separated debtor industries, case-insensitive, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. */
                 industry?: ("Construction & Trades" | "Retail & E-commerce" | "Real Estate" | "Equipment" | "Finance & Investments" | "Food & Beverage" | "Professional Services" | "Health & Wellness" | "Education & Training" | "Transportation & Logistics" | "Manufacturing" | "Arts & Entertainment" | "Automotive Services & Sales" | "Energy & Utilities" | "Agriculture & Farming")[];
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
             header?: {
@@ -707,11 +785,11 @@ export interface operations {
                  * @example 90010
                  */
                 postal_code: string;
-                /** @description Comma-separated debtor industries, case-insensitive; a filing matches if any debtor has one of them. */
+                /** @description Comma-separated debtor industries, case-insensitive, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. */
                 industry?: ("Construction & Trades" | "Retail & E-commerce" | "Real Estate" | "Equipment" | "Finance & Investments" | "Food & Beverage" | "Professional Services" | "Health & Wellness" | "Education & Training" | "Transportation & Logistics" | "Manufacturing" | "Arts & Entertainment" | "Automotive Services & Sales" | "Energy & Utilities" | "Agriculture & Farming")[];
                 /** @description Response shape (case-insensitive): `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
                 envelope?: "a" | "b";
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
             header?: {
@@ -771,7 +849,7 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
             header?: {
@@ -840,7 +918,7 @@ export interface operations {
                 borrower_type?: "Organization" | "Individual";
                 /** @description Response shape (case-insensitive): `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
                 envelope?: "a" | "b";
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
             header?: {
@@ -902,7 +980,7 @@ export interface operations {
                 name: string;
                 /** @description Only debtors filed in this state. Default: every state. */
                 state?: string;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
             header?: {
@@ -967,7 +1045,7 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
             header?: {
@@ -1027,7 +1105,7 @@ export interface operations {
                  * @example Harbor Manufacturing Inc
                  */
                 name: string;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
             header?: {
@@ -1092,7 +1170,7 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
             header?: {
