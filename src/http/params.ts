@@ -56,7 +56,6 @@ export const page = optional(integer(1, MAX_PAGE))
     maximum: MAX_PAGE,
     default: 1,
     description: "Page number, from 1, in decimal digits.",
-    example: 1,
   });
 
 /** At most each industry once. */
