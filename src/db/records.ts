@@ -6,7 +6,7 @@
  */
 
 import { type AmendmentKind, type FilingKind, lapseDate, terminatedAt } from "../domain/lifecycle.ts";
-import { debtorNameKey, securedNameWords, significantWords, wordSound } from "../domain/names.ts";
+import { debtorKey, securedNameWords, significantWords, wordSound } from "../domain/names.ts";
 import type { amendments, debtorNameSounds, debtorParties, facetDays, filings, securedParties } from "./schema.ts";
 
 export interface AddressRecord {
@@ -92,7 +92,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       position,
       type: p.type,
       name: p.name,
-      nameKey: debtorNameKey(p.name),
+      nameKey: debtorKey(p.name, p.type),
       industry: p.label ?? null,
       ...addressColumns(p.address),
     })),

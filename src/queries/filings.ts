@@ -19,8 +19,8 @@
  * test/query-plans checks every statement with EXPLAIN QUERY PLAN, and
  * test/bounded-work that rows read do not grow with the data.
  */
-import { and, desc, eq, gte, lt, max, or, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, desc, eq, gte, lt, max, notExists, or, type SQL, sql } from "drizzle-orm";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
   type Amendment,
   amendments,
@@ -35,8 +35,9 @@ import {
   type SecuredParty,
   securedParties,
 } from "../db/schema.ts";
-import { securedNameRange } from "../domain/names.ts";
+import { debtorQuery, securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
+import { spansOf, spanWhere } from "./nameMatch.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
 export type Arm = SQL;
@@ -231,19 +232,56 @@ export function recentlyTerminated(db: Db, q: { state: string; since: string }):
   };
 }
 
-function debtorFilingCount(db: Db, q: { nameKey: string; state: string }) {
-  return db
-    .select({ total: sql<number>`coalesce(sum(${debtorNames.filingCount}), 0)` })
+/**
+ * How many filings in `state` name a debtor the query finds, exactly, each
+ * once. The organization reading is one key, counted from debtor_names (one
+ * row, however many filings). The individual readings may find several
+ * debtors on one filing (spouses "John" and "Jane" for "J Smith"), so their
+ * filings are counted distinct off the same index ranges the list reads,
+ * leaving out filings the organization key already counted. That part reads
+ * the matched individuals' own filings, never the rest of the data.
+ */
+function debtorFilingCount(db: Db, orgKey: string, personArms: Arm[], state: string) {
+  const orgCount = db
+    .select({ total: sql<number>`coalesce(sum(${debtorNames.filingCount}), 0)`.as("total") })
     .from(debtorNames)
-    .where(and(eq(debtorNames.nameKey, q.nameKey), eq(debtorNames.state, q.state)));
+    .where(and(eq(debtorNames.nameKey, orgKey), eq(debtorNames.state, state)));
+  if (personArms.length === 0) return orgCount;
+  const orgParty = alias(debtorParties, "org_party");
+  // Through the filing's own debtors (debtor_parties_filing): the unary `+`
+  // keeps SQLite from walking the organization's filings instead.
+  const counted = db
+    .select({ one: sql`1` })
+    .from(orgParty)
+    .where(and(eq(orgParty.filingId, sql`person.fid`), sql`+${orgParty.nameKey} = ${orgKey}`));
+  return db
+    .select({ total: sql<number>`count(*) + (${orgCount})`.as("total") })
+    .from(sql`(${sql.join(personArms, sql` union `)}) as person`)
+    .where(notExists(counted));
 }
 
-/** Endpoint 5: every filing in `state` with a debtor whose match key is `nameKey`. */
-export function byDebtorName(db: Db, q: { nameKey: string; state: string }): FilingFilter {
-  return {
-    arms: [debtorArm(db, and(eq(debtorParties.nameKey, q.nameKey), eq(debtorParties.filingState, q.state)))],
-    count: debtorFilingCount(db, q),
-  };
+/**
+ * Endpoint 5: every filing in `state` with a debtor that a search for
+ * `name` finds (src/domain/names.ts, debtorQuery): one arm for the
+ * organization key, in list order off the index; one per individual-name
+ * variant (an exact key, in list order, or a key range, sorted: its cost is
+ * the filings of the individuals in that range).
+ */
+export function byDebtorName(db: Db, q: { name: string; state: string }): FilingFilter {
+  const query = debtorQuery(q.name);
+  const [orgArm, ...personArms] = spansOf(query).map((span) =>
+    debtorArm(
+      db,
+      and(
+        spanWhere(debtorParties.nameKey, span),
+        // A key range is served by debtor_parties_name, the state checked on
+        // its entries; the unary `+` keeps SQLite from reading the whole
+        // state through another index instead.
+        "key" in span ? eq(debtorParties.filingState, q.state) : sql`+${debtorParties.filingState} = ${q.state}`,
+      ),
+    ),
+  );
+  return { arms: [orgArm!, ...personArms], count: debtorFilingCount(db, query.orgKey, personArms, q.state) };
 }
 
 /** Endpoint 9: a filing by its number, in any state unless one is given. */

@@ -1,6 +1,5 @@
 /** Endpoints 5 to 8: a debtor's filings, known addresses, co-borrowers and similar names. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { debtorNameKey } from "../domain/names.ts";
 import { SIMILARITY_THRESHOLD } from "../domain/similarity.ts";
 import type { AppEnv } from "../http/context.ts";
 import { debtorAddressesQuery, debtorAssociatedQuery, debtorSearchQuery, similarQuery } from "../http/params.ts";
@@ -68,7 +67,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(debtorSearchRoute, async (c) => {
     const q = c.req.valid("query");
     const window = { page: q.page, size: PAGE_SIZE_A };
-    const filter = { nameKey: debtorNameKey(q.name), state: q.state };
+    const filter = { name: q.name, state: q.state };
     const page = await withDb(c, (db) => fetchCountedPage(db, byDebtorName(db, filter), window));
     return c.json(lienPageA(c, window, page), 200);
   });
@@ -76,7 +75,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(debtorAddressesRoute, async (c) => {
     const q = c.req.valid("query");
     const { rows, total } = await withDb(c, (db) =>
-      debtorQueries.knownAddresses(db, debtorNameKey(q.name), { page: q.page, size: PAGE_SIZE_A }),
+      debtorQueries.knownAddresses(db, q.name, { page: q.page, size: PAGE_SIZE_A }),
     );
     return c.json(
       { debtor_name: q.name, addresses: rows.map(knownAddress), ...envelopeA(c, q.page, PAGE_SIZE_A, total) },
@@ -87,11 +86,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(debtorAssociatedRoute, async (c) => {
     const q = c.req.valid("query");
     const { rows, total } = await withDb(c, (db) =>
-      debtorQueries.associatedDebtors(
-        db,
-        { nameKey: debtorNameKey(q.name), state: q.state },
-        { page: q.page, size: PAGE_SIZE_A },
-      ),
+      debtorQueries.associatedDebtors(db, { name: q.name, state: q.state }, { page: q.page, size: PAGE_SIZE_A }),
     );
     return c.json(
       {
