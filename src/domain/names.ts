@@ -98,8 +98,10 @@ const ENDING_NOISE_PHRASES: readonly string[] = [
   "limited liability limited partnership",
   "lllp",
   "ltd co",
-  // [CO]: its example lists "ABC Partnership" among the matches for "The ABC Company".
+  // [CO]: its example lists "ABC Partnership" among the matches for "The
+  // ABC Company"; it also drops "the" at the end ("ACME COMPANY, THE").
   "partnership",
+  "the",
   // Professional forms and spaced-out initials, kept from this service's
   // first list (the excerpts of [TN] and [MT] found end before the letter P).
   "professional limited liability company",
@@ -182,7 +184,8 @@ function endsWith(ws: readonly string[], phrase: readonly string[]): boolean {
 /**
  * The words of an organization name that count under UCC search logic: a
  * leading "The" dropped [TX (F)], then ending noise words dropped from the
- * end, repeatedly ("Acme Co., Inc." is "acme"), never the whole name.
+ * end, repeatedly ("Acme Co., Inc." is "acme"; "U.S. Bank, N.A." is "us"),
+ * never the whole name.
  */
 export function significantWords(name: string): string[] {
   let ws = words(name);
@@ -343,8 +346,10 @@ export type MiddleRule = { firstAt: number } & ({ initial: string } | { names: s
 /**
  * One index-served piece of a debtor-name query: a stored key equal to
  * `key`, or a key in [from, to) whose middle name passes `middle` if given.
+ * `few` marks a range expected to hold few debtors (first names filed as an
+ * initial only).
  */
-export type KeySpan = { key: string } | { from: string; to: string; middle?: MiddleRule };
+export type KeySpan = { key: string } | { from: string; to: string; middle?: MiddleRule; few?: boolean };
 
 /** The middle part of an individual key (see MiddleRule). */
 export function middleOf(key: string, firstAt: number): string {
@@ -391,8 +396,9 @@ export function personSpans(p: PersonName): KeySpan[] {
   }
   return [f, f[0]!].flatMap((given): KeySpan[] => {
     const stem = `${l} ${given} `;
-    if (m === "") return [{ from: stem, to: `${l} ${given}!` }];
-    if (m.length === 1) return [{ from: `${stem}${m}`, to: `${stem}${next(m)}` }];
+    const few = given.length === 1;
+    if (m === "") return [{ from: stem, to: `${l} ${given}!`, few }];
+    if (m.length === 1) return [{ from: `${stem}${m}`, to: `${stem}${next(m)}`, few }];
     return [{ key: `${stem}${m}` }, { key: `${stem}${m[0]}` }];
   });
 }

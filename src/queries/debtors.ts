@@ -10,8 +10,8 @@
  * they grow with those debtors' addresses or co-borrowers, never with the
  * number of filings.
  */
-import { and, desc, eq, max, not, sql } from "drizzle-orm";
-import { debtorAddresses, debtorLinks } from "../db/schema.ts";
+import { and, desc, eq, inArray, max, not, sql } from "drizzle-orm";
+import { debtorAddresses, debtorLinks, debtorNames } from "../db/schema.ts";
 import { debtorQuery } from "../domain/names.ts";
 import type { Db } from "./db.ts";
 import type { PageWindow } from "./filings.ts";
@@ -54,8 +54,14 @@ export async function knownAddresses(db: Db, name: string, { page, size }: PageW
  */
 export async function associatedDebtors(db: Db, q: { name: string; state: string }, { page, size }: PageWindow) {
   const query = debtorQuery(q.name);
+  // The found debtors of the state come from debtor_names, so a key range
+  // reads the links of those debtors in this state only.
+  const found = db
+    .select({ key: debtorNames.nameKey })
+    .from(debtorNames)
+    .where(keyMatches(debtorNames.nameKey, query, eq(debtorNames.state, q.state)));
   const ofDebtor = and(
-    keyMatches(debtorLinks.nameKey, query),
+    inArray(debtorLinks.nameKey, found),
     eq(debtorLinks.filingState, q.state),
     not(keyMatches(debtorLinks.otherKey, query)),
   );

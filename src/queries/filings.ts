@@ -19,13 +19,14 @@
  * test/query-plans checks every statement with EXPLAIN QUERY PLAN, and
  * test/bounded-work that rows read do not grow with the data.
  */
-import { and, desc, eq, gte, lt, max, notExists, or, type SQL, sql } from "drizzle-orm";
-import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, desc, eq, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
   type Amendment,
   amendments,
   type DebtorParty,
   dataLoads,
+  debtorLinks,
   debtorNames,
   debtorParties,
   type Filing,
@@ -37,7 +38,7 @@ import {
 } from "../db/schema.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
-import { spansOf, spanWhere } from "./nameMatch.ts";
+import { type DebtorQuery, keyMatches, spansOf, spanWhere } from "./nameMatch.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
 export type Arm = SQL;
@@ -232,56 +233,85 @@ export function recentlyTerminated(db: Db, q: { state: string; since: string }):
   };
 }
 
+/** Individual names in one key range that get an ordered arm each; the rest share one sorted arm. */
+export const NAME_SLOTS = 4;
+
 /**
- * How many filings in `state` name a debtor the query finds, exactly, each
- * once. The organization reading is one key, counted from debtor_names (one
- * row, however many filings). The individual readings may find several
- * debtors on one filing (spouses "John" and "Jane" for "J Smith"), so their
- * filings are counted distinct off the same index ranges the list reads,
- * leaving out filings the organization key already counted. That part reads
- * the matched individuals' own filings, never the rest of the data.
+ * How many filings in `state` name a debtor the query finds, each once:
+ * the sum of the found debtors' filing counts in debtor_names (one row per
+ * debtor, however many filings). That sum counts a filing twice when it
+ * names two of the found debtors (spouses "John" and "Jane" for "J Smith"),
+ * which debtor_links tells without reading filings: only then are the
+ * found debtors' filings in the state counted one by one.
  */
-function debtorFilingCount(db: Db, orgKey: string, personArms: Arm[], state: string) {
-  const orgCount = db
-    .select({ total: sql<number>`coalesce(sum(${debtorNames.filingCount}), 0)`.as("total") })
-    .from(debtorNames)
-    .where(and(eq(debtorNames.nameKey, orgKey), eq(debtorNames.state, state)));
-  if (personArms.length === 0) return orgCount;
-  const orgParty = alias(debtorParties, "org_party");
-  // Through the filing's own debtors (debtor_parties_filing): the unary `+`
-  // keeps SQLite from walking the organization's filings instead.
-  const counted = db
+function debtorFilingCount(db: Db, query: DebtorQuery, state: string) {
+  const inState = keyMatches(debtorNames.nameKey, query, eq(debtorNames.state, state));
+  // A link between two found debtors: each found debtor's links are sought
+  // by the other's key spans (debtor_links primary key), not read whole.
+  const together = db
     .select({ one: sql`1` })
-    .from(orgParty)
-    .where(and(eq(orgParty.filingId, sql`person.fid`), sql`+${orgParty.nameKey} = ${orgKey}`));
+    .from(debtorNames)
+    .innerJoin(
+      debtorLinks,
+      keyMatches(
+        debtorLinks.otherKey,
+        query,
+        and(eq(debtorLinks.nameKey, debtorNames.nameKey), eq(debtorLinks.filingState, debtorNames.state)),
+      ),
+    )
+    .where(inState)
+    .limit(1);
+  const oneByOne = db
+    .select({ total: sql<number>`count(distinct ${debtorParties.filingId})` })
+    .from(debtorParties)
+    .where(
+      and(
+        inArray(debtorParties.nameKey, db.select({ key: debtorNames.nameKey }).from(debtorNames).where(inState)),
+        eq(debtorParties.filingState, state),
+      ),
+    );
+  const summed = db
+    .select({ total: sql<number>`coalesce(sum(${debtorNames.filingCount}), 0)` })
+    .from(debtorNames)
+    .where(inState);
   return db
-    .select({ total: sql<number>`count(*) + (${orgCount})`.as("total") })
-    .from(sql`(${sql.join(personArms, sql` union `)}) as person`)
-    .where(notExists(counted));
+    .select({ total: sql<number>`case when exists ${together} then ${oneByOne} else ${summed} end`.as("total") })
+    .from(sql`(select 1)`);
 }
 
 /**
  * Endpoint 5: every filing in `state` with a debtor that a search for
- * `name` finds (src/domain/names.ts, debtorQuery): one arm for the
- * organization key, in list order off the index; one per individual-name
- * variant (an exact key, in list order, or a key range, sorted: its cost is
- * the filings of the individuals in that range).
+ * `name` finds (src/domain/names.ts, debtorQuery). Each found debtor's
+ * filings are one ordered index range (name key, state), so arms merge in
+ * list order and a page reads about a page of entries:
+ * - the organization key and exact individual keys: one arm each;
+ * - an individual key range ("John Smith" finds "smith john *"): the
+ *   debtors it holds in the state are read from debtor_names, the first
+ *   NAME_SLOTS of them get an arm each (the key is a scalar subquery), and
+ *   any beyond share one arm that is sorted: only a very common name pays
+ *   for its filings beyond the page. A range of first names filed as an
+ *   initial ("smith j *", rarely more than a few filings) is one sorted arm.
  */
 export function byDebtorName(db: Db, q: { name: string; state: string }): FilingFilter {
   const query = debtorQuery(q.name);
-  const [orgArm, ...personArms] = spansOf(query).map((span) =>
-    debtorArm(
-      db,
-      and(
-        spanWhere(debtorParties.nameKey, span),
-        // A key range is served by debtor_parties_name, the state checked on
-        // its entries; the unary `+` keeps SQLite from reading the whole
-        // state through another index instead.
-        "key" in span ? eq(debtorParties.filingState, q.state) : sql`+${debtorParties.filingState} = ${q.state}`,
-      ),
-    ),
-  );
-  return { arms: [orgArm!, ...personArms], count: debtorFilingCount(db, query.orgKey, personArms, q.state) };
+  const inState = eq(debtorParties.filingState, q.state);
+  const arms = spansOf(query).flatMap((span) => {
+    if ("key" in span) return [debtorArm(db, and(eq(debtorParties.nameKey, span.key), inState))];
+    const names = (where?: SQL) =>
+      db
+        .select({ key: debtorNames.nameKey })
+        .from(debtorNames)
+        .where(and(eq(debtorNames.state, q.state), spanWhere(debtorNames.nameKey, span), where))
+        .orderBy(debtorNames.nameKey);
+    if (span.few) return [debtorArm(db, and(inArray(debtorParties.nameKey, names()), inState))];
+    const slot = (i: number) => sql`${names().limit(1).offset(i)}`;
+    return [
+      ...Array.from({ length: NAME_SLOTS }, (_, i) => debtorArm(db, and(eq(debtorParties.nameKey, slot(i)), inState))),
+      // Beyond the last slot (none when the last slot is empty: `> null`).
+      debtorArm(db, and(inArray(debtorParties.nameKey, names(gt(debtorNames.nameKey, slot(NAME_SLOTS - 1)))), inState)),
+    ];
+  });
+  return { arms, count: debtorFilingCount(db, query, q.state) };
 }
 
 /** Endpoint 9: a filing by its number, in any state unless one is given. */

@@ -35,7 +35,11 @@ export function spansOf(query: DebtorQuery): KeySpan[] {
   return [{ key: query.orgKey }, ...query.personSpans];
 }
 
-/** Keys of `column` that `query` finds. */
-export function keyMatches(column: SQLiteColumn, query: DebtorQuery): SQL {
-  return or(...spansOf(query).map((s) => spanWhere(column, s)))!;
+/**
+ * Keys of `column` that `query` finds, with `also` (equalities on columns
+ * ahead of the key in an index, such as the state) repeated in each span's
+ * term, so SQLite serves every term from its own index range.
+ */
+export function keyMatches(column: SQLiteColumn, query: DebtorQuery, also?: SQL): SQL {
+  return or(...spansOf(query).map((s) => and(also, spanWhere(column, s))))!;
 }
