@@ -57,11 +57,11 @@ const ORGANIZATIONS: Row[] = [
   ["Aero Shipping", "Ærø Shipping", O, true, "TX (D): æ, ø fold to ae, o"],
   ["The Company", "Company", O, true, "TX (E): an ending is never the whole name"],
   ["Acme Industries", "Acme Inc", O, false, "TX (E): only listed endings are dropped"],
-  ["Acme Co", "Acmee Co", O, false, "TX (I): only exact matches after the rules"],
+  ["Acme Co", "Acmee Co", O, false, "CO: only exact matches of the normalized name"],
   ["Acme", "Acme Widgets Inc", O, false, "CO: only names that are an exact match"],
   ["Theodore Inc", "Odore Inc", O, false, "TX (F): 'The' only as a whole leading word"],
   ["First National Bank of Omaha", "First National Bank", O, false, "TX (E): endings only at the end"],
-  ["Smith Jones", "Jones Smith", O, false, "TX (I): word order counts"],
+  ["Smith Jones", "Jones Smith", O, false, "CO: only exact matches of the normalized name"],
 ];
 
 const INDIVIDUALS: Row[] = [

@@ -9,8 +9,9 @@
  * - [TX] 1 Tex. Admin. Code §95.503(1)(B)-(H).
  * - [TN] Tenn. Comp. R. & Regs. 1360-08-05-.04(1)(e), the ending list.
  * - [MT] Mont. Admin. R. 44.6.201(3)-(5), the ending list.
- * - [CO] Colorado Secretary of State, "Standard search" (how names are
- *   normalized, with a table of individual-name searches).
+ * - [CO] Colorado Secretary of State, "Standard search"
+ *   (coloradosos.gov/pubs/UCC/standardSearch.html): how names are
+ *   normalized, with a table of individual-name searches.
  * - [NC] 18 NCAC 05B .0503(6); [MS] 1 Miss. Code R. 4-12.4(G); [UT] Utah
  *   Admin. Code R154-2-504: the individual-name rule, in the words of [TX].
  * - [IA] Iowa Admin. Code 721-30.5(2)(a)(1); [IN] Indiana UCC rule 501.1:
@@ -30,9 +31,9 @@
  */
 
 /**
- * Ending noise words and phrases: "words and abbreviations at the end of an
- * organization name that indicate the existence or nature of the
- * organization are disregarded" [TX (E), IACA 503.4]. Offices publish their
+ * Ending noise words and phrases: words at the end of an organization's
+ * name that only say what kind of organization it is are ignored [TX (E),
+ * IACA 503.4]. Offices publish their
  * own lists; this is the union of the lists found, so a search here finds
  * whatever any of those offices' searches would. Periods and apostrophes
  * join letters ("N.A." is "na", "Ass'n" is "assn"); other punctuation splits
@@ -145,7 +146,7 @@ const LETTER_FOLDS: Record<string, string> = {
 /**
  * Lowercase, with accented letters folded to their base letters: "Peña" is
  * "pena", "Straße" "strasse", "Łódź" "lodz". [TX (D)] and [IACA 503.1.3(b)]
- * disregard accents; keeping the base letter is what makes "PEÑA" and the
+ * ignore accents with punctuation; keeping the base letter makes "PEÑA" and the
  * "PENA" that most office systems store (they accept A-Z only) one name.
  * NFKD also turns compatibility forms (ligatures, full-width letters) into
  * plain letters.
@@ -221,9 +222,9 @@ export interface PersonName {
 }
 
 /**
- * Name suffixes, ignored: offices search individuals by last, first and
- * middle name only [CO: "Only the last name, first name, and middle name
- * are used"]. A lone "V" is not among them: it is more often an initial.
+ * Name suffixes, ignored: an individual is searched by last, first and
+ * middle name and nothing else [CO]. A lone "V" is not among them: it is
+ * more often an initial.
  */
 const SUFFIXES = new Set(["jr", "sr", "ii", "iii", "iv", "2nd", "3rd", "4th", "esq", "md", "phd", "dds", "dvm", "cpa"]);
 
