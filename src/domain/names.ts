@@ -334,8 +334,8 @@ export function debtorKey(name: string, type: "Individual" | "Organization"): st
   return person ? personKey(person) : debtorNameKey(name);
 }
 
-/** The character after `c`: keys starting with `c` are those in [c, next(c)). */
-const next = (c: string) => String.fromCharCode(c.charCodeAt(0) + 1);
+/** The character after `c`: keys starting with `c` are those in [c, nextChar(c)). */
+export const nextChar = (c: string) => String.fromCharCode(c.charCodeAt(0) + 1);
 
 /**
  * A condition on the middle name of an individual key: the middle part
@@ -390,7 +390,7 @@ export function personSpans(p: PersonName): KeySpan[] {
   if (f === "") return [{ key: `${l}  ` }];
   const firstAt = l.length + 2;
   if (f.length === 1) {
-    const range = { from: `${l} ${f}`, to: `${l} ${next(f)}` };
+    const range = { from: `${l} ${f}`, to: `${l} ${nextChar(f)}` };
     if (m === "") return [range];
     const middle: MiddleRule = m.length === 1 ? { firstAt, initial: m } : { firstAt, names: [m, m[0]!] };
     return [{ ...range, middle }];
@@ -399,18 +399,23 @@ export function personSpans(p: PersonName): KeySpan[] {
     const stem = `${l} ${given} `;
     const few = given.length === 1;
     if (m === "") return [{ from: stem, to: `${l} ${given}!`, few }];
-    if (m.length === 1) return [{ from: `${stem}${m}`, to: `${stem}${next(m)}`, few }];
+    if (m.length === 1) return [{ from: `${stem}${m}`, to: `${stem}${nextChar(m)}`, few }];
     return [{ key: `${stem}${m}` }, { key: `${stem}${m[0]}` }];
   });
 }
 
+/** What a debtor-name query finds: one organization key, and the spans of its individual reading. */
+export interface DebtorQuery {
+  orgKey: string;
+  personSpans: KeySpan[];
+}
+
 /**
- * What a debtor-name query means: the key spans it finds. The query has no
- * type, so it is read both ways: as an organization (one exact key) and as
- * an individual (personSpans), and a debtor matching either is found. The
- * organization span comes first.
+ * What a debtor-name query means. The query has no type, so it is read both
+ * ways: as an organization (one exact key) and as an individual
+ * (personSpans), and a debtor matching either is found.
  */
-export function debtorQuery(name: string): { orgKey: string; personSpans: KeySpan[] } {
+export function debtorQuery(name: string): DebtorQuery {
   const person = personName(name);
   return { orgKey: debtorNameKey(name), personSpans: person ? personSpans(person) : [] };
 }

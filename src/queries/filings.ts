@@ -36,9 +36,9 @@ import {
   type SecuredParty,
   securedParties,
 } from "../db/schema.ts";
-import { debtorQuery, securedNameRange } from "../domain/names.ts";
+import { type DebtorQuery, debtorQuery, securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
-import { type DebtorQuery, keyMatches, spansOf, spanWhere } from "./nameMatch.ts";
+import { keyMatches, spansOf, spanWhere } from "./nameMatch.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
 export type Arm = SQL;

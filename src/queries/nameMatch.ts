@@ -10,7 +10,7 @@
  */
 import { and, eq, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { debtorQuery, KeySpan } from "../domain/names.ts";
+import { type DebtorQuery, type KeySpan, nextChar } from "../domain/names.ts";
 
 /** Keys of `column` within `span`. */
 export function spanWhere(column: SQLiteColumn, span: KeySpan): SQL {
@@ -22,13 +22,10 @@ export function spanWhere(column: SQLiteColumn, span: KeySpan): SQL {
   const middle = sql`substr(${column}, ${rule.firstAt} + instr(substr(${column}, ${rule.firstAt}), ' '))`;
   const passes =
     "initial" in rule
-      ? and(gte(middle, rule.initial), lt(middle, String.fromCharCode(rule.initial.charCodeAt(0) + 1)))
+      ? and(gte(middle, rule.initial), lt(middle, nextChar(rule.initial)))
       : inArray(middle, rule.names);
   return and(range, passes)!;
 }
-
-/** A debtor-name query: its organization key and its individual-name spans. */
-export type DebtorQuery = ReturnType<typeof debtorQuery>;
 
 /** Every span of `query`, the organization key first. */
 export function spansOf(query: DebtorQuery): KeySpan[] {
