@@ -26,7 +26,6 @@ import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/sqlite-proxy";
 import { openLocalD1 } from "../seed/localD1.ts";
 import * as schema from "../src/db/schema.ts";
-import { debtorNameKey } from "../src/domain/names.ts";
 import { recentWindowStart } from "../src/domain/time.ts";
 import type { Db } from "../src/queries/db.ts";
 import { associatedDebtors, knownAddresses } from "../src/queries/debtors.ts";
@@ -143,10 +142,9 @@ async function sqlFor(path: string): Promise<Captured> {
   } else if (route === "/filings/recently-terminated")
     await q.fetchCountedPage(db, q.recentlyTerminated(db, { state: p.state!, since }), page);
   else if (route === "/debtors/search")
-    await q.fetchCountedPage(db, q.byDebtorName(db, { nameKey: debtorNameKey(p.name!), state: p.state! }), page);
-  else if (route === "/debtors/addresses") await knownAddresses(db, debtorNameKey(p.name!), page);
-  else if (route === "/debtors/associated")
-    await associatedDebtors(db, { nameKey: debtorNameKey(p.name!), state: p.state! }, page);
+    await q.fetchCountedPage(db, q.byDebtorName(db, { name: p.name!, state: p.state! }), page);
+  else if (route === "/debtors/addresses") await knownAddresses(db, p.name!, page);
+  else if (route === "/debtors/associated") await associatedDebtors(db, { name: p.name!, state: p.state! }, page);
   else if (route === "/debtors/search-similar") await similarNames(db, { name: p.name! });
   else if (route === "/filings")
     await q.fetchOpenPage(

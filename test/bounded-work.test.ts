@@ -38,6 +38,10 @@ const REQUESTS = [
   "/debtors/search?name=Busy%20Borrower&state=CA",
   "/debtors/addresses?name=Busy%20Borrower",
   "/debtors/associated?name=Busy%20Borrower&state=CA",
+  // A busy individual ("Owner 3" is on one filing in 35), by full first name and by initial.
+  "/debtors/search?name=Owner%203&state=CA",
+  "/debtors/search?name=3,%20O&state=CA",
+  "/debtors/addresses?name=Owner%203",
   "/debtors/search-similar?name=Busy%20Borower",
   "/filings?initial_financing_number=D0000042",
 ];

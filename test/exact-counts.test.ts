@@ -25,6 +25,8 @@ const COUNTED = [
   "/secureds/recent-by-secured-party?name=wells&state=CA&borrower_type=Organization&envelope=a",
   "/filings/recently-terminated?state=CA",
   "/debtors/search?name=Busy%20Borrower&state=CA",
+  "/debtors/search?name=Owner%203&state=CA",
+  "/debtors/search?name=3,%20O&state=CA",
 ];
 
 beforeAll(async () => {

@@ -62,6 +62,12 @@ const REQUESTS = [
   "/debtors/search?name=Acme%20Widgets&state=CA",
   "/debtors/addresses?name=Acme%20Widgets",
   "/debtors/associated?name=Acme%20Widgets&state=CA",
+  // Individual readings: exact keys, first-name ranges, an initial with a middle-name rule.
+  "/debtors/search?name=John%20Allen%20Smith&state=CA",
+  "/debtors/search?name=John%20Smith&state=CA",
+  "/debtors/search?name=Smith,%20J%20A&state=CA",
+  "/debtors/addresses?name=J%20Smith",
+  "/debtors/associated?name=Smith,%20John&state=CA",
   "/debtors/search-similar?name=Acme%20Widgts",
   "/debtors/search-similar?name=Widgets%20Acme%20Inc&state=CA",
   "/filings?initial_financing_number=T00000001",

@@ -8,7 +8,7 @@
 import { ZIP_COUNTRIES } from "../domain/countries.ts";
 import { type AmendmentKind, type FilingKind, lapseOf, terminatedAt } from "../domain/lifecycle.ts";
 import { US_ZIP } from "../domain/limits.ts";
-import { debtorNameKey, securedNameWords, significantWords, wordSound } from "../domain/names.ts";
+import { debtorKey, securedNameWords, significantWords, wordSound } from "../domain/names.ts";
 import { isStateCode } from "../domain/states.ts";
 import type { Amendment, DebtorParty, debtorNameSounds, Filing, facetDays, SecuredParty } from "./schema.ts";
 
@@ -130,7 +130,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       position,
       type: p.type,
       name: p.name,
-      nameKey: debtorNameKey(p.name),
+      nameKey: debtorKey(p.name, p.type),
       industry: p.label ?? null,
       ...addressColumns(p.address),
     })),

@@ -142,7 +142,7 @@ export const debtorName = name
   .refine((n) => debtorNameKey(n) !== "", { error: "must contain a letter or digit" })
   .openapi({
     description:
-      "Exact debtor name under UCC standard search logic: case, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored.",
+      "Exact debtor name under UCC standard search logic: case, accents, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored; individuals match by last, first and middle name ('John Smith' or 'Smith, John').",
   });
 
 export const postalCode = text("a ZIP code")

@@ -19,13 +19,14 @@
  * test/query-plans checks every statement with EXPLAIN QUERY PLAN, and
  * test/bounded-work that rows read do not grow with the data.
  */
-import { and, desc, eq, gte, lt, max, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
   type Amendment,
   amendments,
   type DebtorParty,
   dataLoads,
+  debtorLinks,
   debtorNames,
   debtorParties,
   type Filing,
@@ -35,8 +36,9 @@ import {
   type SecuredParty,
   securedParties,
 } from "../db/schema.ts";
-import { securedNameRange } from "../domain/names.ts";
+import { type DebtorQuery, debtorQuery, securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
+import { keyMatches, spansOf, spanWhere } from "./nameMatch.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
 export type Arm = SQL;
@@ -231,19 +233,85 @@ export function recentlyTerminated(db: Db, q: { state: string; since: string }):
   };
 }
 
-function debtorFilingCount(db: Db, q: { nameKey: string; state: string }) {
-  return db
+/** Individual names in one key range that get an ordered arm each; the rest share one sorted arm. */
+export const NAME_SLOTS = 4;
+
+/**
+ * How many filings in `state` name a debtor the query finds, each once:
+ * the sum of the found debtors' filing counts in debtor_names (one row per
+ * debtor, however many filings). That sum counts a filing twice when it
+ * names two of the found debtors (spouses "John" and "Jane" for "J Smith"),
+ * which debtor_links tells without reading filings: only then are the
+ * found debtors' filings in the state counted one by one.
+ */
+function debtorFilingCount(db: Db, query: DebtorQuery, state: string) {
+  const inState = keyMatches(debtorNames.nameKey, query, eq(debtorNames.state, state));
+  // A link between two found debtors: each found debtor's links are sought
+  // by the other's key spans (debtor_links primary key), not read whole.
+  const together = db
+    .select({ one: sql`1` })
+    .from(debtorNames)
+    .innerJoin(
+      debtorLinks,
+      keyMatches(
+        debtorLinks.otherKey,
+        query,
+        and(eq(debtorLinks.nameKey, debtorNames.nameKey), eq(debtorLinks.filingState, debtorNames.state)),
+      ),
+    )
+    .where(inState)
+    .limit(1);
+  const oneByOne = db
+    .select({ total: sql<number>`count(distinct ${debtorParties.filingId})` })
+    .from(debtorParties)
+    .where(
+      and(
+        inArray(debtorParties.nameKey, db.select({ key: debtorNames.nameKey }).from(debtorNames).where(inState)),
+        eq(debtorParties.filingState, state),
+      ),
+    );
+  const summed = db
     .select({ total: sql<number>`coalesce(sum(${debtorNames.filingCount}), 0)` })
     .from(debtorNames)
-    .where(and(eq(debtorNames.nameKey, q.nameKey), eq(debtorNames.state, q.state)));
+    .where(inState);
+  return db
+    .select({ total: sql<number>`case when exists ${together} then ${oneByOne} else ${summed} end`.as("total") })
+    .from(sql`(select 1)`);
 }
 
-/** Endpoint 5: every filing in `state` with a debtor whose match key is `nameKey`. */
-export function byDebtorName(db: Db, q: { nameKey: string; state: string }): FilingFilter {
-  return {
-    arms: [debtorArm(db, and(eq(debtorParties.nameKey, q.nameKey), eq(debtorParties.filingState, q.state)))],
-    count: debtorFilingCount(db, q),
-  };
+/**
+ * Endpoint 5: every filing in `state` with a debtor that a search for
+ * `name` finds (src/domain/names.ts, debtorQuery). Each found debtor's
+ * filings are one ordered index range (name key, state), so arms merge in
+ * list order and a page reads about a page of entries:
+ * - the organization key and exact individual keys: one arm each;
+ * - an individual key range ("John Smith" finds "smith john *"): the
+ *   debtors it holds in the state are read from debtor_names, the first
+ *   NAME_SLOTS of them get an arm each (the key is a scalar subquery), and
+ *   any beyond share one arm that is sorted: only a very common name pays
+ *   for its filings beyond the page. A range of first names filed as an
+ *   initial ("smith j *", rarely more than a few filings) is one sorted arm.
+ */
+export function byDebtorName(db: Db, q: { name: string; state: string }): FilingFilter {
+  const query = debtorQuery(q.name);
+  const inState = eq(debtorParties.filingState, q.state);
+  const arms = spansOf(query).flatMap((span) => {
+    if ("key" in span) return [debtorArm(db, and(eq(debtorParties.nameKey, span.key), inState))];
+    const names = (where?: SQL) =>
+      db
+        .select({ key: debtorNames.nameKey })
+        .from(debtorNames)
+        .where(and(eq(debtorNames.state, q.state), spanWhere(debtorNames.nameKey, span), where))
+        .orderBy(debtorNames.nameKey);
+    if (span.few) return [debtorArm(db, and(inArray(debtorParties.nameKey, names()), inState))];
+    const slot = (i: number) => sql`${names().limit(1).offset(i)}`;
+    return [
+      ...Array.from({ length: NAME_SLOTS }, (_, i) => debtorArm(db, and(eq(debtorParties.nameKey, slot(i)), inState))),
+      // Beyond the last slot (none when the last slot is empty: `> null`).
+      debtorArm(db, and(inArray(debtorParties.nameKey, names(gt(debtorNames.nameKey, slot(NAME_SLOTS - 1)))), inState)),
+    ];
+  });
+  return { arms, count: debtorFilingCount(db, query, q.state) };
 }
 
 /** Endpoint 9: a filing by its number, in any state unless one is given. */

@@ -1,6 +1,5 @@
 /** Endpoints 5 to 8: a debtor's filings, known addresses, co-borrowers and similar names. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { debtorNameKey } from "../domain/names.ts";
 import { SIMILARITY_THRESHOLD } from "../domain/similarity.ts";
 import type { AppEnv } from "../http/context.ts";
 import { debtorAddressesQuery, debtorAssociatedQuery, debtorSearchQuery, similarQuery } from "../http/params.ts";
@@ -13,7 +12,7 @@ import { similarNames } from "../queries/similar.ts";
 import { lookupRoute, PAGE_SIZE_A } from "./define.ts";
 
 const exactName =
-  "Names match under UCC standard search logic: case, punctuation and spaces are ignored, `&` reads as `and`, and a leading `The` and endings such as Inc, Corp, Co, LLC, LP or Ltd are dropped.";
+  "Names match under the UCC standard search logic filing offices publish: case, accents, punctuation and spaces are ignored, `&` reads as `and`, and a leading `The` and endings such as Inc, LLC, N.A., Assn, Co-op, Credit Union, GP or JV are dropped. The name is also read as an individual's (`First Middle Last`, or `Last, First Middle` with a comma; suffixes ignored): it finds individual debtors with the same last name, the same first name or its initial (an initial finds every first name it begins), and any middle name when none is given, else a middle name that is the same, its initial, or (for an initial) begins with it.";
 
 export const debtorSearchRoute = lookupRoute({
   operationId: "searchDebtorFilings",
@@ -76,7 +75,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(debtorSearchRoute, async (c) => {
     const q = c.req.valid("query");
     const window = { page: q.page, size: PAGE_SIZE_A };
-    const filter = { nameKey: debtorNameKey(q.name), state: q.state };
+    const filter = { name: q.name, state: q.state };
     const page = await withDb(c, (db) => fetchCountedPage(db, byDebtorName(db, filter), window));
     return c.json(lienPageA(c, window, page), 200);
   });
@@ -84,7 +83,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(debtorAddressesRoute, async (c) => {
     const q = c.req.valid("query");
     const { rows, total } = await withDb(c, (db) =>
-      debtorQueries.knownAddresses(db, debtorNameKey(q.name), { page: q.page, size: PAGE_SIZE_A }),
+      debtorQueries.knownAddresses(db, q.name, { page: q.page, size: PAGE_SIZE_A }),
     );
     return c.json(
       { debtor_name: q.name, addresses: rows.map(knownAddress), ...envelopeA(c, q.page, PAGE_SIZE_A, total) },
@@ -95,11 +94,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(debtorAssociatedRoute, async (c) => {
     const q = c.req.valid("query");
     const { rows, total } = await withDb(c, (db) =>
-      debtorQueries.associatedDebtors(
-        db,
-        { nameKey: debtorNameKey(q.name), state: q.state },
-        { page: q.page, size: PAGE_SIZE_A },
-      ),
+      debtorQueries.associatedDebtors(db, { name: q.name, state: q.state }, { page: q.page, size: PAGE_SIZE_A }),
     );
     return c.json(
       {
