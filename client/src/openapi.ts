@@ -133,7 +133,7 @@ export interface paths {
         };
         /**
          * All filings of a debtor
-         * @description Every filing, of any date, in `state` naming the debtor, newest first. Names match under UCC standard search logic: case, punctuation and spaces are ignored, `&` reads as `and`, and a leading `The` and endings such as Inc, Corp, Co, LLC, LP or Ltd are dropped. Envelope A.
+         * @description Every filing, of any date, in `state` naming the debtor, newest first. Names match under the UCC standard search logic filing offices publish: case, accents, punctuation and spaces are ignored, `&` reads as `and`, and a leading `The` and endings such as Inc, LLC, N.A., Assn, Co-op, Credit Union, GP or JV are dropped. The name is also read as an individual's (`First Middle Last`, or `Last, First Middle` with a comma; suffixes ignored): it finds individual debtors with the same last name, the same first name or its initial (an initial finds every first name it begins), and any middle name when none is given, else a middle name that is the same, its initial, or (for an initial) begins with it. Envelope A.
          */
         get: operations["searchDebtorFilings"];
         put?: never;
@@ -153,7 +153,7 @@ export interface paths {
         };
         /**
          * Known addresses of a debtor
-         * @description The distinct addresses the debtor has filed under, in any state, most recently used first. Names match under UCC standard search logic: case, punctuation and spaces are ignored, `&` reads as `and`, and a leading `The` and endings such as Inc, Corp, Co, LLC, LP or Ltd are dropped. Envelope A.
+         * @description The distinct addresses the debtor has filed under, in any state, most recently used first. Names match under the UCC standard search logic filing offices publish: case, accents, punctuation and spaces are ignored, `&` reads as `and`, and a leading `The` and endings such as Inc, LLC, N.A., Assn, Co-op, Credit Union, GP or JV are dropped. The name is also read as an individual's (`First Middle Last`, or `Last, First Middle` with a comma; suffixes ignored): it finds individual debtors with the same last name, the same first name or its initial (an initial finds every first name it begins), and any middle name when none is given, else a middle name that is the same, its initial, or (for an initial) begins with it. Envelope A.
          */
         get: operations["listDebtorAddresses"];
         put?: never;
@@ -173,7 +173,7 @@ export interface paths {
         };
         /**
          * Co-borrowers of a debtor
-         * @description The other debtors named with the debtor on its filings in `state`, one entry per distinct name and address, most recent first. Names match under UCC standard search logic: case, punctuation and spaces are ignored, `&` reads as `and`, and a leading `The` and endings such as Inc, Corp, Co, LLC, LP or Ltd are dropped. Envelope A.
+         * @description The other debtors named with the debtor on its filings in `state`, one entry per distinct name and address, most recent first. Names match under the UCC standard search logic filing offices publish: case, accents, punctuation and spaces are ignored, `&` reads as `and`, and a leading `The` and endings such as Inc, LLC, N.A., Assn, Co-op, Credit Union, GP or JV are dropped. The name is also read as an individual's (`First Middle Last`, or `Last, First Middle` with a comma; suffixes ignored): it finds individual debtors with the same last name, the same first name or its initial (an initial finds every first name it begins), and any middle name when none is given, else a middle name that is the same, its initial, or (for an initial) begins with it. Envelope A.
          */
         get: operations["listAssociatedDebtors"];
         put?: never;
@@ -1036,7 +1036,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Exact debtor name under UCC standard search logic: case, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored.
+                 * @description Exact debtor name under UCC standard search logic: case, accents, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored; individuals match by last, first and middle name ('John Smith' or 'Smith, John').
                  * @example Harbor Manufacturing Inc
                  */
                 name: string;
@@ -1101,7 +1101,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Exact debtor name under UCC standard search logic: case, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored.
+                 * @description Exact debtor name under UCC standard search logic: case, accents, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored; individuals match by last, first and middle name ('John Smith' or 'Smith, John').
                  * @example Harbor Manufacturing Inc
                  */
                 name: string;
@@ -1161,7 +1161,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Exact debtor name under UCC standard search logic: case, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored.
+                 * @description Exact debtor name under UCC standard search logic: case, accents, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored; individuals match by last, first and middle name ('John Smith' or 'Smith, John').
                  * @example Harbor Manufacturing Inc
                  */
                 name: string;
