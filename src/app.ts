@@ -10,6 +10,7 @@ import { setMetric, timing } from "hono/timing";
 import { BOOKMARK_HEADER } from "./http/bookmark.ts";
 import { type AppEnv, log } from "./http/context.ts";
 import { ApiError, errorResponse, invalidParameters, notFound, onError } from "./http/errors.ts";
+import { boundedUrl } from "./http/params.ts";
 import { registerDebtorRoutes } from "./routes/debtors.ts";
 import { registerDocs } from "./routes/docs.ts";
 import { registerFilingRoutes } from "./routes/filings.ts";
@@ -73,6 +74,9 @@ export function createApp() {
       maxAge: 86_400,
     }),
   );
+
+  // After the headers above are in place, before any route parses a query.
+  app.use(boundedUrl);
 
   registerFilingRoutes(app);
   registerSecuredRoutes(app);

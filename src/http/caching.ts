@@ -30,13 +30,6 @@ import { BOOKMARK_HEADER, isAtLeast, requestedBookmark } from "./bookmark.ts";
 import type { AppEnv } from "./context.ts";
 
 export const CACHE_SECONDS = 60;
-/**
- * Longest URL the cache is asked about. No valid lookup comes near it (the
- * longest, a 1,000-character name, encodes to at most 9 KB), so a longer URL
- * is junk a request drags along: it is answered without a cache round trip.
- */
-export const MAX_CACHED_URL_LENGTH = 16_384;
-
 interface Body {
   response_metadata: Record<string, unknown>;
 }
@@ -107,7 +100,6 @@ async function store(c: Context<AppEnv>, key: Request, body: Body, etag: string)
 }
 
 export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
-  if (c.req.url.length > MAX_CACHED_URL_LENGTH) return next();
   const cache = caches.default;
   const key = cacheKey(c);
   const visibility = c.get("keyDigest") ? "private" : "public";

@@ -4,12 +4,34 @@
  * parameter in the OpenAPI description.
  */
 import { z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
 import { canonicalIndustry, INDUSTRIES, type Industry } from "../domain/industries.ts";
 import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH, US_ZIP } from "../domain/limits.ts";
 import { debtorNameKey, securedNameWords } from "../domain/names.ts";
 import { isStateCode, STATE_CODES } from "../domain/states.ts";
+import type { AppEnv } from "./context.ts";
+import { ApiError } from "./errors.ts";
 
 export const MAX_PAGE = 10_000;
+
+/**
+ * Longest request URL, in characters: the limit Cloudflare's edge enforces
+ * before a Worker runs, applied here too so local runs behave the same. No
+ * valid lookup comes near it (a 1,000-character name encodes to at most
+ * 9 KB), and refusing a longer one before its query string is parsed keeps
+ * the cost of junk (tens of thousands of repeated or empty parameters) flat.
+ */
+export const MAX_URL_LENGTH = 16_384;
+
+/** Refuses an over-long URL with a 400 naming the query, before anything parses it. */
+export const boundedUrl = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.url.length > MAX_URL_LENGTH) {
+    throw new ApiError(400, "invalid_parameter", "Invalid query: the URL is too long.", [
+      { parameter: "query", message: `the URL must be at most ${MAX_URL_LENGTH.toLocaleString("en-US")} characters` },
+    ]);
+  }
+  await next();
+});
 
 /** A single text value: a parameter repeated in the query string is an error. */
 function text(what: string) {
