@@ -21,8 +21,9 @@ import {
   insertStatements,
   refreshStatements,
 } from "../src/db/load.ts";
-import { type FilingRecord, facetDayRows, toRows } from "../src/db/records.ts";
+import { type FilingRecord, facetDayRows, soundKeyRows, toRows } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
+import { soundKeyStatements } from "../src/db/soundKeys.ts";
 
 const STATE_DIR = ".wrangler/state/v3/d1/miniflare-D1DatabaseObject";
 /** SQLite accepts far more than D1's 100 parameters; this keeps statements large but cacheable. */
@@ -95,9 +96,32 @@ export function writeFilings(
   return rows;
 }
 
-/** Rebuilds every debtor aggregate and running total (after writeFilings). */
+/**
+ * Rebuilds every debtor aggregate and running total, then writes the sound
+ * keys of similar-name search (after writeFilings).
+ */
 export function refreshAll(db: DatabaseSync): void {
   db.exec("begin");
   runAll(db, new Map(), refreshStatements(builder, { all: true }));
+  db.exec("commit");
+  writeSoundKeys(db);
+}
+
+/** Debtor spellings read at a time by writeSoundKeys. */
+const SPELLINGS_PER_GROUP = 5_000;
+
+/** Writes the sound keys of every spelling of every debtor, once debtor_names has its ids. */
+function writeSoundKeys(db: DatabaseSync): void {
+  const spellings = db.prepare(
+    "select distinct name, name_key as nameKey, filing_state as filingState from debtor_parties where name_key <> ''",
+  );
+  const prepared = new Map<string, StatementSync>();
+  db.exec("begin");
+  for (const group of groups(
+    spellings.iterate() as Iterable<{ name: string; nameKey: string; filingState: string }>,
+    SPELLINGS_PER_GROUP,
+  )) {
+    runAll(db, prepared, soundKeyStatements(builder, soundKeyRows(group), 5_000));
+  }
   db.exec("commit");
 }

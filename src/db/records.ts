@@ -6,8 +6,9 @@
  */
 
 import { type AmendmentKind, type FilingKind, lapseDate, terminatedAt } from "../domain/lifecycle.ts";
-import { debtorNameKey, securedNameWords, significantWords, wordSound } from "../domain/names.ts";
-import type { amendments, debtorNameSounds, debtorParties, facetDays, filings, securedParties } from "./schema.ts";
+import { debtorNameKey, securedNameWords } from "../domain/names.ts";
+import { nameSoundKeys } from "../domain/soundKeys.ts";
+import type { amendments, debtorParties, facetDays, filings, securedParties } from "./schema.ts";
 
 export interface AddressRecord {
   street1: string;
@@ -120,22 +121,27 @@ export function setOf(labels: Iterable<string | null | undefined>): string {
   return [...new Set([...labels].filter((l): l is string => l != null && l !== ""))].sort().join("|");
 }
 
+/** A debtor name's sound key in a state (see src/domain/soundKeys.ts), before its name id is known. */
+export interface SoundKeyRow {
+  key: number;
+  state: string;
+  nameKey: string;
+}
+
 /**
- * The sounds of the words of every debtor name in `rows`, for similar-name
- * search; the per-name rows (debtor_names) are rebuilt from the parties.
+ * The sound keys of debtor names, each spelling of a debtor counted, for
+ * similar-name search (written by src/db/soundKeys.ts once the per-name
+ * rows, debtor_names, are refreshed).
  */
-export function nameSoundRows(rows: FilingRows[]): (typeof debtorNameSounds.$inferInsert)[] {
-  const sounds = new Map<string, typeof debtorNameSounds.$inferInsert>();
-  for (const { debtors } of rows) {
-    for (const d of debtors) {
-      if (d.nameKey === "") continue;
-      for (const word of significantWords(d.name)) {
-        const sound = wordSound(word);
-        sounds.set(`${sound}|${d.nameKey}|${d.filingState}`, { sound, state: d.filingState, nameKey: d.nameKey });
-      }
+export function soundKeyRows(debtors: Iterable<{ name: string; nameKey: string; filingState: string }>): SoundKeyRow[] {
+  const out = new Map<string, SoundKeyRow>();
+  for (const d of debtors) {
+    if (d.nameKey === "") continue;
+    for (const key of nameSoundKeys(d.name)) {
+      out.set(`${key}|${d.filingState}|${d.nameKey}`, { key, state: d.filingState, nameKey: d.nameKey });
     }
   }
-  return [...sounds.values()];
+  return [...out.values()];
 }
 
 export type FacetDay = Omit<typeof facetDays.$inferInsert, "running">;

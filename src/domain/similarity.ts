@@ -10,8 +10,11 @@
  *   so "Acme" finds "Acme Industries" but not the reverse as strongly;
  * - as a whole: the edit distance of the two keys, which catches words run
  *   together or split ("Prairiebakery").
+ * Both compare the names' comparable words (soundKeys.ts): "and", "of" and
+ * "the" left out, and abbreviations read as their long form, so "Mfg" and
+ * "Manufacturing" are one word.
  */
-import { significantWords } from "./names.ts";
+import { comparableWords } from "./soundKeys.ts";
 
 /** Names scoring below this are not similar enough to show. */
 export const SIMILARITY_THRESHOLD = 0.7;
@@ -54,8 +57,8 @@ function coverage(from: string[], to: string[]): number {
 }
 
 export function similarity(query: string, candidate: string): number {
-  const q = significantWords(query);
-  const c = significantWords(candidate);
+  const q = comparableWords(query);
+  const c = comparableWords(candidate);
   const byWords = 0.7 * coverage(q, c) + 0.3 * coverage(c, q);
   const whole = likeness(q.join(""), c.join(""));
   return Math.round(Math.max(byWords, whole) * 1000) / 1000;

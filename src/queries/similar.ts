@@ -1,69 +1,81 @@
 /**
- * Similar-name search (endpoint 8): candidates come from a few bounded
- * index probes, are scored in the Worker, and only then ranked and paged.
- * No request scores every debtor: at most PROBE_LIMIT names per probe, and
- * at most 2 + MAX_SOUNDS probes, all in one D1 batch.
+ * Similar-name search (endpoint 8): candidates come from bounded index
+ * probes, are scored in the Worker, and only then ranked and paged. One
+ * statement, one D1 round trip, whatever the query.
  *
- * Probes:
- * - the exact UCC key (legal endings, punctuation, case and spacing);
- * - keys sharing the query key's first four characters (words run together,
- *   endings typed differently);
- * - names with a word that sounds like a word of the query (typos and any
- *   word order), longest query words first.
+ * Candidates:
+ * - the exact UCC key (legal endings, punctuation, case and spacing; words
+ *   run together);
+ * - keys sharing the query key's first four characters (a one-word name
+ *   misspelled past its start);
+ * - the query's sound keys (src/domain/soundKeys.ts: the same words in any
+ *   order, or one word misspelled, abbreviated, left out, added or
+ *   replaced): each a range of debtor_sound_keys, cut at KEY_PROBE_LIMIT
+ *   names.
+ *
+ * Rows read stay under MAX_ROWS_READ at any data size: each candidate id is
+ * read once where it is found and once from debtor_names.
  */
-import { and, eq, getTableColumns, gte, lt, type SQL } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
-import { type DebtorName, debtorNameSounds, debtorNames } from "../db/schema.ts";
-import { debtorNameKey, significantWords, wordSound } from "../domain/names.ts";
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import { type DebtorName, debtorNames, debtorSoundKeys } from "../db/schema.ts";
+import { keyRange, nameIdOf } from "../db/soundKeys.ts";
+import { debtorNameKey } from "../domain/names.ts";
 import { SIMILARITY_THRESHOLD, similarity } from "../domain/similarity.ts";
+import { MAX_QUERY_KEYS, querySoundKeys } from "../domain/soundKeys.ts";
 import type { Db } from "./db.ts";
 
-export const PROBE_LIMIT = 50;
-export const MAX_SOUNDS = 6;
+/** Names read per sound key probed. */
+export const KEY_PROBE_LIMIT = 20;
+/** Names read from the key-prefix probe (and the exact key without a state). */
+export const PREFIX_LIMIT = 10;
 const PREFIX_LENGTH = 4;
+
+/** Most candidates a request scores. */
+export const MAX_CANDIDATES = 2 * PREFIX_LIMIT + MAX_QUERY_KEYS * KEY_PROBE_LIMIT;
+/** Most D1 rows a request reads: each candidate where it is found, then its debtor_names row. */
+export const MAX_ROWS_READ = 2 * MAX_CANDIDATES;
 
 export interface SimilarName extends DebtorName {
   score: number;
 }
 
-/** The query's candidates, scored, above the threshold, best first. */
-export async function similarNames(db: Db, q: { name: string; state?: string | undefined }): Promise<SimilarName[]> {
+/** The ids of the query's candidates (an id may come more than once). */
+function candidateIds(db: Db, q: { name: string; state?: string | undefined }): SQL {
   const key = debtorNameKey(q.name);
   const prefix = key.slice(0, PREFIX_LENGTH);
-  const sounds = [...new Set(significantWords(q.name).map(wordSound))]
-    .sort((a, b) => b.length - a.length)
-    .slice(0, MAX_SOUNDS);
-  const inState = (column: typeof debtorNames.state | typeof debtorNameSounds.state): SQL | undefined =>
-    q.state ? eq(column, q.state) : undefined;
+  const inState = q.state ? eq(debtorNames.state, q.state) : undefined;
+  const exact = db
+    .select({ id: debtorNames.id })
+    .from(debtorNames)
+    .where(and(eq(debtorNames.nameKey, key), inState))
+    .limit(PREFIX_LIMIT);
+  const sharingPrefix = db
+    .select({ id: debtorNames.id })
+    .from(debtorNames)
+    .where(and(inState, sql`${debtorNames.nameKey} >= ${prefix}`, sql`${debtorNames.nameKey} < ${`${prefix}{`}`))
+    .limit(PREFIX_LIMIT);
+  // For each sound key k, the names of its range, at most KEY_PROBE_LIMIT,
+  // gathered into a JSON array by a subquery that sees k.
+  const range = keyRange(sql`k.value`, q.state);
+  const keyed = sql`select ${nameIdOf(sql`id`)} as id from ${debtorSoundKeys}
+    where id >= ${range.from} and id < ${range.to} limit ${KEY_PROBE_LIMIT}`;
+  return sql`select id from (${exact})
+    union all select id from (${sharingPrefix})
+    union all select n.value from json_each(${JSON.stringify(querySoundKeys(q.name))}) k,
+      json_each((select json_group_array(id) from (${keyed}))) n`;
+}
 
-  const probes: BatchItem<"sqlite">[] = [
+/** The query's candidates, scored, above the threshold, best first. */
+export async function similarNames(db: Db, q: { name: string; state?: string | undefined }): Promise<SimilarName[]> {
+  const [rows] = await db.batch([
     db
       .select()
       .from(debtorNames)
-      .where(and(eq(debtorNames.nameKey, key), inState(debtorNames.state)))
-      .limit(PROBE_LIMIT),
-    db
-      .select()
-      .from(debtorNames)
-      .where(and(inState(debtorNames.state), gte(debtorNames.nameKey, prefix), lt(debtorNames.nameKey, `${prefix}{`)))
-      .limit(PROBE_LIMIT),
-    ...sounds.map((sound) =>
-      db
-        .select(getTableColumns(debtorNames))
-        .from(debtorNameSounds)
-        .innerJoin(
-          debtorNames,
-          and(eq(debtorNames.nameKey, debtorNameSounds.nameKey), eq(debtorNames.state, debtorNameSounds.state)),
-        )
-        .where(and(eq(debtorNameSounds.sound, sound), inState(debtorNameSounds.state)))
-        .limit(PROBE_LIMIT),
-    ),
-  ];
-  const results = (await db.batch(probes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as DebtorName[][];
-
-  const byId = new Map<number, DebtorName>();
-  for (const rows of results) for (const row of rows) byId.set(row.id, row);
-  return [...byId.values()]
+      .where(
+        and(sql`${debtorNames.id} in (${candidateIds(db, q)})`, q.state ? eq(debtorNames.state, q.state) : undefined),
+      ),
+  ]);
+  return rows
     .map((row) => ({ ...row, score: similarity(q.name, row.name) }))
     .filter((r) => r.score >= SIMILARITY_THRESHOLD)
     .sort(

@@ -1,0 +1,98 @@
+/**
+ * The keys similar-name search finds candidates by: exact lookups that
+ * survive the misspellings people make, computed once per name when it is
+ * loaded and once per query, so a request never compares names one by one.
+ *
+ * A name is reduced to the sounds of its words (see wordSound: vowel slips,
+ * doubled letters and c/k-like swaps leave a sound unchanged), after
+ * dropping "and", "of" and "the" and reading abbreviations as their long
+ * form. Its keys are sets of those sounds, order ignored:
+ * - all of its sounds ("F"): the same words in any order, with any legal
+ *   ending, middle initial in place or "Last, First";
+ * - all but one sound, with the first or with the last letter of the one
+ *   left out ("L"): one word misspelled beyond its sound (a wrong, dropped
+ *   or swapped consonant keeps the word's first or its last letter), or
+ *   abbreviated in a way the table does not know;
+ * - all but one middle sound, with no letter ("M"): a middle word (or
+ *   middle initial) left out, or another written in its place.
+ * A query probes the same shapes from its side: all its sounds, and all
+ * but each one, with that one's first letter, last letter or no letter.
+ * Keys are hashes of KEY_BITS bits: a collision only adds candidates that
+ * scoring then drops.
+ */
+import { canonicalWord } from "./abbreviations.ts";
+import { significantWords, wordSound } from "./names.ts";
+
+/** Words of a name (or query) that take part in its keys; the rest only count in scoring. */
+export const MAX_KEY_WORDS = 6;
+
+/** Words too common in names to tell them apart. */
+const STOP_WORDS = new Set(["and", "of", "the"]);
+
+/** The words of a name that similar-name search compares: significant, no stop words, abbreviations expanded. */
+export function comparableWords(name: string): string[] {
+  return significantWords(name)
+    .filter((w) => !STOP_WORDS.has(w))
+    .map(canonicalWord);
+}
+
+/** Distinct sounds of the name's first MAX_KEY_WORDS comparable words, in name order. */
+export function nameSounds(name: string): string[] {
+  return [...new Set(comparableWords(name).map(wordSound))].filter((s) => s !== "").slice(0, MAX_KEY_WORDS);
+}
+
+/** Bits of a key: with a state and a name id it packs into one SQLite integer (src/db/soundKeys.ts). */
+export const KEY_BITS = 27;
+
+/** FNV-1a, cut to KEY_BITS. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % 2 ** KEY_BITS;
+}
+
+function key(sounds: string[], hint: string): number {
+  return hash(`${[...sounds].sort().join(" ")}|${hint}`);
+}
+
+/** What is kept of a left-out sound: its first letter, and its last when it has two. */
+function hints(sound: string): string[] {
+  return sound.length > 1 ? [`<${sound[0]}`, `>${sound.at(-1)}`] : [`<${sound}`];
+}
+
+const without = (sounds: string[], i: number) => [...sounds.slice(0, i), ...sounds.slice(i + 1)];
+
+/** The keys a name is stored under. */
+export function nameSoundKeys(name: string): number[] {
+  const sounds = nameSounds(name);
+  if (sounds.length === 0) return [];
+  const keys = new Set([key(sounds, "")]);
+  if (sounds.length > 1) {
+    sounds.forEach((sound, i) => {
+      const rest = without(sounds, i);
+      for (const hint of hints(sound)) keys.add(key(rest, hint));
+      if (i > 0 && i < sounds.length - 1) keys.add(key(rest, ""));
+    });
+  }
+  return [...keys];
+}
+
+/** The keys a query probes: names with the same sounds, or one sound more, less or different. */
+export function querySoundKeys(query: string): number[] {
+  const sounds = nameSounds(query);
+  if (sounds.length === 0) return [];
+  const keys = new Set([key(sounds, "")]);
+  if (sounds.length > 1) {
+    sounds.forEach((sound, i) => {
+      const rest = without(sounds, i);
+      for (const hint of [...hints(sound), ""]) keys.add(key(rest, hint));
+    });
+  }
+  return [...keys];
+}
+
+/** Most keys a query probes: all its sounds, then all but each one with three hints. */
+export const MAX_QUERY_KEYS = 1 + 3 * MAX_KEY_WORDS;
