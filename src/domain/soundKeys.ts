@@ -9,14 +9,13 @@
  * form. Its keys are sets of those sounds, order ignored:
  * - all of its sounds ("F"): the same words in any order, with any legal
  *   ending, middle initial in place or "Last, First";
- * - all but one sound, with the first or with the last letter of the one
- *   left out ("L"): one word misspelled beyond its sound (a wrong, dropped
- *   or swapped consonant keeps the word's first or its last letter), or
+ * - all but one sound, with the first or the last letters of the one left
+ *   out ("L", see hints()): one word misspelled beyond its sound, or
  *   abbreviated in a way the table does not know;
  * - all but one middle sound, with no letter ("M"): a middle word (or
  *   middle initial) left out, or another written in its place.
  * A query probes the same shapes from its side: all its sounds, and all
- * but each one, with that one's first letter, last letter or no letter.
+ * but each one, with that one's ends (the same hints) or none.
  * Keys are hashes of KEY_BITS bits: a collision only adds candidates that
  * scoring then drops.
  */
@@ -24,7 +23,7 @@ import { canonicalWord } from "./abbreviations.ts";
 import { significantWords, wordSound } from "./names.ts";
 
 /** Words of a name (or query) that take part in its keys; the rest only count in scoring. */
-export const MAX_KEY_WORDS = 6;
+export const MAX_KEY_WORDS = 5;
 
 /** Words too common in names to tell them apart. */
 const STOP_WORDS = new Set(["and", "of", "the"]);
@@ -58,9 +57,19 @@ function key(sounds: string[], hint: string): number {
   return hash(`${[...sounds].sort().join(" ")}|${hint}`);
 }
 
-/** What is kept of a left-out sound: its first letter, and its last when it has two. */
+/**
+ * What is kept of a left-out sound: its ends. One edit (a wrong, missing,
+ * extra or swapped letter of the sound) leaves its first or its last letter
+ * as they were, and, once the sound has four letters or more, its first two
+ * or its last two; two letters tell a long word from far more names. Sounds
+ * of four letters carry both, so that a sound and its misspelling, a letter
+ * longer or shorter, always share one.
+ */
 function hints(sound: string): string[] {
-  return sound.length > 1 ? [`<${sound[0]}`, `>${sound.at(-1)}`] : [`<${sound}`];
+  const out: string[] = [];
+  if (sound.length <= 4) out.push(`<${sound[0]}`, `>${sound.at(-1)}`);
+  if (sound.length >= 4) out.push(`<${sound.slice(0, 2)}`, `>${sound.slice(-2)}`);
+  return [...new Set(out)];
 }
 
 const without = (sounds: string[], i: number) => [...sounds.slice(0, i), ...sounds.slice(i + 1)];
@@ -94,5 +103,5 @@ export function querySoundKeys(query: string): number[] {
   return [...keys];
 }
 
-/** Most keys a query probes: all its sounds, then all but each one with three hints. */
-export const MAX_QUERY_KEYS = 1 + 3 * MAX_KEY_WORDS;
+/** Most keys a query probes: all its sounds, then all but each one with up to four hints or none. */
+export const MAX_QUERY_KEYS = 1 + 5 * MAX_KEY_WORDS;

@@ -25,7 +25,7 @@ import { MAX_QUERY_KEYS, querySoundKeys } from "../domain/soundKeys.ts";
 import type { Db } from "./db.ts";
 
 /** Names read per sound key probed. */
-export const KEY_PROBE_LIMIT = 20;
+export const KEY_PROBE_LIMIT = 16;
 /** Names read from the key-prefix probe (and the exact key without a state). */
 export const PREFIX_LIMIT = 10;
 const PREFIX_LENGTH = 4;
