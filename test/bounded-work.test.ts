@@ -39,6 +39,8 @@ const REQUESTS = [
   "/debtors/addresses?name=Busy%20Borrower",
   "/debtors/associated?name=Busy%20Borrower&state=CA",
   "/debtors/search-similar?name=Busy%20Borower",
+  "/debtors/search-similar?name=Borrower%20Busy&state=CA",
+  "/debtors/search-similar?name=Ownr%203&state=CA",
   "/filings?initial_financing_number=D0000042",
 ];
 

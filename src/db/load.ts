@@ -144,21 +144,19 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
   return [
     // Names are updated in place (and only those with no filing left are
     // deleted), so a debtor keeps its id and its sound keys stay valid.
-    db
-      .delete(debtorNames)
-      .where(
-        and(
-          queued(debtorNames.nameKey),
-          notExists(
-            db
-              .select({ one: sql`1` })
-              .from(debtorParties)
-              .where(
-                and(eq(debtorParties.nameKey, debtorNames.nameKey), eq(debtorParties.filingState, debtorNames.state)),
-              ),
-          ),
+    db.delete(debtorNames).where(
+      and(
+        queued(debtorNames.nameKey),
+        notExists(
+          db
+            .select({ one: sql`1` })
+            .from(debtorParties)
+            .where(
+              and(eq(debtorParties.nameKey, debtorNames.nameKey), eq(debtorParties.filingState, debtorNames.state)),
+            ),
         ),
       ),
+    ),
     db
       .insert(debtorNames)
       .select(
