@@ -4,40 +4,39 @@
  * similar-name search treats a word and its short forms as one word, both
  * when it ranks names and when it finds candidates.
  *
- * Each entry is a canonical word and the forms that mean it. Forms are as
+ * Each entry is a long form and its abbreviations, written as
  * src/domain/names.ts leaves words: lowercase, periods and apostrophes
- * removed ("Int'l." reads "intl"). A form that could mean two words maps to
- * the one business names use most ("Assoc" to Associates, "Ent" to
- * Enterprises); singular and plural share one entry where filers mix them
- * ("Svc", "Service", "Services"). Single letters stay out: they are
- * initials far more often than compass points.
+ * removed ("Int'l." reads "intl"). Only abbreviations are listed, never
+ * other words ("Auto", "Labs" and "Service" stay as written): a stored word
+ * replaced by a longer one would no longer match its own misspellings. An
+ * abbreviation that could mean two words maps to the one business names use
+ * most ("Assoc" to Associates); one missing here still scores close to its
+ * long form (see similarity.ts). Single letters stay out: they are initials
+ * far more often than compass points.
  */
 const FORMS: Record<string, readonly string[]> = {
   accounting: ["acctg"],
   american: ["amer"],
-  associates: ["assoc", "assocs", "associate"],
+  associates: ["assoc", "assocs"],
   association: ["assn"],
-  automotive: ["auto"],
-  brothers: ["bros", "bro"],
+  brothers: ["bros"],
   building: ["bldg"],
-  center: ["ctr", "cntr", "centre"],
+  center: ["ctr", "cntr"],
   company: ["co"],
   companies: ["cos"],
   construction: ["constr", "const", "cnstr", "constrn"],
   consulting: ["consltg", "cnsltg"],
-  contractors: ["contr", "contrs"],
+  contractors: ["contrs"],
   corporation: ["corp"],
   county: ["cnty"],
   department: ["dept"],
   development: ["dev", "devel", "devt", "dvlpmt"],
-  distribution: ["dist", "distr", "distrib"],
-  electric: ["elec", "electrical"],
-  engineering: ["eng", "engr", "engrg"],
-  enterprises: ["ent", "ents", "entps", "enterprise"],
+  distribution: ["distr", "distrib"],
+  engineering: ["engrg", "engr"],
+  enterprises: ["ents", "entrps"],
   entertainment: ["entmt", "entmnt"],
   equipment: ["equip", "eqpt", "eqp"],
-  fabrication: ["fab"],
-  financial: ["finl", "fin", "finan"],
+  financial: ["finl", "finan"],
   foundation: ["fdn"],
   fort: ["ft"],
   freight: ["frt"],
@@ -45,33 +44,35 @@ const FORMS: Record<string, readonly string[]> = {
   holdings: ["hldgs", "hldg", "hldngs"],
   incorporated: ["inc"],
   industrial: ["indl"],
-  industries: ["inds", "indus", "ind"],
+  industries: ["inds", "indus"],
   institute: ["inst"],
   insurance: ["ins"],
   international: ["intl", "internatl"],
-  investments: ["invts", "invs", "inv", "invest"],
-  laboratories: ["labs", "lab", "laboratory"],
+  investments: ["invts", "invs"],
   learning: ["lrng"],
   limited: ["ltd"],
   machinery: ["mchy"],
   management: ["mgmt", "mgt", "mngmt"],
   manufacturing: ["mfg", "mfrg", "mnfg", "manuf"],
-  manufacturers: ["mfrs", "mfr", "manufacturer"],
+  manufacturers: ["mfrs"],
+  manufacturer: ["mfr"],
   medical: ["med"],
   mountain: ["mtn"],
   national: ["natl"],
-  partners: ["ptnrs", "prtnrs", "partner"],
+  partners: ["ptnrs", "prtnrs"],
   physical: ["phys"],
   plumbing: ["plbg", "plmbg"],
-  productions: ["prodns", "prodn"],
-  products: ["prods", "prod"],
-  properties: ["props", "prop", "ppty", "pptys", "property"],
-  services: ["svcs", "svc", "srvcs", "srvc", "servs", "serv", "service"],
-  supply: ["sply", "supplies"],
-  systems: ["sys", "syst"],
-  technology: ["tech", "techs", "technol", "technologies"],
+  productions: ["prodns"],
+  products: ["prods"],
+  properties: ["props", "ppty", "pptys"],
+  service: ["svc", "srvc", "serv"],
+  services: ["svcs", "srvcs", "servs"],
+  supply: ["sply"],
+  systems: ["sys", "systs"],
+  technology: ["tech", "technol"],
+  technologies: ["techs"],
   training: ["trng"],
-  transportation: ["transp", "trans", "transpt"],
+  transportation: ["transp", "transpt"],
   trucking: ["trkg"],
 };
 

@@ -35,9 +35,16 @@ export function comparableWords(name: string): string[] {
     .map(canonicalWord);
 }
 
-/** Distinct sounds of the name's first MAX_KEY_WORDS comparable words, in name order. */
+/**
+ * Sounds of the name's first MAX_KEY_WORDS comparable words, in name order.
+ * Two words may sound alike ("Joh G. Garcia"): both stay, so leaving one
+ * out still leaves the other.
+ */
 export function nameSounds(name: string): string[] {
-  return [...new Set(comparableWords(name).map(wordSound))].filter((s) => s !== "").slice(0, MAX_KEY_WORDS);
+  return comparableWords(name)
+    .map(wordSound)
+    .filter((s) => s !== "")
+    .slice(0, MAX_KEY_WORDS);
 }
 
 /** Bits of a key: with a state and a name id it packs into one SQLite integer (src/db/soundKeys.ts). */
@@ -63,13 +70,18 @@ function key(sounds: string[], hint: string): number {
  * as they were, and, once the sound has four letters or more, its first two
  * or its last two; two letters tell a long word from far more names. Sounds
  * of four letters carry both, so that a sound and its misspelling, a letter
- * longer or shorter, always share one.
+ * longer or shorter, always share one. A stored one-letter sound (an
+ * initial) is kept once; a query's is probed as either end, so that a
+ * two-letter sound missing a letter still meets it.
  */
-function hints(sound: string): string[] {
-  const out: string[] = [];
-  if (sound.length <= 4) out.push(`<${sound[0]}`, `>${sound.at(-1)}`);
-  if (sound.length >= 4) out.push(`<${sound.slice(0, 2)}`, `>${sound.slice(-2)}`);
-  return [...new Set(out)];
+function hints(sound: string, stored: boolean): string[] {
+  if (sound.length === 1) return stored ? [`<${sound}`] : [`<${sound}`, `>${sound}`];
+  if (sound.length < 4) return [`<${sound[0]}`, `>${sound.at(-1)}`];
+  const long = [`<${sound.slice(0, 2)}`, `>${sound.slice(-2)}`];
+  if (sound.length === 4) return [`<${sound[0]}`, `>${sound.at(-1)}`, ...long];
+  // A long stored word keeps its first letter too: an abbreviation ("Ent",
+  // "Logis") is short, so it probes with one letter.
+  return stored ? [`<${sound[0]}`, ...long] : long;
 }
 
 const without = (sounds: string[], i: number) => [...sounds.slice(0, i), ...sounds.slice(i + 1)];
@@ -82,26 +94,38 @@ export function nameSoundKeys(name: string): number[] {
   if (sounds.length > 1) {
     sounds.forEach((sound, i) => {
       const rest = without(sounds, i);
-      for (const hint of hints(sound)) keys.add(key(rest, hint));
+      for (const hint of hints(sound, true)) keys.add(key(rest, hint));
       if (i > 0 && i < sounds.length - 1) keys.add(key(rest, ""));
     });
   }
   return [...keys];
 }
 
-/** The keys a query probes: names with the same sounds, or one sound more, less or different. */
-export function querySoundKeys(query: string): number[] {
+/**
+ * The keys a query probes: names with the same sounds, or one sound more,
+ * less or different. Keys over a single sound are `broad` (every name with
+ * that word and one other shares them); the rest are `narrow`.
+ */
+export function querySoundKeys(query: string): { broad: number[]; narrow: number[] } {
   const sounds = nameSounds(query);
-  if (sounds.length === 0) return [];
-  const keys = new Set([key(sounds, "")]);
+  const broad = new Set<number>();
+  const narrow = new Set<number>();
+  const probe = (set: string[], hint: string) => (set.length === 1 ? broad : narrow).add(key(set, hint));
+  if (sounds.length > 0) probe(sounds, "");
   if (sounds.length > 1) {
     sounds.forEach((sound, i) => {
-      const rest = without(sounds, i);
-      for (const hint of [...hints(sound), ""]) keys.add(key(rest, hint));
+      for (const hint of [...hints(sound, false), ""]) probe(without(sounds, i), hint);
     });
   }
-  return [...keys];
+  return { broad: [...broad], narrow: [...narrow] };
 }
 
-/** Most keys a query probes: all its sounds, then all but each one with up to four hints or none. */
-export const MAX_QUERY_KEYS = 1 + 5 * MAX_KEY_WORDS;
+/** Most hints a query word is probed with, the empty one included. */
+const MAX_PROBES_PER_WORD = 5;
+
+/** Most keys of each kind a query of `words` key words probes. */
+export function maxQueryKeys(words: number): { broad: number; narrow: number } {
+  if (words <= 1) return { broad: words, narrow: 0 };
+  if (words === 2) return { broad: 2 * MAX_PROBES_PER_WORD, narrow: 1 };
+  return { broad: 0, narrow: 1 + words * MAX_PROBES_PER_WORD };
+}

@@ -10,33 +10,64 @@
  *   misspelled past its start);
  * - the query's sound keys (src/domain/soundKeys.ts: the same words in any
  *   order, or one word misspelled, abbreviated, left out, added or
- *   replaced): each a range of debtor_sound_keys, cut at KEY_PROBE_LIMIT
- *   names.
+ *   replaced): each a range of debtor_sound_keys, cut at BROAD_KEY_LIMIT or
+ *   NARROW_KEY_LIMIT names.
  *
- * Rows read stay under MAX_ROWS_READ at any data size: each candidate id is
- * read once where it is found and once from debtor_names.
+ * Rows read stay under MAX_ROWS_READ at any data size.
  */
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { type DebtorName, debtorNames, debtorSoundKeys } from "../db/schema.ts";
 import { keyRange, nameIdOf } from "../db/soundKeys.ts";
 import { debtorNameKey } from "../domain/names.ts";
 import { SIMILARITY_THRESHOLD, similarity } from "../domain/similarity.ts";
-import { MAX_QUERY_KEYS, querySoundKeys } from "../domain/soundKeys.ts";
+import { MAX_KEY_WORDS, maxQueryKeys, querySoundKeys } from "../domain/soundKeys.ts";
 import type { Db } from "./db.ts";
 
-/** Names read per sound key probed. */
-export const KEY_PROBE_LIMIT = 16;
+/** Names read per broad sound key (one word and a letter or two of another: many names). */
+export const BROAD_KEY_LIMIT = 32;
+/** Names read per narrow sound key (two words or more). */
+export const NARROW_KEY_LIMIT = 16;
 /** Names read from the key-prefix probe (and the exact key without a state). */
 export const PREFIX_LIMIT = 10;
 const PREFIX_LENGTH = 4;
 
-/** Most candidates a request scores. */
-export const MAX_CANDIDATES = 2 * PREFIX_LIMIT + MAX_QUERY_KEYS * KEY_PROBE_LIMIT;
-/** Most D1 rows a request reads: each candidate where it is found, then its debtor_names row. */
-export const MAX_ROWS_READ = 2 * MAX_CANDIDATES;
+/** Most candidates a request scores, whatever the number of words in the query. */
+export const MAX_CANDIDATES =
+  2 * PREFIX_LIMIT +
+  Math.max(
+    ...Array.from({ length: MAX_KEY_WORDS }, (_, i) => {
+      const keys = maxQueryKeys(i + 1);
+      return keys.broad * BROAD_KEY_LIMIT + keys.narrow * NARROW_KEY_LIMIT;
+    }),
+  );
+/**
+ * Most D1 rows a request reads, as D1 counts them: each candidate where a
+ * probe finds it (a probe that ends early reads one row past its range, but
+ * then fewer than its limit), then once more in the set of distinct
+ * candidates and once in debtor_names.
+ */
+export const MAX_ROWS_READ = 3 * MAX_CANDIDATES;
 
 export interface SimilarName extends DebtorName {
   score: number;
+}
+
+/** D1 allows at most five terms in one compound SELECT. */
+const MAX_COMPOUND = 5;
+
+/** The rows of every arm (each a bounded SELECT of `id`), as nested compound SELECTs of five terms at most. */
+function unionAll(arms: SQL[]): SQL {
+  const terms =
+    arms.length <= MAX_COMPOUND
+      ? arms
+      : Array.from({ length: MAX_COMPOUND }, (_, i) => {
+          const size = Math.ceil(arms.length / MAX_COMPOUND);
+          return unionAll(arms.slice(i * size, (i + 1) * size));
+        }).filter((_, i) => i * Math.ceil(arms.length / MAX_COMPOUND) < arms.length);
+  return sql.join(
+    terms.map((t) => sql`select id from (${t})`),
+    sql` union all `,
+  );
 }
 
 /** The ids of the query's candidates (an id may come more than once). */
@@ -54,15 +85,19 @@ function candidateIds(db: Db, q: { name: string; state?: string | undefined }): 
     .from(debtorNames)
     .where(and(inState, sql`${debtorNames.nameKey} >= ${prefix}`, sql`${debtorNames.nameKey} < ${`${prefix}{`}`))
     .limit(PREFIX_LIMIT);
-  // For each sound key k, the names of its range, at most KEY_PROBE_LIMIT,
-  // gathered into a JSON array by a subquery that sees k.
-  const range = keyRange(sql`k.value`, q.state);
-  const keyed = sql`select ${nameIdOf(sql`id`)} as id from ${debtorSoundKeys}
-    where id >= ${range.from} and id < ${range.to} limit ${KEY_PROBE_LIMIT}`;
-  return sql`select id from (${exact})
-    union all select id from (${sharingPrefix})
-    union all select n.value from json_each(${JSON.stringify(querySoundKeys(q.name))}) k,
-      json_each((select json_group_array(id) from (${keyed}))) n`;
+  // Each sound key: the names of its range, at most `limit`.
+  const keyed = (k: number, limit: number) => {
+    const range = keyRange(sql`${k}`, q.state);
+    return sql`select ${nameIdOf(sql`id`)} as id from ${debtorSoundKeys}
+      where id >= ${range.from} and id < ${range.to} limit ${sql.raw(String(limit))}`;
+  };
+  const keys = querySoundKeys(q.name);
+  return unionAll([
+    sql`${exact}`,
+    sql`${sharingPrefix}`,
+    ...keys.broad.map((k) => keyed(k, BROAD_KEY_LIMIT)),
+    ...keys.narrow.map((k) => keyed(k, NARROW_KEY_LIMIT)),
+  ]);
 }
 
 /** The query's candidates, scored, above the threshold, best first. */
@@ -75,14 +110,33 @@ export async function similarNames(db: Db, q: { name: string; state?: string | u
       .from(debtorNames)
       .where(sql`${debtorNames.id} in (${candidateIds(db, q)})`),
   ]);
-  return rows
-    .map((row) => ({ ...row, score: similarity(q.name, row.name) }))
-    .filter((r) => r.score >= SIMILARITY_THRESHOLD)
-    .sort(
-      (a, b) =>
-        b.score - a.score ||
-        b.filingCount - a.filingCount ||
-        a.name.localeCompare(b.name) ||
-        a.state.localeCompare(b.state),
-    );
+  return rank(
+    rows.map((row) => ({ ...row, score: similarity(q.name, row.name) })).filter((r) => r.score >= SIMILARITY_THRESHOLD),
+  );
+}
+
+/**
+ * Each debtor (match key) once, in its state with the most filings, before
+ * any debtor a second time in another state; within each round, best score
+ * first, then more filings, then by name and state. With a state, every
+ * debtor comes once and this is plain score order; without one, a page
+ * shows five different debtors rather than one debtor in five states.
+ */
+export function rank(names: SimilarName[]): SimilarName[] {
+  const byFilings = [...names].sort((a, b) => b.filingCount - a.filingCount || a.state.localeCompare(b.state));
+  const round = new Map<SimilarName, number>();
+  const seen = new Map<string, number>();
+  for (const n of byFilings) {
+    const times = seen.get(n.nameKey) ?? 0;
+    seen.set(n.nameKey, times + 1);
+    round.set(n, times);
+  }
+  return byFilings.sort(
+    (a, b) =>
+      round.get(a)! - round.get(b)! ||
+      b.score - a.score ||
+      b.filingCount - a.filingCount ||
+      a.name.localeCompare(b.name) ||
+      a.state.localeCompare(b.state),
+  );
 }
