@@ -66,6 +66,8 @@ const REQUESTS = [
   "/debtors/search-similar?name=Widgets%20Acme%20Inc&state=CA",
   "/debtors/search-similar?name=Allen%2C%20Nancy%20Q.&state=CA",
   "/debtors/search-similar?name=Acme%20Mfg%20Intl%20Svcs",
+  // Five words: 26 sound keys, nested compound SELECTs.
+  "/debtors/search-similar?name=Golden%20Gate%20Machine%20Works%20Tool%20Supply&state=CA",
   "/filings?initial_financing_number=T00000001",
   "/filings?initial_financing_number=T00000001&state=CA",
 ];

@@ -24,9 +24,9 @@ import { MAX_KEY_WORDS, maxQueryKeys, querySoundKeys } from "../domain/soundKeys
 import type { Db } from "./db.ts";
 
 /** Names read per broad sound key (one word and a letter or two of another: many names). */
-export const BROAD_KEY_LIMIT = 32;
+export const BROAD_KEY_LIMIT = 24;
 /** Names read per narrow sound key (two words or more). */
-export const NARROW_KEY_LIMIT = 16;
+export const NARROW_KEY_LIMIT = 12;
 /** Names read from the key-prefix probe (and the exact key without a state). */
 export const PREFIX_LIMIT = 10;
 const PREFIX_LENGTH = 4;
@@ -57,13 +57,12 @@ const MAX_COMPOUND = 5;
 
 /** The rows of every arm (each a bounded SELECT of `id`), as nested compound SELECTs of five terms at most. */
 function unionAll(arms: SQL[]): SQL {
-  const terms =
-    arms.length <= MAX_COMPOUND
-      ? arms
-      : Array.from({ length: MAX_COMPOUND }, (_, i) => {
-          const size = Math.ceil(arms.length / MAX_COMPOUND);
-          return unionAll(arms.slice(i * size, (i + 1) * size));
-        }).filter((_, i) => i * Math.ceil(arms.length / MAX_COMPOUND) < arms.length);
+  let terms = arms;
+  if (arms.length > MAX_COMPOUND) {
+    const size = Math.ceil(arms.length / MAX_COMPOUND);
+    terms = [];
+    for (let i = 0; i < arms.length; i += size) terms.push(unionAll(arms.slice(i, i + size)));
+  }
   return sql.join(
     terms.map((t) => sql`select id from (${t})`),
     sql` union all `,
