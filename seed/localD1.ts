@@ -121,7 +121,7 @@ function writeSoundKeys(db: DatabaseSync): void {
     spellings.iterate() as Iterable<{ name: string; nameKey: string; filingState: string }>,
     SPELLINGS_PER_GROUP,
   )) {
-    runAll(db, prepared, soundKeyStatements(builder, soundKeyRows(group), 5_000));
+    runAll(db, prepared, soundKeyStatements(builder, soundKeyRows(group), 1_000_000));
   }
   db.exec("commit");
 }

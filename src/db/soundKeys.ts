@@ -9,11 +9,10 @@
  * so the names filed under a key in a state are one contiguous range of row
  * ids, and under a key in any state one wider range: each probe of
  * similar-name search is a bounded range read of the table's own B-tree,
- * about 12 bytes a row. The numbers are built and taken apart in SQL, where
+ * about 15 bytes a row on disk. The numbers are built and taken apart in SQL, where
  * integers have 64 bits; JavaScript only handles the key and the state.
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { KEY_BITS } from "../domain/soundKeys.ts";
 import type { SoundKeyRow } from "./records.ts";
@@ -47,35 +46,47 @@ export function keyRange(key: SQL, state?: string): { from: SQL; to: SQL } {
   if (state === undefined) return { from: sql`(${key} << ${KEY_SHIFT})`, to: sql`((${key} + 1) << ${KEY_SHIFT})` };
   const n = stateNumber(state);
   return {
-    from: sql`((${key} << ${KEY_SHIFT}) | (${sql.raw(String(n))} << ${NAME_SHIFT}))`,
-    to: sql`((${key} << ${KEY_SHIFT}) | (${sql.raw(String(n + 1))} << ${NAME_SHIFT}))`,
+    from: sql`((${key} << ${KEY_SHIFT}) + (${sql.raw(String(n))} << ${NAME_SHIFT}))`,
+    to: sql`((${key} << ${KEY_SHIFT}) + (${sql.raw(String(n + 1))} << ${NAME_SHIFT}))`,
   };
 }
 
 type Db = DrizzleD1Database<any>;
 
-/** Keys per statement: one JSON parameter, well under D1's limits on a statement. */
-const ROWS_PER_STATEMENT = 400;
+/**
+ * Bytes of JSON per statement: one parameter, well within what D1 takes in
+ * a statement even when names run to a thousand characters.
+ */
+const JSON_BYTES_PER_STATEMENT = 50_000;
 
 /**
  * Writes the sound keys of `rows` against the debtor_names rows they belong
  * to; run after the names are refreshed. Keys already there are left alone.
  */
-export function soundKeyStatements(db: Db, rows: SoundKeyRow[], perStatement = ROWS_PER_STATEMENT) {
-  const statements: BatchItem<"sqlite">[] = [];
-  for (let i = 0; i < rows.length; i += perStatement) {
-    const part = rows.slice(i, i + perStatement).map((r) => [r.key, stateNumber(r.state), r.nameKey, r.state]);
-    statements.push(
-      db
-        .insert(debtorSoundKeys)
-        .select(
-          sql`select ((j.value ->> 0) << ${KEY_SHIFT}) | ((j.value ->> 1) << ${NAME_SHIFT}) | n.id
-            from json_each(${JSON.stringify(part)}) j
-            join ${debtorNames} n on n.name_key = j.value ->> 2 and n.state = j.value ->> 3
-            where n.id <= ${sql.raw(String(MAX_INDEXED_NAME_ID))}`,
-        )
-        .onConflictDoNothing(),
-    );
+export function soundKeyStatements(db: Db, rows: SoundKeyRow[], maxBytes = JSON_BYTES_PER_STATEMENT) {
+  const parts: string[][] = [];
+  let part: string[] = [];
+  let bytes = 0;
+  for (const r of rows) {
+    const entry = JSON.stringify([r.key, stateNumber(r.state), r.nameKey, r.state]);
+    if (part.length > 0 && bytes + entry.length > maxBytes) {
+      parts.push(part);
+      part = [];
+      bytes = 0;
+    }
+    part.push(entry);
+    bytes += entry.length + 1;
   }
-  return statements;
+  if (part.length > 0) parts.push(part);
+  return parts.map((entries) =>
+    db
+      .insert(debtorSoundKeys)
+      .select(
+        sql`select ((j.value ->> 0) << ${KEY_SHIFT}) | ((j.value ->> 1) << ${NAME_SHIFT}) | n.id
+          from json_each(${`[${entries.join(",")}]`}) j
+          join ${debtorNames} n on n.name_key = j.value ->> 2 and n.state = j.value ->> 3
+          where n.id <= ${sql.raw(String(MAX_INDEXED_NAME_ID))}`,
+      )
+      .onConflictDoNothing(),
+  );
 }
