@@ -41,6 +41,12 @@ beforeAll(async () => {
   await load([
     ...names.map(([name, state]) => filing({ state, debtors: [party(name, { state })] })),
     ...DENSE.map((name) => filing({ state: "TX", debtors: [party(name, { state: "TX" })] })),
+    // Two debtors that read alike without their middle word, in six states each.
+    ...["OR", "WA", "ID", "MT", "WY", "UT"].flatMap((state) =>
+      ["Sunbelt Lift Services LLC", "Sunbelt Data Services LLC"].map((name) =>
+        filing({ state, debtors: [party(name, { state })] }),
+      ),
+    ),
     // More filings of one debtor, under other spellings: counted together.
     filing({ debtors: [party("PRAIRIE BAKERY, L.L.C.")] }),
     filing({ debtors: [party("Prairie Bakery Inc")] }),
@@ -149,6 +155,11 @@ describe("GET /debtors/search-similar in a dense state", () => {
     ["Allen, Nancie", "last name first, misspelled, no initial"],
   ])("finds an individual as %s (%s)", async (query) => {
     expect((await first(query, "TX")).names).toContain("Nancy Q. Allen");
+  });
+
+  it("shows different debtors before the same debtor in another state", async () => {
+    const found = await first("Sunbelt Services");
+    expect(found.names.slice(0, 2).sort()).toEqual(["Sunbelt Data Services LLC", "Sunbelt Lift Services LLC"]);
   });
 
   it("scores an individual named last name first as the same person", async () => {
