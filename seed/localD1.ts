@@ -23,8 +23,9 @@ import {
   refreshStatements,
   tableRows,
 } from "../src/db/load.ts";
-import { type FilingRecord, type FilingRows, facetDayRows, toRows } from "../src/db/records.ts";
+import { type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
+import { soundKeyStatements } from "../src/db/soundKeys.ts";
 
 /** Where local D1 files live under a wrangler state directory (`--persist-to`, default .wrangler/state). */
 const D1_DIR = "v3/d1/miniflare-D1DatabaseObject";
@@ -99,9 +100,7 @@ function insertRows(
   let changes = 0;
   for (let i = 0; i < set.rows.length; i += perChunk) {
     const part = set.rows.slice(i, i + perChunk) as Record<string, unknown>[];
-    const sql = `insert ${"shared" in set ? "or ignore " : ""}into "${name}" (${keys.map((k) => `"${snakeCase(k)}"`).join(", ")}) values ${Array(
-      part.length,
-    )
+    const sql = `insert into "${name}" (${keys.map((k) => `"${snakeCase(k)}"`).join(", ")}) values ${Array(part.length)
       .fill(`(${keys.map(() => "?").join(", ")})`)
       .join(", ")}`;
     let stmt = prepared.get(sql);
@@ -192,10 +191,33 @@ export function createIndexes(db: DatabaseSync, indexes: IndexDefinition[]): voi
   for (const { sql } of indexes) db.exec(sql.replace(/^create (unique )?index /i, "create $1index if not exists "));
 }
 
-/** Rebuilds every debtor aggregate and running total (after writeFilings). */
+/**
+ * Rebuilds every debtor aggregate and running total, then writes the sound
+ * keys of similar-name search (after writeFilings).
+ */
 export function refreshAll(db: DatabaseSync): void {
   db.exec("begin");
   runAll(db, new Map(), refreshStatements(builder, { all: true }));
+  db.exec("commit");
+  writeSoundKeys(db);
+}
+
+/** Debtor spellings read at a time by writeSoundKeys. */
+const SPELLINGS_PER_GROUP = 5_000;
+
+/** Writes the sound keys of every spelling of every debtor, once debtor_names has its ids. */
+function writeSoundKeys(db: DatabaseSync): void {
+  const spellings = db.prepare(
+    "select distinct name, name_key as nameKey, filing_state as filingState from debtor_parties where name_key <> ''",
+  );
+  const prepared = new Map<string, StatementSync>();
+  db.exec("begin");
+  for (const group of groups(
+    spellings.iterate() as Iterable<{ name: string; nameKey: string; filingState: string }>,
+    SPELLINGS_PER_GROUP,
+  )) {
+    runAll(db, prepared, soundKeyStatements(builder, soundKeyRows(group), 1_000_000));
+  }
   db.exec("commit");
 }
 

@@ -37,7 +37,7 @@ const TABLES = [
   "debtor_addresses",
   "debtor_links",
   "debtors_to_refresh",
-  "debtor_name_sounds",
+  "debtor_sound_keys",
   "debtor_names",
   "pending_amendments",
   "amendments",

@@ -43,6 +43,8 @@ const REQUESTS = [
   "/debtors/search?name=3,%20O&state=CA",
   "/debtors/addresses?name=Owner%203",
   "/debtors/search-similar?name=Busy%20Borower",
+  "/debtors/search-similar?name=Borrower%20Busy&state=CA",
+  "/debtors/search-similar?name=Ownr%203&state=CA",
   "/filings?initial_financing_number=D0000042",
 ];
 

@@ -70,12 +70,16 @@ const REQUESTS = [
   "/debtors/associated?name=Smith,%20John&state=CA",
   "/debtors/search-similar?name=Acme%20Widgts",
   "/debtors/search-similar?name=Widgets%20Acme%20Inc&state=CA",
+  "/debtors/search-similar?name=Allen%2C%20Nancy%20Q.&state=CA",
+  "/debtors/search-similar?name=Acme%20Mfg%20Intl%20Svcs",
+  // Five words: 26 sound keys, nested compound SELECTs.
+  "/debtors/search-similar?name=Golden%20Gate%20Machine%20Works%20Tool%20Supply&state=CA",
   "/filings?initial_financing_number=T00000001",
   "/filings?initial_financing_number=T00000001&state=CA",
 ];
 
 const TABLES =
-  /\b(filings|debtor_parties|secured_parties|amendments|self|other|debtor_names|debtor_name_sounds|debtor_addresses|debtor_links|facet_counts|facet_days)\b/;
+  /\b(filings|debtor_parties|secured_parties|amendments|self|other|debtor_names|debtor_sound_keys|debtor_addresses|debtor_links|facet_counts|facet_days)\b/;
 
 beforeAll(async () => {
   await registerKeys();

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { SIMILARITY_THRESHOLD } from "../src/domain/similarity.ts";
+import { MAX_ROWS_READ } from "../src/queries/similar.ts";
 import { filing, get, getJson, load, party, registerKeys } from "./helpers.ts";
 
 const names: [string, string][] = [
@@ -13,10 +14,39 @@ const names: [string, string][] = [
   ["Pioneer Bakery LLC", "CA"],
 ];
 
+/**
+ * A dense state: the common words of the targets' names (Goods, Allen,
+ * Freight) each carry a hundred or more names, far more than any one index
+ * probe reads, and many of them share a target's first letters.
+ */
+const SYLLABLES = ["Ma", "Me", "Mo", "Ba", "Ca", "Da", "Fa", "Ha", "La", "Na", "Pa", "Ra", "Ta"];
+const ENDINGS = ["ple", "ner", "ton", "ley", "dell", "rick", "ford", "wood", "son", "line"];
+const WORDS = SYLLABLES.flatMap((a) => ENDINGS.map((b) => `${a}${b}`));
+const GIVEN = ["Nadia", "Nathan", "Nora", "Noel", "Neil", "Ned", "Mary", "James", "Linda", "Omar", "Priya", "Wei"];
+const DENSE: string[] = [
+  "Magnolia Goods, Inc.",
+  "Nancy Q. Allen",
+  "The Red River Freight LLC",
+  "Lone Star Mfg Co",
+  "Gulf Coast Brothers Construction LLC",
+  ...WORDS.map((w) => `${w} Goods LLC`),
+  ...WORDS.map((w) => `${w} Freight Inc.`),
+  ...WORDS.slice(0, 40).map((w) => `${w} River Freight`),
+  ...GIVEN.flatMap((g) => ["A", "Q", "R", "T", "W", "Z"].map((i) => `${g} ${i}. Allen`)),
+  ...WORDS.slice(0, 60).map((w) => `${w} Allen`),
+];
+
 beforeAll(async () => {
   await registerKeys();
   await load([
     ...names.map(([name, state]) => filing({ state, debtors: [party(name, { state })] })),
+    ...DENSE.map((name) => filing({ state: "TX", debtors: [party(name, { state: "TX" })] })),
+    // Two debtors that read alike without their middle word, in six states each.
+    ...["OR", "WA", "ID", "MT", "WY", "UT"].flatMap((state) =>
+      ["Sunbelt Lift Services LLC", "Sunbelt Data Services LLC"].map((name) =>
+        filing({ state, debtors: [party(name, { state })] }),
+      ),
+    ),
     // More filings of one debtor, under other spellings: counted together.
     filing({ debtors: [party("PRAIRIE BAKERY, L.L.C.")] }),
     filing({ debtors: [party("Prairie Bakery Inc")] }),
@@ -85,5 +115,78 @@ describe("GET /debtors/search-similar", () => {
     expect((await get("/debtors/search-similar?name=x", null)).status).toBe(401);
     const body = await getJson("/debtors/search-similar?state=CA", 400);
     expect(body.error.details.map((d: any) => d.parameter)).toEqual(["name"]);
+  });
+});
+
+describe("GET /debtors/search-similar in a dense state", () => {
+  let asked = 0;
+  const first = async (query: string, state?: string) => {
+    // A fresh parameter each time, so no answer comes from the edge cache.
+    asked += 1;
+    const q = new URLSearchParams({ name: query, ...(state ? { state } : {}), run: String(asked) });
+    const res = await get(`/debtors/search-similar?${q}`);
+    expect(res.status).toBe(200);
+    const timing = res.headers.get("server-timing") ?? "";
+    const body = (await res.json()) as { similar_debtors: { debtor_name: string; score: number }[] };
+    return {
+      names: body.similar_debtors.map((d) => d.debtor_name),
+      scores: body.similar_debtors.map((d) => d.score),
+      rowsRead: Number(/(\d+) rows read/.exec(timing)?.[1]),
+      batches: Number(/(\d+) batch/.exec(timing)?.[1]),
+    };
+  };
+
+  it.each([
+    ["Magsolia Goods, Inc.", "Magnolia Goods, Inc."],
+    ["Naney Q. Allen", "Nancy Q. Allen"],
+    ["Nnacy Q. Allen", "Nancy Q. Allen"],
+    ["Thered River Freight LLC", "The Red River Freight LLC"],
+  ])("finds %s on the first page, with the state and without", async (query, target) => {
+    expect((await first(query, "TX")).names).toContain(target);
+    expect((await first(query)).names).toContain(target);
+  });
+
+  it.each([
+    ["Allen, Nancy Q.", "last name first"],
+    ["Nancy Allen", "no middle initial"],
+    ["Nancy R. Allen", "another middle initial"],
+    ["Nansy Q. Allen", "a misspelled first name"],
+    ["Nancy Q. Alen", "a misspelled last name"],
+    ["Allen, Nancie", "last name first, misspelled, no initial"],
+  ])("finds an individual as %s (%s)", async (query) => {
+    expect((await first(query, "TX")).names).toContain("Nancy Q. Allen");
+  });
+
+  it("shows different debtors before the same debtor in another state", async () => {
+    const found = await first("Sunbelt Services");
+    expect(found.names.slice(0, 2).sort()).toEqual(["Sunbelt Data Services LLC", "Sunbelt Lift Services LLC"]);
+  });
+
+  it("scores an individual named last name first as the same person", async () => {
+    const found = await first("Allen, Nancy Q.", "TX");
+    expect(found.names[0]).toBe("Nancy Q. Allen");
+    expect(found.scores[0]).toBe(1);
+  });
+
+  it.each([
+    ["Lone Star Manufacturing Company", "Lone Star Mfg Co"],
+    ["Lone Star Mfg. Co.", "Lone Star Mfg Co"],
+    ["Gulf Coast Bros. Constr.", "Gulf Coast Brothers Construction LLC"],
+    ["Gulf Coast Bros Construction", "Gulf Coast Brothers Construction LLC"],
+  ])("reads abbreviations as their long forms: %s", async (query, target) => {
+    const found = await first(query, "TX");
+    expect(found.names[0]).toBe(target);
+    expect(found.scores[0]).toBe(1);
+  });
+
+  it("answers in one round trip within the documented rows-read bound, even for a 66-word name", async () => {
+    const long = Array.from({ length: 66 }, (_, i) => WORDS[i]).join(" ");
+    for (const query of ["Magsolia Goods, Inc.", "Nancy Allen", long]) {
+      for (const state of ["TX", undefined]) {
+        const found = await first(query, state);
+        expect(found.batches).toBe(1);
+        expect(found.rowsRead).toBeLessThanOrEqual(MAX_ROWS_READ);
+      }
+    }
   });
 });

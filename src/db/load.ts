@@ -5,7 +5,6 @@
  *
  * A load writes, in one D1 batch per group of filings:
  * - the filings, their parties and amendments (rows from records.ts);
- * - the name sounds of similar-name search (insert-or-ignore);
  * - facet day counts (schema.ts, facetCounts): added for new filings,
  *   subtracted for replaced ones, running totals marked stale;
  * - the debtors touched, queued in debtors_to_refresh;
@@ -13,21 +12,23 @@
  * addresses, co-debtor links) of the queued debtors from their parties, and
  * the stale running totals. Rebuilding from the parties, rather than adding
  * to the aggregates, is what lets a replaced filing take back what it gave.
+ * Last come the sound keys of similar-name search (soundKeys.ts), which
+ * point at debtor_names rows by id: the refresh updates a debtor's row in
+ * place, so its id, and the keys already written for it, stay valid.
  */
 
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
-import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, nameSoundRows, toRows } from "./records.ts";
+import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
 import type * as schema from "./schema.ts";
 import {
   amendments,
   dataLoads,
   debtorAddresses,
   debtorLinks,
-  debtorNameSounds,
   debtorNames,
   debtorParties,
   debtorsToRefresh,
@@ -36,6 +37,7 @@ import {
   filings,
   securedParties,
 } from "./schema.ts";
+import { soundKeyStatements } from "./soundKeys.ts";
 
 /** A Drizzle handle over D1, with this schema or none (writing needs only the tables). */
 type Db = DrizzleD1Database<typeof schema> | DrizzleD1Database<any>;
@@ -59,17 +61,13 @@ export function facetCutoffDay(now: Date | number): string {
   return recentWindowStart(now).slice(0, 10);
 }
 
-/**
- * The rows `rows` add to each table: the filings, their parties and
- * amendments, and the name sounds (inserted or ignored, being shared).
- */
+/** The rows `rows` add to each table: the filings, their parties and amendments. */
 export function tableRows(rows: FilingRows[]) {
   return [
     { table: filings, rows: rows.map((r) => r.filing) },
     { table: debtorParties, rows: rows.flatMap((r) => r.debtors) },
     { table: securedParties, rows: rows.flatMap((r) => r.securedParties) },
     { table: amendments, rows: rows.flatMap((r) => r.amendments) },
-    { table: debtorNameSounds, rows: nameSoundRows(rows), shared: true },
   ] as const;
 }
 
@@ -82,8 +80,7 @@ export function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_
     for (const part of chunk<object>(set.rows, Math.floor(maxParams / perRow))) {
       // The rows were built for this very table by toRows(); the union of
       // tables defeats inference, not correctness.
-      const insert = db.insert(set.table).values(part as any);
-      statements.push("shared" in set ? insert.onConflictDoNothing() : insert);
+      statements.push(db.insert(set.table).values(part as any));
     }
   }
   return statements;
@@ -149,21 +146,46 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
   const lastFiled = latest(debtorParties);
   const lastSeen = latest(other);
   return [
-    db.delete(debtorNames).where(queued(debtorNames.nameKey)),
-    db.insert(debtorNames).select(
-      db
-        .select({
-          id: sql<number>`null`.as("id"),
-          nameKey: debtorParties.nameKey,
-          state: debtorParties.filingState,
-          name: debtorParties.name,
-          lastFiledAt: lastFiled.as("last_filed_at"),
-          filingCount: sql<number>`count(distinct ${debtorParties.filingId})`.as("filing_count"),
-        })
-        .from(debtorParties)
-        .where(and(sql`${debtorParties.nameKey} <> ''`, queued(debtorParties.nameKey)))
-        .groupBy(debtorParties.nameKey, debtorParties.filingState),
+    // Names are updated in place (and only those with no filing left are
+    // deleted), so a debtor keeps its id and its sound keys stay valid.
+    db.delete(debtorNames).where(
+      and(
+        queued(debtorNames.nameKey),
+        notExists(
+          db
+            .select({ one: sql`1` })
+            .from(debtorParties)
+            .where(
+              and(eq(debtorParties.nameKey, debtorNames.nameKey), eq(debtorParties.filingState, debtorNames.state)),
+            ),
+        ),
+      ),
     ),
+    db
+      .insert(debtorNames)
+      .select(
+        db
+          .select({
+            id: sql<number>`null`.as("id"),
+            nameKey: debtorParties.nameKey,
+            state: debtorParties.filingState,
+            name: debtorParties.name,
+            lastFiledAt: lastFiled.as("last_filed_at"),
+            filingCount: sql<number>`count(distinct ${debtorParties.filingId})`.as("filing_count"),
+          })
+          .from(debtorParties)
+          // The WHERE also keeps SQLite from reading the upsert's ON as a join's.
+          .where(and(sql`${debtorParties.nameKey} <> ''`, queued(debtorParties.nameKey)))
+          .groupBy(debtorParties.nameKey, debtorParties.filingState),
+      )
+      .onConflictDoUpdate({
+        target: [debtorNames.nameKey, debtorNames.state],
+        set: {
+          name: sql`excluded.name`,
+          lastFiledAt: sql`excluded.last_filed_at`,
+          filingCount: sql`excluded.filing_count`,
+        },
+      }),
     db.delete(debtorAddresses).where(queued(debtorAddresses.nameKey)),
     db.insert(debtorAddresses).select(
       db
@@ -217,9 +239,27 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
   ];
 }
 
-/** Rebuilds what loads with `refresh: false` left queued (see refreshStatements). */
+/**
+ * Rebuilds what loads with `refresh: false` left queued (see
+ * refreshStatements), then writes the sound keys of the queued debtors'
+ * spellings, read first: the queue is emptied by the refresh, and the keys
+ * need the debtor_names ids it assigns.
+ */
 export async function refreshQueued(db: Db): Promise<void> {
-  await runBatches(db, refreshStatements(db));
+  const spellings = await db
+    .selectDistinct({
+      name: debtorParties.name,
+      nameKey: debtorParties.nameKey,
+      filingState: debtorParties.filingState,
+    })
+    .from(debtorParties)
+    .where(
+      and(
+        sql`${debtorParties.nameKey} <> ''`,
+        inArray(debtorParties.nameKey, db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh)),
+      ),
+    );
+  await runBatches(db, [...refreshStatements(db), ...soundKeyStatements(db, soundKeyRows(spellings))]);
 }
 
 async function runBatches(db: Db, statements: Statement[]) {
@@ -262,6 +302,7 @@ export async function insertFilings(
       ...facetStatements(db, facetDayRows(rows, cutoff)),
       ...queueDebtorStatements(db, rows),
       ...refreshStatements(db),
+      ...soundKeyStatements(db, soundKeyRows(rows.flatMap((r) => r.debtors))),
     ]);
     written += group.length;
     onProgress?.(written);
@@ -403,7 +444,10 @@ export async function upsertFilings(
         ...insertStatements(db, added),
         ...facetStatements(db, [...facetDayRows(removed, cutoff, -1), ...facetDayRows(added, cutoff)]),
         ...queueDebtorStatements(db, [...removed, ...added]),
-        ...(options.refresh === false ? [] : refreshStatements(db)),
+        // The sound keys point at debtor_names ids, which the refresh assigns.
+        ...(options.refresh === false
+          ? []
+          : [...refreshStatements(db), ...soundKeyStatements(db, soundKeyRows(added.flatMap((r) => r.debtors)))]),
       ]);
     }
     done += group.length;

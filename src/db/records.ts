@@ -8,9 +8,10 @@
 import { ZIP_COUNTRIES } from "../domain/countries.ts";
 import { type AmendmentKind, type FilingKind, lapseOf, terminatedAt } from "../domain/lifecycle.ts";
 import { US_ZIP } from "../domain/limits.ts";
-import { debtorKey, securedNameWords, significantWords, wordSound } from "../domain/names.ts";
+import { debtorKey, securedNameWords } from "../domain/names.ts";
+import { nameSoundKeys } from "../domain/soundKeys.ts";
 import { isStateCode } from "../domain/states.ts";
-import type { Amendment, DebtorParty, debtorNameSounds, Filing, facetDays, SecuredParty } from "./schema.ts";
+import type { Amendment, DebtorParty, Filing, facetDays, SecuredParty } from "./schema.ts";
 
 /** An address as the office recorded it: a part it did not record is null (or absent). */
 export interface AddressRecord {
@@ -160,22 +161,27 @@ export function setOf(labels: Iterable<string | null | undefined>): string {
   return [...new Set([...labels].filter((l): l is string => l != null && l !== ""))].sort().join("|");
 }
 
+/** A debtor name's sound key in a state (see src/domain/soundKeys.ts), before its name id is known. */
+export interface SoundKeyRow {
+  key: number;
+  state: string;
+  nameKey: string;
+}
+
 /**
- * The sounds of the words of every debtor name in `rows`, for similar-name
- * search; the per-name rows (debtor_names) are rebuilt from the parties.
+ * The sound keys of debtor names, each spelling of a debtor counted, for
+ * similar-name search (written by src/db/soundKeys.ts once the per-name
+ * rows, debtor_names, are refreshed).
  */
-export function nameSoundRows(rows: FilingRows[]): (typeof debtorNameSounds.$inferInsert)[] {
-  const sounds = new Map<string, typeof debtorNameSounds.$inferInsert>();
-  for (const { debtors } of rows) {
-    for (const d of debtors) {
-      if (d.nameKey === "") continue;
-      for (const word of significantWords(d.name)) {
-        const sound = wordSound(word);
-        sounds.set(`${sound}|${d.nameKey}|${d.filingState}`, { sound, state: d.filingState, nameKey: d.nameKey });
-      }
+export function soundKeyRows(debtors: Iterable<{ name: string; nameKey: string; filingState: string }>): SoundKeyRow[] {
+  const out = new Map<string, SoundKeyRow>();
+  for (const d of debtors) {
+    if (d.nameKey === "") continue;
+    for (const key of nameSoundKeys(d.name)) {
+      out.set(`${key}|${d.filingState}|${d.nameKey}`, { key, state: d.filingState, nameKey: d.nameKey });
     }
   }
-  return [...sounds.values()];
+  return [...out.values()];
 }
 
 export type FacetDay = Omit<typeof facetDays.$inferInsert, "running">;

@@ -242,19 +242,16 @@ export const debtorNames = sqliteTable(
 );
 
 /**
- * The sound of each significant word of each debtor name (see wordSound()):
- * similar-name search finds candidates by the sounds of the query's words,
- * so a misspelled or reordered name still meets its debtor.
+ * Similar-name search's index: each debtor name (debtor_names row) under
+ * each of its sound keys (see src/domain/soundKeys.ts), in its state. The
+ * key, the state and the name's id are packed into the row id (layout in
+ * src/db/soundKeys.ts), so the table is its own index: one B-tree of bare
+ * integers, and a key's names in a state are one range of it. Written by
+ * the loader after debtor_names (whose ids stay put when a debtor is
+ * refreshed); rows of a debtor that disappears stay behind and match
+ * nothing.
  */
-export const debtorNameSounds = sqliteTable(
-  "debtor_name_sounds",
-  {
-    sound: text().notNull(),
-    state: text().notNull(),
-    nameKey: text().notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.sound, t.state, t.nameKey] })],
-);
+export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().primaryKey() });
 
 /**
  * What the counted lists count. A facet is one way a filing is listed:

@@ -10,8 +10,14 @@
  *   so "Acme" finds "Acme Industries" but not the reverse as strongly;
  * - as a whole: the edit distance of the two keys, which catches words run
  *   together or split ("Prairiebakery").
+ * Both compare the names' comparable words (soundKeys.ts): "and", "of" and
+ * "the" left out, and abbreviations read as their long form, so "Mfg" and
+ * "Manufacturing" are one word. A word that could abbreviate the other
+ * (same first letter, then some of its letters in order: "Logis" and
+ * "Logistics") counts as nearly the same word, so abbreviations the table
+ * does not know still score high.
  */
-import { significantWords } from "./names.ts";
+import { comparableWords } from "./soundKeys.ts";
 
 /** Names scoring below this are not similar enough to show. */
 export const SIMILARITY_THRESHOLD = 0.7;
@@ -37,9 +43,29 @@ export function editDistance(a: string, b: string): number {
   return d[rows * cols - 1]!;
 }
 
+/** Likeness of a word and a longer word it could abbreviate. */
+const ABBREVIATION_LIKENESS = 0.9;
+
+/**
+ * Whether `short` could abbreviate `long`: two letters or more, at most 60%
+ * of its length (so "Mary" does not abbreviate "Marya"), the same first
+ * letter and the rest in order.
+ */
+function abbreviates(short: string, long: string): boolean {
+  if (short.length < 2 || short.length > 0.6 * long.length || short[0] !== long[0]) return false;
+  let matched = 0;
+  for (const ch of long) if (ch === short[matched]) matched += 1;
+  return matched >= short.length;
+}
+
 function likeness(a: string, b: string): number {
   const longest = Math.max(a.length, b.length);
   return longest === 0 ? 0 : 1 - editDistance(a, b) / longest;
+}
+
+function wordLikeness(a: string, b: string): number {
+  const byEdits = likeness(a, b);
+  return abbreviates(a, b) || abbreviates(b, a) ? Math.max(byEdits, ABBREVIATION_LIKENESS) : byEdits;
 }
 
 /** Length-weighted mean, over `from`'s words, of each one's best likeness in `to`. */
@@ -47,15 +73,15 @@ function coverage(from: string[], to: string[]): number {
   let total = 0;
   let weight = 0;
   for (const w of from) {
-    total += w.length * Math.max(0, ...to.map((t) => likeness(w, t)));
+    total += w.length * Math.max(0, ...to.map((t) => wordLikeness(w, t)));
     weight += w.length;
   }
   return weight === 0 ? 0 : total / weight;
 }
 
 export function similarity(query: string, candidate: string): number {
-  const q = significantWords(query);
-  const c = significantWords(candidate);
+  const q = comparableWords(query);
+  const c = comparableWords(candidate);
   const byWords = 0.7 * coverage(q, c) + 0.3 * coverage(c, q);
   const whole = likeness(q.join(""), c.join(""));
   return Math.round(Math.max(byWords, whole) * 1000) / 1000;

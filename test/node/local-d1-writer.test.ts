@@ -7,7 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { generateFilings } from "../../seed/generate.ts";
 import { refreshAll, writeFilings } from "../../seed/localD1.ts";
-import { nameSoundRows, toRows } from "../../src/db/records.ts";
+import { soundKeyRows, toRows } from "../../src/db/records.ts";
 
 function migratedDatabase(): DatabaseSync {
   const db = new DatabaseSync(":memory:");
@@ -51,7 +51,7 @@ describe("the local D1 bulk writer", () => {
     const rows = records.map((r, i) => toRows(r, i + 1));
     const perFiling = rows.flatMap((r) => [...new Set(r.debtors.map((d) => `${d.nameKey}|${d.filingState}`))]);
     expect(count("debtor_names")).toBe(new Set(perFiling).size);
-    expect(count("debtor_name_sounds")).toBe(nameSoundRows(rows).length);
+    expect(count("debtor_sound_keys")).toBe(soundKeyRows(rows.flatMap((r) => r.debtors)).length);
     const total = Number((db.prepare("select sum(filing_count) as n from debtor_names").get() as { n: number }).n);
     expect(total).toBe(perFiling.length);
   });

@@ -1,0 +1,304 @@
+/**
+ * Recall benchmark of similar-name search over the local database (seed it
+ * first, e.g. `npm run seed -- --filings 1000000`):
+ *
+ *   npm run bench:recall [-- --samples 200 --port 8793 --label "after"]
+ *
+ * 1. Samples debtor names from debtor_names with a seeded PRNG, and
+ *    misspells each one of the ways in scripts/misspell.ts.
+ * 2. Asks the service (`wrangler dev` over the same file) for each
+ *    misspelling, with the name's state and without a state, and checks
+ *    whether page 1 (the top 5) holds the name: the same match key in the
+ *    same state, or (without a state) the same match key in any state.
+ * 3. Reports per kind: recall in the top 5, D1 rows read and round trips
+ *    (from Server-Timing) and latency, into bench/RECALL.md (one section per
+ *    data size and label, replaced on the next run).
+ *
+ * A misspelling that is itself another debtor's name in scope (a typo that
+ * makes another real name, a swap that names another firm) has no single
+ * right answer; neither has a left-out word when five or more other names
+ * read the same without one of their words ("Smith Bakery" for one of
+ * "Smith & Sons Bakery", "Smith & Jones Bakery", ...), nor a left-out or
+ * changed middle initial when five or more other people share the first
+ * and last name. Those samples are counted as ambiguous and left out of
+ * recall; their number is reported.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { SQLInputValue } from "node:sqlite";
+import { parseArgs } from "node:util";
+import { prng } from "../seed/generate.ts";
+import { openLocalD1 } from "../seed/localD1.ts";
+import { debtorNameKey, significantWords } from "../src/domain/names.ts";
+import { startDevServer, unmeteredKey, waitUntilUp } from "./devServer.ts";
+import { INDIVIDUAL_KINDS, KINDS, type Kind, misspell } from "./misspell.ts";
+
+const { values } = parseArgs({
+  options: {
+    samples: { type: "string", default: "200" },
+    port: { type: "string", default: "8793" },
+    seed: { type: "string", default: "15" },
+    label: { type: "string", default: "" },
+    /** Use a server already running on --port instead of starting one. */
+    running: { type: "boolean", default: false },
+  },
+});
+const SAMPLES = Number(values.samples);
+const PORT = Number(values.port);
+const BASE = `http://127.0.0.1:${PORT}`;
+const PAGE = 5;
+
+const sqlite = openLocalD1();
+const one = <T>(sql: string, ...params: SQLInputValue[]) => sqlite.prepare(sql).get(...params) as T | undefined;
+const all = <T>(sql: string, ...params: SQLInputValue[]) => sqlite.prepare(sql).all(...params) as T[];
+const filingCount = one<{ n: number }>("select count(*) as n from filings")!.n;
+const { lo, hi } = one<{ lo: number; hi: number }>("select min(id) as lo, max(id) as hi from debtor_names")!;
+
+interface Name {
+  id: number;
+  nameKey: string;
+  state: string;
+  name: string;
+}
+interface Sample {
+  kind: Kind;
+  target: Name;
+  query: string;
+  ambiguous: { state: boolean; any: boolean };
+}
+
+const contentWords = (name: string) => significantWords(name).filter((w) => w !== "and");
+
+/** Whether another debtor in scope has the query's own key: the query names someone else. */
+function namesAnother(query: string, target: Name, state?: string): boolean {
+  const key = debtorNameKey(query);
+  if (key === target.nameKey) return false;
+  return state
+    ? one("select 1 from debtor_names where name_key = ? and state = ?", key, state) !== undefined
+    : one("select 1 from debtor_names where name_key = ?", key) !== undefined;
+}
+
+/**
+ * Other debtors in scope that read like `query` with one of their middle
+ * words left out, counted by match key (and state, when one is given).
+ */
+function sameReadings(query: string, target: Name, state?: string): number {
+  const words = contentWords(query);
+  const found = new Set<string>();
+  for (let at = 1; at < words.length; at++) {
+    const prefix = words.slice(0, at).join("");
+    const suffix = words.slice(at).join("");
+    const rows = state
+      ? all<Name>(
+          "select name_key as nameKey, state, name from debtor_names where state = ? and name_key > ? and name_key < ?",
+          state,
+          prefix,
+          `${prefix}{`,
+        )
+      : all<Name>(
+          "select name_key as nameKey, state, name from debtor_names where name_key > ? and name_key < ?",
+          prefix,
+          `${prefix}{`,
+        );
+    for (const r of rows) {
+      if (r.nameKey === target.nameKey || !r.nameKey.endsWith(suffix)) continue;
+      const theirs = contentWords(r.name);
+      if (theirs.length !== words.length + 1) continue;
+      const without = [...theirs.slice(0, at), ...theirs.slice(at + 1)];
+      if (without.join(" ") === words.join(" ")) found.add(state ? `${r.nameKey}|${r.state}` : r.nameKey);
+    }
+  }
+  return found.size;
+}
+
+/**
+ * Other debtors in scope with the query's words once middle initials are
+ * set aside ("Nancy Allen" reads like "Nancy Q. Allen" and "Nancy R. Allen").
+ */
+function sameWithoutInitials(query: string, target: Name, state?: string): number {
+  const words = contentWords(query).filter((w) => w.length > 1);
+  const prefix = words[0] ?? "";
+  const found = new Set<string>();
+  const rows = state
+    ? all<Name>(
+        "select name_key as nameKey, state, name from debtor_names where state = ? and name_key >= ? and name_key < ?",
+        state,
+        prefix,
+        `${prefix}{`,
+      )
+    : all<Name>(
+        "select name_key as nameKey, state, name from debtor_names where name_key >= ? and name_key < ?",
+        prefix,
+        `${prefix}{`,
+      );
+  for (const r of rows) {
+    if (r.nameKey === target.nameKey) continue;
+    const theirs = contentWords(r.name).filter((w) => w.length > 1);
+    if (theirs.join(" ") === words.join(" ")) found.add(state ? `${r.nameKey}|${r.state}` : r.nameKey);
+  }
+  return found.size;
+}
+
+function ambiguity(kind: Kind, query: string, target: Name) {
+  const check = (state?: string) =>
+    namesAnother(query, target, state) ||
+    (kind === "a middle word left out" && sameReadings(query, target, state) >= PAGE) ||
+    (kind.includes("middle initial") && sameWithoutInitials(query, target, state) >= PAGE);
+  return { state: check(target.state), any: check() };
+}
+
+// --- 1. Samples ---------------------------------------------------------------
+const rng = prng(Number(values.seed));
+const isIndividual = (n: Name) =>
+  one<{ type: string }>(
+    "select type from debtor_parties where name_key = ? and filing_state = ? limit 1",
+    n.nameKey,
+    n.state,
+  )?.type === "Individual";
+
+const samples: Sample[] = [];
+for (const kind of KINDS) {
+  let made = 0;
+  for (let tries = 0; made < SAMPLES && tries < SAMPLES * 200; tries++) {
+    const target = one<Name>(
+      "select id, name_key as nameKey, state, name from debtor_names where id = ?",
+      lo + rng.int(hi - lo + 1),
+    );
+    if (!target) continue;
+    const individual = isIndividual(target);
+    if (INDIVIDUAL_KINDS.includes(kind) && !individual) continue;
+    const query = misspell(rng, kind, target.name, individual);
+    if (query === null || query === target.name) continue;
+    samples.push({ kind, target, query, ambiguous: ambiguity(kind, query, target) });
+    made += 1;
+  }
+}
+console.log(`${samples.length} misspellings of ${KINDS.length} kinds over ${filingCount.toLocaleString()} filings`);
+
+// --- 2. Asking the service --------------------------------------------------
+interface Outcome {
+  hit: boolean;
+  rowsRead: number;
+  batches: number;
+  ms: number;
+  rank: number;
+}
+const key = await unmeteredKey("recall benchmark");
+const server = values.running ? null : startDevServer(PORT);
+const outcomes = new Map<Sample, { state: Outcome; any: Outcome }>();
+let counter = 0;
+
+async function ask(sample: Sample, state?: string): Promise<Outcome> {
+  counter += 1;
+  const params = new URLSearchParams({ name: sample.query, ...(state ? { state } : {}), r: String(counter) });
+  const started = performance.now();
+  const res = await fetch(`${BASE}/debtors/search-similar?${params}`, { headers: { "x-api-key": key } });
+  const body = (await res.json()) as { similar_debtors?: { debtor_name: string; debtor_state: string }[] };
+  const ms = performance.now() - started;
+  if (res.status !== 200) throw new Error(`${res.status} for ${params}: ${JSON.stringify(body)}`);
+  const timing = res.headers.get("server-timing") ?? "";
+  const found = body.similar_debtors ?? [];
+  const rank = found.findIndex(
+    (d) => debtorNameKey(d.debtor_name) === sample.target.nameKey && (!state || d.debtor_state === state),
+  );
+  return {
+    hit: rank >= 0,
+    rank,
+    rowsRead: Number(/(\d+) rows read/.exec(timing)?.[1] ?? Number.NaN),
+    batches: Number(/(\d+) batch/.exec(timing)?.[1] ?? Number.NaN),
+    ms,
+  };
+}
+
+try {
+  if (server) await waitUntilUp(server, BASE);
+  // Warm the worker up before timing anything.
+  for (const s of samples.slice(0, 20)) await ask(s);
+  for (const s of samples) {
+    outcomes.set(s, { state: await ask(s, s.target.state), any: await ask(s) });
+  }
+} finally {
+  if (server) process.kill(-server.pid!, "SIGTERM");
+}
+
+// --- 3. Report --------------------------------------------------------------
+const pct = (n: number, d: number) => (d === 0 ? "-" : `${((100 * n) / d).toFixed(1)}%`);
+const quantile = (xs: number[], q: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+};
+
+function table(scope: "state" | "any"): string {
+  const lines = [
+    "| misspelling kind | asked | ambiguous | recall (top 5) | rows read (mean) | rows read (max) | round trips | p50 ms | p95 ms |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  const row = (label: string, of: Sample[]) => {
+    const fair = of.filter((s) => !s.ambiguous[scope]);
+    const got = of.map((s) => outcomes.get(s)![scope]);
+    const hits = fair.filter((s) => outcomes.get(s)![scope].hit).length;
+    const rows = got.map((o) => o.rowsRead);
+    lines.push(
+      `| ${label} | ${fair.length} | ${of.length - fair.length} | ${pct(hits, fair.length)} | ${Math.round(
+        rows.reduce((a, b) => a + b, 0) / Math.max(1, rows.length),
+      )} | ${Math.max(...rows)} | ${Math.max(...got.map((o) => o.batches))} | ${quantile(
+        got.map((o) => o.ms),
+        0.5,
+      ).toFixed(0)} | ${quantile(
+        got.map((o) => o.ms),
+        0.95,
+      ).toFixed(0)} |`,
+    );
+  };
+  for (const kind of KINDS)
+    row(
+      kind,
+      samples.filter((s) => s.kind === kind),
+    );
+  row("**all**", samples);
+  return lines.join("\n");
+}
+
+for (const scope of ["state", "any"] as const) {
+  console.log(`\n${scope === "state" ? "With state" : "Without state"}:\n${table(scope)}`);
+  for (const kind of KINDS) {
+    const misses = samples.filter((s) => s.kind === kind && !s.ambiguous[scope] && !outcomes.get(s)![scope].hit);
+    for (const s of misses.slice(0, 3)) {
+      console.log(`  miss (${kind}): "${s.query}" for "${s.target.name}" (${s.target.state})`);
+    }
+  }
+}
+
+const heading = `## ${filingCount.toLocaleString("en-US")} filings${values.label ? ` (${values.label})` : ""}`;
+const section = `${heading}
+
+Run on ${new Date().toISOString().slice(0, 10)}: ${SAMPLES} misspellings per kind (PRNG seed ${values.seed}),
+each asked once with the name's state and once without, one request at a time.
+
+With \`state\`:
+
+${table("state")}
+
+Without \`state\`:
+
+${table("any")}
+`;
+const file = "bench/RECALL.md";
+const intro = `# Similar-name search: recall
+
+Written by \`npm run bench:recall\` (scripts/recall.ts) over the local database through
+\`wrangler dev\`. Each sample is a debtor name from \`debtor_names\`, misspelled one way
+(scripts/misspell.ts); a hit is the same debtor (match key, and state when one is given;
+without a state, the same match key in any state) on page 1, the top 5. **ambiguous**
+samples (the misspelling is another debtor's own name in scope, or five or more other
+debtors read the same with a word or a middle initial left out) have no single right
+answer and are left out of recall. **rows read** and **round trips** are D1's, from \`Server-Timing\`; latency is
+the client's, per request, on this project's reference machine (2 cores).
+`;
+mkdirSync("bench", { recursive: true });
+const existing = existsSync(file) ? readFileSync(file, "utf8") : intro;
+const sections = existing.split(/^(?=## )/m);
+const kept = sections.filter((s) => !s.startsWith(`${heading}\n`));
+const head = kept[0]!.startsWith("## ") ? intro : kept.shift()!;
+writeFileSync(file, `${[head, ...kept, section].map((s) => s.trim()).join("\n\n")}\n`);
+console.log(`\nWrote ${file} (${heading.slice(3)}).`);
+process.exit(0);
