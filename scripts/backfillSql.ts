@@ -13,13 +13,17 @@
  * remote database must be migrated (`npm run deploy` does it) and empty.
  * It is `wrangler d1 export --local --no-schema` restricted to those tables,
  * leaving out D1's own migrations journal, which the remote database
- * already has.
+ * already has, except for debtor_sound_keys: its rows are 63-bit integers,
+ * which wrangler's export writes through JavaScript numbers and rounds
+ * (234725057430028292 comes out as 234725057430028300), so this script
+ * appends them itself, read as BigInts.
  */
 import { execFileSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { appendFileSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { openLocalD1 } from "../seed/localD1.ts";
 import * as schema from "../src/db/schema.ts";
 
 const USAGE = "usage: npm run backfill:sql -- --out FILE";
@@ -35,15 +39,36 @@ if (!out) {
   process.exit(2);
 }
 
+/** Tables whose integers do not fit a JavaScript number: written here, not by wrangler. */
+const WIDE = getTableName(schema.debtorSoundKeys);
 const tables = Object.values(schema)
   .filter((value) => is(value, SQLiteTable))
   .map((table) => getTableName(table));
 const started = Date.now();
+const exported = tables.filter((t) => t !== WIDE);
 execFileSync(
   "wrangler",
-  ["d1", "export", "DB", "--local", "--no-schema", "--output", out, ...tables.flatMap((t) => ["--table", t])],
+  ["d1", "export", "DB", "--local", "--no-schema", "--output", out, ...exported.flatMap((t) => ["--table", t])],
   { stdio: ["ignore", "ignore", "inherit"] },
 );
+const sqlite = openLocalD1();
+try {
+  const ids = sqlite.prepare(`select id from "${WIDE}" order by id`);
+  ids.setReadBigInts(true);
+  ids.setReturnArrays(true);
+  let batch: string[] = [];
+  const flush = () => {
+    if (batch.length > 0) appendFileSync(out, `INSERT INTO "${WIDE}" ("id") VALUES ${batch.join(",")};\n`);
+    batch = [];
+  };
+  for (const [id] of ids.iterate() as Iterable<[bigint]>) {
+    batch.push(`(${id})`);
+    if (batch.length === 1_000) flush();
+  }
+  flush();
+} finally {
+  sqlite.close();
+}
 const megabytes = (statSync(out).size / 1_048_576).toFixed(1);
 console.error(
   `Wrote the rows of ${tables.length} tables to ${out} (${megabytes} MB) in ${((Date.now() - started) / 1000).toFixed(1)}s.`,
