@@ -31,6 +31,7 @@
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { MAX_URL_LENGTH } from "../src/http/params.ts";
 import { startDevServer, unmeteredKey, waitUntilUp, workerdCpuMs, workerdRssKb, workerHeapBytes } from "./devServer.ts";
 
 const { values } = parseArgs({
@@ -161,18 +162,22 @@ async function hostilePhase(key: string): Promise<boolean> {
   console.log(`       baseline, a small 400 (33 chars): ${baseline.line}`);
   for (const [name, request] of hostileRequests(key)) {
     const { status, size, statuses, result, line } = await alone(request);
+    // Over the URL bound, latency is reported, not judged: production's edge
+    // refuses such a URL before the Worker runs, and locally the runtime's
+    // own handling of it (before the Worker's first line) dominates.
+    const timed = request.path!.length <= MAX_URL_LENGTH;
     const passed =
       status === 400 &&
       size <= HOSTILE_BODY_BYTES &&
-      result.latency.p99 <= HOSTILE_P99_MS &&
+      (!timed || result.latency.p99 <= HOSTILE_P99_MS) &&
       statuses.join("") === "400" &&
       result.errors === 0 &&
       result.timeouts === 0;
     ok &&= passed;
-    console.log(
-      `  ${passed ? "ok  " : "FAIL"} ${name} (${request.path!.length.toLocaleString("en-US")} chars): ${line}`,
-    );
+    const verdict = passed ? (timed ? "ok  " : "ok* ") : "FAIL";
+    console.log(`  ${verdict} ${name} (${request.path!.length.toLocaleString("en-US")} chars): ${line}`);
   }
+  console.log("  (* over the 16 KB URL bound: size and status judged, latency only reported)");
   return ok;
 }
 
