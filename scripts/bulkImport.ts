@@ -5,15 +5,16 @@
  * The ordinary import (src/feed/import.ts) compares every filing with the
  * stored one and rebuilds the aggregates of the debtors each group touches,
  * which is what an update needs. With nothing stored there is nothing to
- * compare, so bulk mode:
+ * compare, so bulk mode, plugged into importFeed as its group writer
+ * (reading, counting, rejects and warnings stay the ordinary import's):
  * - drops the secondary indexes and writes the filings' rows with large
  *   INSERTs, one transaction per group, straight into the local D1 file;
  * - at the end, builds the indexes once, rebuilds every debtor aggregate and
  *   running total once (refreshAll), and runs ANALYZE;
- * - keeps a map of the (state, number) pairs written, so a filing that comes
- *   again (in the same or a later file) is held back and then loaded through
- *   the ordinary upsert once the indexes exist: the last one still wins, as
- *   in an ordinary import.
+ * - keeps the set of (state, number) pairs written, so a filing that comes
+ *   again (in the same or a later file), and every amendment record, is
+ *   held back and then loaded through the ordinary path once the indexes
+ *   exist: the last filing line still wins, as in an ordinary import.
  * If the run fails or is interrupted, finish() still rebuilds the indexes and
  * aggregates of what was written, so the database is never left without them.
  */
@@ -27,22 +28,22 @@ import {
   tuneForLoading,
   writeFilingRows,
 } from "../seed/localD1.ts";
-import { FILINGS_PER_GROUP, facetCutoffDay, groups, recordLoad, refreshQueued } from "../src/db/load.ts";
+import { FILINGS_PER_GROUP, facetCutoffDay, groups, refreshQueued } from "../src/db/load.ts";
 import { type FilingRecord, toRows } from "../src/db/records.ts";
 import type * as schema from "../src/db/schema.ts";
 import {
   emptySummary,
   IMPORT_GROUP,
-  type ImportOptions,
   type ImportSummary,
   type Loaded,
+  type WriteItems,
   writeGroup,
 } from "../src/feed/import.ts";
 import { filingKey } from "../src/feed/merge.ts";
-import { FeedFileError, type FeedItem, readFeed, type Warning } from "../src/feed/read.ts";
+import type { Warning } from "../src/feed/read.ts";
 
 /** Filings written per transaction: large statements, bounded memory. */
-const BULK_GROUP = FILINGS_PER_GROUP * 4;
+export const BULK_GROUP = FILINGS_PER_GROUP * 4;
 
 /** Whether the local database holds no filing yet (bulk mode applies). */
 export function isEmpty(sqlite: DatabaseSync): boolean {
@@ -74,75 +75,35 @@ export class BulkImport {
     this.indexes = dropSecondaryIndexes(sqlite);
   }
 
-  /** Reads one feed file, as importFeed does, writing the filings it can in bulk. */
-  async importFeed(
-    db: DrizzleD1Database<typeof schema>,
-    file: string,
-    body: ReadableStream<Uint8Array>,
-    options: ImportOptions = {},
-  ): Promise<ImportSummary> {
-    const summary = emptySummary();
-    const group: FilingRecord[] = [];
-    const write = () => {
-      if (group.length === 0) return;
-      const rows = group.map((record) => toRows(record, this.nextId++));
-      writeFilingRows(this.sqlite, this.prepared, rows, this.cutoff);
-      summary.inserted += group.length;
-      group.length = 0;
-      options.onProgress?.({ ...summary });
+  /**
+   * The group writer of importFeed in bulk mode: new filings are written
+   * blind; a filing met again, and every amendment record, are held for
+   * finish().
+   */
+  writer(): WriteItems {
+    return async (items, summary) => {
+      const fresh: FilingRecord[] = [];
+      for (const item of items) {
+        if ("amendment" in item) {
+          this.held.push(item);
+          continue;
+        }
+        const key = filingKey(item.record.state, item.record.number);
+        if (this.written.has(key)) {
+          summary.repeated += 1;
+          this.held.push(item);
+          continue;
+        }
+        this.written.add(key);
+        fresh.push(item.record);
+      }
+      if (fresh.length > 0) {
+        const rows = fresh.map((record) => toRows(record, this.nextId++));
+        writeFilingRows(this.sqlite, this.prepared, rows, this.cutoff);
+        summary.inserted += fresh.length;
+      }
+      return [];
     };
-    const finish = async () => {
-      write();
-      await recordLoad(db, options.source ?? `import ${file}`, summary.inserted, this.now);
-    };
-    const read = readFeed(file, body, { now: this.now, format: options.format, defaultState: options.defaultState });
-    try {
-      await this.readItems(read, summary, options, group, write);
-    } catch (err) {
-      // As importFeed: a file that stops being readable keeps what was read before it.
-      if (err instanceof FeedFileError) {
-        await finish();
-        (err as FeedFileError & { summary?: ImportSummary }).summary = { ...summary };
-      }
-      throw err;
-    }
-    await finish();
-    return summary;
-  }
-
-  private async readItems(
-    read: AsyncIterable<FeedItem>,
-    summary: ImportSummary,
-    options: ImportOptions,
-    group: FilingRecord[],
-    write: () => void,
-  ): Promise<void> {
-    for await (const item of read) {
-      summary.read += 1;
-      if ("reject" in item) {
-        summary.rejected += 1;
-        await options.onReject?.(item.reject);
-        continue;
-      }
-      if (item.warning) {
-        summary.warned += 1;
-        await options.onWarning?.(item.warning);
-      }
-      if ("amendment" in item) {
-        summary.amendments += 1;
-        this.held.push(item);
-        continue;
-      }
-      const key = filingKey(item.record.state, item.record.number);
-      if (this.written.has(key)) {
-        summary.repeated += 1;
-        this.held.push(item);
-        continue;
-      }
-      this.written.add(key);
-      group.push(item.record);
-      if (group.length >= BULK_GROUP) write();
-    }
   }
 
   /**

@@ -30,7 +30,7 @@ import { refreshQueued } from "../src/db/load.ts";
 import { isStateCode } from "../src/domain/states.ts";
 import { emptySummary, type ImportOptions, type ImportSummary, importFeed } from "../src/feed/import.ts";
 import { FeedFileError, feedFormat, type Place } from "../src/feed/read.ts";
-import { BulkImport, isEmpty } from "./bulkImport.ts";
+import { BULK_GROUP, BulkImport, isEmpty } from "./bulkImport.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openDatabase } from "./feedDb.ts";
 
 const USAGE =
@@ -183,7 +183,12 @@ try {
             bar.report(p);
           },
         };
-        const s = await (bulk ? bulk.importFeed(db, file, body, options) : importFeed(db, file, body, options));
+        const s = await importFeed(
+          db,
+          file,
+          body,
+          bulk ? { ...options, writeItems: bulk.writer(), groupSize: BULK_GROUP } : options,
+        );
         bar.report(s);
         bar.done();
         add(s);

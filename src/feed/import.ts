@@ -71,6 +71,11 @@ export interface ImportOptions {
   deferRefresh?: boolean;
   /** Records handed to upsertFilings at a time. */
   groupSize?: number;
+  /**
+   * How each group is written, in place of writeGroup (the bulk mode of a
+   * local import into an empty database); returns warnings to report.
+   */
+  writeItems?: WriteItems;
   onReject?: (reject: Reject) => void | Promise<void>;
   onWarning?: (warning: Warning) => void | Promise<void>;
   /** After each group is written. */
@@ -80,6 +85,9 @@ export interface ImportOptions {
 export const IMPORT_GROUP = 500;
 
 export type Loaded = Exclude<FeedItem, { reject: Reject }>;
+
+/** Writes one group of read records, adding to `summary`; returns warnings to report. */
+export type WriteItems = (items: Loaded[], summary: ImportSummary) => Promise<Warning[]>;
 
 /**
  * Resolves a group into whole filings and writes them; returns the
@@ -181,13 +189,19 @@ export async function importFeed(
   const summary = emptySummary();
   const size = options.groupSize ?? IMPORT_GROUP;
   let pendingMayExist = await anyPending(db);
+  const writeItems: WriteItems =
+    options.writeItems ??
+    (async (items, into) => {
+      const waiting = await writeGroup(db, items, now, into, pendingMayExist, !options.deferRefresh);
+      if (waiting.length > 0) pendingMayExist = true;
+      return waiting;
+    });
   let group: Loaded[] = [];
   const write = async () => {
     if (group.length === 0) return;
-    const waiting = await writeGroup(db, group, now, summary, pendingMayExist, !options.deferRefresh);
+    const warnings = await writeItems(group, summary);
     group = [];
-    for (const w of waiting) await options.onWarning?.(w);
-    if (waiting.length > 0) pendingMayExist = true;
+    for (const w of warnings) await options.onWarning?.(w);
     options.onProgress?.({ ...summary });
   };
   const finish = async () => {
