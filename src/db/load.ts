@@ -25,16 +25,20 @@ import { isoSeconds, recentWindowStart } from "../domain/time.ts";
 import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
 import type * as schema from "./schema.ts";
 import {
+  type Amendment,
   amendments,
+  type DebtorParty,
   dataLoads,
   debtorAddresses,
   debtorLinks,
   debtorNames,
   debtorParties,
   debtorsToRefresh,
+  type Filing,
   facetCounts,
   facetDays,
   filings,
+  type SecuredParty,
   securedParties,
 } from "./schema.ts";
 import { soundKeyStatements } from "./soundKeys.ts";
@@ -325,6 +329,45 @@ export interface LoadSummary {
   unchanged: number;
 }
 
+/**
+ * Statements, for one batch, reading the stored filings numbered `numbers`
+ * (in any state) with their parties and amendments in filing order;
+ * storedRows() groups their answers by filing.
+ */
+export function storedFilingStatements(db: Db, numbers: string[]) {
+  const byNumber = inArray(filings.number, numbers);
+  const ids = db.select({ id: filings.id }).from(filings).where(byNumber);
+  return [
+    db.select().from(filings).where(byNumber),
+    db
+      .select()
+      .from(debtorParties)
+      .where(inArray(debtorParties.filingId, ids))
+      .orderBy(debtorParties.filingId, debtorParties.position),
+    db
+      .select()
+      .from(securedParties)
+      .where(inArray(securedParties.filingId, ids))
+      .orderBy(securedParties.filingId, securedParties.position),
+    db.select().from(amendments).where(inArray(amendments.filingId, ids)).orderBy(amendments.filingId, amendments.id),
+  ] as const;
+}
+
+/** The answers of storedFilingStatements, as each stored filing's rows. */
+export function storedRows(
+  stored: Filing[],
+  debtors: DebtorParty[],
+  secured: SecuredParty[],
+  changes: Amendment[],
+): FilingRows[] {
+  return stored.map((filing) => ({
+    filing,
+    debtors: debtors.filter((d) => d.filingId === filing.id),
+    securedParties: secured.filter((s) => s.filingId === filing.id),
+    amendments: changes.filter((a) => a.filingId === filing.id),
+  }));
+}
+
 /** Filings looked up and written per round trip pair by upsertFilings. */
 const UPSERT_GROUP = 100;
 
@@ -380,36 +423,14 @@ export async function upsertFilings(
     const latest = new Map(group.map((r) => [`${r.state.toUpperCase()}\u0000${r.number}`, r]));
     // By number alone (one bound parameter each; numbers rarely repeat
     // across states), then matched on state too below.
-    const numbers = inArray(filings.number, [...new Set(group.map((r) => r.number))]);
-    const stored = db.select({ id: filings.id }).from(filings).where(numbers);
     const [old, oldDebtors, oldSecured, oldAmendments, [top]] = await db.batch([
-      db.select().from(filings).where(numbers),
-      db
-        .select()
-        .from(debtorParties)
-        .where(inArray(debtorParties.filingId, stored))
-        .orderBy(debtorParties.filingId, debtorParties.position),
-      db
-        .select()
-        .from(securedParties)
-        .where(inArray(securedParties.filingId, stored))
-        .orderBy(securedParties.filingId, securedParties.position),
-      db
-        .select()
-        .from(amendments)
-        .where(inArray(amendments.filingId, stored))
-        .orderBy(amendments.filingId, amendments.id),
+      ...storedFilingStatements(db, [...new Set(group.map((r) => r.number))]),
       db.select({ id: sql<number | null>`max(${filings.id})` }).from(filings),
     ]);
     const oldRows = new Map<string, FilingRows>(
-      old.map((f) => [
-        `${f.state}\u0000${f.number}`,
-        {
-          filing: f,
-          debtors: oldDebtors.filter((d) => d.filingId === f.id),
-          securedParties: oldSecured.filter((s) => s.filingId === f.id),
-          amendments: oldAmendments.filter((a) => a.filingId === f.id),
-        },
+      storedRows(old, oldDebtors, oldSecured, oldAmendments).map((r) => [
+        `${r.filing.state}\u0000${r.filing.number}`,
+        r,
       ]),
     );
     let nextId = (top?.id ?? 0) + 1;

@@ -15,9 +15,9 @@
  */
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { D1_MAX_PARAMS } from "../db/load.ts";
+import { D1_MAX_PARAMS, storedFilingStatements, storedRows } from "../db/load.ts";
 import { type AmendmentRecord, type FilingRecord, type PartyRecord, partyKey } from "../db/records.ts";
-import { amendments, debtorParties, filings, pendingAmendments, securedParties } from "../db/schema.ts";
+import { pendingAmendments } from "../db/schema.ts";
 import type { FilingItem } from "../http/present.ts";
 
 type Db = DrizzleD1Database<any>;
@@ -138,20 +138,8 @@ export async function readStored(
   const waiting = new Map<string, AmendmentEntry[]>();
   const wanted = new Set(keys.map((k) => filingKey(k.state, k.number)));
   for (const part of chunk([...new Set(keys.map((k) => k.number))], D1_MAX_PARAMS - 10)) {
-    const ids = db.select({ id: filings.id }).from(filings).where(inArray(filings.number, part));
     const [rows, debtors, secured, changes, queued] = await db.batch([
-      db.select().from(filings).where(inArray(filings.number, part)),
-      db
-        .select()
-        .from(debtorParties)
-        .where(inArray(debtorParties.filingId, ids))
-        .orderBy(debtorParties.filingId, debtorParties.position),
-      db
-        .select()
-        .from(securedParties)
-        .where(inArray(securedParties.filingId, ids))
-        .orderBy(securedParties.filingId, securedParties.position),
-      db.select().from(amendments).where(inArray(amendments.filingId, ids)).orderBy(amendments.filingId, amendments.id),
+      ...storedFilingStatements(db, part),
       pending
         ? db
             .select()
@@ -160,18 +148,9 @@ export async function readStored(
             .orderBy(pendingAmendments.id)
         : db.select().from(pendingAmendments).where(eq(pendingAmendments.id, 0)),
     ]);
-    for (const filing of rows) {
-      const key = filingKey(filing.state, filing.number);
-      if (!wanted.has(key)) continue;
-      stored.set(
-        key,
-        recordOf({
-          filing,
-          debtors: debtors.filter((d) => d.filingId === filing.id),
-          securedParties: secured.filter((s) => s.filingId === filing.id),
-          amendments: changes.filter((a) => a.filingId === filing.id),
-        }),
-      );
+    for (const filing of storedRows(rows, debtors, secured, changes)) {
+      const key = filingKey(filing.filing.state, filing.filing.number);
+      if (wanted.has(key)) stored.set(key, recordOf(filing));
     }
     for (const p of queued) {
       const key = filingKey(p.state, p.filingNumber);

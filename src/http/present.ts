@@ -4,7 +4,8 @@
  */
 import type { Context } from "hono";
 import pkg from "../../package.json" with { type: "json" };
-import type { Amendment, DebtorParty, Filing, SecuredParty } from "../db/schema.ts";
+import type { FilingRows } from "../db/records.ts";
+import type { DebtorParty } from "../db/schema.ts";
 import { lienStatus } from "../domain/lifecycle.ts";
 import { isStateCode, STATE_SEARCH_URLS } from "../domain/states.ts";
 import type { FilingWithParties, PageWindow } from "../queries/filings.ts";
@@ -34,12 +35,8 @@ function addressB(a: Address) {
 }
 
 /** What the presenters read of a filing: stored rows (or rows built for a record, without their ids). */
-export interface FilingItem {
-  filing: Filing;
-  debtors: Omit<DebtorParty, "id">[];
-  securedParties: Omit<SecuredParty, "id">[];
-  amendments: Omit<Amendment, "id">[];
-}
+/** A filing with its parties and amendments: the rows a loader writes, as the presenters read them. */
+export type FilingItem = FilingRows;
 
 export function lienA({ filing, debtors, securedParties }: FilingWithParties): LienA {
   return {
