@@ -6,6 +6,7 @@
  */
 import type { AddressRecord } from "../db/records.ts";
 import { countryCode, ZIP_COUNTRIES } from "../domain/countries.ts";
+import { US_ZIP } from "../domain/limits.ts";
 import { isStateCode } from "../domain/states.ts";
 
 /** Address parts as read: trimmed text, null when absent or empty. */
@@ -65,7 +66,7 @@ export function normalizeAddress(raw: RawAddress, note: (field: AddressField, me
 
 /** A US ZIP as five digits or ZIP+4, repairing a missing or odd separator; kept as given (noted) when it is neither. */
 function usZip(zip: string, note: (message: string) => void): string {
-  if (/^\d{5}(-\d{4})?$/.test(zip)) return zip;
+  if (US_ZIP.test(zip)) return zip;
   const m = /^(\d{5})[\s-]*(\d{4})$/.exec(zip);
   if (m) {
     const fixed = `${m[1]}-${m[2]}`;

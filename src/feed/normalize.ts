@@ -4,7 +4,7 @@
  * exported by this service and imported again comes back unchanged.
  */
 import { FILING_KINDS } from "../db/schema.ts";
-import { INDUSTRIES } from "../domain/industries.ts";
+import { canonicalIndustry as industryOf } from "../domain/industries.ts";
 import { type AmendmentKind, type FilingKind, lapseDate } from "../domain/lifecycle.ts";
 import { isoSeconds } from "../domain/time.ts";
 
@@ -89,8 +89,7 @@ export function normalizeDate(value: string): string | null {
 
 /** A debtor industry in its canonical spelling when it is one of the 15 industries (any case), else as given. */
 export function canonicalIndustry(label: string): string {
-  const lower = label.toLowerCase();
-  return INDUSTRIES.find((i) => i.toLowerCase() === lower) ?? label;
+  return industryOf(label) ?? label;
 }
 
 /** Office codes run words together (IACA's `TerminationSecuredParty`): their words, lower-cased. */
