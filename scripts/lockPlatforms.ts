@@ -40,11 +40,12 @@ const lock = JSON.parse(readFileSync(lockPath, "utf8")) as { packages: Record<st
 const packages = lock.packages;
 
 /** Where Node's resolution from `location` finds `name`, if the lock file has it. */
-function resolved(location: string, name: string): string | undefined {
+function resolved(location: string, name: string): { at: string; entry: LockEntry } | undefined {
   let base = location;
   for (;;) {
-    const candidate = base ? `${base}/node_modules/${name}` : `node_modules/${name}`;
-    if (packages[candidate]) return candidate;
+    const at = base ? `${base}/node_modules/${name}` : `node_modules/${name}`;
+    const entry = packages[at];
+    if (entry) return { at, entry };
     if (!base) return undefined;
     const cut = base.lastIndexOf("/node_modules/");
     base = cut < 0 ? "" : base.slice(0, cut);
@@ -64,9 +65,24 @@ function platformOf(name: string): Platform {
     // not served at any version: fall back to the name
   }
   const words = name.split("/").pop()?.split("-") ?? [];
-  const os = words.map((w) => ({ windows: "win32", win32: "win32", darwin: "darwin", linux: "linux", android: "android", freebsd: "freebsd" })[w]).find(Boolean);
-  const cpu = words.map((w) => ({ x64: "x64", "64": "x64", arm64: "arm64", arm: "arm", ia32: "ia32" })[w]).find(Boolean);
-  if (!os || !cpu) throw new Error(`${name}: the registry has no version of it and its name names no platform; add its entry by hand`);
+  const os = words
+    .map(
+      (w) =>
+        ({
+          windows: "win32",
+          win32: "win32",
+          darwin: "darwin",
+          linux: "linux",
+          android: "android",
+          freebsd: "freebsd",
+        })[w],
+    )
+    .find(Boolean);
+  const cpu = words
+    .map((w) => ({ x64: "x64", "64": "x64", arm64: "arm64", arm: "arm", ia32: "ia32" })[w])
+    .find(Boolean);
+  if (!os || !cpu)
+    throw new Error(`${name}: the registry has no version of it and its name names no platform; add its entry by hand`);
   return { os: [os], cpu: [cpu], ...(words.includes("musl") && { libc: ["musl"] }) };
 }
 
@@ -76,16 +92,22 @@ for (const [location, entry] of Object.entries(packages)) {
     const found = resolved(location, name);
     const exact = /^\d+\.\d+\.\d+(-[\w.]+)?$/.test(spec);
     // A range npm resolved is satisfied (npm would have said otherwise).
-    if (found && (!exact || packages[found].version === spec)) continue;
+    if (found && (!exact || found.entry.version === spec)) continue;
     if (!exact) {
       throw new Error(`${location} wants ${name}@${spec}: only exact versions can be written without the registry`);
     }
     // Beside the package that wants it, where npm places its served siblings.
     const cut = location.lastIndexOf("node_modules/");
     const slot = `${location.slice(0, cut)}node_modules/${name}`;
-    if (slot === found) throw new Error(`${slot} is ${packages[found].version}, but ${location} pins ${spec}`);
+    if (slot === found?.at) throw new Error(`${slot} is ${found.entry.version}, but ${location} pins ${spec}`);
     added.push(`${slot}@${spec}`);
-    if (!check) packages[slot] = { version: spec, dev: entry.dev, optional: true, ...platformOf(name) };
+    if (check) continue;
+    // Keys in the order npm writes them: version first, the rest sorted.
+    const fields: LockEntry = { dev: entry.dev, optional: true, ...platformOf(name) };
+    packages[slot] = {
+      version: spec,
+      ...Object.fromEntries(Object.entries(fields).sort(([a], [b]) => a.localeCompare(b))),
+    };
   }
 }
 
