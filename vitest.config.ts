@@ -14,7 +14,7 @@ export default defineConfig(async () => {
     test: {
       // The Worker logs a JSON line per request: shown for failing tests
       // only, or for all with TEST_LOGS=1 (docs/development.md).
-      silent: process.env.TEST_LOGS ? false : "passed-only",
+      silent: process.env.TEST_LOGS ? false : ("passed-only" as const),
       projects: [
         {
           plugins: [

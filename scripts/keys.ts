@@ -72,15 +72,14 @@ async function find(key: string | undefined): Promise<{ digest: string; metadata
   return { digest, metadata: found.metadata };
 }
 
-/** Stores a new key with `metadata` and prints it, once. */
-async function issue(metadata: Omit<KeyMetadata, "created" | "status">): Promise<void> {
+/** Stores a new key with `metadata` and returns it: the caller prints it, once, as its last line. */
+async function issue(metadata: Omit<KeyMetadata, "created" | "status">): Promise<string> {
   // 256 random bits; the prefix makes a leaked key easy to spot in scans.
   const key = `lfk_${randomBytes(32).toString("base64url")}`;
   store(await hashKey(key), { ...metadata, created: new Date().toISOString(), status: "active" });
-  const place = values.remote ? `remote, ${target[1]}` : "local";
-  console.error(`Issued key "${metadata.label}" (${place}). It is shown once; store it now:`);
-  console.log(key);
+  return key;
 }
+const place = values.remote ? `remote, ${target[1]}` : "local";
 
 switch (command) {
   case "create": {
@@ -94,14 +93,19 @@ switch (command) {
       if (Number.isNaN(at) || at <= Date.now()) fail("--expires must be a future date, YYYY-MM-DD or ISO 8601");
       expires = new Date(at).toISOString();
     }
-    await issue({ label, rateLimit: tier as RateTier, ...(expires ? { expires } : {}) });
+    const key = await issue({ label, rateLimit: tier as RateTier, ...(expires ? { expires } : {}) });
+    console.error(`Issued key "${label}" (${place}). It is shown once; store it now:`);
+    console.log(key);
     break;
   }
   case "list": {
+    // DIGEST is the start of the key's SHA-256: keys themselves are not stored.
+    const row = (digest: string, status: string, rate: string, created: string, expires: string, label: string) =>
+      `${digest.padEnd(12)}  ${status.padEnd(8)}  ${rate.padEnd(10)}  ${created.padEnd(24)}  ${expires.padEnd(24)}  ${label}`;
+    console.log(row("DIGEST", "STATUS", "RATE", "CREATED", "EXPIRES", "LABEL"));
     for (const { name, metadata: m } of entries()) {
-      const expiry = m.expires ? `expires ${m.expires}` : "no expiry";
       console.log(
-        `${name.slice(0, 12)}  ${m.status.padEnd(8)} ${(m.rateLimit ?? "standard").padEnd(10)} ${m.created}  ${expiry.padEnd(32)} ${m.label}`,
+        row(name.slice(0, 12), m.status, m.rateLimit ?? "standard", m.created, m.expires ?? "never", m.label),
       );
     }
     break;
@@ -116,9 +120,13 @@ switch (command) {
     const { digest, metadata } = await find(arg);
     if (metadata.status !== "active") fail("only an active key can be rotated");
     const { created: _, status: __, ...kept } = metadata;
-    await issue(kept);
+    // The new key exists before the old one stops working.
+    const key = await issue(kept);
     store(digest, { ...metadata, status: "revoked" });
-    console.error(`Revoked the old key "${metadata.label}".`);
+    console.error(
+      `Revoked the old key "${metadata.label}" and issued a new one (${place}). It is shown once; store it now:`,
+    );
+    console.log(key);
     break;
   }
   default:
