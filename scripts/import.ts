@@ -108,7 +108,12 @@ class LinesWriter {
   }
 }
 
-/** A progress bar on a terminal (by bytes read), a line per 10% otherwise. */
+/**
+ * Progress after each group of records written: a bar on a terminal, else a
+ * line whenever another tenth of the file has been read since the last one.
+ * The percentage is of the file's bytes read, which runs a little ahead of
+ * the records written.
+ */
 function progress(file: string, size: number, started: number) {
   let bytes = 0;
   let lastDecile = 0;
@@ -121,7 +126,7 @@ function progress(file: string, size: number, started: number) {
   const report = (s: ImportSummary) => {
     const pct = size === 0 ? 100 : Math.min(100, Math.floor((bytes / size) * 100));
     const rate = Math.round(s.read / Math.max(0.001, (Date.now() - started) / 1000));
-    const line = `${number(s.read)} records, ${number(rate)}/s, ${number(s.rejected)} rejected, ${number(s.warned)} with warnings`;
+    const line = `of the file read; ${number(s.read)} records written or rejected (${number(s.rejected)} rejected, ${number(s.warned)} with warnings), ${number(rate)}/s`;
     if (process.stderr.isTTY) {
       const bar = "#".repeat(Math.floor(pct / 4)).padEnd(25, ".");
       process.stderr.write(`\r  [${bar}] ${String(pct).padStart(3)}% ${line}\u001b[K`);
