@@ -4,7 +4,7 @@
  */
 
 /** One initial FileDetail, numbered `i`, about 1.3 KB. */
-export function fileDetail(i: number): string {
+function fileDetail(i: number): string {
   const n = String(i).padStart(10, "0");
   const day = String(1 + (i % 28)).padStart(2, "0");
   return `  <FileDetail>

@@ -76,7 +76,7 @@ export function tableRows(rows: FilingRows[]) {
 }
 
 /** Multi-row INSERTs of tableRows(`rows`), each within `maxParams` bound parameters. */
-export function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
+function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
   const statements: Statement[] = [];
   for (const set of tableRows(rows)) {
     if (set.rows.length === 0) continue;
@@ -126,7 +126,7 @@ export function facetStatements(db: Db, days: FacetDay[], maxParams = D1_MAX_PAR
 }
 
 /** Queues the debtors named in `rows` for refreshStatements. */
-export function queueDebtorStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
+function queueDebtorStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
   const keys = [...new Set(rows.flatMap((r) => r.debtors.map((d) => d.nameKey)))].map((nameKey) => ({ nameKey }));
   return chunk(keys, maxParams).map((part) => db.insert(debtorsToRefresh).values(part).onConflictDoNothing());
 }

@@ -70,7 +70,7 @@ export interface FilingRows {
 }
 
 /** Whether an address is in the United States (or a territory using US ZIPs), as far as it says. */
-export function isUsAddress(a: Pick<AddressRecord, "state" | "country">): boolean {
+function isUsAddress(a: Pick<AddressRecord, "state" | "country">): boolean {
   if (a.country != null) return ZIP_COUNTRIES.has(a.country);
   return a.state == null || isStateCode(a.state);
 }
@@ -157,7 +157,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
 }
 
 /** A set of labels as stored in one column: distinct, sorted, joined with "|". */
-export function setOf(labels: Iterable<string | null | undefined>): string {
+function setOf(labels: Iterable<string | null | undefined>): string {
   return [...new Set([...labels].filter((l): l is string => l != null && l !== ""))].sort().join("|");
 }
 
@@ -187,7 +187,7 @@ export function soundKeyRows(debtors: Iterable<{ name: string; nameKey: string; 
 export type FacetDay = Omit<typeof facetDays.$inferInsert, "running">;
 
 /** Day bucket of every day before the recency window's reach. */
-export const OLD_DAYS = "0000-00-00";
+const OLD_DAYS = "0000-00-00";
 
 /**
  * The facets of each filing (see facetCounts in schema.ts), counted by day:

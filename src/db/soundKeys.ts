@@ -18,7 +18,7 @@ import { KEY_BITS } from "../domain/soundKeys.ts";
 import type { SoundKeyRow } from "./records.ts";
 import { debtorNames, debtorSoundKeys } from "./schema.ts";
 
-export const STATE_BITS = 10;
+const STATE_BITS = 10;
 export const NAME_ID_BITS = 26;
 if (KEY_BITS + STATE_BITS + NAME_ID_BITS > 63) throw new Error("sound key rows must fit a positive SQLite integer");
 
@@ -26,7 +26,7 @@ if (KEY_BITS + STATE_BITS + NAME_ID_BITS > 63) throw new Error("sound key rows m
 export const MAX_INDEXED_NAME_ID = 2 ** NAME_ID_BITS - 1;
 
 /** A state code as a number below 2 ** STATE_BITS: its two letters in base 26. */
-export function stateNumber(state: string): number {
+function stateNumber(state: string): number {
   const [a, b] = [state.charCodeAt(0) - 65, state.charCodeAt(1) - 65];
   const valid = state.length === 2 && a >= 0 && a < 26 && b >= 0 && b < 26;
   return valid ? a * 26 + b : 2 ** STATE_BITS - 1;

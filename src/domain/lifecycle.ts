@@ -33,7 +33,7 @@ export type LienStatus = "Active" | "Lapsed" | "Terminated";
 export type LapseSource = "office" | "estimated";
 
 /** Kinds that are liens rather than UCC financing statements. */
-export const LIEN_KINDS: ReadonlySet<FilingKind> = new Set([
+const LIEN_KINDS: ReadonlySet<FilingKind> = new Set([
   "state_tax_lien",
   "federal_tax_lien",
   "judgment_lien",

@@ -320,7 +320,7 @@ export function personName(name: string): PersonName | null {
  * Organization keys never hold a space, so the two kinds never collide, and
  * the variants a search accepts are key ranges (see debtorQuery()).
  */
-export function personKey(p: PersonName): string {
+function personKey(p: PersonName): string {
   return `${p.last} ${p.first} ${p.middle}`;
 }
 
@@ -342,7 +342,7 @@ export const nextChar = (c: string) => String.fromCharCode(c.charCodeAt(0) + 1);
  * starts at the second space after the last name, and the first name
  * starts at `firstAt` (1-based, as SQL counts).
  */
-export type MiddleRule = { firstAt: number } & ({ initial: string } | { names: string[] });
+type MiddleRule = { firstAt: number } & ({ initial: string } | { names: string[] });
 
 /**
  * One index-served piece of a debtor-name query: a stored key equal to
@@ -353,7 +353,7 @@ export type MiddleRule = { firstAt: number } & ({ initial: string } | { names: s
 export type KeySpan = { key: string } | { from: string; to: string; middle?: MiddleRule; few?: boolean };
 
 /** The middle part of an individual key (see MiddleRule). */
-export function middleOf(key: string, firstAt: number): string {
+function middleOf(key: string, firstAt: number): string {
   const rest = key.slice(firstAt - 1);
   return rest.slice(rest.indexOf(" ") + 1);
 }
@@ -364,7 +364,7 @@ function middlePasses(rule: MiddleRule, key: string): boolean {
 }
 
 /** Whether a stored key falls in `span`. */
-export function spanIncludes(span: KeySpan, key: string): boolean {
+function spanIncludes(span: KeySpan, key: string): boolean {
   if ("key" in span) return key === span.key;
   return key >= span.from && key < span.to && (!span.middle || middlePasses(span.middle, key));
 }
@@ -385,7 +385,7 @@ export function spanIncludes(span: KeySpan, key: string): boolean {
  *   "John Smith" or "John B Smith") [TX (H)].
  * Each variant is an exact key or one key range, at most four of them.
  */
-export function personSpans(p: PersonName): KeySpan[] {
+function personSpans(p: PersonName): KeySpan[] {
   const { last: l, first: f, middle: m } = p;
   if (f === "") return [{ key: `${l}  ` }];
   const firstAt = l.length + 2;

@@ -23,7 +23,7 @@ import { comparableWords } from "./soundKeys.ts";
 export const SIMILARITY_THRESHOLD = 0.7;
 
 /** Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   const rows = a.length + 1;
   const cols = b.length + 1;

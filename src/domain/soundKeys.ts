@@ -40,7 +40,7 @@ export function comparableWords(name: string): string[] {
  * Two words may sound alike ("Joh G. Garcia"): both stay, so leaving one
  * out still leaves the other.
  */
-export function nameSounds(name: string): string[] {
+function nameSounds(name: string): string[] {
   return comparableWords(name)
     .map(wordSound)
     .filter((s) => s !== "")

@@ -4,7 +4,7 @@ export function isoSeconds(date: Date | number): string {
 }
 
 /** Length of the recency window of endpoints 1 to 4. */
-export const RECENT_DAYS = 90;
+const RECENT_DAYS = 90;
 
 /**
  * Start of the recency window at `now`: midnight UTC, RECENT_DAYS days

@@ -14,7 +14,7 @@ import type { Line } from "./lines.ts";
 import { filingKindOf, normalizeDate, normalizeText, normalizeTimestamp } from "./normalize.ts";
 
 /** The columns, in the order of docs/data-feeds.md's table. */
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   "filing_state",
   "filing_number",
   "filing_date",
@@ -39,10 +39,10 @@ export const CSV_COLUMNS = [
   "amendment_collateral",
 ] as const;
 
-export type CsvColumn = (typeof CSV_COLUMNS)[number];
+type CsvColumn = (typeof CSV_COLUMNS)[number];
 
 /** Columns every file must have (their cells may be empty on amendment rows). Address columns may be left out. */
-export const REQUIRED_COLUMNS: readonly CsvColumn[] = ["filing_state", "filing_number", "filing_date", "role", "name"];
+const REQUIRED_COLUMNS: readonly CsvColumn[] = ["filing_state", "filing_number", "filing_date", "role", "name"];
 
 /** Other accepted spellings of column names (after lower-casing, non-alphanumerics as `_`). */
 const ALIASES: Record<string, CsvColumn> = {
@@ -186,7 +186,7 @@ export async function* csvRecords(lines: AsyncIterable<Line>): AsyncGenerator<Cs
 }
 
 /** A header cell as a column name: case and punctuation ignored, aliases resolved. */
-export function columnName(header: string): string {
+function columnName(header: string): string {
   const key = normalizeText(header)
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "_")
@@ -195,7 +195,7 @@ export function columnName(header: string): string {
 }
 
 /** The column of each header cell; throws FeedFileError for unknown, repeated or missing columns. */
-export function readHeader(header: CsvRecord): CsvColumn[] {
+function readHeader(header: CsvRecord): CsvColumn[] {
   if (!header.fields) throw new FeedFileError(`header (line ${header.line}): ${header.error}`);
   const columns = header.fields.map(columnName);
   const unknown = columns.filter((c) => !(CSV_COLUMNS as readonly string[]).includes(c));

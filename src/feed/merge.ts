@@ -86,7 +86,7 @@ const addressOf = (p: FilingItem["debtors"][number] | FilingItem["securedParties
 });
 
 /** A stored filing back as the record it was loaded from. */
-export function recordOf({ filing, debtors, securedParties, amendments }: FilingItem): FilingRecord {
+function recordOf({ filing, debtors, securedParties, amendments }: FilingItem): FilingRecord {
   return {
     state: filing.state,
     number: filing.number,

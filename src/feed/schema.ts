@@ -44,7 +44,7 @@ import {
 /** Filings may be dated at most this far ahead of the load (clock and time-zone slack). */
 const FUTURE_SLACK_MS = 86_400_000;
 /** Longest collateral text kept, in characters; longer text is cut (with a warning). */
-export const MAX_COLLATERAL_LENGTH = 20_000;
+const MAX_COLLATERAL_LENGTH = 20_000;
 const MAX_PARTIES = 200;
 const MAX_AMENDMENTS = 500;
 
@@ -105,13 +105,13 @@ const filingNumber = str()
       }),
   );
 
-export const timestamp = converted(
+const timestamp = converted(
   normalizeTimestamp,
   (v) =>
     `${quoted(v)} is not a timestamp: use YYYY-MM-DDThh:mm:ssZ, YYYY-MM-DDThh:mm:ss, YYYY-MM-DD hh:mm:ss or YYYYMMDD hhmm (UTC)`,
 );
 
-export const stateCode = converted(
+const stateCode = converted(
   (v) => {
     const code = normalizeText(v).toUpperCase();
     return isStateCode(code) ? code : null;
@@ -423,7 +423,7 @@ function amendmentList(value: unknown, filing: { filedAt: string; latest: number
 }
 
 /** The schema of an amendment line: its number and date are required, as are its filing's. */
-export function amendmentLineSchema({ now = new Date(), defaultState }: SchemaOptions = {}) {
+function amendmentLineSchema({ now = new Date(), defaultState }: SchemaOptions = {}) {
   const latest = now.getTime() + FUTURE_SLACK_MS;
   return z
     .object(
@@ -479,7 +479,7 @@ export function amendmentLineSchema({ now = new Date(), defaultState }: SchemaOp
 }
 
 /** Whether a record is an amendment line rather than a filing. */
-export function isAmendmentLine(value: unknown): boolean {
+function isAmendmentLine(value: unknown): boolean {
   return value !== null && typeof value === "object" && Object.hasOwn(value, "amendment_financing_number");
 }
 
@@ -493,8 +493,6 @@ export function entrySchema(options: SchemaOptions = {}) {
     },
   };
 }
-
-export type EntrySchema = ReturnType<typeof entrySchema>;
 
 /** `["involved_parties", "debtor_parties", 0, "name"]` as `involved_parties.debtor_parties[0].name`. */
 export function pathLabel(path: readonly PropertyKey[]): string {

@@ -133,7 +133,7 @@ function amendmentDescription(detail: Node, transType: string | null): string {
 }
 
 /** A FileDetail in the lien shape: a filing, or an amendment line (schema.ts). */
-export function lienOf(detail: Node): Record<string, unknown> {
+function lienOf(detail: Node): Record<string, unknown> {
   const transType = field(detail, "transtype");
   const fileNumber = field(detail, "filenumber");
   const original = field(detail, "originalfilenumber") ?? field(detail, "initialfilenumber");

@@ -33,7 +33,7 @@ export const UNKNOWN_KEY_TTL_MS = 5_000;
 /** Longest a request waits for KV before answering 503. */
 export const KV_TIMEOUT_MS = 2_000;
 /** Window of the per-key limiters (wrangler.toml `simple.period`). */
-export const KEY_RATE_PERIOD_SECONDS = 60;
+const KEY_RATE_PERIOD_SECONDS = 60;
 
 /**
  * Entries that expire, in insertion order. An expired entry stays (as

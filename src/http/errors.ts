@@ -19,7 +19,7 @@ export interface ErrorDetail {
 }
 
 /** Seconds a client should wait before retrying after a 503. */
-export const RETRY_AFTER_SECONDS = 5;
+const RETRY_AFTER_SECONDS = 5;
 
 export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
@@ -61,7 +61,7 @@ const MAX_PARAMETER_CHARS = 64;
 const MAX_DETAIL_CHARS = 800;
 
 /** `text` cut to `max` characters (never inside a surrogate pair), marked with an ellipsis. */
-export function clip(text: string, max: number): string {
+function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = /[\uD800-\uDBFF]$/.test(text.slice(0, max)) ? max - 1 : max;
   return `${text.slice(0, cut)}…`;

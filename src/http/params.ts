@@ -12,7 +12,7 @@ import { isStateCode, STATE_CODES } from "../domain/states.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 
-export const MAX_PAGE = 10_000;
+const MAX_PAGE = 10_000;
 
 /**
  * Longest request URL, in characters: the limit Cloudflare's edge enforces
@@ -45,7 +45,7 @@ function optional<T extends z.ZodType>(schema: T) {
   return z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 }
 
-export const state = text("a two-letter state code")
+const state = text("a two-letter state code")
   .trim()
   .toUpperCase()
   .refine(isStateCode, { error: "must be a two-letter US state or territory code, such as CA" })
@@ -70,7 +70,7 @@ function integer(min: number, max: number) {
     .refine((n) => n >= min && n <= max, { error: message });
 }
 
-export const page = optional(integer(1, MAX_PAGE))
+const page = optional(integer(1, MAX_PAGE))
   .transform((p) => p ?? 1)
   .openapi({
     type: "integer",
@@ -81,7 +81,7 @@ export const page = optional(integer(1, MAX_PAGE))
   });
 
 /** At most each industry once. */
-export const MAX_INDUSTRY_ITEMS = INDUSTRIES.length;
+const MAX_INDUSTRY_ITEMS = INDUSTRIES.length;
 /**
  * Longest `industry` value, in characters: all 15 industries with commas
  * take 293, so this leaves room for spaces around the commas. Checked
@@ -153,26 +153,26 @@ export const industry = optional(
     }),
 );
 
-export const name = text("a name")
+const name = text("a name")
   .trim()
   .min(1, { error: "is required", abort: true })
   // Abort: a refused name is not also run through the match-key checks below.
   .max(MAX_NAME_LENGTH, { error: `must be at most ${MAX_NAME_LENGTH} characters`, abort: true });
 
 /** An exact debtor name; it must leave a match key once noise is removed. */
-export const debtorName = name
+const debtorName = name
   .refine((n) => debtorNameKey(n) !== "", { error: "must contain a letter or digit" })
   .openapi({
     description:
       "Exact debtor name under UCC standard search logic: case, accents, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored; individuals match by last, first and middle name ('John Smith' or 'Smith, John').",
   });
 
-export const postalCode = text("a ZIP code")
+const postalCode = text("a ZIP code")
   .trim()
   .regex(US_ZIP, { error: "must be five digits or ZIP+4 (12345-6789)" })
   .openapi({ description: "Debtor ZIP code; ZIP+4 matches on its first five digits." });
 
-export const borrowerType = optional(
+const borrowerType = optional(
   text("Organization or Individual")
     .trim()
     .toLowerCase()
@@ -185,7 +185,7 @@ export const borrowerType = optional(
     }),
 );
 
-export function envelope(fallback: "a" | "b") {
+function envelope(fallback: "a" | "b") {
   return optional(
     text("a or b")
       .trim()
@@ -230,7 +230,7 @@ export const similarQuery = z.object({
   page,
 });
 
-export const filingNumber = text("a filing number")
+const filingNumber = text("a filing number")
   .trim()
   .regex(FILING_NUMBER, {
     error: `must be a filing number: 1 to ${MAX_FILING_NUMBER_LENGTH} characters, none of them control characters`,

@@ -38,7 +38,7 @@ function addressB(a: Address) {
 /** A filing with its parties and amendments: the rows a loader writes, as the presenters read them. */
 export type FilingItem = FilingRows;
 
-export function lienA({ filing, debtors, securedParties }: FilingWithParties): LienA {
+function lienA({ filing, debtors, securedParties }: FilingWithParties): LienA {
   return {
     initial_financing_number: filing.number,
     initial_financing_date: filing.filedAt,
@@ -76,7 +76,7 @@ function amendmentB(a: FilingItem["amendments"][number]) {
   };
 }
 
-export function lienB(item: FilingItem, today: string, withAmendments: boolean): LienB {
+function lienB(item: FilingItem, today: string, withAmendments: boolean): LienB {
   const { filing } = item;
   return {
     initial_financing_number: filing.number,
@@ -177,13 +177,7 @@ export function envelopeA(c: Context<AppEnv>, page: number, size: number, total:
 }
 
 /** Envelope B: open-ended pages with data freshness and version. */
-export function envelopeB(
-  c: Context<AppEnv>,
-  page: number,
-  size: number,
-  hasMore: boolean,
-  dataLoadedAt: string | null,
-) {
+function envelopeB(c: Context<AppEnv>, page: number, size: number, hasMore: boolean, dataLoadedAt: string | null) {
   return {
     response_metadata: {
       page,

@@ -20,7 +20,7 @@ const timestamp = z
 /** Address parts are as the filing office recorded them; a part it did not record is null. */
 const notRecorded = " Null when the filing office did not record it.";
 
-export const addressA = component("AddressA", "An address in envelope A, as the filing office recorded it.", {
+const addressA = component("AddressA", "An address in envelope A, as the filing office recorded it.", {
   street1: z
     .string()
     .nullable()
@@ -45,7 +45,7 @@ export const addressA = component("AddressA", "An address in envelope A, as the 
     }),
 });
 
-export const addressB = component("AddressB", "An address in envelope B, with its country and a map link.", {
+const addressB = component("AddressB", "An address in envelope B, with its country and a map link.", {
   ...addressA.shape,
   country: z
     .string()
@@ -57,7 +57,7 @@ export const addressB = component("AddressB", "An address in envelope B, with it
   }),
 });
 
-export const debtorPartyA = component("DebtorPartyA", "A debtor in envelope A.", {
+const debtorPartyA = component("DebtorPartyA", "A debtor in envelope A.", {
   name: z.string(),
   debtor_industry: z.string().openapi({
     description:
@@ -67,25 +67,25 @@ export const debtorPartyA = component("DebtorPartyA", "A debtor in envelope A.",
   address: addressA,
 });
 
-export const securedPartyA = component("SecuredPartyA", "A secured party (lender) in envelope A.", {
+const securedPartyA = component("SecuredPartyA", "A secured party (lender) in envelope A.", {
   name: z.string(),
   address: addressA,
 });
 
-export const partyB = component("PartyB", "A debtor or secured party in envelope B.", {
+const partyB = component("PartyB", "A debtor or secured party in envelope B.", {
   name: z.string(),
   type: z.enum(["Individual", "Organization", "Secured Party"]),
   category: z.string().openapi({ description: "Debtor industry, lender kind or party kind." }),
   address: addressB,
 });
 
-export const amendment = component("Amendment", "An amendment (UCC-3) of the filing.", {
+const amendment = component("Amendment", "An amendment (UCC-3) of the filing.", {
   amendment_financing_number: z.string(),
   amendment_financing_date: timestamp,
   amendment_financing_type_description: z.string(),
 });
 
-export const lienA = component("LienA", "A filing in envelope A.", {
+const lienA = component("LienA", "A filing in envelope A.", {
   initial_financing_number: z.string(),
   initial_financing_date: timestamp,
   jurisdiction_state: z.string(),
@@ -95,7 +95,7 @@ export const lienA = component("LienA", "A filing in envelope A.", {
   }),
 });
 
-export const lienB = component("LienB", "A filing in envelope B; `amendments` where the operation says so.", {
+const lienB = component("LienB", "A filing in envelope B; `amendments` where the operation says so.", {
   initial_financing_number: z.string(),
   initial_financing_date: timestamp,
   estimated_lien_lapse_date: z
@@ -113,67 +113,59 @@ export const lienB = component("LienB", "A filing in envelope B; `amendments` wh
 });
 
 /** An amendment on the public lookup: envelope B's fields and what the office recorded with it. */
-export const amendmentFull = component(
-  "AmendmentFull",
-  "An amendment with its kind and what the office recorded with it.",
-  {
-    ...amendment.shape,
-    amendment_kind: z.enum(AMENDMENT_KINDS).openapi({
-      description:
-        "What the amendment does, read from the office's description: `reinstatement` revokes an earlier termination; `other` is a kind the office names that none of the others is (its description is kept as given).",
-    }),
-    amendment_lapse_date: z.string().nullable().openapi({
-      format: "date",
-      description: "YYYY-MM-DD: the lapse date the office recorded with this amendment, if any.",
-    }),
-    amendment_collateral: z
-      .string()
-      .nullable()
-      .openapi({ description: "Collateral text filed with this amendment, if any." }),
-  },
-);
+const amendmentFull = component("AmendmentFull", "An amendment with its kind and what the office recorded with it.", {
+  ...amendment.shape,
+  amendment_kind: z.enum(AMENDMENT_KINDS).openapi({
+    description:
+      "What the amendment does, read from the office's description: `reinstatement` revokes an earlier termination; `other` is a kind the office names that none of the others is (its description is kept as given).",
+  }),
+  amendment_lapse_date: z.string().nullable().openapi({
+    format: "date",
+    description: "YYYY-MM-DD: the lapse date the office recorded with this amendment, if any.",
+  }),
+  amendment_collateral: z
+    .string()
+    .nullable()
+    .openapi({ description: "Collateral text filed with this amendment, if any." }),
+});
 
 /** The full filing of the public lookup (GET /filings), whose fields the interface leaves open. */
-export const lienFull = component(
-  "LienFull",
-  "A filing as the public lookup shows it: envelope B and the office's record.",
-  {
-    ...lienB.shape,
-    estimated_lien_lapse_date: z.string().nullable().openapi({
-      format: "date",
-      description:
-        "YYYY-MM-DD: the filing office's lapse date when it gave one (see `lapse_date_source`), else computed from the filing kind; null for a filing that does not lapse.",
-    }),
-    amendments: z.array(amendmentFull),
-    filing_kind: z.enum(FILING_KINDS).openapi({
-      description:
-        "What the filing is: a UCC financing statement (`standard`, `manufactured_home`, `public_finance`, `transmitting_utility`, `agricultural_lien`) or a lien the state's UCC index carries (`state_tax_lien`, `federal_tax_lien`, `judgment_lien`, `other_lien`).",
-    }),
-    lapse_date_source: z.enum(LAPSE_SOURCES).openapi({
-      description:
-        "`office`: the lapse date is the filing office's, as given. `estimated`: computed from the filing kind and continuations (or an office date extended by a later continuation).",
-    }),
-    filing_office: z.string().nullable().openapi({ description: "The filing office as the source data names it." }),
-    collateral: z
-      .string()
-      .nullable()
-      .openapi({ description: "The collateral description as filed, if the source carries it." }),
-  },
-);
+const lienFull = component("LienFull", "A filing as the public lookup shows it: envelope B and the office's record.", {
+  ...lienB.shape,
+  estimated_lien_lapse_date: z.string().nullable().openapi({
+    format: "date",
+    description:
+      "YYYY-MM-DD: the filing office's lapse date when it gave one (see `lapse_date_source`), else computed from the filing kind; null for a filing that does not lapse.",
+  }),
+  amendments: z.array(amendmentFull),
+  filing_kind: z.enum(FILING_KINDS).openapi({
+    description:
+      "What the filing is: a UCC financing statement (`standard`, `manufactured_home`, `public_finance`, `transmitting_utility`, `agricultural_lien`) or a lien the state's UCC index carries (`state_tax_lien`, `federal_tax_lien`, `judgment_lien`, `other_lien`).",
+  }),
+  lapse_date_source: z.enum(LAPSE_SOURCES).openapi({
+    description:
+      "`office`: the lapse date is the filing office's, as given. `estimated`: computed from the filing kind and continuations (or an office date extended by a later continuation).",
+  }),
+  filing_office: z.string().nullable().openapi({ description: "The filing office as the source data names it." }),
+  collateral: z
+    .string()
+    .nullable()
+    .openapi({ description: "The collateral description as filed, if the source carries it." }),
+});
 
-export const pagination = component("Pagination", "Envelope A's counted pages.", {
+const pagination = component("Pagination", "Envelope A's counted pages.", {
   current_page: z.number().int(),
   total_pages: z.number().int(),
   page_size: z.number().int().openapi({ example: 5 }),
   total_results: z.number().int(),
 });
 
-export const metadataA = component("ResponseMetadataA", "Envelope A's (and every error's) metadata.", {
+const metadataA = component("ResponseMetadataA", "Envelope A's (and every error's) metadata.", {
   timestamp,
   request_id: z.string().uuid().openapi({ description: "The `x-request-id` response header." }),
 });
 
-export const metadataB = component("ResponseMetadataB", "Envelope B's metadata, with its paging.", {
+const metadataB = component("ResponseMetadataB", "Envelope B's metadata, with its paging.", {
   page: z.number().int(),
   page_size: z.number().int().openapi({ example: 10 }),
   next_page: z.boolean(),
@@ -188,7 +180,7 @@ export const liensA = component("LienPageA", "A page of filings in envelope A, w
   pagination,
   response_metadata: metadataA,
 });
-export const liensB = component("LienPageB", "A page of filings in envelope B: no `pagination`; see `next_page`.", {
+const liensB = component("LienPageB", "A page of filings in envelope B: no `pagination`; see `next_page`.", {
   ucc_liens: z.array(lienB),
   response_metadata: metadataB,
 });
@@ -209,7 +201,7 @@ const terminatedParty = component("TerminatedFilingParty", "A terminated filing'
   address: addressA,
 });
 
-export const terminatedFiling = component("TerminatedFiling", "A filing terminated by an amendment.", {
+const terminatedFiling = component("TerminatedFiling", "A filing terminated by an amendment.", {
   initial_financing_number: z.string(),
   initial_financing_date: timestamp,
   termination_date: timestamp,
@@ -262,7 +254,7 @@ export const similarDebtors = component("SimilarDebtorPage", "A page of similar 
   response_metadata: metadataA,
 });
 
-export const errorCode = z
+const errorCode = z
   .enum([
     "invalid_parameter",
     "missing_api_key",

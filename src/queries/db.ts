@@ -21,7 +21,7 @@ export type Db = DrizzleD1Database<typeof schema>;
 /** Longest a request waits on D1 before answering 503. */
 export const DB_TIMEOUT_MS = 10_000;
 
-export function database(d1: D1Database | D1DatabaseSession): Db {
+function database(d1: D1Database | D1DatabaseSession): Db {
   // Drizzle's D1 driver only calls prepare and batch, which a session has too.
   return drizzle(d1 as D1Database, { schema, casing: "snake_case" });
 }

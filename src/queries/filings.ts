@@ -41,7 +41,7 @@ import type { Db } from "./db.ts";
 import { keyMatches, spansOf, spanWhere } from "./nameMatch.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
-export type Arm = SQL;
+type Arm = SQL;
 
 /** How a list is sourced, ordered and counted. */
 export interface FilingFilter {

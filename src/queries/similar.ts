@@ -24,11 +24,11 @@ import { MAX_KEY_WORDS, maxQueryKeys, querySoundKeys } from "../domain/soundKeys
 import type { Db } from "./db.ts";
 
 /** Names read per broad sound key (one word and a letter or two of another: many names). */
-export const BROAD_KEY_LIMIT = 24;
+const BROAD_KEY_LIMIT = 24;
 /** Names read per narrow sound key (two words or more). */
-export const NARROW_KEY_LIMIT = 12;
+const NARROW_KEY_LIMIT = 12;
 /** Names read from the key-prefix probe (and the exact key without a state). */
-export const PREFIX_LIMIT = 10;
+const PREFIX_LIMIT = 10;
 const PREFIX_LENGTH = 4;
 
 /** Most candidates a request scores, whatever the number of words in the query. */
@@ -121,7 +121,7 @@ export async function similarNames(db: Db, q: { name: string; state?: string | u
  * debtor comes once and this is plain score order; without one, a page
  * shows five different debtors rather than one debtor in five states.
  */
-export function rank(names: SimilarName[]): SimilarName[] {
+function rank(names: SimilarName[]): SimilarName[] {
   const byFilings = [...names].sort((a, b) => b.filingCount - a.filingCount || a.state.localeCompare(b.state));
   const round = new Map<SimilarName, number>();
   const seen = new Map<string, number>();

@@ -33,7 +33,7 @@ async function weakTag(text: string): Promise<string> {
 }
 
 /** The OpenAPI document of `app`, whose routes must all be registered. */
-export function openApiDocument(app: OpenAPIHono<AppEnv>) {
+function openApiDocument(app: OpenAPIHono<AppEnv>) {
   const document = app.getOpenAPI31Document(
     {
       openapi: "3.1.0",
