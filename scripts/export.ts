@@ -8,7 +8,7 @@
  *   npm run export -- --state NY --out ny.ndjson --remote [--env preview]
  *
  * Filings come in id order (load order), read a page at a time. Each line
- * is the public lookup's full filing (endpoint 9: envelope B with
+ * is the public lookup's full filing (GET /filings: envelope B with
  * amendments, filing kind, lapse date source, filing office, collateral),
  * plus each address's `street2`. With --out, the file appears
  * only once complete (it is written under FILE.partial first).

@@ -154,7 +154,7 @@ describe("hostile query strings", () => {
             expect(typeof body.error.code).toBe("string");
             expect(body.response_metadata.request_id).toMatch(/^[0-9a-f-]{36}$/);
           }
-          // `debtor_name` of endpoints 6 and 7 is, by contract, the name asked for.
+          // `debtor_name` of /debtors/addresses and /debtors/associated/ is, by contract, the name asked for.
           const { debtor_name: _, ...rest } = body;
           const answer = JSON.stringify(rest);
           expect(answer).not.toMatch(/sqlite|select |d1_|\n\s+at |stack/i);

@@ -60,7 +60,7 @@ function stable(body: any) {
   return { ...body, response_metadata: metadata };
 }
 
-/** Endpoint 9 (public; each read from its own client address, clear of the per-address limit). */
+/** GET /filings (public; each read from its own client address, clear of the per-address limit). */
 async function lookup(number: string, state: string) {
   const res = await get(fresh(`/filings?initial_financing_number=${encodeURIComponent(number)}&state=${state}`), null, {
     headers: { "cf-connecting-ip": `198.51.100.${reads % 250}` },
@@ -148,7 +148,7 @@ describe("importing an NDJSON feed", () => {
     expect(await lapse("OH-2019-0042", "OH")).toBe("2049-04-10"); // thirty years: public finance
   });
 
-  it("finds an imported debtor by exact name (endpoint 5)", async () => {
+  it("finds an imported debtor by exact name (/debtors/search)", async () => {
     const body = await getJson(fresh("/debtors/search?name=sanchez%20and%20sons%20cafe&state=ca"));
     expect(body.pagination.total_results).toBe(1);
     expect(body.ucc_liens[0]).toMatchObject({

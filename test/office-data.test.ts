@@ -43,7 +43,7 @@ async function emptyDatabase() {
 let reads = 0;
 const fresh = (path: string) => `${path}${path.includes("?") ? "&" : "?"}_read=${++reads}`;
 
-/** The public lookup's filing (endpoint 9), or undefined. */
+/** The public lookup's filing (GET /filings), or undefined. */
 async function lookup(number: string, state: string) {
   const res = await get(fresh(`/filings?initial_financing_number=${encodeURIComponent(number)}&state=${state}`), null, {
     headers: { "cf-connecting-ip": `192.0.2.${reads % 250}` },

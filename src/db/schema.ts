@@ -105,11 +105,11 @@ export const filings = sqliteTable(
   },
   (t) => [
     uniqueIndex("filings_state_number").on(t.state, t.number),
-    // Lookup by number alone, across states (endpoint 9).
+    // Lookup by number alone, across states (GET /filings).
     index("filings_number").on(t.number),
-    // Recent filings in a state, newest first (endpoint 1).
+    // Recent filings in a state, newest first (/filings/recent-by-state).
     index("filings_state_filed").on(t.state, t.filedAt, t.number),
-    // Recently terminated in a state, newest first (endpoint 4).
+    // Recently terminated in a state, newest first (/filings/recently-terminated).
     index("filings_state_terminated").on(t.state, t.terminatedAt, t.number).where(sql`terminated_at is not null`),
   ],
 );
@@ -136,13 +136,13 @@ export const debtorParties = sqliteTable(
     index("debtor_parties_filing").on(t.filingId, t.position),
     // Each index below ends in the list order (filed_at, number, filing id),
     // so a page is read newest first straight off the index and stops at
-    // the page's end; several of them merge in order (see queries/pages.ts).
-    // A debtor's filings in a state (endpoint 5); refreshing its aggregates.
+    // the page's end; several of them merge in order (src/queries/filings.ts, `merged`).
+    // A debtor's filings in a state (/debtors/search); refreshing its aggregates.
     index("debtor_parties_name").on(t.nameKey, t.filingState, t.filedAt, t.filingNumber, t.filingId),
-    // Postal-code search, with or without industries (endpoint 2).
+    // Postal-code search, with or without industries (/filings/recent-by-postal-code).
     index("debtor_parties_zip").on(t.zip5, t.filedAt, t.filingNumber, t.filingId),
     index("debtor_parties_zip_industry").on(t.zip5, t.industry, t.filedAt, t.filingNumber, t.filingId),
-    // A state's filings by debtor industry (endpoint 1 with industries).
+    // A state's filings by debtor industry (/filings/recent-by-state with industries).
     index("debtor_parties_state_industry").on(t.filingState, t.industry, t.filedAt, t.filingNumber, t.filingId),
   ],
 );
@@ -168,7 +168,8 @@ export const securedParties = sqliteTable(
   (t) => [
     index("secured_parties_filing").on(t.filingId, t.position),
     // Lender-name search within a state, by borrower type, newest first
-    // (endpoint 3): one ordered range per lender name and debtor-type set.
+    // (/secureds/recent-by-secured-party): one ordered range per lender name
+    // and debtor-type set.
     index("secured_parties_name").on(t.filingState, t.nameWords, t.debtorTypes, t.filedAt, t.filingNumber, t.filingId),
   ],
 );
@@ -299,7 +300,7 @@ export const facetDays = sqliteTable(
 
 /**
  * One row per debtor (match key) and distinct address, with when it was
- * last filed there (endpoint 6). Rebuilt for the debtors a load touches.
+ * last filed there (/debtors/addresses). Rebuilt for the debtors a load touches.
  */
 export const debtorAddresses = sqliteTable(
   "debtor_addresses",
@@ -320,7 +321,8 @@ export const debtorAddresses = sqliteTable(
 
 /**
  * One row per debtor, filing state and co-debtor (name key and address)
- * named with it on a filing, with the latest such filing (endpoint 7).
+ * named with it on a filing, with the latest such filing
+ * (/debtors/associated/).
  * Rebuilt for the debtors a load touches.
  */
 export const debtorLinks = sqliteTable(

@@ -1,4 +1,4 @@
-/** The debtor industries a client may filter by (interface, endpoint 1). */
+/** The debtor industries a client may filter by (/filings/recent-by-state). */
 export const INDUSTRIES = [
   "Construction & Trades",
   "Retail & E-commerce",

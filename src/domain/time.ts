@@ -3,7 +3,7 @@ export function isoSeconds(date: Date | number): string {
   return new Date(date).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-/** Length of the recency window of endpoints 1 to 4. */
+/** Length of the recency window of the recent-* and recently-terminated routes. */
 const RECENT_DAYS = 90;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Reading a state's filings back out of the database, in id order, a page
  * at a time (two D1 round trips a page), and writing each as a feed line:
- * the public lookup's full filing (endpoint 9, built by the API's own
+ * the public lookup's full filing (`GET /filings`, built by the API's own
  * presenter) plus each address's `street2`, which the API does not show and
  * a reload needs. Reading such a line back (schema.ts) gives the same rows,
  * so exports round-trip.

@@ -2,7 +2,7 @@
  * The filing feed's record, validated and normalized with zod, whatever the
  * format it came in (NDJSON lines, CSV rows and XML records are all read
  * into this one lien shape first):
- * - a filing: the envelope B lien the API returns (endpoint 9's `ucc_liens`
+ * - a filing: the envelope B lien the API returns (`GET /filings`'s `ucc_liens`
  *   element), giving the FilingRecord the loader takes;
  * - an amendment line: one amendment of a filing that may be loaded already
  *   or later (`amendment_financing_number` at the top level, with the

@@ -1,5 +1,5 @@
 /**
- * API-key check for endpoints 1 to 8, then the key's request-rate limit.
+ * API-key check for every route but the public lookup (`GET /filings`), then the key's request-rate limit.
  *
  * What KV answered is kept in the isolate, in separate stores, so that
  * guesses can neither evict valid keys nor turn into KV load:

@@ -14,7 +14,7 @@ import type { LienA, LienB, LienFull } from "./responses.ts";
 
 type Address = Pick<DebtorParty, "street1" | "city" | "state" | "zip" | "country">;
 
-/** Timestamps are stored in the API's form already (ISO 8601 UTC with Z). */
+/** An address as envelope A shows it: no country, no map link. */
 function addressA(a: Omit<Address, "country">) {
   return { street1: a.street1, city: a.city, state: a.state, zip_code: a.zip };
 }
@@ -34,13 +34,13 @@ function addressB(a: Address) {
   return { ...addressA(a), country: a.country, maps_url: mapsUrl(a) };
 }
 
-/** What the presenters read of a filing: stored rows (or rows built for a record, without their ids). */
 /** A filing with its parties and amendments: the rows a loader writes, as the presenters read them. */
 export type FilingItem = FilingRows;
 
 function lienA({ filing, debtors, securedParties }: FilingWithParties): LienA {
   return {
     initial_financing_number: filing.number,
+    // Timestamps are stored in the API's form already (ISO 8601 UTC with Z).
     initial_financing_date: filing.filedAt,
     jurisdiction_state: filing.state,
     involved_parties: {
@@ -94,7 +94,7 @@ function lienB(item: FilingItem, today: string, withAmendments: boolean): LienB 
 }
 
 /**
- * The full filing of the public lookup (endpoint 9): envelope B's lien with
+ * The full filing of the public lookup (`GET /filings`): envelope B's lien with
  * what the office recorded beyond it, and each amendment's kind. Exports
  * write the same object (src/feed/export.ts).
  */
@@ -213,7 +213,7 @@ export function lienPageB(
   };
 }
 
-/** A page of the public lookup (endpoint 9): envelope B of full filings. */
+/** A page of the public lookup (`GET /filings`): envelope B of full filings. */
 export function lienPageFull(
   c: Context<AppEnv>,
   { page, size }: PageWindow,

@@ -1,6 +1,6 @@
 /**
  * Queries behind the debtor lookups that list addresses and co-borrowers
- * rather than filings (endpoints 6 and 7). Both read aggregates the loader
+ * rather than filings (/debtors/addresses, /debtors/associated/). Both read aggregates the loader
  * keeps per debtor (src/db/load.ts, refreshStatements), for the debtors the
  * query finds under the same spans as the filing search (nameMatch.ts): the
  * organization key, and the individual-name variants. One name may find
@@ -17,7 +17,7 @@ import type { Db } from "./db.ts";
 import type { PageWindow } from "./filings.ts";
 import { keyMatches } from "./nameMatch.ts";
 
-/** Endpoint 6: the distinct addresses (by address key) of a debtor, in any state, most recently used first. */
+/** /debtors/addresses: the distinct addresses (by address key) of a debtor, in any state, most recently used first. */
 export async function knownAddresses(db: Db, name: string, { page, size }: PageWindow) {
   const ofDebtor = keyMatches(debtorAddresses.nameKey, debtorQuery(name));
   // Beside max(), SQLite takes the other columns from the row holding the max.
@@ -46,7 +46,7 @@ export async function knownAddresses(db: Db, name: string, { page, size }: PageW
 }
 
 /**
- * Endpoint 7: the other debtors named on the filings of a debtor in a
+ * /debtors/associated/: the other debtors named on the filings of a debtor in a
  * state, one entry per distinct name (match key) and address, most recent
  * co-filing first. Debtors the query itself finds are not "other" debtors
  * ("J Smith" finds John and Jane Smith: neither is listed as the other's

@@ -1,5 +1,5 @@
 /**
- * Queries behind the filing lists (endpoints 1 to 5 and 9).
+ * Queries behind the filing lists (/filings/*, /secureds/*, /debtors/search and GET /filings).
  *
  * Work per request grows with the page, not with the data:
  * - A list is one or more "arms": index ranges that yield (filed_at,
@@ -100,7 +100,7 @@ interface FacetQuery {
 
 /**
  * Filings of the facets of `scope` at `place` (lender names in `names`,
- * facet sets including one of `labels`) since `firstDay`: each facet's
+ * facet sets including one of `labels`) since `since` (a day): each facet's
  * total minus its running total before that day.
  */
 function facetTotal(db: Db, q: FacetQuery, since: string) {
@@ -134,7 +134,7 @@ function facetsOf(q: FacetQuery) {
   );
 }
 
-/** Endpoint 1: filed in `state` since `since`, with a debtor in one of `industries` if given. */
+/** /filings/recent-by-state: filed in `state` since `since`, with a debtor in one of `industries` if given. */
 export function recentByState(db: Db, q: { state: string; since: string; industries?: string[] }): FilingFilter {
   const industries = q.industries ?? [];
   const arms =
@@ -154,7 +154,7 @@ export function recentByState(db: Db, q: { state: string; since: string; industr
 }
 
 /**
- * Endpoint 2: a debtor in the ZIP code (first five digits) filed since
+ * /filings/recent-by-postal-code: a debtor in the ZIP code (first five digits) filed since
  * `since`; with industries, a debtor there in one of them.
  */
 export function recentByPostalCode(db: Db, q: { zip5: string; since: string; industries?: string[] }): FilingFilter {
@@ -184,7 +184,7 @@ function lenderFacets(q: LenderQuery): Required<FacetQuery> {
 }
 
 /**
- * Endpoint 3: filings since `since` in `state` with a secured party whose
+ * /secureds/recent-by-secured-party: filings since `since` in `state` with a secured party whose
  * name starts with `name` as whole words. A first round trip finds the lender
  * names (whole-word forms) and debtor-type sets the query covers, with the
  * count; each becomes an arm of the list.
@@ -218,7 +218,7 @@ export async function recentBySecuredParty(db: Db, q: LenderQuery): Promise<Fili
   return { arms, count: Number(counted?.total ?? 0) };
 }
 
-/** Endpoint 4: terminated in `state` since `since`, most recent termination first. */
+/** /filings/recently-terminated: terminated in `state` since `since`, most recent termination first. */
 export function recentlyTerminated(db: Db, q: { state: string; since: string }): FilingFilter {
   return {
     arms: [
@@ -280,7 +280,7 @@ function debtorFilingCount(db: Db, query: DebtorQuery, state: string) {
 }
 
 /**
- * Endpoint 5: every filing in `state` with a debtor that a search for
+ * /debtors/search: every filing in `state` with a debtor that a search for
  * `name` finds (src/domain/names.ts, debtorQuery). Each found debtor's
  * filings are one ordered index range (name key, state), so arms merge in
  * list order and a page reads about a page of entries:
@@ -314,7 +314,7 @@ export function byDebtorName(db: Db, q: { name: string; state: string }): Filing
   return { arms, count: debtorFilingCount(db, query, q.state) };
 }
 
-/** Endpoint 9: a filing by its number, in any state unless one is given. */
+/** GET /filings: a filing by its number, in any state unless one is given. */
 export function byNumber(db: Db, q: { number: string; state?: string | undefined }): FilingFilter {
   return { arms: [filingArm(db, and(eq(filings.number, q.number), q.state ? eq(filings.state, q.state) : undefined))] };
 }

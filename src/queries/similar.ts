@@ -1,5 +1,5 @@
 /**
- * Similar-name search (endpoint 8): candidates come from bounded index
+ * Similar-name search (/debtors/search-similar): candidates come from bounded index
  * probes, are scored in the Worker, and only then ranked and paged. One
  * statement, one D1 round trip, whatever the query.
  *

@@ -1,4 +1,4 @@
-/** Endpoints 5 to 8: a debtor's filings, known addresses, co-borrowers and similar names. */
+/** /debtors/*: a debtor's filings, known addresses, co-borrowers and similar names. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { SIMILARITY_THRESHOLD } from "../domain/similarity.ts";
 import type { AppEnv } from "../http/context.ts";

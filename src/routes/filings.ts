@@ -1,6 +1,6 @@
 /**
- * Endpoints 1, 2 and 4: recent filings by state and by postal code, recent
- * terminations; and endpoint 9, the public lookup of one filing by number.
+ * /filings/*: recent filings by state and by postal code, recent
+ * terminations; and GET /filings, the public lookup of one filing by number.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";

@@ -1,4 +1,4 @@
-/** Endpoint 3: recent filings by secured party (lender) name within a state. */
+/** /secureds/recent-by-secured-party: recent filings by secured party (lender) name within a state. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";
 import { recentBySecuredPartyQuery } from "../http/params.ts";
