@@ -8,6 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
+import { LOOKUPS } from "./endpoints.ts";
 import { get, getJson, load, registerKeys } from "./helpers.ts";
 
 /** seed/seed.ts's defaults, which `npm start` uses. */
@@ -21,17 +22,8 @@ beforeAll(async () => {
   doc = await (await get("/openapi.json", null)).json();
 }, 180_000);
 
-const PATHS = [
-  "/filings/recent-by-state",
-  "/filings/recent-by-postal-code",
-  "/secureds/recent-by-secured-party",
-  "/filings/recently-terminated",
-  "/debtors/search",
-  "/debtors/addresses",
-  "/debtors/associated",
-  "/debtors/search-similar",
-  "/filings",
-];
+/** Every documented operation (test/endpoints.ts). */
+const PATHS = LOOKUPS.map((e) => e.path);
 
 describe("the document's examples, on the seeded data", () => {
   it("covers every operation", () => {
