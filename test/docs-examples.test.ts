@@ -47,3 +47,11 @@ describe("the document's examples, on the seeded data", () => {
     expect(list.length, `${path}?${query}`).toBeGreaterThan(0);
   });
 });
+
+describe("the registry's requests for the seeded data (test/endpoints.ts, used by the load test)", () => {
+  it.each(LOOKUPS.flatMap((e) => e.seeded))("%s returns data", async (path) => {
+    const body = await getJson(path);
+    const list = Object.values(body).find(Array.isArray) as unknown[];
+    expect(list.length, path).toBeGreaterThan(0);
+  });
+});
