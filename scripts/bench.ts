@@ -117,7 +117,7 @@ const picks: DataPicks = {
   states,
   zips: top<{ zip5: string }>(
     3,
-    "select zip5, count(*) as count from debtor_parties where filed_at >= ? group by zip5 order by count desc limit 3",
+    "select zip5, count(*) as count from debtor_parties where filed_at >= ? and zip5 is not null group by zip5 order by count desc limit 3",
     [since],
     (r) => r.zip5,
   ).map((r) => r.zip5),
