@@ -17,10 +17,12 @@ export async function unmeteredKey(label: string): Promise<string> {
 /**
  * `wrangler dev` on loopback, in its own process group (kill with -pid),
  * with its inspector on `inspectorPort` when given (see workerHeapBytes).
+ * `extra` arguments (another Worker's `--config`) follow the shared flags.
  */
-export function startDevServer(port: number, inspectorPort?: number): ChildProcess {
+export function startDevServer(port: number, inspectorPort?: number, extra: string[] = []): ChildProcess {
   const inspector = inspectorPort ? ["--inspector-port", String(inspectorPort)] : [];
-  return spawn("wrangler", ["dev", "--port", String(port), "--ip", "127.0.0.1", ...inspector, "--log-level", "warn"], {
+  const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", ...inspector, "--log-level", "warn", ...extra];
+  return spawn("wrangler", args, {
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
   });

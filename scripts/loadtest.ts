@@ -32,6 +32,7 @@ import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { MAX_URL_LENGTH } from "../src/http/params.ts";
+import { LOOKUPS } from "../test/endpoints.ts";
 import { startDevServer, unmeteredKey, waitUntilUp, workerdCpuMs, workerdRssKb, workerHeapBytes } from "./devServer.ts";
 
 const { values } = parseArgs({
@@ -92,19 +93,10 @@ function hostileRequests(key: string): [string, autocannon.Request][] {
 function requestSet(key: string): autocannon.Request[] {
   const ok = (path: string) => ({ method: "GET" as const, path, headers: { "x-api-key": key } });
   return [
-    ok("/filings/recent-by-state?state=CA"),
-    ok("/filings/recent-by-state?state=TX&industry=Manufacturing,Food%20%26%20Beverage&page=2"),
-    ok("/filings/recent-by-postal-code?postal_code=75210"),
-    ok("/filings/recent-by-postal-code?postal_code=14222&envelope=b"),
-    ok("/secureds/recent-by-secured-party?name=wells%20fargo&state=CA"),
-    ok("/secureds/recent-by-secured-party?name=corporation%20service&state=NY&borrower_type=Organization&envelope=a"),
-    ok("/filings/recently-terminated?state=NY"),
-    ok("/debtors/search?name=Sanchez%20%26%20Sons%20Cafe&state=NY"),
-    ok("/debtors/addresses?name=Sanchez%20%26%20Sons%20Cafe"),
-    ok("/debtors/associated/?name=Sanchez%20%26%20Sons%20Cafe&state=NY"),
-    ok("/debtors/search-similar?name=Sanches%20and%20Son%20Cafe"),
-    ok("/debtors/search-similar?name=Prarie%20Bakery&state=CA"),
-    { method: "GET", path: "/filings?initial_financing_number=00001434&state=OH" },
+    // Every endpoint, with values found in the seeded data (test/endpoints.ts).
+    ...LOOKUPS.flatMap((e) =>
+      e.seeded.map((path) => (e.access === "key" ? ok(path) : { method: "GET" as const, path })),
+    ),
     ok("/filings/recent-by-state?state=ZZ"),
     ok("/filings/recent-by-postal-code?postal_code=abc&envelope=c"),
     ok("/debtors/search?name=&state=CA"),

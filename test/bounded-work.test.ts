@@ -8,45 +8,15 @@
  * walked or counted its matches one by one would read thousands of rows.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { INDUSTRIES as INDUSTRY_VALUES } from "../src/domain/industries.ts";
-import { dense, INDUSTRIES } from "./dense.ts";
+import { dense } from "./dense.ts";
+import { LOOKUPS } from "./endpoints.ts";
 import { get, load, registerKeys } from "./helpers.ts";
 
 /** Rows read by page 1 of any request below, at any data size. */
 const BOUND = 250;
 
-const enc = encodeURIComponent;
-/** Fifteen industries: more index ranges than D1 merges in one compound SELECT. */
-const ALL_INDUSTRIES = INDUSTRY_VALUES.join(",");
-const REQUESTS = [
-  "/filings/recent-by-state?state=CA",
-  `/filings/recent-by-state?state=CA&industry=${enc(ALL_INDUSTRIES)}`,
-  `/filings/recent-by-postal-code?postal_code=94107&industry=${enc(ALL_INDUSTRIES)}`,
-  "/filings/recent-by-state?state=CA&industry=Manufacturing",
-  `/filings/recent-by-state?state=CA&industry=${enc("Manufacturing,Equipment")}`,
-  `/filings/recent-by-state?state=CA&industry=${enc(INDUSTRIES.join(","))}`,
-  `/filings/recent-by-state?state=CA&industry=${enc("Energy & Utilities")}`,
-  "/filings/recent-by-state?state=CA&industry=Agriculture%20%26%20Farming",
-  "/filings/recent-by-postal-code?postal_code=94107",
-  "/filings/recent-by-postal-code?postal_code=94107-1234&industry=Equipment",
-  `/filings/recent-by-postal-code?postal_code=94110&industry=${enc("Manufacturing,Retail & E-commerce")}&envelope=b`,
-  "/secureds/recent-by-secured-party?name=wells%20fargo&state=CA",
-  "/secureds/recent-by-secured-party?name=wells%20fargo%20bank&state=CA&envelope=a",
-  "/secureds/recent-by-secured-party?name=wells%20fargo&state=CA&borrower_type=Individual&envelope=a",
-  "/secureds/recent-by-secured-party?name=wells&state=CA&borrower_type=Organization",
-  "/filings/recently-terminated?state=CA",
-  "/debtors/search?name=Busy%20Borrower&state=CA",
-  "/debtors/addresses?name=Busy%20Borrower",
-  "/debtors/associated?name=Busy%20Borrower&state=CA",
-  // A busy individual ("Owner 3" is on one filing in 35), by full first name and by initial.
-  "/debtors/search?name=Owner%203&state=CA",
-  "/debtors/search?name=3,%20O&state=CA",
-  "/debtors/addresses?name=Owner%203",
-  "/debtors/search-similar?name=Busy%20Borower",
-  "/debtors/search-similar?name=Borrower%20Busy&state=CA",
-  "/debtors/search-similar?name=Ownr%203&state=CA",
-  "/filings?initial_financing_number=D0000042",
-];
+/** Every endpoint's requests over the dense data (test/endpoints.ts). */
+const REQUESTS = LOOKUPS.flatMap((e) => e.dense);
 
 let run = 0;
 /** Rows read by each request, bypassing the edge cache with a fresh parameter. */

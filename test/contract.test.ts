@@ -14,20 +14,9 @@ import { Validator } from "@cfworker/json-schema";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
-import {
-  debtorAddressesRoute,
-  debtorAssociatedRoute,
-  debtorSearchRoute,
-  debtorSimilarRoute,
-} from "../src/routes/debtors.ts";
-import {
-  filingLookupRoute,
-  recentByPostalCodeRoute,
-  recentByStateRoute,
-  recentlyTerminatedRoute,
-} from "../src/routes/filings.ts";
-import { recentBySecuredPartyRoute } from "../src/routes/secureds.ts";
-import { daysAgo, filing, get, load, party, registerKeys, TEST_KEY } from "./helpers.ts";
+import { filingLookupRoute } from "../src/routes/filings.ts";
+import { LOOKUPS, sampleFilings } from "./endpoints.ts";
+import { daysAgo, get, load, registerKeys, TEST_KEY } from "./helpers.ts";
 
 type Json = any;
 type Route = {
@@ -49,36 +38,16 @@ const API_HEADERS = [
   "x-cache",
 ];
 
-const CASES: [Route, string][] = [
-  [recentByStateRoute, "/filings/recent-by-state?state=CA"],
-  [recentByPostalCodeRoute, "/filings/recent-by-postal-code?postal_code=94107"],
-  [recentByPostalCodeRoute, "/filings/recent-by-postal-code?postal_code=94107&envelope=b"],
-  [recentBySecuredPartyRoute, "/secureds/recent-by-secured-party?name=first%20test&state=CA"],
-  [recentBySecuredPartyRoute, "/secureds/recent-by-secured-party?name=first%20test&state=CA&envelope=a"],
-  [recentlyTerminatedRoute, "/filings/recently-terminated?state=CA"],
-  [debtorSearchRoute, "/debtors/search?name=contract&state=CA"],
-  [debtorAddressesRoute, "/debtors/addresses?name=contract"],
-  [debtorAssociatedRoute, "/debtors/associated?name=contract&state=CA"],
-  [debtorSimilarRoute, "/debtors/search-similar?name=Contrakt%20Co"],
-  [filingLookupRoute, "/filings?initial_financing_number=C-1"],
-];
+/** Every lookup's sample requests, which answer data over sampleFilings() (test/endpoints.ts). */
+const CASES: [Route, string][] = LOOKUPS.flatMap((e) => e.sample.map((url): [Route, string] => [e.route, url]));
 const ROUTES = [...new Set(CASES.map(([route]) => route))];
-const KEYED = CASES.filter(([route]) => route !== filingLookupRoute);
+const KEYED = CASES.filter(([route]) => LOOKUPS.find((e) => e.route === route)?.access === "key");
 
 let doc: Json;
 
 beforeAll(async () => {
   await registerKeys();
-  await load([
-    filing({
-      number: "C-1",
-      debtors: [party("Contract Co LLC", { label: "Manufacturing" }), party("Carla Contract", { type: "Individual" })],
-      amendments: [
-        { number: "C-1-A", filedAt: daysAgo(5), kind: "assignment", description: "Assignment" },
-        { number: "C-1-T", filedAt: daysAgo(2), kind: "termination", description: "Termination" },
-      ],
-    }),
-  ]);
+  await load(sampleFilings());
   doc = await (await get("/openapi.json", null)).json();
 });
 

@@ -10,31 +10,14 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
+import { LOOKUPS } from "./endpoints.ts";
 import { daysAgo, filing, load, party } from "./helpers.ts";
 
 const KEY = "fuzz-key-unmetered-0123456789";
 const RUNS = 1000;
 
-const ENDPOINTS: Record<string, Record<string, string[]>> = {
-  "/filings/recent-by-state": { state: ["CA", "ny"], industry: ["Manufacturing", "real estate,Equipment"] },
-  "/filings/recent-by-postal-code": {
-    postal_code: ["94107", "94107-1234"],
-    industry: ["Equipment"],
-    envelope: ["a", "B"],
-  },
-  "/secureds/recent-by-secured-party": {
-    name: ["first test", "Wells Fargo"],
-    state: ["CA"],
-    borrower_type: ["Organization", "individual"],
-    envelope: ["a", "b"],
-  },
-  "/filings/recently-terminated": { state: ["CA", "TX"] },
-  "/debtors/search": { name: ["Acme Widgets LLC", "The Acme Co., Inc."], state: ["CA"] },
-  "/debtors/addresses": { name: ["Acme Widgets"] },
-  "/debtors/associated": { name: ["Acme Widgets"], state: ["CA"] },
-  "/debtors/search-similar": { name: ["Acme Widgts", "widgets acme"], state: ["CA", "nv"] },
-  "/filings": { initial_financing_number: ["T00000001", "U-123"], state: ["CA"] },
-};
+/** Every lookup with valid values of its parameters (test/endpoints.ts). */
+const ENDPOINTS: Record<string, Record<string, string[]>> = Object.fromEntries(LOOKUPS.map((e) => [e.path, e.params]));
 
 const HOSTILE = [
   "' OR 1=1 --",

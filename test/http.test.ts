@@ -2,17 +2,11 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app.ts";
 import { DB_TIMEOUT_MS } from "../src/queries/db.ts";
+import { LOOKUPS, sampleFilings } from "./endpoints.ts";
 import { filing, get, getJson, load, REVOKED_KEY, registerKeys, TEST_KEY } from "./helpers.ts";
 
-const PATHS = [
-  "/filings/recent-by-state?state=CA",
-  "/filings/recent-by-postal-code?postal_code=94107",
-  "/secureds/recent-by-secured-party?name=first&state=CA",
-  "/filings/recently-terminated?state=CA",
-  "/debtors/search?name=acme&state=CA",
-  "/debtors/addresses?name=acme",
-  "/debtors/associated?name=acme&state=CA",
-];
+/** Each keyed endpoint's plain request (test/endpoints.ts). */
+const PATHS = LOOKUPS.filter((e) => e.access === "key").map((e) => e.sample[0]!);
 
 /** A URL no earlier request used, so the edge cache cannot answer it. */
 let fresh = 0;
@@ -20,7 +14,7 @@ const uncached = () => `${PATHS[0]}&uncached=${++fresh}`;
 
 beforeAll(async () => {
   await registerKeys();
-  await load([filing()]);
+  await load([filing(), ...sampleFilings()]);
 });
 
 describe("authentication", () => {

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
-import { INDUSTRIES } from "../src/domain/industries.ts";
+import { LOOKUPS } from "./endpoints.ts";
 import { filing, load, registerKeys, TEST_KEY } from "./helpers.ts";
 
 interface Statement {
@@ -47,36 +47,8 @@ function recording<T extends D1Database | D1DatabaseSession>(db: T, log: Stateme
   });
 }
 
-const REQUESTS = [
-  "/filings/recent-by-state?state=CA",
-  "/filings/recent-by-state?state=CA&industry=Manufacturing,Real%20Estate&page=3",
-  "/filings/recent-by-state?state=CA&industry=Manufacturing",
-  // Seven industries: more index ranges than one compound SELECT may hold.
-  `/filings/recent-by-state?state=CA&industry=${encodeURIComponent(INDUSTRIES.slice(0, 7).join(","))}`,
-  "/filings/recent-by-postal-code?postal_code=94107",
-  "/filings/recent-by-postal-code?postal_code=94107&industry=Manufacturing&envelope=b",
-  "/secureds/recent-by-secured-party?name=first%20test&state=CA",
-  "/secureds/recent-by-secured-party?name=first&state=CA&borrower_type=Individual&envelope=a",
-  "/secureds/recent-by-secured-party?name=first&state=CA&borrower_type=Organization&envelope=b&page=2",
-  "/filings/recently-terminated?state=CA",
-  "/debtors/search?name=Acme%20Widgets&state=CA",
-  "/debtors/addresses?name=Acme%20Widgets",
-  "/debtors/associated?name=Acme%20Widgets&state=CA",
-  // Individual readings: exact keys, first-name ranges, an initial with a middle-name rule.
-  "/debtors/search?name=John%20Allen%20Smith&state=CA",
-  "/debtors/search?name=John%20Smith&state=CA",
-  "/debtors/search?name=Smith,%20J%20A&state=CA",
-  "/debtors/addresses?name=J%20Smith",
-  "/debtors/associated?name=Smith,%20John&state=CA",
-  "/debtors/search-similar?name=Acme%20Widgts",
-  "/debtors/search-similar?name=Widgets%20Acme%20Inc&state=CA",
-  "/debtors/search-similar?name=Allen%2C%20Nancy%20Q.&state=CA",
-  "/debtors/search-similar?name=Acme%20Mfg%20Intl%20Svcs",
-  // Five words: 26 sound keys, nested compound SELECTs.
-  "/debtors/search-similar?name=Golden%20Gate%20Machine%20Works%20Tool%20Supply&state=CA",
-  "/filings?initial_financing_number=T00000001",
-  "/filings?initial_financing_number=T00000001&state=CA",
-];
+/** Every endpoint's filter combinations (test/endpoints.ts). */
+const REQUESTS = LOOKUPS.flatMap((e) => e.variants);
 
 const TABLES =
   /\b(filings|debtor_parties|secured_parties|amendments|self|other|debtor_names|debtor_sound_keys|debtor_addresses|debtor_links|facet_counts|facet_days)\b/;
