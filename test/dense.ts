@@ -6,7 +6,7 @@
 import type { FilingRecord } from "../src/db/records.ts";
 import { daysAgo, filing, party } from "./helpers.ts";
 
-export const INDUSTRIES = ["Manufacturing", "Retail & E-commerce", "Equipment"];
+const INDUSTRIES = ["Manufacturing", "Retail & E-commerce", "Equipment"];
 /** Filing `i` of the dense data set. */
 export function dense(i: number): FilingRecord {
   const zip = i % 2 === 0 ? "94107" : "94110";

@@ -35,7 +35,7 @@ import { recentBySecuredPartyRoute } from "../src/routes/secureds.ts";
  * - "optional": `state` is optional; with it one state, without it all;
  * - "all": the request spans states (no `state` parameter).
  */
-export type Scope = "state" | "optional" | "all";
+type Scope = "state" | "optional" | "all";
 
 /** The busiest values of a data set, from which the benchmark builds its requests (scripts/bench.ts). */
 export interface DataPicks {
@@ -269,7 +269,7 @@ export const LOOKUPS: Lookup[] = [
   }),
 ];
 
-export const STATIC_ENDPOINTS: StaticEndpoint[] = [
+const STATIC_ENDPOINTS: StaticEndpoint[] = [
   { path: "/", access: "static" },
   { path: "/openapi.json", access: "static" },
   { path: "/docs", access: "static" },
