@@ -164,12 +164,9 @@ describe("error bodies", () => {
     app.get("/", (c) =>
       errorResponse(
         c as never,
-        new ApiError(
-          400,
-          "invalid_parameter",
-          huge,
-          Array.from({ length: 500 }, (_, i) => ({ parameter: `${huge}${i}`, message: huge })),
-        ),
+        new ApiError("invalid_parameter", huge, {
+          details: Array.from({ length: 500 }, (_, i) => ({ parameter: `${huge}${i}`, message: huge })),
+        }),
       ),
     );
     const res = await app.request("/");

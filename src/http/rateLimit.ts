@@ -51,7 +51,7 @@ export async function withinLimit(c: Context<AppEnv>, limiter: RateLimit, key: s
 }
 
 export function rateLimited(message: string): ApiError {
-  return new ApiError(429, "rate_limited", message, undefined, { "Retry-After": String(RATE_LIMIT_PERIOD_SECONDS) });
+  return new ApiError("rate_limited", message, { headers: { "Retry-After": String(RATE_LIMIT_PERIOD_SECONDS) } });
 }
 
 export const limitByClientAddress = createMiddleware<AppEnv>(async (c, next) => {
