@@ -59,7 +59,10 @@ class ExpiringStore<V> {
 
   set(key: string, value: V, until: number): void {
     this.#entries.delete(key);
-    if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value!);
+    if (this.#entries.size >= this.max) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
     this.#entries.set(key, { value, until });
   }
 

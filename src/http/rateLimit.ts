@@ -27,8 +27,8 @@ export function clientAddress(c: Context<AppEnv>): string {
   const ip = c.req.header("cf-connecting-ip")?.trim().toLowerCase();
   if (!ip) return "unknown";
   if (!ip.includes(":")) return ip;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
-  if (mapped) return mapped[1]!;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip)?.[1];
+  if (mapped) return mapped;
   const [head = "", tail] = ip.split("::", 2);
   const left = head ? head.split(":") : [];
   const right = tail ? tail.split(":") : [];
