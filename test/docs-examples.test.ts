@@ -8,6 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
+import { withMetadata } from "./bodies.ts";
 import { get, getJson, load, registerKeys } from "./helpers.ts";
 
 /** seed/seed.ts's defaults, which `npm start` uses. */
@@ -50,7 +51,7 @@ describe("the document's examples, on the seeded data", () => {
         expect(example, `${path} ${param.name} is optional`).toBeUndefined();
       }
     }
-    const body = await getJson(`${path}?${query}`);
+    const body = withMetadata.parse(await getJson(`${path}?${query}`));
     const list = Object.values(body).find(Array.isArray) as unknown[];
     expect(list.length, `${path}?${query}`).toBeGreaterThan(0);
   });

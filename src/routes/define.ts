@@ -38,9 +38,9 @@ function withExamples<Q extends z.ZodObject>(query: Q, examples: Partial<Record<
  * `access: "key"` requires an API key; `"public"` is open and limited per
  * client address.
  */
-export function lookupRoute<Q extends z.ZodObject, S extends z.ZodType>(config: {
+export function lookupRoute<P extends string, Q extends z.ZodObject, S extends z.ZodType>(config: {
   operationId: string;
-  path: string;
+  path: P;
   tags: string[];
   summary: string;
   description: string;
