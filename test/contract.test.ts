@@ -29,10 +29,13 @@ import {
 import { recentBySecuredPartyRoute } from "../src/routes/secureds.ts";
 import { daysAgo, filing, get, load, party, registerKeys, TEST_KEY } from "./helpers.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON, its shape checked by the assertions.
 type Json = any;
 type Route = {
   path: string;
-  responses: { 200: { content: { "application/json": { schema: { safeParse(v: unknown): { error?: any } } } } } };
+  responses: {
+    200: { content: { "application/json": { schema: { safeParse(v: unknown): { error?: { issues: unknown[] } } } } } };
+  };
 };
 
 /** The headers this API sets on purpose; generic ones (CORS, security, Content-Type) are not per operation. */

@@ -14,6 +14,7 @@ import { get, getJson, load, registerKeys } from "./helpers.ts";
 /** seed/seed.ts's defaults, which `npm start` uses. */
 const SEEDED = { filings: 20_000, seed: 20250908 };
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON, its shape checked by contract.test.ts.
 let doc: any;
 
 beforeAll(async () => {
