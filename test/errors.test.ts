@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { HTTPException } from "hono/http-exception";
@@ -6,6 +7,7 @@ import type { AppEnv } from "../src/http/context.ts";
 import { ERROR_CODES, ERROR_STATUS } from "../src/http/errorCodes.ts";
 import { ApiError, onError } from "../src/http/errors.ts";
 import { errorBody } from "../src/http/responses.ts";
+import { get } from "./helpers.ts";
 
 /** An app set up by `use`, with the service's error handler. */
 function appWith(use: (app: Hono<AppEnv>) => void): Hono<AppEnv> {
@@ -61,5 +63,48 @@ describe("an HTTPException from a Hono middleware", () => {
     expect(errorBody.parse(await res.json()).error.code).toBe("internal_error");
     expect(error.mock.calls.map((call) => JSON.parse(String(call[0])).event)).toEqual(["unmapped_http_exception"]);
     error.mockRestore();
+  });
+});
+
+/** The parts of the OpenAPI document that say which error codes each status carries. */
+const documented = z.looseObject({
+  paths: z.record(
+    z.string(),
+    z.looseObject({
+      get: z.looseObject({ responses: z.record(z.string(), z.looseObject({ $ref: z.string().optional() })) }),
+    }),
+  ),
+  components: z.looseObject({
+    responses: z.record(
+      z.string(),
+      z.looseObject({
+        content: z
+          .object({ "application/json": z.looseObject({ examples: z.record(z.string(), z.unknown()) }) })
+          .optional(),
+      }),
+    ),
+  }),
+});
+
+describe("the OpenAPI document", () => {
+  it("lists every error code, each under its own status (or the default response) in every operation", async () => {
+    const doc = documented.parse(await (await get("/openapi.json", null)).json());
+    const seen = new Set<string>();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const responses = Object.entries(item.get.responses);
+      const statuses = responses.map(([status]) => status);
+      for (const [status, response] of responses) {
+        const name = response.$ref?.split("/").at(-1);
+        if (!name) continue;
+        const codes = Object.keys(doc.components.responses[name]?.content?.["application/json"].examples ?? {});
+        for (const code of codes) {
+          seen.add(code);
+          const own = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS]);
+          if (status === "default") expect(statuses, `${path} ${code}`).not.toContain(own);
+          else expect(own, `${path} ${code}`).toBe(status);
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual([...ERROR_CODES].sort());
   });
 });
