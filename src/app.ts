@@ -88,8 +88,8 @@ export function createApp() {
   app.on(["POST", "PUT", "PATCH", "DELETE"], paths, (c) => {
     return errorResponse(
       c,
-      new ApiError(405, "method_not_allowed", `Use GET; this endpoint allows ${ALLOWED_METHODS}.`, undefined, {
-        Allow: ALLOWED_METHODS,
+      new ApiError("method_not_allowed", `Use GET; this endpoint allows ${ALLOWED_METHODS}.`, {
+        headers: { Allow: ALLOWED_METHODS },
       }),
     );
   });

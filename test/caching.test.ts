@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { ifNoneMatchMatches } from "../src/http/caching.ts";
+import type { Body } from "./bodies.ts";
 import { daysAgo, filing, get, load } from "./helpers.ts";
 
 const KEY_A = "cache-key-a";
@@ -135,9 +136,9 @@ describe("edge cache", () => {
 
   it("re-stamps a hit with this request's id and time", async () => {
     const url = "/filings/recent-by-state?state=CA&t=stamp";
-    const first = await (await get(url, KEY_A)).json<any>();
+    const first = await (await get(url, KEY_A)).json<Body<typeof url>>();
     const res = await get(url, KEY_A);
-    const body = await res.json<any>();
+    const body = await res.json<Body<typeof url>>();
     expect(res.headers.get("x-cache")).toBe("hit");
     expect(body.response_metadata.request_id).toBe(res.headers.get("x-request-id"));
     expect(body.response_metadata.request_id).not.toBe(first.response_metadata.request_id);

@@ -18,10 +18,13 @@ import { filingLookupRoute } from "../src/routes/filings.ts";
 import { LOOKUPS, sampleFilings } from "./endpoints.ts";
 import { daysAgo, get, load, registerKeys, TEST_KEY } from "./helpers.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON, its shape checked by the assertions.
 type Json = any;
 type Route = {
   path: string;
-  responses: { 200: { content: { "application/json": { schema: { safeParse(v: unknown): { error?: any } } } } } };
+  responses: {
+    200: { content: { "application/json": { schema: { safeParse(v: unknown): { error?: { issues: unknown[] } } } } } };
+  };
 };
 
 /** The headers this API sets on purpose; generic ones (CORS, security, Content-Type) are not per operation. */

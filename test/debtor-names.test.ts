@@ -45,12 +45,12 @@ beforeAll(async () => {
   ]);
 });
 
-const numbers = async (path: string) =>
-  (await allPagesA<any>(path, "ucc_liens")).map((l) => l.initial_financing_number as string);
+const numbers = async (path: `/debtors/search?${string}`) =>
+  (await allPagesA(path, "ucc_liens")).map((l) => l.initial_financing_number);
 
 /** Every page, and total_results equal to what the pages held. */
 async function searched(name: string, state = "CA") {
-  const path = `/debtors/search?name=${encodeURIComponent(name)}&state=${state}`;
+  const path = `/debtors/search?name=${encodeURIComponent(name)}&state=${state}` as const;
   const first = await getJson(path);
   const all = await numbers(path);
   expect(first.pagination.total_results).toBe(all.length);
@@ -108,7 +108,7 @@ describe("GET /debtors/search with the published ending words", () => {
 describe("the three exact-name endpoints mean the same debtors", () => {
   it("lists the addresses of every debtor the search finds, each address once", async () => {
     const streets = async (name: string) =>
-      (await allPagesA<any>(`/debtors/addresses?name=${encodeURIComponent(name)}`, "addresses")).map((a) => a.street1);
+      (await allPagesA(`/debtors/addresses?name=${encodeURIComponent(name)}`, "addresses")).map((a) => a.street1);
     // Individuals John Smith, J Smith, John A. and John Bertram Smith, in any state.
     expect(await streets("Smith, John")).toEqual(["1 Strip", "5 Home Ln", "9 Elm St", "7 Oak St"]);
     // Read as an organization too, "John Smith" also finds JOHN SMITH at 1 Main St.
@@ -117,10 +117,10 @@ describe("the three exact-name endpoints mean the same debtors", () => {
 
   it("lists co-debtors that the name itself does not find", async () => {
     const john = await getJson("/debtors/associated?name=John%20Smith&state=CA");
-    expect(john.associated_debtors.map((a: any) => a.debtor_name)).toEqual(["SMITH, JANE", "Smith Trucking LLC"]);
+    expect(john.associated_debtors.map((a) => a.debtor_name)).toEqual(["SMITH, JANE", "Smith Trucking LLC"]);
     expect(john.pagination.total_results).toBe(2);
     // "J Smith" finds Jane too, and the organization JOHN SMITH is not a J Smith.
     const j = await getJson("/debtors/associated?name=J%20Smith&state=CA");
-    expect(j.associated_debtors.map((a: any) => a.debtor_name)).toEqual(["JOHN SMITH", "Smith Trucking LLC"]);
+    expect(j.associated_debtors.map((a) => a.debtor_name)).toEqual(["JOHN SMITH", "Smith Trucking LLC"]);
   });
 });

@@ -52,9 +52,9 @@ beforeAll(async () => {
 describe("GET /debtors/search", () => {
   it("finds every spelling of the name under UCC search logic, newest first, of any date, in the state only", async () => {
     const body = await getJson("/debtors/search?name=The%20Acme%20Co.,%20Inc.&state=CA");
-    expect(body.ucc_liens.map((l: any) => l.initial_financing_number)).toEqual(["D-4", "D-3", "D-2", "D-1"]);
+    expect(body.ucc_liens.map((l) => l.initial_financing_number)).toEqual(["D-4", "D-3", "D-2", "D-1"]);
     expect(body.pagination).toEqual({ current_page: 1, total_pages: 1, page_size: 5, total_results: 4 });
-    expect(body.ucc_liens[1].involved_parties.debtor_parties).toHaveLength(3);
+    expect(body.ucc_liens[1]?.involved_parties.debtor_parties).toHaveLength(3);
   });
 
   it("finds nothing for a name that only looks alike", async () => {
@@ -64,7 +64,7 @@ describe("GET /debtors/search", () => {
   });
 
   it("pages through a debtor with many filings, each once", async () => {
-    const all = await allPagesA<any>("/debtors/search?name=many%20filings&state=CA", "ucc_liens");
+    const all = await allPagesA("/debtors/search?name=many%20filings&state=CA", "ucc_liens");
     expect(all.map((l) => l.initial_financing_number)).toEqual(["M-0", "M-1", "M-2", "M-3", "M-4", "M-5"]);
   });
 
@@ -77,7 +77,7 @@ describe("GET /debtors/search", () => {
       ["name=Acme", ["state"]],
     ] as const) {
       const body = await getJson(`/debtors/search?${query}`, 400);
-      expect(body.error.details.map((d: any) => d.parameter)).toEqual(params);
+      expect(body.error.details?.map((d) => d.parameter)).toEqual(params);
     }
   });
 });
@@ -96,7 +96,7 @@ describe("GET /debtors/addresses", () => {
   });
 
   it("pages addresses five at a time", async () => {
-    const all = await allPagesA<any>("/debtors/addresses?name=Many%20Filings%20L.L.C.", "addresses");
+    const all = await allPagesA("/debtors/addresses?name=Many%20Filings%20L.L.C.", "addresses");
     expect(all.map((a) => a.street1)).toEqual(["0 Loop", "1 Loop", "2 Loop", "3 Loop", "4 Loop", "5 Loop"]);
   });
 });
@@ -132,12 +132,12 @@ describe("GET /debtors/associated", () => {
 
   it("keeps to the state asked for", async () => {
     const body = await getJson("/debtors/associated?name=Acme&state=NV");
-    expect(body.associated_debtors.map((a: any) => a.debtor_name)).toEqual(["Nevada Partner LLC"]);
+    expect(body.associated_debtors.map((a) => a.debtor_name)).toEqual(["Nevada Partner LLC"]);
   });
 
   it("works from the co-borrower's side, with one entry per address of the same name", async () => {
     const body = await getJson("/debtors/associated?name=ann%20owner&state=CA");
-    expect(body.associated_debtors.map((a: any) => a.debtor_name).sort()).toEqual([
+    expect(body.associated_debtors.map((a) => a.debtor_name).sort()).toEqual([
       "ACME COMPANY",
       "Acme Holdings LLC",
       "The Acme Co., Inc.",

@@ -8,12 +8,14 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
+import { withMetadata } from "./bodies.ts";
 import { LOOKUPS } from "./endpoints.ts";
 import { get, getJson, load, registerKeys } from "./helpers.ts";
 
 /** seed/seed.ts's defaults, which `npm start` uses. */
 const SEEDED = { filings: 20_000, seed: 20250908 };
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON, its shape checked by contract.test.ts.
 let doc: any;
 
 beforeAll(async () => {
@@ -42,7 +44,7 @@ describe("the document's examples, on the seeded data", () => {
         expect(example, `${path} ${param.name} is optional`).toBeUndefined();
       }
     }
-    const body = await getJson(`${path}?${query}`);
+    const body = withMetadata.parse(await getJson(`${path}?${query}`));
     const list = Object.values(body).find(Array.isArray) as unknown[];
     expect(list.length, `${path}?${query}`).toBeGreaterThan(0);
   });
@@ -50,7 +52,7 @@ describe("the document's examples, on the seeded data", () => {
 
 describe("the registry's requests for the seeded data (test/endpoints.ts, used by the load test)", () => {
   it.each(LOOKUPS.flatMap((e) => e.seeded))("%s returns data", async (path) => {
-    const body = await getJson(path);
+    const body = withMetadata.parse(await getJson(path));
     const list = Object.values(body).find(Array.isArray) as unknown[];
     expect(list.length, path).toBeGreaterThan(0);
   });

@@ -3,10 +3,15 @@
  * agree exactly with what paging through the list yields, for every counted
  * endpoint and filter, including filings that several filter values match.
  */
+import { z } from "@hono/zod-openapi";
 import { beforeAll, describe, expect, it } from "vitest";
 import { INDUSTRIES as INDUSTRY_VALUES } from "../src/domain/industries.ts";
+import { counted } from "./bodies.ts";
 import { dense } from "./dense.ts";
 import { allPagesA, getJson, load, registerKeys } from "./helpers.ts";
+
+/** A filing or termination in a list: its number. */
+const listed = z.object({ initial_financing_number: z.string() });
 
 const enc = encodeURIComponent;
 /** Fifteen industries: more index ranges than D1 merges in one compound SELECT. */
@@ -37,9 +42,9 @@ beforeAll(async () => {
 describe("counts", () => {
   it.each(COUNTED)("%s: total_results equals the filings listed across all pages, each once", async (path) => {
     const list = path.includes("terminated") ? "terminated_filings" : "ucc_liens";
-    const first = await getJson(path);
-    const all = await allPagesA<any>(path, list);
-    const numbers = all.map((l) => l.initial_financing_number);
+    const first = counted.parse(await getJson(path));
+    const all = await allPagesA(path, list);
+    const numbers = all.map((l) => listed.parse(l).initial_financing_number);
     expect(new Set(numbers).size).toBe(numbers.length);
     expect(first.pagination.total_results).toBe(all.length);
     expect(all.length).toBeGreaterThan(0);

@@ -10,6 +10,7 @@ import type { FilingRecord, PartyRecord } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { isoSeconds } from "../src/domain/time.ts";
+import type { Body, ItemOf, ListOf } from "./bodies.ts";
 
 export const TEST_KEY = "test-key-0123456789abcdef";
 export const REVOKED_KEY = "revoked-key-0123456789abcdef";
@@ -81,20 +82,33 @@ export async function get(path: string, key: string | null = TEST_KEY, init: Req
 }
 
 /** GET and parse JSON, asserting the status. */
-export async function getJson<T = any>(path: string, status = 200, key: string | null = TEST_KEY): Promise<T> {
+async function readJson(path: string, status: number, key: string | null): Promise<unknown> {
   const res = await get(path, key);
   const body = await res.text();
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${body}`);
-  return JSON.parse(body) as T;
+  return JSON.parse(body);
+}
+
+/** GET and parse JSON, asserting the status; typed as the route's response schema says (bodies.ts). */
+export async function getJson<P extends string, S extends number = 200>(
+  path: P,
+  status?: S,
+  key: string | null = TEST_KEY,
+): Promise<Body<P, S>> {
+  return (await readJson(path, status ?? 200, key)) as Body<P, S>;
 }
 
 /** Walks every page of an envelope-A list and returns all items. */
-export async function allPagesA<T>(path: string, list: string): Promise<T[]> {
-  const first = await getJson(path);
-  const items: T[] = [...first[list]];
+export async function allPagesA<P extends string, L extends ListOf<Body<P>> & string>(
+  path: P,
+  list: L,
+): Promise<ItemOf<Body<P>, L>[]> {
+  type Page = { pagination: { total_pages: number } } & Record<L & string, ItemOf<Body<P>, L>[]>;
+  const first = (await readJson(path, 200, TEST_KEY)) as Page;
+  const items = [...first[list]];
   for (let p = 2; p <= first.pagination.total_pages; p++) {
     const sep = path.includes("?") ? "&" : "?";
-    items.push(...(await getJson(`${path}${sep}page=${p}`))[list]);
+    items.push(...((await readJson(`${path}${sep}page=${p}`, 200, TEST_KEY)) as Page)[list]);
   }
   return items;
 }

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { INDUSTRIES } from "../src/domain/industries.ts";
 import { ApiError, errorResponse, MAX_ERROR_BODY_BYTES } from "../src/http/errors.ts";
 import { industry, MAX_INDUSTRY_LENGTH, MAX_URL_LENGTH } from "../src/http/params.ts";
+import type { Body } from "./bodies.ts";
 import { filing, get, load, registerKeys } from "./helpers.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
@@ -22,7 +23,7 @@ async function refusal(path: string) {
   expect(bytes(text)).toBeLessThan(MAX_ERROR_BODY_BYTES);
   const body = JSON.parse(text);
   expect(body.error.code).toBe("invalid_parameter");
-  const named = body.error.details.map((d: { parameter: string }) => d.parameter);
+  const named = body.error.details?.map((d: { parameter: string }) => d.parameter);
   expect(new Set(named).size).toBe(named.length);
   return { body, size: bytes(text), named };
 }
@@ -36,7 +37,7 @@ describe("over-long URLs", () => {
   it("answers a 65 KB comma list, like any URL over 16 KB, with a small 400 naming the query, unparsed", async () => {
     const { body, named } = await refusal(`/filings/recent-by-state?state=CA&industry=${",".repeat(65_000)}`);
     expect(named).toEqual(["query"]);
-    expect(body.error.details[0].message).toBe("the URL must be at most 16,384 characters");
+    expect(body.error.details?.[0]?.message).toBe("the URL must be at most 16,384 characters");
     // Refused before the route: even an unknown path or a missing key gets this answer.
     expect((await refusal(`/no/such/path?x=${"x".repeat(MAX_URL_LENGTH)}`)).named).toEqual(["query"]);
     const keyless = await get(`/filings/recent-by-state?state=CA&x=${"x".repeat(MAX_URL_LENGTH)}`, null);
@@ -54,7 +55,7 @@ describe("list parameters", () => {
   it("answers a 15 KB comma list with a small 400 naming industry once", async () => {
     const { body, named } = await refusal(`/filings/recent-by-state?state=CA&industry=${",".repeat(15_000)}`);
     expect(named).toEqual(["industry"]);
-    expect(body.error.details[0].message).toContain(`at most ${MAX_INDUSTRY_LENGTH} characters`);
+    expect(body.error.details?.[0]?.message).toContain(`at most ${MAX_INDUSTRY_LENGTH} characters`);
   });
 
   it("refuses an oversized list before splitting it, so the answer does not grow with the input", async () => {
@@ -81,7 +82,7 @@ describe("list parameters", () => {
       `/filings/recent-by-state?state=CA&industry=${encodeURIComponent(items.join(","))}`,
     );
     expect(named).toEqual(["industry"]);
-    expect(body.error.details[0].message).toBe(
+    expect(body.error.details?.[0]?.message).toBe(
       "must list distinct industries separated by commas (empty: items 1 and 13; not an industry: items 2, 3, 4 and 6 more; repeated: Manufacturing); " +
         `allowed: ${INDUSTRIES.join(", ")}`,
     );
@@ -91,7 +92,7 @@ describe("list parameters", () => {
     const { body } = await refusal(
       `/filings/recent-by-state?state=CA&industry=${encodeURIComponent("Real Estate,<script>x</script>")}`,
     );
-    expect(body.error.details[0].message).toContain("(not an industry: item 2)");
+    expect(body.error.details?.[0]?.message).toContain("(not an industry: item 2)");
     expect(JSON.stringify(body)).not.toContain("script");
   });
 
@@ -100,7 +101,7 @@ describe("list parameters", () => {
     expect(list.length).toBeLessThanOrEqual(MAX_INDUSTRY_LENGTH);
     const { body, named } = await refusal(`/filings/recent-by-state?state=CA&industry=${list}`);
     expect(named).toEqual(["industry"]);
-    expect(body.error.details[0].message).toContain("(repeated: Manufacturing)");
+    expect(body.error.details?.[0]?.message).toContain("(repeated: Manufacturing)");
   });
 
   it("still accepts all fifteen industries, each once, with spaces around the commas", async () => {
@@ -122,7 +123,7 @@ describe("other oversized input", () => {
   it("answers a parameter repeated 1,800 times with a small 400 naming it once", async () => {
     const { body, named } = await refusal(`/filings/recent-by-state?${"state=CA&".repeat(1_800)}`);
     expect(named).toEqual(["state"]);
-    expect(body.error.details[0].message).toBe("must be given once, as a two-letter state code");
+    expect(body.error.details?.[0]?.message).toBe("must be given once, as a two-letter state code");
   });
 
   it("answers several bad parameters with one detail each", async () => {
@@ -139,7 +140,7 @@ describe("integers", () => {
     async (page) => {
       const { body, named } = await refusal(`/filings/recent-by-state?state=CA&page=${encodeURIComponent(page)}`);
       expect(named).toEqual(["page"]);
-      expect(body.error.details[0].message).toBe("must be an integer from 1 to 10000, in decimal digits only");
+      expect(body.error.details?.[0]?.message).toBe("must be an integer from 1 to 10000, in decimal digits only");
     },
   );
 
@@ -152,7 +153,7 @@ describe("integers", () => {
     ] as const) {
       const res = await get(`/filings/recent-by-state?state=CA&page=${page}`);
       expect(res.status, page).toBe(200);
-      expect((await res.json<any>()).pagination.current_page).toBe(expected);
+      expect((await res.json<Body<"/filings/recent-by-state">>()).pagination.current_page).toBe(expected);
     }
   });
 });
@@ -164,12 +165,9 @@ describe("error bodies", () => {
     app.get("/", (c) =>
       errorResponse(
         c as never,
-        new ApiError(
-          400,
-          "invalid_parameter",
-          huge,
-          Array.from({ length: 500 }, (_, i) => ({ parameter: `${huge}${i}`, message: huge })),
-        ),
+        new ApiError("invalid_parameter", huge, {
+          details: Array.from({ length: 500 }, (_, i) => ({ parameter: `${huge}${i}`, message: huge })),
+        }),
       ),
     );
     const res = await app.request("/");

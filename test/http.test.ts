@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app.ts";
 import { DB_TIMEOUT_MS } from "../src/queries/db.ts";
+import type { ErrorBody } from "./bodies.ts";
 import { LOOKUPS, sampleFilings } from "./endpoints.ts";
 import { filing, get, getJson, load, REVOKED_KEY, registerKeys, TEST_KEY } from "./helpers.ts";
 
@@ -22,7 +23,7 @@ describe("authentication", () => {
     const res = await get(path, null);
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toContain("x-api-key");
-    expect((await res.json<any>()).error.code).toBe("missing_api_key");
+    expect((await res.json<ErrorBody>()).error.code).toBe("missing_api_key");
   });
 
   it.each([
@@ -46,7 +47,7 @@ describe("authentication", () => {
     errors.mockRestore();
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");
-    expect((await res.json<any>()).error.code).toBe("service_unavailable");
+    expect((await res.json<ErrorBody>()).error.code).toBe("service_unavailable");
   });
 });
 
@@ -157,7 +158,7 @@ describe("HTTP behaviour", () => {
       const res = await get(path, key);
       const id = res.headers.get("x-request-id");
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      expect((await res.json<any>()).response_metadata.request_id).toBe(id);
+      expect((await res.json<Pick<ErrorBody, "response_metadata">>()).response_metadata.request_id).toBe(id);
     }
   });
 
@@ -183,7 +184,7 @@ describe("HTTP behaviour", () => {
     const res = await get(PATHS[0]!, TEST_KEY, { method });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
-    expect((await res.json<any>()).error.code).toBe("method_not_allowed");
+    expect((await res.json<ErrorBody>()).error.code).toBe("method_not_allowed");
   });
 
   it("answers a CORS preflight allowing the x-api-key header", async () => {
@@ -209,7 +210,7 @@ describe("HTTP behaviour", () => {
   it("answers an unknown path with a JSON 404", async () => {
     const res = await get("/filings/nope");
     expect(res.status).toBe(404);
-    expect((await res.json<any>()).error.code).toBe("not_found");
+    expect((await res.json<ErrorBody>()).error.code).toBe("not_found");
   });
 
   it("never lets errors be cached", async () => {

@@ -10,6 +10,7 @@ import { isoSeconds } from "../src/domain/time.ts";
 import { exportFilings, feedLine, lienLine } from "../src/feed/export.ts";
 import { emptySummary, importFeed } from "../src/feed/import.ts";
 import { type Reject, readFeed, type Warning } from "../src/feed/read.ts";
+import { type Body, firstOf, withMetadata } from "./bodies.ts";
 import feedCsv from "./fixtures/feed.csv?raw";
 import feedNdjson from "./fixtures/feed.ndjson?raw";
 import mixedNdjson from "./fixtures/mixed.ndjson?raw";
@@ -52,10 +53,11 @@ async function emptyDatabase() {
 // Responses are cached at the edge for a minute by URL: each read below
 // adds an ignored parameter of its own, so it always reads the database.
 let reads = 0;
-const fresh = (path: string) => `${path}${path.includes("?") ? "&" : "?"}_read=${++reads}`;
+const fresh = <P extends string>(path: P) => `${path}${path.includes("?") ? "&" : "?"}_read=${++reads}` as const;
 
 /** A body without what differs from one response to the next. */
-function stable(body: any) {
+function stable(response: unknown) {
+  const body = withMetadata.parse(response);
   const { request_id: _, timestamp: __, data_source_last_updated: ___, ...metadata } = body.response_metadata;
   return { ...body, response_metadata: metadata };
 }
@@ -66,7 +68,7 @@ async function lookup(number: string, state: string) {
     headers: { "cf-connecting-ip": `198.51.100.${reads % 250}` },
   });
   expect(res.status).toBe(200);
-  return res.json<any>();
+  return res.json<Body<"/filings">>();
 }
 
 async function snapshot(paths: string[]) {
@@ -80,7 +82,7 @@ async function snapshot(paths: string[]) {
 async function keyless(path: string) {
   const res = await get(fresh(path), null, { headers: { "cf-connecting-ip": `203.0.113.${reads % 250}` } });
   expect(res.status).toBe(200);
-  return res.json<any>();
+  return res.json<Body<"/filings">>();
 }
 
 /** The feed line as the public lookup shows it: without the addresses' street2, which only feeds carry. */
@@ -121,27 +123,27 @@ describe("importing an NDJSON feed", () => {
   });
 
   it("normalizes names, codes, timestamps and labels on the way in", async () => {
-    const [ca] = (await lookup("U250012345678", "CA")).ucc_liens;
+    const ca = firstOf((await lookup("U250012345678", "CA")).ucc_liens);
     const [debtor, owner] = ca.involved_parties.debtor_parties;
-    expect(debtor.name).toBe("Sanchez & Sons Cafe, LLC");
-    expect(debtor.category).toBe("Food & Beverage");
-    expect(debtor.address).toMatchObject({ street1: "1200 Mission St", state: "CA", zip_code: "94103-1234" });
+    expect(debtor?.name).toBe("Sanchez & Sons Cafe, LLC");
+    expect(debtor?.category).toBe("Food & Beverage");
+    expect(debtor?.address).toMatchObject({ street1: "1200 Mission St", state: "CA", zip_code: "94103-1234" });
     expect(owner).toMatchObject({ name: "Maria L. Sanchez", type: "Individual", category: "Individual" });
-    expect(ca.involved_parties.secured_parties[0].name).toBe("Wells Fargo Bank, N.A.");
-    expect(ca.amendments[0].amendment_financing_date).toBe("2025-05-01T10:00:00Z");
+    expect(ca.involved_parties.secured_parties[0]?.name).toBe("Wells Fargo Bank, N.A.");
+    expect(ca.amendments[0]?.amendment_financing_date).toBe("2025-05-01T10:00:00Z");
 
-    const [tx] = (await lookup("25-0000123456", "TX")).ucc_liens;
+    const tx = firstOf((await lookup("25-0000123456", "TX")).ucc_liens);
     expect(tx).toMatchObject({ initial_financing_date: "2025-01-02T09:15:00Z", jurisdiction_state: "TX" });
-    expect(tx.involved_parties.debtor_parties[0].name).toBe("ACME WIDGETS, INC.");
-    expect(tx.involved_parties.secured_parties[0].category).toBe("Secured Party");
+    expect(tx.involved_parties.debtor_parties[0]?.name).toBe("ACME WIDGETS, INC.");
+    expect(tx.involved_parties.secured_parties[0]?.category).toBe("Secured Party");
 
-    const [fl] = (await lookup("202100004567", "FL")).ucc_liens;
+    const fl = firstOf((await lookup("202100004567", "FL")).ucc_liens);
     expect(fl.initial_financing_date).toBe("2021-06-01T10:00:00Z");
   });
 
   it("takes the filing kind from filing_kind, or else from the lapse date the feed gives", async () => {
     const lapse = async (number: string, state: string) =>
-      (await lookup(number, state)).ucc_liens[0].estimated_lien_lapse_date;
+      (await lookup(number, state)).ucc_liens[0]?.estimated_lien_lapse_date;
     expect(await lapse("25-0000123456", "TX")).toBe("2030-01-02"); // no lapse date: standard
     expect(await lapse("2020011500001234", "NY")).toBeNull(); // null: transmitting utility
     expect(await lapse("202100004567", "FL")).toBe("2051-06-01"); // filing_kind: manufactured home
@@ -156,7 +158,7 @@ describe("importing an NDJSON feed", () => {
       initial_financing_date: "2025-03-14T16:20:05Z",
       jurisdiction_state: "CA",
     });
-    expect(body.ucc_liens[0].involved_parties.debtor_parties.map((d: any) => d.debtor_industry)).toEqual([
+    expect(body.ucc_liens[0]?.involved_parties.debtor_parties.map((d) => d.debtor_industry)).toEqual([
       "Food & Beverage",
       "Individual",
     ]);
@@ -204,9 +206,9 @@ describe("importing an NDJSON feed", () => {
     const update = await importText("update.ndjson", lines.map((l) => JSON.stringify(l)).join("\n"));
     expect(update.summary).toEqual(counts({ read: 5, updated: 2, unchanged: 3 }));
 
-    const [ca] = (await lookup("U250012345678", "CA")).ucc_liens;
+    const ca = firstOf((await lookup("U250012345678", "CA")).ucc_liens);
     expect(ca.estimated_lien_status).toBe("Terminated");
-    expect(ca.amendments.map((a: any) => a.amendment_financing_type_description)).toEqual([
+    expect(ca.amendments.map((a) => a.amendment_financing_type_description)).toEqual([
       "Amendment - Collateral",
       "Termination",
     ]);
@@ -214,7 +216,7 @@ describe("importing an NDJSON feed", () => {
     expect(terminated.terminated_filings).toEqual([
       expect.objectContaining({ initial_financing_number: "U250012345678", termination_date: terminatedAt }),
     ]);
-    const [tx] = (await lookup("25-0000123456", "TX")).ucc_liens;
+    const tx = firstOf((await lookup("25-0000123456", "TX")).ucc_liens);
     expect(tx.amendments).toEqual([
       {
         amendment_financing_number: "25-0000200001",
@@ -251,8 +253,8 @@ describe("importing a feed with bad lines", () => {
   });
 
   it("keeps a ZIP it cannot read as given and an unknown amendment kind as other", async () => {
-    const [short] = (await lookup("MIX-3", "OR")).ucc_liens;
-    expect(short.involved_parties.debtor_parties[0].address).toMatchObject({ zip_code: "9740", state: "OR" });
+    const short = firstOf((await lookup("MIX-3", "OR")).ucc_liens);
+    expect(short.involved_parties.debtor_parties[0]?.address).toMatchObject({ zip_code: "9740", state: "OR" });
     expect(result.warnings).toEqual([
       {
         file: "mixed.ndjson",
@@ -262,7 +264,7 @@ describe("importing a feed with bad lines", () => {
           'involved_parties.debtor_parties[0].address.zip_code: "9740" is not a US ZIP code (five digits or ZIP+4); kept as given, not searchable by postal code',
       },
     ]);
-    const [lapse] = (await lookup("MIX-9", "OR")).ucc_liens;
+    const lapse = firstOf((await lookup("MIX-9", "OR")).ucc_liens);
     expect(lapse.estimated_lien_status).toBe("Active");
     expect(lapse.amendments).toMatchObject([
       { amendment_financing_type_description: "Lapse notice", amendment_kind: "other" },
@@ -295,9 +297,9 @@ describe("importing a CSV feed", () => {
 
   it("makes one filing of each run of rows, with its parties and amendments in row order", async () => {
     expect(result.summary).toEqual(counts({ read: 2, inserted: 2 }));
-    const [ga] = (await lookup("202500001234", "GA")).ucc_liens;
+    const ga = firstOf((await lookup("202500001234", "GA")).ucc_liens);
     expect(ga.initial_financing_date).toBe("2025-02-03T14:00:00Z");
-    expect(ga.involved_parties.debtor_parties.map((d: any) => [d.name, d.type, d.category])).toEqual([
+    expect(ga.involved_parties.debtor_parties.map((d) => [d.name, d.type, d.category])).toEqual([
       ["Peach State Logistics, Inc.", "Organization", "Transportation & Logistics"],
       ["Dana Whitfield", "Individual", "Individual"],
     ]);
@@ -312,8 +314,8 @@ describe("importing a CSV feed", () => {
         amendment_collateral: null,
       },
     ]);
-    const [wa] = (await lookup("25-0001234-A", "WA")).ucc_liens;
-    expect(wa.involved_parties.debtor_parties[0].name).toBe('The "Blue" Door Bakery LLC');
+    const wa = firstOf((await lookup("25-0001234-A", "WA")).ucc_liens);
+    expect(wa.involved_parties.debtor_parties[0]?.name).toBe('The "Blue" Door Bakery LLC');
     expect(wa.estimated_lien_status).toBe("Terminated");
     expect(wa.amendments).toHaveLength(2);
   });
@@ -363,7 +365,7 @@ describe("exporting and importing again", () => {
     ];
     const before = await snapshot(paths);
     for (const path of paths.filter((p) => p.startsWith("/filings?"))) {
-      expect((before[path] as any).ucc_liens).toHaveLength(1);
+      expect(before[path]).toHaveProperty("ucc_liens.length", 1);
     }
 
     const exported: string[] = [];

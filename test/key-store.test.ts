@@ -10,6 +10,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { KEY_CACHE_TTL_MS, KV_TIMEOUT_MS, keyStores, UNKNOWN_KEY_TTL_MS } from "../src/http/auth.ts";
+import type { ErrorBody } from "./bodies.ts";
 import { daysAgo, filing, load } from "./helpers.ts";
 
 const PATH = "/filings/recent-by-state?state=CA";
@@ -86,7 +87,7 @@ describe("key store faults", () => {
       const [res, logged] = await capturingErrors(() => call(key, broken));
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("5");
-      expect((await res.json<any>()).error.code).toBe("service_unavailable");
+      expect((await res.json<ErrorBody>()).error.code).toBe("service_unavailable");
       expect(logged).toEqual([
         { level: "error", request_id: res.headers.get("x-request-id"), event: "kv_failure", error: "Error" },
       ]);
@@ -157,7 +158,7 @@ describe("key guessing", () => {
     if (!limited) throw new Error("never limited");
     expect(refused).toBeGreaterThanOrEqual(BUDGET);
     expect(limited.headers.get("retry-after")).toBe("60");
-    expect((await limited.json<any>()).error).toEqual({
+    expect((await limited.json<ErrorBody>()).error).toEqual({
       code: "rate_limited",
       message: "Too many requests with unknown API keys from this address; retry after Retry-After seconds.",
     });

@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { KEY_CACHE_TTL_MS } from "../src/http/auth.ts";
+import type { ErrorBody } from "./bodies.ts";
 import { daysAgo, filing, get, load } from "./helpers.ts";
 
 const PATH = "/filings/recent-by-state?state=CA";
@@ -51,7 +52,7 @@ describe("key lifecycle", () => {
     vi.setSystemTime(Date.now() + KEY_CACHE_TTL_MS + 1_000);
     const res = await get(PATH, "soon-revoked");
     expect(res.status).toBe(401);
-    expect((await res.json<any>()).error.code).toBe("invalid_api_key");
+    expect((await res.json<ErrorBody>()).error.code).toBe("invalid_api_key");
   });
 });
 
@@ -75,7 +76,7 @@ describe("per-key rate limits", () => {
     expect(allowed).toBeLessThanOrEqual(1200);
     if (!limited) throw new Error("never limited");
     expect(limited.headers.get("retry-after")).toBe("60");
-    expect((await limited.json<any>()).error.code).toBe("rate_limited");
+    expect((await limited.json<ErrorBody>()).error.code).toBe("rate_limited");
     // Other keys have their own budget.
     expect((await get("/debtors/addresses?name=nobody", "other-standard-key")).status).toBe(200);
   }, 60_000);

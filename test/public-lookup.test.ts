@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AppEnv } from "../src/http/context.ts";
 import { clientAddress } from "../src/http/rateLimit.ts";
+import { type Body, type ErrorBody, firstOf } from "./bodies.ts";
 import { daysAgo, filing, get, getJson, load, party } from "./helpers.ts";
 
 // Filed 2,000 days ago, it lapsed at five years (174 days ago) unless continued
@@ -29,9 +30,9 @@ describe("GET /filings (public)", () => {
   it("returns the filing with its amendments in envelope B, without an API key", async () => {
     const res = await lookup("initial_financing_number=2019-0001234&state=oh");
     expect(res.status).toBe(200);
-    const body = await res.json<any>();
+    const body = await res.json<Body<"/filings">>();
     expect(body.ucc_liens).toHaveLength(1);
-    const lien = body.ucc_liens[0];
+    const lien = firstOf(body.ucc_liens);
     expect(lien).toMatchObject({
       initial_financing_number: "2019-0001234",
       jurisdiction_state: "OH",
@@ -44,19 +45,19 @@ describe("GET /filings (public)", () => {
         },
       ],
     });
-    expect(lien.estimated_lien_lapse_date.slice(0, 4)).toBe(String(Number(daysAgo(2000).slice(0, 4)) + 10));
+    expect(lien.estimated_lien_lapse_date?.slice(0, 4)).toBe(String(Number(daysAgo(2000).slice(0, 4)) + 10));
     expect(body.response_metadata).toMatchObject({ page: 1, page_size: 10, next_page: false });
   });
 
   it("lists every state's filing with the number when no state is given", async () => {
-    const body = await (await lookup("initial_financing_number=2019-0001234")).json<any>();
-    expect(body.ucc_liens.map((l: any) => l.jurisdiction_state).sort()).toEqual(["IN", "OH"]);
+    const body = await (await lookup("initial_financing_number=2019-0001234")).json<Body<"/filings">>();
+    expect(body.ucc_liens.map((l) => l.jurisdiction_state).sort()).toEqual(["IN", "OH"]);
   });
 
   it("answers an unknown number with 200 and an empty list", async () => {
     const res = await lookup("initial_financing_number=NOPE-1");
     expect(res.status).toBe(200);
-    expect((await res.json<any>()).ucc_liens).toEqual([]);
+    expect((await res.json<Body<"/filings">>()).ucc_liens).toEqual([]);
   });
 
   it("rejects a missing or malformed number", async () => {
@@ -64,7 +65,7 @@ describe("GET /filings (public)", () => {
     expect(missing.error.details).toEqual([{ parameter: "initial_financing_number", message: "is required" }]);
     const bad = await lookup("initial_financing_number=A%00B");
     expect(bad.status).toBe(400);
-    expect((await bad.json<any>()).error.details[0].parameter).toBe("initial_financing_number");
+    expect((await bad.json<ErrorBody>()).error.details?.[0]?.parameter).toBe("initial_financing_number");
   });
 
   it("limits each client address, answering 429 with Retry-After, and leaves other addresses alone", async () => {
@@ -81,7 +82,7 @@ describe("GET /filings (public)", () => {
     expect(allowed).toBeLessThanOrEqual(120);
     if (!limited) throw new Error("never limited");
     expect(limited.headers.get("retry-after")).toBe("60");
-    expect((await limited.json<any>()).error.code).toBe("rate_limited");
+    expect((await limited.json<ErrorBody>()).error.code).toBe("rate_limited");
     expect((await lookup("initial_financing_number=NOPE-2", "198.51.100.24")).status).toBe(200);
   });
 });

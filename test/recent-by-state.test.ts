@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { isoSeconds, recentWindowStart } from "../src/domain/time.ts";
+import type { ErrorBody } from "./bodies.ts";
 import { allPagesA, daysAgo, filing, get, getJson, load, party, registerKeys } from "./helpers.ts";
 
 const windowStart = recentWindowStart(Date.now());
@@ -31,7 +32,7 @@ describe("GET /filings/recent-by-state", () => {
   it("returns five filings in envelope A, newest first", async () => {
     const body = await getJson("/filings/recent-by-state?state=CA");
     expect(body.ucc_liens).toHaveLength(5);
-    expect(body.ucc_liens.map((l: any) => l.initial_financing_number)).toEqual([
+    expect(body.ucc_liens.map((l) => l.initial_financing_number)).toEqual([
       "CA-REC-00",
       "CA-REC-01",
       "CA-REC-02",
@@ -80,7 +81,7 @@ describe("GET /filings/recent-by-state", () => {
   });
 
   it("walks every recent filing once across pages, and none older than 90 days", async () => {
-    const all = await allPagesA<any>("/filings/recent-by-state?state=ca", "ucc_liens");
+    const all = await allPagesA("/filings/recent-by-state?state=ca", "ucc_liens");
     const numbers = all.map((l) => l.initial_financing_number);
     expect(numbers).toHaveLength(14);
     expect(new Set(numbers).size).toBe(14);
@@ -110,9 +111,9 @@ describe("GET /filings/recent-by-state", () => {
       "&industry=Food%20%26%20Beverage",
       "&industry=Manufacturing,Real%20Estate",
     ]) {
-      const path = `/filings/recent-by-state?state=CA${query}`;
+      const path = `/filings/recent-by-state?state=CA${query}` as const;
       const first = await getJson(path);
-      const all = await allPagesA<any>(path, "ucc_liens");
+      const all = await allPagesA(path, "ucc_liens");
       expect(first.pagination.total_results, query).toBe(all.length);
     }
   });
@@ -120,20 +121,20 @@ describe("GET /filings/recent-by-state", () => {
   it("rejects an unknown industry with a 400 naming the parameter and the allowed values", async () => {
     const body = await getJson("/filings/recent-by-state?state=CA&industry=Widgets", 400);
     expect(body.error.code).toBe("invalid_parameter");
-    expect(body.error.details[0].parameter).toBe("industry");
-    expect(body.error.details[0].message).toContain("Construction & Trades");
+    expect(body.error.details?.[0]?.parameter).toBe("industry");
+    expect(body.error.details?.[0]?.message).toContain("Construction & Trades");
   });
 
   it("rejects a missing or unknown state, and a bad page, naming each", async () => {
     const body = await getJson("/filings/recent-by-state?page=0", 400);
-    expect(body.error.details.map((d: any) => d.parameter).sort()).toEqual(["page", "state"]);
+    expect(body.error.details?.map((d) => d.parameter).sort()).toEqual(["page", "state"]);
     const unknown = await getJson("/filings/recent-by-state?state=ZZ", 400);
-    expect(unknown.error.details[0].parameter).toBe("state");
+    expect(unknown.error.details?.[0]?.parameter).toBe("state");
   });
 
   it("requires an API key", async () => {
     const res = await get("/filings/recent-by-state?state=CA", null);
     expect(res.status).toBe(401);
-    expect((await res.json<any>()).error.code).toBe("missing_api_key");
+    expect((await res.json<ErrorBody>()).error.code).toBe("missing_api_key");
   });
 });

@@ -69,7 +69,7 @@ describe("GET /debtors/search-similar", () => {
     ["different case and spacing", "  summit   ROOFING  ", "Summit Roofing Inc"],
   ])("finds its target on the first page despite %s", async (_, query, target) => {
     const body = await getJson(`/debtors/search-similar?name=${encodeURIComponent(query)}`);
-    const found = body.similar_debtors.map((d: any) => d.debtor_name);
+    const found = body.similar_debtors.map((d) => d.debtor_name);
     expect(found).toContain(target);
   });
 
@@ -85,16 +85,16 @@ describe("GET /debtors/search-similar", () => {
       expect(d.score).toBeGreaterThanOrEqual(SIMILARITY_THRESHOLD);
       expect(d.score).toBeLessThanOrEqual(1);
     }
-    const scores = body.similar_debtors.map((d: any) => d.score);
+    const scores = body.similar_debtors.map((d) => d.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(body.pagination).toMatchObject({ current_page: 1, page_size: 5 });
   });
 
   it("keeps to the state when one is given, and spans states otherwise", async () => {
     const inCa = await getJson("/debtors/search-similar?name=Prairie%20Bakery&state=ca");
-    expect(inCa.similar_debtors.map((d: any) => d.debtor_state)).not.toContain("NV");
+    expect(inCa.similar_debtors.map((d) => d.debtor_state)).not.toContain("NV");
     const anywhere = await getJson("/debtors/search-similar?name=Prairie%20Bakery");
-    expect(anywhere.similar_debtors.map((d: any) => d.debtor_state)).toEqual(expect.arrayContaining(["CA", "NV"]));
+    expect(anywhere.similar_debtors.map((d) => d.debtor_state)).toEqual(expect.arrayContaining(["CA", "NV"]));
   });
 
   it.each(["Acme Widgets", "Zebra Logistics", "Quantum Software"])(
@@ -108,13 +108,13 @@ describe("GET /debtors/search-similar", () => {
 
   it("leaves a merely related name below the threshold", async () => {
     const body = await getJson("/debtors/search-similar?name=Prairie%20Bakery&state=CA");
-    expect(body.similar_debtors.map((d: any) => d.debtor_name)).not.toContain("Pioneer Bakery LLC");
+    expect(body.similar_debtors.map((d) => d.debtor_name)).not.toContain("Pioneer Bakery LLC");
   });
 
   it("needs a key and a name", async () => {
     expect((await get("/debtors/search-similar?name=x", null)).status).toBe(401);
     const body = await getJson("/debtors/search-similar?state=CA", 400);
-    expect(body.error.details.map((d: any) => d.parameter)).toEqual(["name"]);
+    expect(body.error.details?.map((d) => d.parameter)).toEqual(["name"]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { firstOf } from "./bodies.ts";
 import { daysAgo, filing, getJson, load, party, registerKeys } from "./helpers.ts";
 
 const wells = party("WELLS FARGO BANK, N.A.", { label: "Bank", zip: "94104" });
@@ -31,7 +32,7 @@ describe("GET /secureds/recent-by-secured-party", () => {
   it("matches whole leading words case-insensitively, within the state and the last 90 days", async () => {
     const first = await getJson("/secureds/recent-by-secured-party?name=wells%20fargo&state=ca");
     const second = await getJson("/secureds/recent-by-secured-party?name=wells%20fargo&state=ca&page=2");
-    const numbers = [...first.ucc_liens, ...second.ucc_liens].map((l: any) => l.initial_financing_number);
+    const numbers = [...first.ucc_liens, ...second.ucc_liens].map((l) => l.initial_financing_number);
     expect(numbers.sort()).toEqual(
       [...Array.from({ length: 11 }, (_, i) => `WF-${String(i).padStart(2, "0")}`), "WF-IND"].sort(),
     );
@@ -53,7 +54,7 @@ describe("GET /secureds/recent-by-secured-party", () => {
   it("returns envelope B by default with lapse, status, search URL, party types and amendments in date order", async () => {
     const body = await getJson("/secureds/recent-by-secured-party?name=wells%20fargo%20equipment&state=CA");
     expect(body.ucc_liens).toHaveLength(1);
-    const lien = body.ucc_liens[0];
+    const lien = firstOf(body.ucc_liens);
     expect(lien).toMatchObject({
       initial_financing_number: "WF-IND",
       estimated_lien_status: "Active",
@@ -98,7 +99,7 @@ describe("GET /secureds/recent-by-secured-party", () => {
     const individuals = await getJson(
       "/secureds/recent-by-secured-party?name=wells%20fargo&state=CA&borrower_type=individual",
     );
-    expect(individuals.ucc_liens.map((l: any) => l.initial_financing_number)).toEqual(["WF-IND"]);
+    expect(individuals.ucc_liens.map((l) => l.initial_financing_number)).toEqual(["WF-IND"]);
     const orgs = await getJson(
       "/secureds/recent-by-secured-party?name=wells%20fargo&state=CA&borrower_type=Organization&envelope=a",
     );
@@ -114,6 +115,6 @@ describe("GET /secureds/recent-by-secured-party", () => {
 
   it("rejects a bad borrower type, a missing state and an empty name, naming each", async () => {
     const body = await getJson("/secureds/recent-by-secured-party?name=%20%20&borrower_type=robot", 400);
-    expect(body.error.details.map((d: any) => d.parameter).sort()).toEqual(["borrower_type", "name", "state"]);
+    expect(body.error.details?.map((d) => d.parameter).sort()).toEqual(["borrower_type", "name", "state"]);
   });
 });

@@ -7,6 +7,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
+import type { ErrorBody } from "./bodies.ts";
 import { get, registerKeys, TEST_KEY } from "./helpers.ts";
 
 const HEADER = "x-d1-bookmark";
@@ -88,7 +89,7 @@ describe("D1 session bookmarks", () => {
     const res = await get(fresh(), undefined, { headers: { [HEADER]: value } });
     expect(res.status).toBe(400);
     expect(res.headers.get(HEADER)).toBeNull();
-    const body = await res.json<any>();
+    const body = await res.json<ErrorBody>();
     expect(body.error.code).toBe("invalid_parameter");
     expect(body.error.message).toContain(HEADER);
     expect(body.error.details).toEqual([{ parameter: HEADER, message: expect.any(String) }]);

@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord } from "../src/db/records.ts";
+import { counted } from "./bodies.ts";
 import { daysAgo, db, filing, getJson, party, registerKeys } from "./helpers.ts";
 
 const before: FilingRecord = filing({
@@ -31,7 +32,7 @@ let reads = 0;
 /** Total (envelope A) of a list, read past the edge cache. */
 async function total(path: string): Promise<number> {
   reads += 1;
-  return (await getJson(`${path}&read=${reads}`)).pagination.total_results;
+  return counted.parse(await getJson(`${path}&read=${reads}`)).pagination.total_results;
 }
 
 const loads = async () =>
@@ -77,13 +78,13 @@ describe("replacing a filing with upsertFilings", () => {
     expect(await total("/debtors/search?name=New%20Name&state=CA")).toBe(1);
     expect(await total("/debtors/addresses?name=Old%20Name")).toBe(0);
     const similar = await getJson("/debtors/search-similar?name=Old%20Name%20Co&read=s");
-    expect(similar.similar_debtors.map((d: any) => d.debtor_name)).not.toContain("Old Name Co");
+    expect(similar.similar_debtors.map((d) => d.debtor_name)).not.toContain("Old Name Co");
   });
 
   it("rebuilds the co-borrower's links and addresses from the new version", async () => {
     const links = await getJson("/debtors/associated?name=Ann%20Partner&state=CA&read=a");
-    expect(links.associated_debtors.map((d: any) => d.debtor_name)).toEqual(["New Name Co"]);
+    expect(links.associated_debtors.map((d) => d.debtor_name)).toEqual(["New Name Co"]);
     const addresses = await getJson("/debtors/addresses?name=Ann%20Partner&read=b");
-    expect(addresses.addresses.map((a: any) => a.zip_code)).toEqual(["94110"]);
+    expect(addresses.addresses.map((a) => a.zip_code)).toEqual(["94110"]);
   });
 });

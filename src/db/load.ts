@@ -19,11 +19,10 @@
 
 import { and, eq, inArray, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
+import type { Db } from "./database.ts";
 import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
-import type * as schema from "./schema.ts";
 import {
   type Amendment,
   amendments,
@@ -43,8 +42,6 @@ import {
 } from "./schema.ts";
 import { soundKeyStatements } from "./soundKeys.ts";
 
-/** A Drizzle handle over D1, with this schema or none (writing needs only the tables). */
-type Db = DrizzleD1Database<typeof schema> | DrizzleD1Database<any>;
 type Statement = BatchItem<"sqlite">;
 
 /** D1 allows at most 100 bound parameters in one statement. */
@@ -77,17 +74,19 @@ export function tableRows(rows: FilingRows[]) {
 
 /** Multi-row INSERTs of tableRows(`rows`), each within `maxParams` bound parameters. */
 function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
-  const statements: Statement[] = [];
-  for (const set of tableRows(rows)) {
-    if (set.rows.length === 0) continue;
-    const perRow = Object.keys(set.rows[0]!).length;
-    for (const part of chunk<object>(set.rows, Math.floor(maxParams / perRow))) {
-      // The rows were built for this very table by toRows(); the union of
-      // tables defeats inference, not correctness.
-      statements.push(db.insert(set.table).values(part as any));
-    }
-  }
-  return statements;
+  return tableRows(rows).flatMap((set) => insertChunks(db, set.table, set.rows, maxParams));
+}
+
+function insertChunks<T extends SQLiteTable>(
+  db: Db,
+  table: T,
+  rows: SQLiteInsertValue<T>[],
+  maxParams: number,
+): Statement[] {
+  const [first] = rows;
+  if (!first) return [];
+  const perRow = Object.keys(first).length;
+  return chunk(rows, Math.floor(maxParams / perRow)).map((part) => db.insert(table).values(part));
 }
 
 /** Adds `days` (signed counts) to facet_days and facet_counts, marking running totals stale. */
@@ -436,14 +435,17 @@ export async function upsertFilings(
     let nextId = (top?.id ?? 0) + 1;
     const added: FilingRows[] = [];
     const removed: FilingRows[] = [];
+    const replaced: number[] = [];
     for (const [key, record] of latest) {
       const before = oldRows.get(key);
-      const after = toRows(record, before?.filing.id ?? nextId++);
+      const id = before?.filing.id ?? nextId++;
+      const after = toRows(record, id);
       if (!before) {
         added.push(after);
         summary.inserted += 1;
       } else if (fingerprint(before) !== fingerprint(after)) {
         removed.push(before);
+        replaced.push(id);
         added.push(after);
         summary.updated += 1;
       } else {
@@ -451,7 +453,6 @@ export async function upsertFilings(
       }
     }
     if (added.length > 0) {
-      const replaced = removed.map((r) => r.filing.id!);
       await runBatches(db, [
         // Children first: the rows go whether or not D1 enforces the cascade.
         ...(replaced.length > 0

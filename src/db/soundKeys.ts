@@ -13,8 +13,8 @@
  * integers have 64 bits; JavaScript only handles the key and the state.
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { KEY_BITS } from "../domain/soundKeys.ts";
+import type { Db } from "./database.ts";
 import type { SoundKeyRow } from "./records.ts";
 import { debtorNames, debtorSoundKeys } from "./schema.ts";
 
@@ -50,8 +50,6 @@ export function keyRange(key: SQL, state?: string): { from: SQL; to: SQL } {
     to: sql`((${key} << ${KEY_SHIFT}) + (${sql.raw(String(n + 1))} << ${NAME_SHIFT}))`,
   };
 }
-
-type Db = DrizzleD1Database<any>;
 
 /**
  * Bytes of JSON per statement: one parameter, well within what D1 takes in

@@ -271,8 +271,8 @@ function countryKey(text: string): string {
 export const COUNTRIES: { alpha2: string; alpha3: string; names: string[] }[] = TABLE.trim()
   .split("\n")
   .map((line) => {
-    const [alpha2, alpha3, ...rest] = line.split(" ");
-    return { alpha2: alpha2!, alpha3: alpha3!, names: rest.join(" ").split(";") };
+    const [alpha2 = "", alpha3 = "", ...rest] = line.split(" ");
+    return { alpha2, alpha3, names: rest.join(" ").split(";") };
   });
 
 const BY_KEY = new Map<string, string>();

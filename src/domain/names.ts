@@ -269,7 +269,7 @@ function nameTokens(part: string): string[] {
 /** `tokens` without trailing suffixes, keeping at least one token. */
 function withoutSuffixes(tokens: string[]): string[] {
   const out = [...tokens];
-  while (out.length > 1 && SUFFIXES.has(out.at(-1)!)) out.pop();
+  while (out.length > 1 && SUFFIXES.has(out.at(-1) ?? "")) out.pop();
   return out;
 }
 
@@ -298,18 +298,19 @@ export function personName(name: string): PersonName | null {
     return { last, first: given[0] ?? "", middle: given.slice(1).join("") };
   }
   const tokens = withoutSuffixes(nameTokens(before));
-  if (tokens.length === 0) return null;
-  if (tokens.length === 1) return { last: tokens[0]!, first: "", middle: "" };
+  const [given] = tokens;
+  if (given === undefined) return null;
+  if (tokens.length === 1) return { last: given, first: "", middle: "" };
   let lastStart = tokens.length - 1;
   for (let i = 1; i < tokens.length - 1; i++) {
-    if (SURNAME_PARTICLES.has(tokens[i]!)) {
+    if (SURNAME_PARTICLES.has(tokens[i] ?? "")) {
       lastStart = i;
       break;
     }
   }
   return {
     last: tokens.slice(lastStart).join(""),
-    first: tokens[0]!,
+    first: given,
     middle: tokens.slice(1, lastStart).join(""),
   };
 }
@@ -392,10 +393,10 @@ function personSpans(p: PersonName): KeySpan[] {
   if (f.length === 1) {
     const range = { from: `${l} ${f}`, to: `${l} ${nextChar(f)}` };
     if (m === "") return [range];
-    const middle: MiddleRule = m.length === 1 ? { firstAt, initial: m } : { firstAt, names: [m, m[0]!] };
+    const middle: MiddleRule = m.length === 1 ? { firstAt, initial: m } : { firstAt, names: [m, m.charAt(0)] };
     return [{ ...range, middle }];
   }
-  return [f, f[0]!].flatMap((given): KeySpan[] => {
+  return [f, f.charAt(0)].flatMap((given): KeySpan[] => {
     const stem = `${l} ${given} `;
     const few = given.length === 1;
     if (m === "") return [{ from: stem, to: `${l} ${given}!`, few }];

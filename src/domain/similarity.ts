@@ -28,19 +28,21 @@ function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
   const d: number[] = new Array(rows * cols).fill(0);
+  // Every cell read below was written before (the first row and column here, the rest in order).
+  const at = (k: number) => d[k] ?? 0;
   for (let i = 0; i < rows; i++) d[i * cols] = i;
   for (let j = 0; j < cols; j++) d[j] = j;
   for (let i = 1; i < rows; i++) {
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[(i - 1) * cols + j]! + 1, d[i * cols + j - 1]! + 1, d[(i - 1) * cols + j - 1]! + cost);
+      let v = Math.min(at((i - 1) * cols + j) + 1, at(i * cols + j - 1) + 1, at((i - 1) * cols + j - 1) + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        v = Math.min(v, d[(i - 2) * cols + j - 2]! + 1);
+        v = Math.min(v, at((i - 2) * cols + j - 2) + 1);
       }
       d[i * cols + j] = v;
     }
   }
-  return d[rows * cols - 1]!;
+  return at(rows * cols - 1);
 }
 
 /** Likeness of a word and a longer word it could abbreviate. */

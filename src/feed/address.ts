@@ -43,10 +43,10 @@ export function normalizeAddress(raw: RawAddress, note: (field: AddressField, me
     else country = code;
   }
   if (city !== null && state === null && zip === null && (country === null || ZIP_COUNTRIES.has(country))) {
-    const m = CITY_STATE_ZIP.exec(city);
-    if (m && isStateCode(m[2]!.toUpperCase())) {
+    const [, inCity, inState, inZip] = CITY_STATE_ZIP.exec(city) ?? [];
+    if (inCity !== undefined && inState !== undefined && inZip !== undefined && isStateCode(inState.toUpperCase())) {
       note("city", `${quoted(city)} held the state and ZIP: split into city, state and ZIP`);
-      [city, state, zip] = [m[1]!, m[2]!.toUpperCase(), m[3]!];
+      [city, state, zip] = [inCity, inState.toUpperCase(), inZip];
     }
   }
   const us = country !== null ? ZIP_COUNTRIES.has(country) : state === null || isStateCode(state.toUpperCase());

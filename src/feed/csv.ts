@@ -78,14 +78,15 @@ const MAX_RECORD_LINES = 100;
 /** Single-line records parsed in one csv-parse call. */
 const PARSE_BATCH = 500;
 
-/** One CSV record: its fields, or why it could not be read. */
-export interface CsvRecord {
+/** Where a record (or a filing's rows) sits in the file, and its text. */
+interface Place {
   line: number;
   endLine: number;
   raw: string;
-  fields?: string[];
-  error?: string;
 }
+
+/** One CSV record: its fields, or why it could not be read. */
+export type CsvRecord = Place & ({ fields: string[] } | { error: string });
 
 /** A problem with the file as a whole (its header), which stops its import. */
 export class FeedFileError extends Error {
@@ -104,7 +105,8 @@ const csvProblem = (err: unknown) =>
 function parseOne(line: number, endLine: number, raw: string): CsvRecord {
   try {
     const out = parse(raw, { relax_column_count: true }) as string[][];
-    if (out.length === 1) return { line, endLine, raw, fields: out[0]! };
+    const [fields] = out;
+    if (out.length === 1 && fields) return { line, endLine, raw, fields };
     return { line, endLine, raw, error: `not a valid CSV row: reads as ${out.length} rows` };
   } catch (err) {
     return { line, endLine, raw, error: csvProblem(err) };
@@ -116,7 +118,7 @@ function parseBatch(batch: Line[]): CsvRecord[] {
   try {
     const out = parse(batch.map((l) => l.text).join("\n"), { relax_column_count: true }) as string[][];
     if (out.length === batch.length) {
-      return batch.map((l, i) => ({ line: l.number, endLine: l.number, raw: l.text, fields: out[i]! }));
+      return batch.map((l, i) => ({ line: l.number, endLine: l.number, raw: l.text, fields: out[i] ?? [] }));
     }
   } catch {
     // Some line is malformed: find which.
@@ -143,6 +145,7 @@ export async function* csvRecords(lines: AsyncIterable<Line>): AsyncGenerator<Cs
 
   function* giveUpFirst(): Generator<CsvRecord> {
     const [first, ...rest] = pending;
+    if (!first) return;
     pending = [];
     quotes = 0;
     yield* flush();
@@ -150,7 +153,7 @@ export async function* csvRecords(lines: AsyncIterable<Line>): AsyncGenerator<Cs
       rest.length === 0
         ? "a quoted field is not closed"
         : `a quoted field is not closed within ${rest.length + 1} lines`;
-    yield { line: first!.number, endLine: first!.number, raw: first!.text, error: `not a valid CSV row: ${reason}` };
+    yield { line: first.number, endLine: first.number, raw: first.text, error: `not a valid CSV row: ${reason}` };
     for (const line of rest) yield* take(line);
   }
 
@@ -165,14 +168,16 @@ export async function* csvRecords(lines: AsyncIterable<Line>): AsyncGenerator<Cs
     const record = pending;
     pending = [];
     quotes = 0;
-    if (record.length === 1) {
-      batch.push(record[0]!);
+    const [head, ...tail] = record;
+    if (!head) return;
+    if (tail.length === 0) {
+      batch.push(head);
       if (batch.length >= PARSE_BATCH) yield* flush();
       return;
     }
     yield* flush();
-    const parsed = parseOne(record[0]!.number, record.at(-1)!.number, record.map((l) => l.text).join("\n"));
-    if (parsed.fields) {
+    const parsed = parseOne(head.number, (tail.at(-1) ?? head).number, record.map((l) => l.text).join("\n"));
+    if ("fields" in parsed) {
       yield parsed;
     } else {
       pending = record;
@@ -196,7 +201,7 @@ function columnName(header: string): string {
 
 /** The column of each header cell; throws FeedFileError for unknown, repeated or missing columns. */
 function readHeader(header: CsvRecord): CsvColumn[] {
-  if (!header.fields) throw new FeedFileError(`header (line ${header.line}): ${header.error}`);
+  if ("error" in header) throw new FeedFileError(`header (line ${header.line}): ${header.error}`);
   const columns = header.fields.map(columnName);
   const unknown = columns.filter((c) => !(CSV_COLUMNS as readonly string[]).includes(c));
   if (unknown.length > 0) {
@@ -217,22 +222,21 @@ function readHeader(header: CsvRecord): CsvColumn[] {
 
 type Cells = Partial<Record<CsvColumn, string>>;
 
-interface Row extends CsvRecord {
+interface Row extends Place {
   cells: Cells;
   role?: "debtor" | "secured" | "amendment";
+  /** Why the row cannot be used, if it cannot. */
+  error?: string;
 }
 
-/** The rows of one filing, assembled into the feed's lien shape for validation. */
-export interface CsvFiling {
-  line: number;
-  endLine: number;
-  raw: string;
-  /** The lien-shaped object, or why the rows cannot form one. */
-  lien?: Record<string, unknown>;
-  error?: string;
+/**
+ * The rows of one filing, assembled into the feed's lien shape for
+ * validation, or why they cannot form one.
+ */
+export type CsvFiling = Place & {
   /** A zod issue path of `lien` as the CSV line and column it came from. */
   locate: (path: readonly PropertyKey[]) => string;
-}
+} & ({ lien: Record<string, unknown> } | { error: string });
 
 const filingKey = (cells: Cells) =>
   `${normalizeText(cells.filing_state ?? "").toUpperCase()}\u0000${(cells.filing_number ?? "").trim()}`;
@@ -285,20 +289,24 @@ function party(row: Row) {
   };
 }
 
-/** The one value of a filing-level column across a filing's rows (blank cells aside), or a conflict. */
-function agreed(rows: Row[], column: CsvColumn, same: (v: string) => string): { value?: string; conflict?: string } {
-  let first: Row | undefined;
+/**
+ * The one value of a filing-level column across a filing's rows (blank
+ * cells aside); a conflict between rows goes to `problems`.
+ */
+function agreed(rows: Row[], column: CsvColumn, same: (v: string) => string, problems: string[]): string | undefined {
+  let first: { row: Row; value: string } | undefined;
   for (const row of rows) {
     const value = cell(row, column);
     if (value === undefined) continue;
-    if (!first) first = row;
-    else if (same(value) !== same(cell(first, column)!)) {
-      return {
-        conflict: `rows disagree on ${column}: ${JSON.stringify(cell(first, column))} (line ${first.line}) and ${JSON.stringify(value)} (line ${row.line})`,
-      };
+    if (!first) first = { row, value };
+    else if (same(value) !== same(first.value)) {
+      problems.push(
+        `rows disagree on ${column}: ${JSON.stringify(first.value)} (line ${first.row.line}) and ${JSON.stringify(value)} (line ${row.line})`,
+      );
+      return undefined;
     }
   }
-  return { value: first ? cell(first, column) : undefined };
+  return first?.value;
 }
 
 const amendmentOf = (row: Row) => ({
@@ -315,10 +323,11 @@ const amendmentOf = (row: Row) => ({
  * filing loaded already or later.
  */
 function assemble(rows: Row[], notes: string[]): CsvFiling[] {
-  const first = rows[0]!;
+  const [first] = rows;
+  if (!first) return [];
   const base = {
     line: first.line,
-    endLine: rows.at(-1)!.endLine,
+    endLine: (rows.at(-1) ?? first).endLine,
     raw: rows.map((r) => r.raw).join("\n"),
   };
   const debtors = rows.filter((r) => r.role === "debtor");
@@ -350,14 +359,13 @@ function assemble(rows: Row[], notes: string[]): CsvFiling[] {
     }
   }
   problems.push(...notes);
-  const date = agreed(rows, "filing_date", (v) => normalizeTimestamp(v) ?? v.trim());
-  const kind = agreed(rows, "filing_kind", (v) => filingKindOf(v) ?? normalizeText(v).toLowerCase());
-  const lapse = agreed(rows, "lapse_date", (v) => normalizeDate(v) ?? v.trim());
-  const office = agreed(rows, "filing_office", normalizeText);
-  const collateral = agreed(rows, "collateral", normalizeText);
-  for (const c of [date, kind, lapse, office, collateral]) if (c.conflict) problems.push(c.conflict);
+  const date = agreed(rows, "filing_date", (v) => normalizeTimestamp(v) ?? v.trim(), problems);
+  const kind = agreed(rows, "filing_kind", (v) => filingKindOf(v) ?? normalizeText(v).toLowerCase(), problems);
+  const lapse = agreed(rows, "lapse_date", (v) => normalizeDate(v) ?? v.trim(), problems);
+  const office = agreed(rows, "filing_office", normalizeText, problems);
+  const collateral = agreed(rows, "collateral", normalizeText, problems);
   if (problems.length > 0) return [{ ...base, error: problems.join("; "), locate }];
-  if (amendments.length === rows.length && date.value === undefined) {
+  if (amendments.length === rows.length && date === undefined) {
     return amendments.map((row) => ({
       line: row.line,
       endLine: row.endLine,
@@ -379,12 +387,12 @@ function assemble(rows: Row[], notes: string[]): CsvFiling[] {
       locate,
       lien: {
         initial_financing_number: cell(first, "filing_number"),
-        initial_financing_date: date.value,
+        initial_financing_date: date,
         jurisdiction_state: cell(first, "filing_state"),
-        ...(kind.value !== undefined ? { filing_kind: kind.value } : {}),
-        ...(lapse.value !== undefined ? { estimated_lien_lapse_date: lapse.value } : {}),
-        filing_office: office.value,
-        collateral: collateral.value,
+        ...(kind !== undefined ? { filing_kind: kind } : {}),
+        ...(lapse !== undefined ? { estimated_lien_lapse_date: lapse } : {}),
+        filing_office: office,
+        collateral,
         involved_parties: { debtor_parties: debtors.map(party), secured_parties: secureds.map(party) },
         amendments: amendments.map(amendmentOf),
       },
@@ -398,11 +406,14 @@ function assemble(rows: Row[], notes: string[]): CsvFiling[] {
  */
 function guessKey(raw: string, columns: CsvColumn[]): string | undefined {
   const cells: Cells = {};
-  const wanted = [columns.indexOf("filing_state"), columns.indexOf("filing_number")];
-  const fields = raw.split("\n")[0]!.split(",");
-  if (wanted.some((i) => i >= fields.length || fields.slice(0, i + 1).some((f) => f.includes('"')))) return undefined;
-  cells.filing_state = fields[wanted[0]!];
-  cells.filing_number = fields[wanted[1]!];
+  const stateAt = columns.indexOf("filing_state");
+  const numberAt = columns.indexOf("filing_number");
+  const fields = (raw.split("\n", 1)[0] ?? "").split(",");
+  if ([stateAt, numberAt].some((i) => i >= fields.length || fields.slice(0, i + 1).some((f) => f.includes('"')))) {
+    return undefined;
+  }
+  cells.filing_state = fields[stateAt];
+  cells.filing_number = fields[numberAt];
   return filingKey(cells);
 }
 
@@ -428,7 +439,8 @@ export async function* csvFilings(lines: AsyncIterable<Line>): AsyncGenerator<Cs
     if (seenAt !== undefined)
       notes.push(`filing already appeared at line ${seenAt}: the rows of one filing must be adjacent`);
     const out = assemble(group, notes);
-    if (groupKey !== undefined && !seen.has(groupKey)) seen.set(groupKey, group[0]!.line);
+    const firstLine = group[0]?.line;
+    if (groupKey !== undefined && firstLine !== undefined && !seen.has(groupKey)) seen.set(groupKey, firstLine);
     group = [];
     groupKey = undefined;
     groupNotes = [];
@@ -440,16 +452,20 @@ export async function* csvFilings(lines: AsyncIterable<Line>): AsyncGenerator<Cs
       continue;
     }
     const cells: Cells = {};
-    record.fields?.forEach((value, i) => {
-      const column = columns![i];
-      if (column) cells[column] = value;
-    });
-    const row: Row = { ...record, cells };
-    if (record.fields && record.fields.length !== columns.length) {
-      row.error = `has ${record.fields.length} fields, the header has ${columns.length}`;
+    const row: Row = { line: record.line, endLine: record.endLine, raw: record.raw, cells };
+    if ("fields" in record) {
+      record.fields.forEach((value, i) => {
+        const column = columns?.[i];
+        if (column) cells[column] = value;
+      });
+      if (record.fields.length !== columns.length) {
+        row.error = `has ${record.fields.length} fields, the header has ${columns.length}`;
+      }
+      row.role = ROLES[normalizeText(cells.role ?? "").toLowerCase()];
+    } else {
+      row.error = record.error;
     }
-    if (record.fields) row.role = ROLES[normalizeText(cells.role ?? "").toLowerCase()];
-    let key = record.fields ? filingKey(cells) : guessKey(record.raw, columns);
+    let key = "fields" in record ? filingKey(cells) : guessKey(record.raw, columns);
     const unknownFiling = key === undefined;
     // A row of unknown filing joins the filing being read...
     if (unknownFiling) key = groupKey;

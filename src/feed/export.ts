@@ -7,12 +7,10 @@
  * so exports round-trip.
  */
 import { and, asc, between, eq, gt, sql } from "drizzle-orm";
-import type { DrizzleD1Database } from "drizzle-orm/d1";
+import type { Db } from "../db/database.ts";
 import { type FilingRecord, toRows } from "../db/records.ts";
 import { amendments, debtorParties, filings, securedParties } from "../db/schema.ts";
 import { type FilingItem, lienFull } from "../http/present.ts";
-
-type Db = DrizzleD1Database<any>;
 
 /** The filings of `state`, by id, `pageSize` at a time, as stored. */
 export async function* exportFilings(db: Db, state: string, pageSize = 200): AsyncGenerator<FilingItem> {
@@ -27,9 +25,9 @@ export async function* exportFilings(db: Db, state: string, pageSize = 200): Asy
       .where(and(sql`+${filings.state} = ${state}`, gt(filings.id, after)))
       .orderBy(asc(filings.id))
       .limit(pageSize);
-    if (page.length === 0) return;
-    const first = page[0]!.id;
-    const last = page.at(-1)!.id;
+    const first = page[0]?.id;
+    const last = page.at(-1)?.id;
+    if (first === undefined || last === undefined) return;
     const [debtors, secureds, changes] = await db.batch([
       db
         .select()
@@ -63,7 +61,7 @@ export async function* exportFilings(db: Db, state: string, pageSize = 200): Asy
 export function feedLine(item: FilingItem, today: string) {
   const lien = lienFull(item, today);
   const withStreet2 = <P extends { address: object }>(parties: P[], rows: { street2: string | null }[]) =>
-    parties.map((p, i) => ({ ...p, address: { ...p.address, street2: rows[i]!.street2 } }));
+    parties.map((p, i) => ({ ...p, address: { ...p.address, street2: rows[i]?.street2 ?? null } }));
   return {
     ...lien,
     involved_parties: {

@@ -11,7 +11,8 @@
  * what was read before: the group in hand is written, the load recorded,
  * and then the error is raised.
  */
-import type { DrizzleD1Database } from "drizzle-orm/d1";
+
+import type { Db } from "../db/database.ts";
 import { type LoadSummary, recordLoad, upsertFilings } from "../db/load.ts";
 import type { FilingRecord } from "../db/records.ts";
 import {
@@ -26,8 +27,6 @@ import {
   readStored,
 } from "./merge.ts";
 import { FeedFileError, type FeedFormat, type FeedItem, type Reject, readFeed, type Warning } from "./read.ts";
-
-type Db = DrizzleD1Database<any>;
 
 export interface ImportSummary extends LoadSummary {
   /** Records read (filings, amendment records), good or bad. */
@@ -123,10 +122,11 @@ export async function writeGroup(
     ...amendments.filter((a) => !records.has(filingKey(a.state, a.number))),
   ];
   const pendingKeys = pendingMayExist ? [...records.values()].map(({ record }) => record) : [];
+  const nothingStored: Awaited<ReturnType<typeof readStored>> = { stored: new Map(), waiting: new Map() };
   const { stored, waiting } =
     lookups.length + pendingKeys.length > 0
       ? await readStored(db, [...lookups, ...pendingKeys], { pending: pendingMayExist })
-      : { stored: new Map(), waiting: new Map() };
+      : nothingStored;
 
   for (const [key, entry] of records) {
     const before = entry.merge ? stored.get(key) : undefined;
@@ -148,8 +148,9 @@ export async function writeGroup(
   for (const a of amendments) {
     const key = filingKey(a.state, a.number);
     let target = records.get(key);
-    if (!target && stored.has(key)) {
-      target = { record: stored.get(key)!, merge: true };
+    const storedRecord = stored.get(key);
+    if (!target && storedRecord) {
+      target = { record: storedRecord, merge: true };
       records.set(key, target);
       settle(key, target);
     }

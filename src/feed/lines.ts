@@ -20,7 +20,7 @@ export async function* readLines(body: ReadableStream<Uint8Array>): AsyncGenerat
       finished = done;
       const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
       const parts = (rest + text).split("\n");
-      rest = done ? "" : parts.pop()!;
+      rest = done ? "" : (parts.pop() ?? "");
       if (done && parts.at(-1) === "") parts.pop();
       for (const part of parts) {
         number += 1;

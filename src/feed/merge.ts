@@ -14,13 +14,11 @@
  *   and is applied when the filing is loaded.
  */
 import { and, eq, inArray, or, sql } from "drizzle-orm";
-import type { DrizzleD1Database } from "drizzle-orm/d1";
+import type { Db } from "../db/database.ts";
 import { D1_MAX_PARAMS, storedFilingStatements, storedRows } from "../db/load.ts";
 import { type AmendmentRecord, type FilingRecord, type PartyRecord, partyKey } from "../db/records.ts";
 import { pendingAmendments } from "../db/schema.ts";
 import type { FilingItem } from "../http/present.ts";
-
-type Db = DrizzleD1Database<any>;
 
 /** The key of a filing: state and number. */
 export const filingKey = (state: string, number: string) => `${state}\u0000${number}`;

@@ -193,7 +193,9 @@ export function inferFilingKind(
   const thirtyYear: FilingKind = filing.debtors.every((d) => d.type === "Individual")
     ? "manufactured_home"
     : "public_finance";
-  const distance = (kind: FilingKind) =>
-    Math.abs(Date.parse(lapseDate(kind, filing.filedAt, filing.amendments)!) - Date.parse(givenLapse));
+  const distance = (kind: FilingKind) => {
+    const lapse = lapseDate(kind, filing.filedAt, filing.amendments);
+    return lapse === null ? Number.POSITIVE_INFINITY : Math.abs(Date.parse(lapse) - Date.parse(givenLapse));
+  };
   return distance(thirtyYear) < distance("standard") ? thirtyYear : "standard";
 }

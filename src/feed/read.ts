@@ -133,8 +133,8 @@ export async function* readFeed(
   }
   for await (const filing of csvFilings(readLines(body))) {
     const place = { file, line: filing.line, ...(filing.endLine > filing.line ? { end_line: filing.endLine } : {}) };
-    if (!filing.lien) {
-      yield { reject: { ...place, reason: filing.error!, raw: filing.raw } };
+    if ("error" in filing) {
+      yield { reject: { ...place, reason: filing.error, raw: filing.raw } };
       continue;
     }
     const parsed = schema.safeParse(filing.lien);

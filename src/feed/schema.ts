@@ -125,6 +125,9 @@ const jurisdiction = (fallback: string | undefined) =>
     ? stateCode
     : z.preprocess((v) => (v == null || (typeof v === "string" && v.trim() === "") ? fallback : v), stateCode);
 
+/** A failed parse's first message (a failure carries at least one). */
+const firstMessage = (error: z.ZodError) => error.issues[0]?.message ?? "is invalid";
+
 const describe = (v: unknown) => (Array.isArray(v) ? "an array" : v === null ? "null" : typeof v);
 
 /** Warnings of one record, each with the path of its field. */
@@ -179,12 +182,15 @@ function addressOf(value: unknown, path: PropertyKey[], notes: Notes) {
     return { street1: null, street2: null, city: null, state: null, zipCode: null, country: null };
   }
   const fields = value as Record<string, unknown>;
-  const raw = Object.fromEntries(
-    (Object.keys(ADDRESS_LIMITS) as (keyof RawAddress)[]).map((f) => [
-      f,
-      notes.text(fields[f], [...path, f], ADDRESS_LIMITS[f]),
-    ]),
-  ) as unknown as RawAddress;
+  const part = (f: keyof RawAddress) => notes.text(fields[f], [...path, f], ADDRESS_LIMITS[f]);
+  const raw: RawAddress = {
+    street1: part("street1"),
+    street2: part("street2"),
+    city: part("city"),
+    state: part("state"),
+    zip_code: part("zip_code"),
+    country: part("country"),
+  };
   return normalizeAddress(raw, (field, message) => notes.add([...path, field], message));
 }
 
@@ -278,12 +284,12 @@ function listedAmendment(
   const a = value as Record<string, unknown>;
   const number = filingNumber.safeParse(a.amendment_financing_number);
   if (!number.success) {
-    notes.add([...path, "amendment_financing_number"], `${number.error.issues[0]!.message}: amendment left out`);
+    notes.add([...path, "amendment_financing_number"], `${firstMessage(number.error)}: amendment left out`);
     return null;
   }
   const date = timestamp.safeParse(a.amendment_financing_date);
   if (!date.success) {
-    notes.add([...path, "amendment_financing_date"], `${date.error.issues[0]!.message}: amendment left out`);
+    notes.add([...path, "amendment_financing_date"], `${firstMessage(date.error)}: amendment left out`);
     return null;
   }
   if (Date.parse(date.data) > filing.latest) {

@@ -273,16 +273,17 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>): AsyncGenera
     if (recordStart < 0) {
       recordStart = parser.startTagPosition - 1;
       recordLine = parser.line + 1;
-    } else stack.at(-1)!.children.push(node);
+    } else stack.at(-1)?.children.push(node);
     stack.push(node);
   };
   parser.ontext = (text) => {
-    if (stack.length > 0) stack.at(-1)!.text += text;
+    const open = stack.at(-1);
+    if (open) open.text += text;
   };
   parser.oncdata = parser.ontext;
   parser.onclosetag = () => {
-    if (stack.length === 0) return;
-    const node = stack.pop()!;
+    const node = stack.pop();
+    if (!node) return;
     if (stack.length > 0) return;
     const raw = buffer.slice(recordStart - bufferStart, parser.position - bufferStart);
     ready.push({ line: recordLine, endLine: parser.line + 1, raw, lien: lienOf(node) });

@@ -59,7 +59,10 @@ class ExpiringStore<V> {
 
   set(key: string, value: V, until: number): void {
     this.#entries.delete(key);
-    if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value!);
+    if (this.#entries.size >= this.max) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
     this.#entries.set(key, { value, until });
   }
 
@@ -139,9 +142,9 @@ const challenge = { "WWW-Authenticate": 'ApiKey header="x-api-key"' };
 export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header("x-api-key");
   if (!key) {
-    throw new ApiError(401, "missing_api_key", "Send your API key in the x-api-key header.", undefined, challenge);
+    throw new ApiError("missing_api_key", "Send your API key in the x-api-key header.", { headers: challenge });
   }
-  const invalid = new ApiError(401, "invalid_api_key", "The API key is not valid.", undefined, challenge);
+  const invalid = new ApiError("invalid_api_key", "The API key is not valid.", { headers: challenge });
   if (key.length > MAX_KEY_LENGTH) throw invalid;
 
   const digest = await hashKey(key);
@@ -155,8 +158,8 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
     const limiter = tier === "bulk" ? c.env.KEY_RATE_BULK : c.env.KEY_RATE_STANDARD;
     // The limiter guards capacity, not access: the key was checked above.
     if (!(await withinLimit(c, limiter, digest))) {
-      throw new ApiError(429, "rate_limited", `This key's ${tier} request rate is exceeded; retry later.`, undefined, {
-        "Retry-After": String(KEY_RATE_PERIOD_SECONDS),
+      throw new ApiError("rate_limited", `This key's ${tier} request rate is exceeded; retry later.`, {
+        headers: { "Retry-After": String(KEY_RATE_PERIOD_SECONDS) },
       });
     }
   }

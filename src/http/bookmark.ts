@@ -32,12 +32,9 @@ export function requestedBookmark(c: Context<AppEnv>): string | undefined {
   if (!raw) return undefined;
   const parsed = bookmark.safeParse(raw);
   if (parsed.success) return parsed.data;
-  throw new ApiError(
-    400,
-    "invalid_parameter",
-    `Invalid header: ${BOOKMARK_HEADER}.`,
-    parsed.error.issues.slice(0, 1).map((issue) => ({ parameter: BOOKMARK_HEADER, message: issue.message })),
-  );
+  throw new ApiError("invalid_parameter", `Invalid header: ${BOOKMARK_HEADER}.`, {
+    details: parsed.error.issues.slice(0, 1).map((issue) => ({ parameter: BOOKMARK_HEADER, message: issue.message })),
+  });
 }
 
 /**

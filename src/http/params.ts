@@ -26,9 +26,11 @@ export const MAX_URL_LENGTH = 16_384;
 /** Refuses an over-long URL with a 400 naming the query, before anything parses it. */
 export const boundedUrl = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.url.length > MAX_URL_LENGTH) {
-    throw new ApiError(400, "invalid_parameter", "Invalid query: the URL is too long.", [
-      { parameter: "query", message: `the URL must be at most ${MAX_URL_LENGTH.toLocaleString("en-US")} characters` },
-    ]);
+    throw new ApiError("invalid_parameter", "Invalid query: the URL is too long.", {
+      details: [
+        { parameter: "query", message: `the URL must be at most ${MAX_URL_LENGTH.toLocaleString("en-US")} characters` },
+      ],
+    });
   }
   await next();
 });

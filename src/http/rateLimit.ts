@@ -27,8 +27,8 @@ export function clientAddress(c: Context<AppEnv>): string {
   const ip = c.req.header("cf-connecting-ip")?.trim().toLowerCase();
   if (!ip) return "unknown";
   if (!ip.includes(":")) return ip;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
-  if (mapped) return mapped[1]!;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip)?.[1];
+  if (mapped) return mapped;
   const [head = "", tail] = ip.split("::", 2);
   const left = head ? head.split(":") : [];
   const right = tail ? tail.split(":") : [];
@@ -51,7 +51,7 @@ export async function withinLimit(c: Context<AppEnv>, limiter: RateLimit, key: s
 }
 
 export function rateLimited(message: string): ApiError {
-  return new ApiError(429, "rate_limited", message, undefined, { "Retry-After": String(RATE_LIMIT_PERIOD_SECONDS) });
+  return new ApiError("rate_limited", message, { headers: { "Retry-After": String(RATE_LIMIT_PERIOD_SECONDS) } });
 }
 
 export const limitByClientAddress = createMiddleware<AppEnv>(async (c, next) => {

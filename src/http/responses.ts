@@ -4,6 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { AMENDMENT_KINDS, FILING_KINDS, LAPSE_SOURCES } from "../db/schema.ts";
+import { describeStatuses, ERROR_CODES } from "./errorCodes.ts";
 
 /**
  * A strict object shape under its own name in the OpenAPI document
@@ -153,7 +154,7 @@ const lienFull = component("LienFull", "A filing as the public lookup shows it: 
     .openapi({ description: "The collateral description as filed, if the source carries it." }),
 });
 
-const pagination = component("Pagination", "Envelope A's counted pages.", {
+export const pagination = component("Pagination", "Envelope A's counted pages.", {
   current_page: z.number().int(),
   total_pages: z.number().int(),
   page_size: z.number().int().openapi({ example: 5 }),
@@ -180,7 +181,7 @@ export const liensA = component("LienPageA", "A page of filings in envelope A, w
   pagination,
   response_metadata: metadataA,
 });
-const liensB = component("LienPageB", "A page of filings in envelope B: no `pagination`; see `next_page`.", {
+export const liensB = component("LienPageB", "A page of filings in envelope B: no `pagination`; see `next_page`.", {
   ucc_liens: z.array(lienB),
   response_metadata: metadataB,
 });
@@ -254,21 +255,9 @@ export const similarDebtors = component("SimilarDebtorPage", "A page of similar 
   response_metadata: metadataA,
 });
 
-const errorCode = z
-  .enum([
-    "invalid_parameter",
-    "missing_api_key",
-    "invalid_api_key",
-    "not_found",
-    "method_not_allowed",
-    "rate_limited",
-    "internal_error",
-    "service_unavailable",
-  ])
-  .openapi("ErrorCode", {
-    description:
-      "Stable error code: `invalid_parameter` 400, `missing_api_key` and `invalid_api_key` 401, `not_found` 404, `method_not_allowed` 405, `rate_limited` 429, `internal_error` 500, `service_unavailable` 503.",
-  });
+const errorCode = z.enum(ERROR_CODES).openapi("ErrorCode", {
+  description: `Stable error code: ${describeStatuses()}.`,
+});
 
 const errorDetail = component("ErrorDetail", "One invalid query parameter (or request header) and why.", {
   parameter: z.string(),

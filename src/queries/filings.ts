@@ -43,13 +43,17 @@ import { keyMatches, spansOf, spanWhere } from "./nameMatch.ts";
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
 type Arm = SQL;
 
-/** How a list is sourced, ordered and counted. */
+/** How a list is sourced and ordered. */
 export interface FilingFilter {
   arms: Arm[];
   /** Whether the list is ordered by termination rather than filing time. */
   byTermination?: boolean;
+}
+
+/** A list that can also be counted, for envelope A's `pagination`. */
+export interface CountedFilter extends FilingFilter {
   /** The number of matches, or a statement whose `total` is. */
-  count?: CountQuery | number;
+  count: CountQuery | number;
 }
 
 type CountQuery = ReturnType<typeof facetTotal> | ReturnType<typeof debtorFilingCount>;
@@ -135,7 +139,7 @@ function facetsOf(q: FacetQuery) {
 }
 
 /** /filings/recent-by-state: filed in `state` since `since`, with a debtor in one of `industries` if given. */
-export function recentByState(db: Db, q: { state: string; since: string; industries?: string[] }): FilingFilter {
+export function recentByState(db: Db, q: { state: string; since: string; industries?: string[] }): CountedFilter {
   const industries = q.industries ?? [];
   const arms =
     industries.length === 0
@@ -157,7 +161,7 @@ export function recentByState(db: Db, q: { state: string; since: string; industr
  * /filings/recent-by-postal-code: a debtor in the ZIP code (first five digits) filed since
  * `since`; with industries, a debtor there in one of them.
  */
-export function recentByPostalCode(db: Db, q: { zip5: string; since: string; industries?: string[] }): FilingFilter {
+export function recentByPostalCode(db: Db, q: { zip5: string; since: string; industries?: string[] }): CountedFilter {
   const industries = q.industries ?? [];
   const atZip = and(eq(debtorParties.zip5, q.zip5), gte(debtorParties.filedAt, q.since));
   const arms =
@@ -189,7 +193,7 @@ function lenderFacets(q: LenderQuery): Required<FacetQuery> {
  * names (whole-word forms) and debtor-type sets the query covers, with the
  * count; each becomes an arm of the list.
  */
-export async function recentBySecuredParty(db: Db, q: LenderQuery): Promise<FilingFilter> {
+export async function recentBySecuredParty(db: Db, q: LenderQuery): Promise<CountedFilter> {
   const covered = lenderFacets(q);
   const [facets, [counted]] = await db.batch([
     db.select({ name: facetCounts.name, facet: facetCounts.facet }).from(facetCounts).where(facetsOf(covered)),
@@ -219,7 +223,7 @@ export async function recentBySecuredParty(db: Db, q: LenderQuery): Promise<Fili
 }
 
 /** /filings/recently-terminated: terminated in `state` since `since`, most recent termination first. */
-export function recentlyTerminated(db: Db, q: { state: string; since: string }): FilingFilter {
+export function recentlyTerminated(db: Db, q: { state: string; since: string }): CountedFilter {
   return {
     arms: [
       db
@@ -292,7 +296,7 @@ function debtorFilingCount(db: Db, query: DebtorQuery, state: string) {
  *   for its filings beyond the page. A range of first names filed as an
  *   initial ("smith j *", rarely more than a few filings) is one sorted arm.
  */
-export function byDebtorName(db: Db, q: { name: string; state: string }): FilingFilter {
+export function byDebtorName(db: Db, q: { name: string; state: string }): CountedFilter {
   const query = debtorQuery(q.name);
   const inState = eq(debtorParties.filingState, q.state);
   const arms = spansOf(query).flatMap((span) => {
@@ -403,13 +407,12 @@ function assemble(
 /** A page with the total number of matches (envelope A). */
 export async function fetchCountedPage(
   db: Db,
-  filter: FilingFilter,
+  filter: CountedFilter,
   { page, size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
   const offset = (page - 1) * size;
   const ids = pageIds(filter, offset, size);
   const { count } = filter;
-  if (count === undefined) throw new Error("this list is not counted");
   const page3 = [pageOf(db, filter, offset, size), debtorsOf(db, ids), securedOf(db, ids)] as const;
   if (typeof count === "number") {
     const [rows, debtors, secured] = await db.batch(page3);

@@ -12,10 +12,16 @@ import { and, eq, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { type DebtorQuery, type KeySpan, nextChar } from "../domain/names.ts";
 
+/** A condition drizzle types as possibly absent, which it is only when given no terms. */
+function present(condition: SQL | undefined): SQL {
+  if (!condition) throw new Error("a condition of no terms");
+  return condition;
+}
+
 /** Keys of `column` within `span`. */
 export function spanWhere(column: SQLiteColumn, span: KeySpan): SQL {
   if ("key" in span) return eq(column, span.key);
-  const range = and(gte(column, span.from), lt(column, span.to))!;
+  const range = present(and(gte(column, span.from), lt(column, span.to)));
   const rule = span.middle;
   if (!rule) return range;
   // The middle name: what follows the space after the first name (see middleOf()).
@@ -24,7 +30,7 @@ export function spanWhere(column: SQLiteColumn, span: KeySpan): SQL {
     "initial" in rule
       ? and(gte(middle, rule.initial), lt(middle, nextChar(rule.initial)))
       : inArray(middle, rule.names);
-  return and(range, passes)!;
+  return present(and(range, passes));
 }
 
 /** Every span of `query`, the organization key first. */
@@ -38,5 +44,5 @@ export function spansOf(query: DebtorQuery): KeySpan[] {
  * term, so SQLite serves every term from its own index range.
  */
 export function keyMatches(column: SQLiteColumn, query: DebtorQuery, also?: SQL): SQL {
-  return or(...spansOf(query).map((s) => and(also, spanWhere(column, s))))!;
+  return present(or(...spansOf(query).map((s) => and(also, spanWhere(column, s)))));
 }

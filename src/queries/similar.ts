@@ -123,19 +123,20 @@ export async function similarNames(db: Db, q: { name: string; state?: string | u
  */
 function rank(names: SimilarName[]): SimilarName[] {
   const byFilings = [...names].sort((a, b) => b.filingCount - a.filingCount || a.state.localeCompare(b.state));
-  const round = new Map<SimilarName, number>();
   const seen = new Map<string, number>();
-  for (const n of byFilings) {
-    const times = seen.get(n.nameKey) ?? 0;
-    seen.set(n.nameKey, times + 1);
-    round.set(n, times);
-  }
-  return byFilings.sort(
-    (a, b) =>
-      round.get(a)! - round.get(b)! ||
-      b.score - a.score ||
-      b.filingCount - a.filingCount ||
-      a.name.localeCompare(b.name) ||
-      a.state.localeCompare(b.state),
-  );
+  const rounds = byFilings.map((name) => {
+    const round = seen.get(name.nameKey) ?? 0;
+    seen.set(name.nameKey, round + 1);
+    return { name, round };
+  });
+  return rounds
+    .sort(
+      ({ round: ra, name: a }, { round: rb, name: b }) =>
+        ra - rb ||
+        b.score - a.score ||
+        b.filingCount - a.filingCount ||
+        a.name.localeCompare(b.name) ||
+        a.state.localeCompare(b.state),
+    )
+    .map(({ name }) => name);
 }

@@ -24,10 +24,12 @@ function withExamples<Q extends z.ZodObject>(query: Q, examples: Partial<Record<
   const shape = query.shape as Record<string, z.ZodType>;
   const documented: Record<string, z.ZodType> = {};
   for (const [name, example] of Object.entries(examples)) {
-    documented[name] = shape[name]!.openapi({ param: { example } });
+    const field = shape[name];
+    if (field) documented[name] = field.openapi({ param: { example } });
   }
-  // safeExtend keeps the object's own checks, if it has any.
-  return query.safeExtend(documented as never) as unknown as Q;
+  // safeExtend keeps the object's own checks, if it has any; the fields keep
+  // their types (only their documentation changes), which inference cannot see.
+  return query.safeExtend(documented as never) as Q;
 }
 
 /**
@@ -36,9 +38,9 @@ function withExamples<Q extends z.ZodObject>(query: Q, examples: Partial<Record<
  * `access: "key"` requires an API key; `"public"` is open and limited per
  * client address.
  */
-export function lookupRoute<Q extends z.ZodObject, S extends z.ZodType>(config: {
+export function lookupRoute<P extends string, Q extends z.ZodObject, S extends z.ZodType>(config: {
   operationId: string;
-  path: string;
+  path: P;
   tags: string[];
   summary: string;
   description: string;

@@ -9,6 +9,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { BOOKMARK_HEADER } from "../http/bookmark.ts";
 import { CACHE_SECONDS } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../http/errorCodes.ts";
+import type { ErrorDetail } from "../http/errors.ts";
 import { errorBody } from "../http/responses.ts";
 
 type OpenAPIRegistry = OpenAPIHono<AppEnv>["openAPIRegistry"];
@@ -122,51 +124,47 @@ const PARAMETERS = {
 
 // Example bodies: the server's own messages, with an illustrative request id and time.
 const metadata = { timestamp: "2026-09-08T14:03:11Z", request_id: "0b6f4c8e-2d1a-4f7b-9c3e-5a8d7e6f1b2c" };
-const example = (summary: string, error: { code: string; message: string; details?: unknown[] }) => ({
-  summary,
-  value: { error, response_metadata: metadata },
-});
 
+/** One example per code, each under the code's name in PascalCase (invalid_parameter: InvalidParameter). */
 const EXAMPLES = {
-  InvalidParameter: example("A missing or invalid parameter", {
-    code: "invalid_parameter",
+  invalid_parameter: {
+    summary: "A missing or invalid parameter",
     message: "Invalid query parameter: state.",
     details: [{ parameter: "state", message: "must be a two-letter US state or territory code, such as CA" }],
-  }),
-  MissingApiKey: example("No key sent", {
-    code: "missing_api_key",
-    message: "Send your API key in the x-api-key header.",
-  }),
-  InvalidApiKey: example("Unknown, revoked or expired key", {
-    code: "invalid_api_key",
-    message: "The API key is not valid.",
-  }),
-  NotFound: example("No such path", { code: "not_found", message: "No such endpoint." }),
-  MethodNotAllowed: example("A method other than GET, HEAD or OPTIONS", {
-    code: "method_not_allowed",
+  },
+  missing_api_key: { summary: "No key sent", message: "Send your API key in the x-api-key header." },
+  invalid_api_key: { summary: "Unknown, revoked or expired key", message: "The API key is not valid." },
+  not_found: { summary: "No such path", message: "No such endpoint." },
+  method_not_allowed: {
+    summary: "A method other than GET, HEAD or OPTIONS",
     message: "Use GET; this endpoint allows GET, HEAD, OPTIONS.",
-  }),
-  RateLimited: example("Over the request rate", {
-    code: "rate_limited",
+  },
+  rate_limited: {
+    summary: "Over the request rate",
     message: "This key's standard request rate is exceeded; retry later.",
-  }),
-  InternalError: example("An unexpected fault", { code: "internal_error", message: "An internal error occurred." }),
-  ServiceUnavailable: example("The database or key store is down", {
-    code: "service_unavailable",
+  },
+  internal_error: { summary: "An unexpected fault", message: "An internal error occurred." },
+  service_unavailable: {
+    summary: "The database or key store is down",
     message: "The database is temporarily unavailable; retry shortly.",
-  }),
-} as const;
+  },
+} satisfies Record<ErrorCode, { summary: string; message: string; details?: ErrorDetail[] }>;
 
-type ExampleName = keyof typeof EXAMPLES;
+const exampleName = (code: ErrorCode) => code.replace(/(?:^|_)([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
-function errorResponse(description: string, examples: ExampleName[], extraHeaders: Record<string, HeaderName> = {}) {
+function exampleOf(code: ErrorCode) {
+  const { summary, ...error } = EXAMPLES[code];
+  return { summary, value: { error: { code, ...error }, response_metadata: metadata } };
+}
+
+function errorResponse(description: string, codes: ErrorCode[], extraHeaders: Record<string, HeaderName> = {}) {
   return {
     description,
     headers: headers({ "x-request-id": "RequestId", "Cache-Control": "CacheControl", ...extraHeaders }),
     content: {
       "application/json": {
         schema: { $ref: "#/components/schemas/Error" },
-        examples: Object.fromEntries(examples.map((name) => [EXAMPLES[name].value.error.code, ref("examples", name)])),
+        examples: Object.fromEntries(codes.map((code) => [code, ref("examples", exampleName(code))])),
       },
     },
   };
@@ -174,38 +172,38 @@ function errorResponse(description: string, examples: ExampleName[], extraHeader
 
 const RESPONSES = {
   InvalidParameter: errorResponse("A query parameter or `x-d1-bookmark` is invalid; `details` names each one.", [
-    "InvalidParameter",
+    "invalid_parameter",
   ]),
   Unauthorized: errorResponse(
     "The `x-api-key` header is missing, or the key is unknown, revoked or expired.",
-    ["MissingApiKey", "InvalidApiKey"],
+    ["missing_api_key", "invalid_api_key"],
     { "WWW-Authenticate": "WWWAuthenticate" },
   ),
   RateLimited: errorResponse(
     "Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds.",
-    ["RateLimited"],
+    ["rate_limited"],
     { "Retry-After": "RetryAfter" },
   ),
-  InternalError: errorResponse("An unexpected error; the request id identifies it in the logs.", ["InternalError"]),
+  InternalError: errorResponse("An unexpected error; the request id identifies it in the logs.", ["internal_error"]),
   ServiceUnavailable: errorResponse(
     "The database or key store is unavailable; retry after `Retry-After` seconds.",
-    ["ServiceUnavailable"],
+    ["service_unavailable"],
     { "Retry-After": "RetryAfter" },
   ),
   OtherError: errorResponse(
     "Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS.",
-    ["NotFound", "MethodNotAllowed"],
+    ["not_found", "method_not_allowed"],
     { Allow: "Allow" },
   ),
 } as const;
 
-/** The error statuses of a lookup, as references to the shared responses. */
+/** The error statuses of a lookup, each its codes' status (ERROR_STATUS), as references to the shared responses. */
 export const errorResponses = {
-  400: ref("responses", "InvalidParameter"),
-  401: ref("responses", "Unauthorized"),
-  429: ref("responses", "RateLimited"),
-  500: ref("responses", "InternalError"),
-  503: ref("responses", "ServiceUnavailable"),
+  [ERROR_STATUS.invalid_parameter]: ref("responses", "InvalidParameter"),
+  [ERROR_STATUS.invalid_api_key]: ref("responses", "Unauthorized"),
+  [ERROR_STATUS.rate_limited]: ref("responses", "RateLimited"),
+  [ERROR_STATUS.internal_error]: ref("responses", "InternalError"),
+  [ERROR_STATUS.service_unavailable]: ref("responses", "ServiceUnavailable"),
   default: ref("responses", "OtherError"),
 } as const;
 
@@ -215,6 +213,6 @@ export function registerContract(registry: OpenAPIRegistry): void {
   registry.register("Error", errorBody);
   for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent("headers", name, header);
   for (const [name, parameter] of Object.entries(PARAMETERS)) registry.registerComponent("parameters", name, parameter);
-  for (const [name, value] of Object.entries(EXAMPLES)) registry.registerComponent("examples", name, value);
+  for (const code of ERROR_CODES) registry.registerComponent("examples", exampleName(code), exampleOf(code));
   for (const [name, response] of Object.entries(RESPONSES)) registry.registerComponent("responses", name, response);
 }
