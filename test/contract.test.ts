@@ -27,7 +27,7 @@ import {
   recentlyTerminatedRoute,
 } from "../src/routes/filings.ts";
 import { recentBySecuredPartyRoute } from "../src/routes/secureds.ts";
-import { daysAgo, filing, get, load, party, registerKeys, TEST_KEY } from "./helpers.ts";
+import { daysAgo, envWithShards, filing, get, load, party, registerKeys, TEST_KEY } from "./helpers.ts";
 
 type Json = any;
 type Route = {
@@ -236,14 +236,14 @@ describe("error responses", () => {
 
   it("500 for an unexpected fault", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const broken = {
-      ...env,
-      DB: {
-        withSession() {
-          throw new TypeError("not a D1 failure");
-        },
-      },
-    };
+    const broken = envWithShards(
+      () =>
+        ({
+          withSession() {
+            throw new TypeError("not a D1 failure");
+          },
+        }) as unknown as D1Database,
+    );
     const res = await createApp().request(
       "/filings/recent-by-state?state=CA&fault=1",
       { headers: { "x-api-key": TEST_KEY } },
@@ -274,7 +274,7 @@ describe("error responses", () => {
     const dbDown = await createApp().request(
       "/debtors/search?name=contract&state=CA&fault=2",
       { headers: { "x-api-key": TEST_KEY } },
-      { ...env, DB: failing },
+      envWithShards(() => failing as unknown as D1Database),
     );
     errors.mockRestore();
     expect([kvDown.status, dbDown.status]).toEqual([503, 503]);

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app.ts";
 import { DB_TIMEOUT_MS } from "../src/queries/db.ts";
-import { filing, get, getJson, load, REVOKED_KEY, registerKeys, TEST_KEY } from "./helpers.ts";
+import { envWithShards, filing, get, getJson, load, REVOKED_KEY, registerKeys, TEST_KEY } from "./helpers.ts";
 
 const PATHS = [
   "/filings/recent-by-state?state=CA",
@@ -69,7 +69,11 @@ describe("database faults", () => {
     };
     const lines: string[] = [];
     const errors = vi.spyOn(console, "error").mockImplementation((line: string) => lines.push(line));
-    const res = await createApp().request(uncached(), { headers: { "x-api-key": TEST_KEY } }, { ...env, DB: failing });
+    const res = await createApp().request(
+      uncached(),
+      { headers: { "x-api-key": TEST_KEY } },
+      envWithShards(() => failing as unknown as D1Database),
+    );
     errors.mockRestore();
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");
@@ -98,7 +102,11 @@ describe("database timeouts", () => {
     };
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     vi.useFakeTimers();
-    const pending = createApp().request(uncached(), { headers: { "x-api-key": TEST_KEY } }, { ...env, DB: hanging });
+    const pending = createApp().request(
+      uncached(),
+      { headers: { "x-api-key": TEST_KEY } },
+      envWithShards(() => hanging as unknown as D1Database),
+    );
     await vi.advanceTimersByTimeAsync(DB_TIMEOUT_MS + 1);
     const res = await pending;
     vi.useRealTimers();
@@ -128,6 +136,7 @@ describe("request logs", () => {
       status: 200,
       duration_ms: expect.any(Number),
       d1_ms: expect.any(Number),
+      d1_shards: 1,
       rows_read: expect.any(Number),
       key_label: "test active",
     });
