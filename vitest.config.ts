@@ -17,7 +17,13 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
-        miniflare: { bindings: { TEST_MIGRATIONS: migrations, ...vars } },
+        miniflare: {
+          bindings: { TEST_MIGRATIONS: migrations, ...vars },
+          // Test-only databases (test/shard-equivalence.test.ts): a sixth
+          // shard beside DB_5, for a layout at MAX_SHARDS, and one database
+          // holding everything, to compare against.
+          d1Databases: ["DB_5", "DB_6", "DB_WHOLE"],
+        },
       }),
     ],
     test: {
