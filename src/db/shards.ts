@@ -29,18 +29,20 @@ export const DEFAULT_SHARD = "DB";
  */
 export const MAX_SHARDS = 6;
 
-const binding = z
-  .string()
-  .regex(
-    /^DB_[A-Z0-9_]{1,29}$/,
-    "a shard binding is DB_ followed by capital letters, digits or _ (at most 32 characters)",
-  );
+/** An extra shard's binding; DB, the default shard, holds the states not named. */
+const BINDING = /^DB_[A-Z0-9_]{1,29}$/;
 
 const stateMap = z
-  .record(binding, z.array(z.enum(STATE_CODES)).min(1, "a shard holds at least one state"))
+  .record(z.string(), z.array(z.enum(STATE_CODES)).min(1, "a shard holds at least one state"))
   .superRefine((map, ctx) => {
     const seen = new Map<string, string>();
     for (const [shard, states] of Object.entries(map)) {
+      if (!BINDING.test(shard)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `${shard}: a shard's binding is DB_ and capital letters, digits or _ (at most 32 characters); DB holds the states not named`,
+        });
+      }
       for (const state of states) {
         const other = seen.get(state);
         if (other) ctx.addIssue({ code: "custom", message: `${state} is mapped to both ${other} and ${shard}` });
