@@ -6,7 +6,6 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash, createHmac } from "node:crypto";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { layoutOf, type ShardLayout, statesOf } from "../src/db/shards.ts";
 
@@ -101,9 +100,4 @@ export function migrateAll(
       throw new Error(`wrangler ${args.join(" ")} failed:\n${stdout ?? ""}${stderr ?? ""}`);
     }
   }
-}
-
-/** Whether every shard's local file exists (migrations applied at least once). */
-export function localShardsExist(config: ShardConfig, stateDir?: string): boolean {
-  return localFiles(config, stateDir).every(({ file }) => existsSync(file));
 }

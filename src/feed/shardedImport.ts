@@ -35,7 +35,7 @@ function stateOf(item: Loaded): string {
 }
 
 /** The items of each shard, in read order. */
-export function splitByShard(layout: ShardLayout, items: Loaded[]): Map<string, Loaded[]> {
+function splitByShard(layout: ShardLayout, items: Loaded[]): Map<string, Loaded[]> {
   const parts = new Map<string, Loaded[]>();
   for (const item of items) {
     const shard = shardOf(layout, stateOf(item));

@@ -67,6 +67,11 @@ export function formatBookmarks(bookmarks: Bookmarks, singleShard: boolean): str
     .join(",");
 }
 
+/** The entries of `bookmarks` for shards of the layout (others are ignored, not echoed). */
+export function knownShards(bookmarks: Bookmarks | undefined, shards: readonly string[]): Map<string, string> {
+  return new Map([...(bookmarks ?? [])].filter(([shard]) => shards.includes(shard)));
+}
+
 /** Per shard, the newer of the two bookmarks. */
 export function newest(a: Bookmarks, b: Bookmarks): Map<string, string> {
   const merged = new Map(a);

@@ -29,7 +29,15 @@ import { createMiddleware } from "hono/factory";
 import { setMetric } from "hono/timing";
 import { shardsOf } from "../db/shards.ts";
 import { isoSeconds } from "../domain/time.ts";
-import { BOOKMARK_HEADER, formatBookmarks, isAtLeast, newest, parseBookmarks, requestedBookmarks } from "./bookmark.ts";
+import {
+  BOOKMARK_HEADER,
+  formatBookmarks,
+  isAtLeast,
+  knownShards,
+  newest,
+  parseBookmarks,
+  requestedBookmarks,
+} from "./bookmark.ts";
 import type { AppEnv } from "./context.ts";
 
 export const CACHE_SECONDS = 60;
@@ -102,12 +110,12 @@ async function store(c: Context<AppEnv>, key: Request, body: Body, etag: string)
   }
 }
 
-/** The number of shards (a layout that does not fit fails later, at the first D1 read). */
-function shardCount(c: Context<AppEnv>): number {
+/** The layout's shards (a layout that does not fit fails later, at the first D1 read). */
+function layoutShards(c: Context<AppEnv>): readonly string[] {
   try {
-    return shardsOf(c.env).layout.shards.length;
+    return shardsOf(c.env).layout.shards;
   } catch {
-    return 0;
+    return [];
   }
 }
 
@@ -131,8 +139,11 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
     // Stored with the entry, so a hit does not hash the body again.
     etag = cached.headers.get("ETag") ?? (await etagOf(body));
     if (entryBookmarks) {
-      const single = wanted ? shardCount(c) === 1 : true;
-      const bookmark = wanted ? formatBookmarks(newest(entryBookmarks, wanted), single) : stored;
+      // With the client's newer bookmarks of other shards, as a D1 read sends them.
+      const shards = layoutShards(c);
+      const bookmark = wanted
+        ? formatBookmarks(newest(entryBookmarks, knownShards(wanted, shards)), shards.length === 1)
+        : stored;
       if (bookmark) c.header(BOOKMARK_HEADER, bookmark);
     }
     hit = true;

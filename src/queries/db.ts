@@ -17,7 +17,7 @@ import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { Context } from "hono";
 import * as schema from "../db/schema.ts";
 import { ShardConfigError, type Shards, shardOf, shardsOf } from "../db/shards.ts";
-import { BOOKMARK_HEADER, formatBookmarks, newest, requestedBookmarks } from "../http/bookmark.ts";
+import { BOOKMARK_HEADER, formatBookmarks, knownShards, newest, requestedBookmarks } from "../http/bookmark.ts";
 import type { AppEnv, D1Meter } from "../http/context.ts";
 import { log } from "../http/context.ts";
 import { unavailable } from "../http/errors.ts";
@@ -99,7 +99,8 @@ function setBookmarks(c: Context<AppEnv>, layout: Shards): void {
     const bookmark = s.getBookmark();
     if (bookmark) read.set(shard, bookmark);
   }
-  const value = formatBookmarks(newest(requestedBookmarks(c) ?? new Map(), read), layout.layout.shards.length === 1);
+  const sent = knownShards(requestedBookmarks(c), layout.layout.shards);
+  const value = formatBookmarks(newest(sent, read), layout.layout.shards.length === 1);
   if (value) c.header(BOOKMARK_HEADER, value);
 }
 

@@ -35,7 +35,7 @@ import {
 import { rank, type SimilarName, similarNames } from "./similar.ts";
 
 /** Pages up to this one are read in one round trip, each shard sending its first page * size rows whole. */
-export const DIRECT_PAGES = 2;
+const DIRECT_PAGES = 2;
 
 interface Placed {
   at: string;
