@@ -88,12 +88,27 @@ export function migrateAll(
   target: { remote: boolean; env?: string; persistTo?: string },
   report: (line: string) => void = () => {},
 ): void {
+  /** A local shard wrangler just migrated from nothing: empty, the template of the other new ones. */
+  let template: string | undefined;
   for (const shard of config.databases) {
+    const file = localD1File(shard.databaseId, target.persistTo);
     // A local shard already at the last migration needs no wrangler run (a few seconds each).
-    if (!target.remote && isMigrated(localD1File(shard.databaseId, target.persistTo))) {
+    if (!target.remote && isMigrated(file)) {
       report(`  ${shard.binding} (${shard.databaseName}): up to date`);
       continue;
     }
+    // A new local shard is a copy of one just migrated, schema and journal, without its free pages.
+    if (!target.remote && template && !existsSync(file)) {
+      const source = new DatabaseSync(template);
+      try {
+        source.prepare("vacuum into ?").run(file);
+      } finally {
+        source.close();
+      }
+      report(`  ${shard.binding} (${shard.databaseName}): migrations applied`);
+      continue;
+    }
+    const fresh = !target.remote && !existsSync(file);
     const args = ["d1", "migrations", "apply", shard.binding, "--config", CONFIG];
     if (target.remote) args.push("--remote", "--env", target.env ?? "production");
     else args.push("--local");
@@ -102,6 +117,7 @@ export function migrateAll(
       const out = execFileSync("wrangler", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
       const applied = /No migrations to apply/.test(out) ? "up to date" : "migrations applied";
       report(`  ${shard.binding} (${shard.databaseName}): ${applied}`);
+      if (fresh && isMigrated(file)) template = file;
     } catch (err) {
       const { stdout, stderr } = err as { stdout?: string; stderr?: string };
       throw new Error(`wrangler ${args.join(" ")} failed:\n${stdout ?? ""}${stderr ?? ""}`);
