@@ -18,7 +18,8 @@
  *   as most recently used, and counted once.
  * - Similar names: each shard's bounded candidates, ranked together.
  *
- * Rows read are each shard's bound, times the number of shards.
+ * Rows read are each shard's bound, times the number of shards. With one
+ * shard, each list is that database's own query, as before sharding.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../http/context.ts";
@@ -96,6 +97,11 @@ export async function countedPageAcross(
 ): Promise<{ items: FilingWithParties[]; total: number }> {
   const from = (page - 1) * size;
   const reach = page * size;
+  if (shardNames(c).length === 1) {
+    // One database: its own page, as before sharding.
+    const [only] = await withEveryShard(c, (db) => fetchCountedPage(db, build(db), { page, size }));
+    return only!;
+  }
   if (page <= DIRECT_PAGES) {
     const parts = await withEveryShard(c, (db) => fetchCountedPage(db, build(db), { page: 1, size: reach }));
     return {
@@ -124,6 +130,10 @@ export async function openPageAcross(
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
   const from = (page - 1) * size;
   const reach = page * size;
+  if (shardNames(c).length === 1) {
+    const [only] = await withEveryShard(c, (db) => fetchOpenPage(db, build(db), { page, size }, options));
+    return only!;
+  }
   if (page <= DIRECT_PAGES) {
     const parts = await withEveryShard(c, (db) => fetchOpenPage(db, build(db), { page: 1, size: reach }, options));
     const rows = parts.reduce((sum, p) => sum + p.items.length, 0);
@@ -183,6 +193,10 @@ function latest(times: (string | null)[]): string | null {
 
 /** Known addresses of a debtor across every shard: each address once, as most recently used. */
 export async function knownAddressesAcross(c: Context<AppEnv>, name: string, { page, size }: PageWindow) {
+  if (shardNames(c).length === 1) {
+    const [only] = await withEveryShard(c, (db) => debtorQueries.knownAddresses(db, name, { page, size }));
+    return only!;
+  }
   const parts = await withEveryShard(c, (db) =>
     debtorQueries.knownAddresses(db, name, { page: 1, size: page * size }, { keys: true }),
   );
