@@ -1,39 +1,50 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// Two projects:
-// - "workers": the suite proper, inside workerd with the bindings of
-//   wrangler.toml backed by real local D1 and KV (migrations applied by
-//   test/setup.ts);
+// Three projects:
+// - "workers" and "workers-1shard": the suite proper, inside workerd with the
+//   bindings of wrangler.toml backed by real local D1 and KV (migrations
+//   applied to every shard by test/setup.ts): once with wrangler.toml's four
+//   shards, so every cross-state request fans out, and once with
+//   SHARD_STATES = {} (one database, DB), as a single-database deployment;
 // - "node": checks that need Node-only tooling, such as validating the
 //   OpenAPI document (the validator compiles schemas with eval, which
 //   workerd forbids).
+// `npm test -- --project workers` runs one layout only.
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
+  const workers = (name: string, vars: Record<string, unknown> = {}) => ({
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: { TEST_MIGRATIONS: migrations, ...vars },
+          // Test-only databases (test/shard-equivalence.test.ts): a sixth
+          // shard beside DB_5, for a layout at MAX_SHARDS, and one database
+          // holding everything, to compare against.
+          d1Databases: ["DB_5", "DB_6", "DB_WHOLE"],
+        },
+      }),
+    ],
+    test: {
+      name,
+      // The typed client's tests (client/test) run here too, against the real Worker.
+      include: ["test/**/*.test.ts", "client/test/**/*.test.ts"],
+      exclude: ["test/node/**"],
+      setupFiles: ["./test/setup.ts"],
+      // Speed is measured in benchmarks, not by timing tests: on a shared 2-core
+      // machine the rate-limit tests' hundreds of requests can take well over 5 s.
+      testTimeout: 60_000,
+    },
+  });
   return {
     test: {
       // The Worker logs a JSON line per request: shown for failing tests
       // only, or for all with TEST_LOGS=1 (docs/development.md).
       silent: process.env.TEST_LOGS ? false : ("passed-only" as const),
       projects: [
-        {
-          plugins: [
-            cloudflareTest({
-              wrangler: { configPath: "./wrangler.toml" },
-              miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
-            }),
-          ],
-          test: {
-            name: "workers",
-            // The typed client's tests (client/test) run here too, against the real Worker.
-            include: ["test/**/*.test.ts", "client/test/**/*.test.ts"],
-            exclude: ["test/node/**"],
-            setupFiles: ["./test/setup.ts"],
-            // Speed is measured in benchmarks, not by timing tests: on a shared 2-core
-            // machine the rate-limit tests' hundreds of requests can take well over 5 s.
-            testTimeout: 60_000,
-          },
-        },
+        workers("workers"),
+        workers("workers-1shard", { SHARD_STATES: {} }),
         { test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node" } },
       ],
     },

@@ -1,10 +1,11 @@
 /**
- * Writes the local database's data as one SQL file for a remote backfill:
+ * Writes each local shard's data as one SQL file for a remote backfill:
  *
- *   npm run import -- state-bulk-file.xml          # into an EMPTY local database: bulk mode
- *   npm run backfill:sql -- --out backfill.sql     # this script
- *   npx wrangler d1 execute DB --remote --env production --file backfill.sql -y
+ *   npm run import -- state-bulk-file.xml          # into EMPTY local databases: bulk mode
+ *   npm run backfill:sql -- --out backfill.sql     # this script: backfill.DB.sql, backfill.DB_2.sql, ...
+ *   npx wrangler d1 execute DB --remote --env production --file backfill.DB.sql -y   # one per shard
  *
+ * With one shard (SHARD_STATES = {}) the file is FILE itself, for DB.
  * A remote import (`npm run import -- FILE --remote`) costs two round trips
  * per 100 filings; `wrangler d1 execute --file` instead uploads one file
  * that D1 imports on its side, the fastest way wrangler offers to fill a
@@ -23,8 +24,9 @@ import { appendFileSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { openLocalD1 } from "../seed/localD1.ts";
+import { openLocalD1File } from "../seed/localD1.ts";
 import * as schema from "../src/db/schema.ts";
+import { localFiles, shardConfig } from "./shardConfig.ts";
 
 const USAGE = "usage: npm run backfill:sql -- --out FILE";
 let out: string | undefined;
@@ -46,31 +48,49 @@ const tables = Object.values(schema)
   .map((table) => getTableName(table));
 const started = Date.now();
 const exported = tables.filter((t) => t !== WIDE);
-execFileSync(
-  "wrangler",
-  ["d1", "export", "DB", "--local", "--no-schema", "--output", out, ...exported.flatMap((t) => ["--table", t])],
-  { stdio: ["ignore", "ignore", "inherit"] },
-);
-const sqlite = openLocalD1();
-try {
-  const ids = sqlite.prepare(`select id from "${WIDE}" order by id`);
-  ids.setReadBigInts(true);
-  ids.setReturnArrays(true);
-  let batch: string[] = [];
-  const flush = () => {
-    if (batch.length > 0) appendFileSync(out, `INSERT INTO "${WIDE}" ("id") VALUES ${batch.join(",")};\n`);
-    batch = [];
-  };
-  for (const [id] of ids.iterate() as Iterable<[bigint]>) {
-    batch.push(`(${id})`);
-    if (batch.length === 1_000) flush();
+const config = await shardConfig();
+const files = localFiles(config);
+/** One file per shard: FILE itself for one shard, else FILE with the binding before its extension. */
+const outOf = (binding: string) =>
+  files.length === 1 ? out : out.replace(/(\.sql)?$/, (ext) => `.${binding}${ext || ".sql"}`);
+const next: string[] = [];
+for (const { shard, file } of files) {
+  const target = outOf(shard.binding);
+  execFileSync(
+    "wrangler",
+    [
+      "d1",
+      "export",
+      shard.binding,
+      "--local",
+      "--no-schema",
+      "--output",
+      target,
+      ...exported.flatMap((t) => ["--table", t]),
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+  const sqlite = openLocalD1File(file);
+  try {
+    const ids = sqlite.prepare(`select id from "${WIDE}" order by id`);
+    ids.setReadBigInts(true);
+    ids.setReturnArrays(true);
+    let batch: string[] = [];
+    const flush = () => {
+      if (batch.length > 0) appendFileSync(target, `INSERT INTO "${WIDE}" ("id") VALUES ${batch.join(",")};\n`);
+      batch = [];
+    };
+    for (const [id] of ids.iterate() as Iterable<[bigint]>) {
+      batch.push(`(${id})`);
+      if (batch.length === 1_000) flush();
+    }
+    flush();
+  } finally {
+    sqlite.close();
   }
-  flush();
-} finally {
-  sqlite.close();
+  const megabytes = (statSync(target).size / 1_048_576).toFixed(1);
+  console.error(`Wrote the rows of ${tables.length} tables of ${shard.binding} to ${target} (${megabytes} MB).`);
+  next.push(`npx wrangler d1 execute ${shard.binding} --remote --env production --file ${target} -y`);
 }
-const megabytes = (statSync(out).size / 1_048_576).toFixed(1);
-console.error(
-  `Wrote the rows of ${tables.length} tables to ${out} (${megabytes} MB) in ${((Date.now() - started) / 1000).toFixed(1)}s.`,
-);
-console.error(`Next: npx wrangler d1 execute DB --remote --env production --file ${out} -y`);
+console.error(`Done in ${((Date.now() - started) / 1000).toFixed(1)}s. Next, for each shard:`);
+for (const line of next) console.error(`  ${line}`);

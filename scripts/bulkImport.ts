@@ -19,7 +19,6 @@
  * aggregates of what was written, so the database is never left without them.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { DrizzleD1Database } from "drizzle-orm/d1";
 import {
   createIndexes,
   dropSecondaryIndexes,
@@ -28,9 +27,9 @@ import {
   tuneForLoading,
   writeFilingRows,
 } from "../seed/localD1.ts";
+import type { Db } from "../src/db/database.ts";
 import { FILINGS_PER_GROUP, facetCutoffDay, groups, refreshQueued } from "../src/db/load.ts";
 import { type FilingRecord, toRows } from "../src/db/records.ts";
-import type * as schema from "../src/db/schema.ts";
 import {
   emptySummary,
   IMPORT_GROUP,
@@ -116,7 +115,7 @@ export class BulkImport {
    * counted as inserted.
    */
   async finish(
-    db: DrizzleD1Database<typeof schema>,
+    db: Db,
     report: (phase: string) => void = () => {},
     onWarning: (warning: Warning) => void | Promise<void> = () => {},
   ): Promise<ImportSummary> {

@@ -7,7 +7,8 @@
  *   npm run export -- --state tx > tx.ndjson
  *   npm run export -- --state NY --out ny.ndjson --remote [--env preview]
  *
- * Filings come in id order (load order), read a page at a time. Each line
+ * Only the shard that holds the state is read (src/db/shards.ts). Filings
+ * come in id order (load order), read a page at a time. Each line
  * is the public lookup's full filing (GET /filings: envelope B with
  * amendments, filing kind, lapse date source, filing office, collateral),
  * plus each address's `street2`. With --out, the file appears
@@ -16,10 +17,12 @@
 import { once } from "node:events";
 import { createWriteStream, renameSync, rmSync } from "node:fs";
 import type { Writable } from "node:stream";
+import { shardOf } from "../src/db/shards.ts";
 import { isStateCode } from "../src/domain/states.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { exportFilings, feedLine } from "../src/feed/export.ts";
-import { describeTarget, feedCommandLine, openDatabase } from "./feedDb.ts";
+import { describeTarget, feedCommandLine, openShards } from "./feedDb.ts";
+import { shardConfig } from "./shardConfig.ts";
 
 const USAGE =
   "usage: npm run export -- --state XX [--out FILE] [--remote [--env production|preview]] [--persist-to DIR]";
@@ -35,9 +38,13 @@ const out: Writable = partial ? createWriteStream(partial) : process.stdout;
 let count = 0;
 let started = Date.now();
 try {
-  const { db, dispose } = await openDatabase(target);
+  // A state's filings live in one shard: only that one is opened and read.
+  const config = await shardConfig(target.remote ? (target.env ?? "production") : undefined);
+  const shard = shardOf(config.layout, state);
+  const { shards, dispose } = await openShards(target, [shard]);
+  const db = shards.databases.get(shard)!;
   started = Date.now();
-  console.error(`Exporting the filings of ${state} from the ${describeTarget(target)}`);
+  console.error(`Exporting the filings of ${state} from ${shard}, the ${describeTarget(target)}`);
   try {
     const today = isoSeconds(Date.now()).slice(0, 10);
     for await (const item of exportFilings(db, state)) {

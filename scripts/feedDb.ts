@@ -1,27 +1,29 @@
 /**
- * The D1 database of `npm run import` and `npm run export`, as a Drizzle
- * handle over a binding from wrangler's getPlatformProxy:
+ * The D1 databases (shards, src/db/shards.ts) of `npm run import` and
+ * `npm run export`, as Drizzle handles:
  * - local (default): the local D1 state `wrangler dev` uses, under
  *   .wrangler/state (or --persist-to DIR, as wrangler's own option), with
- *   migrations applied first by `wrangler d1 migrations apply DB --local`.
- *   The database file is opened in-process with node:sqlite (seed/localD1.ts),
+ *   migrations applied first to every shard (scripts/migrate.ts). Each
+ *   shard's file is opened in-process with node:sqlite (seed/localD1.ts),
  *   so the loader's batches cost no round trip: thousands of filings a
  *   second instead of a few hundred through wrangler's binding proxy;
  * - remote (--remote): a deployed environment's database (production, or
  *   preview with --env preview; wrangler.toml's top level is local only),
- *   through wrangler's remote bindings. The environment's D1 binding is
+ *   through wrangler's remote bindings. The environment's shard bindings are
  *   copied, marked `remote: true`, into a config under .wrangler/tmp that
  *   getPlatformProxy reads. Needs Cloudflare credentials (`wrangler login`,
  *   or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID); migrations are the
  *   deployment's job (npm run deploy applies them).
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
-import { localD1Database, openLocalD1 } from "../seed/localD1.ts";
+import { localD1Database, openLocalD1File } from "../seed/localD1.ts";
 import * as schema from "../src/db/schema.ts";
+import type { ShardDatabases } from "../src/feed/shardedImport.ts";
+import { CONFIG, localFiles, migrateAll, type ShardConfig, type ShardDatabase, shardConfig } from "./shardConfig.ts";
 
 export interface Target {
   remote: boolean;
@@ -31,7 +33,6 @@ export interface Target {
   persistTo?: string;
 }
 
-const CONFIG = "wrangler.toml";
 export const ENVIRONMENTS = ["production", "preview"];
 
 /**
@@ -72,7 +73,8 @@ export function feedCommandLine<O extends ParseArgsOptionsConfig>(usage: string,
 
 /** The target named by --remote, --env and --persist-to, or why they do not fit together. */
 export function targetOf(options: { remote: boolean; env?: string; persistTo?: string }): Target | string {
-  if (options.env !== undefined && !options.remote) return "--env needs --remote (local state has one database)";
+  if (options.env !== undefined && !options.remote)
+    return "--env needs --remote (local state is the top level of wrangler.toml)";
   if (options.env !== undefined && !ENVIRONMENTS.includes(options.env)) {
     return `--env must be one of ${ENVIRONMENTS.join(", ")}`;
   }
@@ -87,27 +89,17 @@ export function describeTarget(target: Target): string {
   return `local D1 database in ${target.persistTo ?? ".wrangler/state"}`;
 }
 
-/** Applies pending migrations to the local database (the remote one is left to deployment). */
-export function migrateLocal(target: Target): void {
-  const args = ["d1", "migrations", "apply", "DB", "--local", "--config", CONFIG];
-  if (target.persistTo) args.push("--persist-to", target.persistTo);
-  try {
-    execFileSync("wrangler", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  } catch (err) {
-    const { stdout, stderr } = err as { stdout?: string; stderr?: string };
-    throw new Error(`wrangler ${args.join(" ")} failed:\n${stdout ?? ""}${stderr ?? ""}`);
-  }
+/** Applies pending migrations to every local shard (remote ones are left to deployment). */
+export async function migrateLocal(target: Target): Promise<void> {
+  migrateAll(await shardConfig(), target);
 }
 
-/** A copy of the D1 binding of wrangler.toml marked remote, for getPlatformProxy. */
-async function remoteConfig(env: string): Promise<string> {
-  const { unstable_readConfig } = await import("wrangler");
-  const config = unstable_readConfig({ config: CONFIG, env });
-  const bindings = config.d1_databases as { binding: string; database_name?: string; database_id?: string }[];
-  const d1 = bindings.find((d) => d.binding === "DB");
-  if (!d1) throw new Error(`${CONFIG} has no D1 binding DB for env ${env}`);
-  if (!d1.database_id || d1.database_id.startsWith("REPLACE_WITH")) {
-    throw new Error(`${CONFIG} has no database id for env ${env} yet (docs/deploying.md)`);
+/** A copy of the shards' D1 bindings of wrangler.toml marked remote, for getPlatformProxy. */
+function remoteConfig(config: ShardConfig, shards: ShardDatabase[], env: string): string {
+  for (const d1 of shards) {
+    if (!d1.databaseId || d1.databaseId.startsWith("REPLACE_WITH")) {
+      throw new Error(`${CONFIG} has no database id for ${d1.binding} in env ${env} yet (docs/deploying.md)`);
+    }
   }
   const dir = resolve(".wrangler/tmp/feed-remote");
   mkdirSync(dir, { recursive: true });
@@ -117,15 +109,13 @@ async function remoteConfig(env: string): Promise<string> {
     JSON.stringify(
       {
         name: config.name,
-        compatibility_date: config.compatibility_date,
-        d1_databases: [
-          {
-            binding: "DB",
-            database_name: d1.database_name,
-            database_id: d1.database_id,
-            remote: true,
-          },
-        ],
+        compatibility_date: config.compatibilityDate,
+        d1_databases: shards.map((d1) => ({
+          binding: d1.binding,
+          database_name: d1.databaseName,
+          database_id: d1.databaseId,
+          remote: true,
+        })),
       },
       null,
       2,
@@ -134,32 +124,69 @@ async function remoteConfig(env: string): Promise<string> {
   return path;
 }
 
-export async function openDatabase(target: Target) {
+export type FeedDatabase = DrizzleD1Database<typeof schema>;
+
+export interface OpenShards {
+  config: ShardConfig;
+  /** The shards opened, by binding: ShardDatabases for importSharded. */
+  shards: ShardDatabases;
+  /** Locally, each opened shard's SQLite file (bulk loads write it directly). */
+  sqlite: Map<string, DatabaseSync> | undefined;
+  dispose: () => Promise<void>;
+}
+
+/**
+ * The shards of the target (wrangler.toml's layout, src/db/shards.ts), or
+ * only the bindings in `only` (an export reads its state's shard alone).
+ */
+export async function openShards(target: Target, only?: string[]): Promise<OpenShards> {
+  const config = await shardConfig(target.remote ? (target.env ?? "production") : undefined);
+  const wanted = config.databases.filter((d) => !only || only.includes(d.binding));
   if (!target.remote) {
-    let sqlite: ReturnType<typeof openLocalD1>;
+    const sqlite = new Map<string, DatabaseSync>();
+    const databases = new Map<string, FeedDatabase>();
     try {
-      sqlite = openLocalD1(target.persistTo);
+      for (const { shard, file } of localFiles(config, target.persistTo)) {
+        if (!wanted.includes(shard)) continue;
+        const db = openLocalD1File(file);
+        sqlite.set(shard.binding, db);
+        // The proxy database builds the same SQL as the D1 one and runs the same
+        // calls (select, insert, delete, batch); only the driver underneath differs.
+        databases.set(shard.binding, localD1Database(db) as unknown as FeedDatabase);
+      }
     } catch (err) {
+      for (const db of sqlite.values()) db.close();
       throw new Error(`the ${describeTarget(target)} has no filings table (${(err as Error).message})`);
     }
-    // The proxy database builds the same SQL as the D1 one and runs the same
-    // calls (select, insert, delete, batch); only the driver underneath differs.
-    const db = localD1Database(sqlite) as unknown as DrizzleD1Database<typeof schema>;
-    return { db, sqlite, dispose: async () => sqlite.close() };
+    return {
+      config,
+      shards: { layout: config.layout, databases },
+      sqlite,
+      dispose: async () => {
+        for (const db of sqlite.values()) db.close();
+      },
+    };
   }
   // Loaded here, not on start: wrangler takes a second to load, and usage errors need none of it.
   const { getPlatformProxy } = await import("wrangler");
-  const proxy = await getPlatformProxy<{ DB: D1Database }>({
-    configPath: await remoteConfig(target.env ?? "production"),
+  const env = target.env ?? "production";
+  const proxy = await getPlatformProxy<Record<string, D1Database>>({
+    configPath: remoteConfig(config, wanted, env),
     remoteBindings: true,
   });
-  const db = drizzle(proxy.env.DB, { schema, casing: "snake_case" });
-  try {
-    await proxy.env.DB.prepare("select 1 from filings limit 1").all();
-  } catch (err) {
-    await proxy.dispose();
-    const hint = `apply the migrations to it first: wrangler d1 migrations apply DB --remote --env ${target.env}`;
-    throw new Error(`the ${describeTarget(target)} has no filings table (${(err as Error).message}); ${hint}`);
+  const databases = new Map<string, FeedDatabase>();
+  for (const d1 of wanted) {
+    const binding = proxy.env[d1.binding]!;
+    try {
+      await binding.prepare("select 1 from filings limit 1").all();
+    } catch (err) {
+      await proxy.dispose();
+      const hint = `apply the migrations first: node scripts/migrate.ts --remote --env ${env}`;
+      throw new Error(
+        `${d1.binding} of the ${describeTarget(target)} has no filings table (${(err as Error).message}); ${hint}`,
+      );
+    }
+    databases.set(d1.binding, drizzle(binding, { schema, casing: "snake_case" }));
   }
-  return { db, sqlite: undefined, dispose: () => proxy.dispose() };
+  return { config, shards: { layout: config.layout, databases }, sqlite: undefined, dispose: () => proxy.dispose() };
 }

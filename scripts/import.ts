@@ -10,7 +10,8 @@
  * Formats by extension: .ndjson / .jsonl (one filing per line in the API's
  * envelope B lien shape), .csv (one row per party or amendment) and .xml
  * (IACA-style bulk files, one FileDetail per filing or amendment); see
- * docs/data-feeds.md. Filings are keyed by state and initial financing
+ * docs/data-feeds.md. Each filing goes to its state's shard (wrangler.toml,
+ * docs/sharding.md). Filings are keyed by state and initial financing
  * number: new ones are inserted, changed ones replaced (XML records are
  * merged into what is stored), identical ones left alone, so importing a
  * file twice changes nothing.
@@ -28,10 +29,11 @@ import { createReadStream, createWriteStream, existsSync, rmSync, statSync, type
 import { Readable } from "node:stream";
 import { refreshQueued } from "../src/db/load.ts";
 import { isStateCode } from "../src/domain/states.ts";
-import { emptySummary, type ImportOptions, type ImportSummary, importFeed } from "../src/feed/import.ts";
+import { emptySummary, type ImportOptions, type ImportSummary } from "../src/feed/import.ts";
 import { FeedFileError, feedFormat, type Place } from "../src/feed/read.ts";
+import { importSharded } from "../src/feed/shardedImport.ts";
 import { BULK_GROUP, BulkImport, isEmpty } from "./bulkImport.ts";
-import { describeTarget, feedCommandLine, migrateLocal, openDatabase } from "./feedDb.ts";
+import { describeTarget, feedCommandLine, migrateLocal, openShards } from "./feedDb.ts";
 
 const USAGE =
   "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--no-bulk] [--remote [--env production|preview]] [--persist-to DIR]\n" +
@@ -155,13 +157,15 @@ const add = (s: ImportSummary) => {
 };
 
 try {
-  if (!target.remote) migrateLocal(target);
-  const { db, sqlite, dispose } = await openDatabase(target);
+  if (!target.remote) await migrateLocal(target);
+  const { shards, sqlite, dispose } = await openShards(target);
   opened = true;
-  // An empty local database loads in bulk (scripts/bulkImport.ts): a backfill.
-  const bulk = sqlite && !values["no-bulk"] && isEmpty(sqlite) ? new BulkImport(sqlite) : undefined;
+  // Empty local databases load in bulk (scripts/bulkImport.ts): a backfill.
+  const empty = sqlite && !values["no-bulk"] && [...sqlite.values()].every(isEmpty);
+  const bulk = empty ? new Map([...sqlite].map(([shard, file]) => [shard, new BulkImport(file)])) : undefined;
+  const shardCount = shards.layout.shards.length;
   console.error(
-    `Importing ${files.length === 1 ? files[0] : `${files.length} files`} into the ${describeTarget(target)}${bulk ? ", empty: bulk mode" : ""} (ready in ${((Date.now() - started) / 1000).toFixed(1)}s)`,
+    `Importing ${files.length === 1 ? files[0] : `${files.length} files`} into the ${describeTarget(target)}${shardCount > 1 ? ` (${shardCount} shards)` : ""}${bulk ? ", empty: bulk mode" : ""} (ready in ${((Date.now() - started) / 1000).toFixed(1)}s)`,
   );
   started = Date.now();
   try {
@@ -188,11 +192,18 @@ try {
             bar.report(p);
           },
         };
-        const s = await importFeed(
-          db,
+        // Each filing to its state's shard (src/feed/shardedImport.ts).
+        const s = await importSharded(
+          shards,
           file,
           body,
-          bulk ? { ...options, writeItems: bulk.writer(), groupSize: BULK_GROUP } : options,
+          bulk
+            ? {
+                ...options,
+                bulkWriters: new Map([...bulk].map(([shard, b]) => [shard, b.writer()])),
+                groupSize: BULK_GROUP,
+              }
+            : options,
         );
         bar.report(s);
         bar.done();
@@ -221,16 +232,18 @@ try {
       // Also after a failure: what was written gets its indexes and aggregates.
       const phase = Date.now();
       if (bulk) {
-        const later = await bulk.finish(
-          db,
-          (step) => console.error(`  ${step}...`),
-          (w) => warnings.write(w),
-        );
-        total.inserted += later.inserted;
-        total.pending += later.pending;
+        for (const [shard, b] of bulk) {
+          const later = await b.finish(
+            shards.databases.get(shard)!,
+            (step) => console.error(`  ${shardCount > 1 ? `${shard}: ` : ""}${step}...`),
+            (w) => warnings.write(w),
+          );
+          total.inserted += later.inserted;
+          total.pending += later.pending;
+        }
       } else if (!target.remote) {
         console.error("  rebuilding the aggregates of the debtors loaded...");
-        await refreshQueued(db);
+        for (const db of shards.databases.values()) await refreshQueued(db);
       }
       if (!target.remote) console.error(`  finished in ${((Date.now() - phase) / 1000).toFixed(1)}s`);
     } finally {

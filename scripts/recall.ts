@@ -27,10 +27,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { SQLInputValue } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { prng } from "../seed/generate.ts";
-import { openLocalD1 } from "../seed/localD1.ts";
+import { openLocalD1File } from "../seed/localD1.ts";
 import { debtorNameKey, significantWords } from "../src/domain/names.ts";
 import { startDevServer, unmeteredKey, waitUntilUp } from "./devServer.ts";
 import { INDIVIDUAL_KINDS, KINDS, type Kind, misspell } from "./misspell.ts";
+import { localFiles, shardConfig } from "./shardConfig.ts";
 
 const { values } = parseArgs({
   options: {
@@ -47,7 +48,9 @@ const PORT = Number(values.port);
 const BASE = `http://127.0.0.1:${PORT}`;
 const PAGE = 5;
 
-const sqlite = openLocalD1();
+// Names are sampled from the default shard (DB: every state not named in
+// SHARD_STATES, most of them); the searches go through the API, which reads every shard.
+const sqlite = openLocalD1File(localFiles(await shardConfig())[0]!.file);
 const one = <T>(sql: string, ...params: SQLInputValue[]) => sqlite.prepare(sql).get(...params) as T | undefined;
 const all = <T>(sql: string, ...params: SQLInputValue[]) => sqlite.prepare(sql).all(...params) as T[];
 const filingCount = one<{ n: number }>("select count(*) as n from filings")!.n;

@@ -8,7 +8,7 @@
  * the rows and tables the D1 loader writes (tableRows), only with more rows
  * per statement.
  */
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { getTableName } from "drizzle-orm";
@@ -42,20 +42,17 @@ export function tuneForLoading(db: DatabaseSync): void {
   db.exec("pragma mmap_size = 4294967296"); // up to 4 GiB of the file mapped
 }
 
-/** Opens the local D1 file of the project's (single) database; migrations must be applied. */
-export function openLocalD1(stateDir = ".wrangler/state"): DatabaseSync {
-  const dir = join(stateDir, D1_DIR);
-  const files = readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
-  for (const file of files) {
-    const db = new DatabaseSync(join(dir, file));
-    const migrated = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'filings'").get();
-    if (migrated) {
-      db.exec("pragma busy_timeout = 10000");
-      return db;
-    }
+/** Opens a local D1 file (scripts/shardConfig.ts, localD1File) whose migrations are applied. */
+export function openLocalD1File(file: string): DatabaseSync {
+  if (!existsSync(file)) throw new Error(`no local D1 database at ${file}; run npm run db:migrate`);
+  const db = new DatabaseSync(file);
+  const migrated = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'filings'").get();
+  if (!migrated) {
     db.close();
+    throw new Error(`the local D1 database at ${file} is not migrated; run npm run db:migrate`);
   }
-  throw new Error(`no migrated local D1 database under ${dir}; run npm run db:migrate`);
+  db.exec("pragma busy_timeout = 10000");
+  return db;
 }
 
 /** Only builds SQL: the D1 handle is never called. */
@@ -162,6 +159,50 @@ export function writeFilings(
       group.map((r, i) => toRows(r, firstId + written + i)),
       cutoff,
     );
+    written += group.length;
+    onProgress(written);
+  }
+  return rows;
+}
+
+/**
+ * writeFilings over several shards: each group of `records` is split by
+ * the shard of its filings' state, and each part written to that shard in
+ * one transaction, with ids counting from 1 in each shard. Returns rows
+ * written.
+ */
+export function writeShardedFilings(
+  shards: ReadonlyMap<string, DatabaseSync>,
+  shardOfState: (state: string) => string,
+  records: Iterable<FilingRecord>,
+  onProgress: (filings: number) => void,
+  now: number = Date.now(),
+): number {
+  const prepared = new Map([...shards.keys()].map((shard) => [shard, new Map<string, StatementSync>()]));
+  const nextId = new Map([...shards.keys()].map((shard) => [shard, 1]));
+  const cutoff = facetCutoffDay(now);
+  let written = 0;
+  let rows = 0;
+  for (const group of groups(records, FILINGS_PER_GROUP * 4)) {
+    const parts = new Map<string, FilingRecord[]>();
+    for (const record of group) {
+      const shard = shardOfState(record.state);
+      const part = parts.get(shard);
+      if (part) part.push(record);
+      else parts.set(shard, [record]);
+    }
+    for (const [shard, part] of parts) {
+      const db = shards.get(shard);
+      if (!db) throw new Error(`no database for shard ${shard}`);
+      const first = nextId.get(shard)!;
+      rows += writeFilingRows(
+        db,
+        prepared.get(shard)!,
+        part.map((r, i) => toRows(r, first + i)),
+        cutoff,
+      );
+      nextId.set(shard, first + part.length);
+    }
     written += group.length;
     onProgress(written);
   }

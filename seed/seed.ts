@@ -1,6 +1,7 @@
 /**
- * Loads generated filings into the local D1 database and registers the
- * local development key. Run through npm, which supplies the right Node:
+ * Loads generated filings into the local D1 databases, each filing into its
+ * state's shard (wrangler.toml, src/db/shards.ts), and registers the local
+ * development key. Run through npm, which supplies the right Node:
  *
  *   npm run seed                        # 20,000 filings, replacing local data
  *   npm run seed -- --filings 1000000   # a million, for benchmarks
@@ -9,22 +10,26 @@
  * With --if-empty (used by `npm start`) it leaves existing data alone.
  * With --out FILE it writes the generated filings as an NDJSON feed for
  * `npm run import` instead (bulk import benchmarks), touching no database.
- * Only local state is ever touched: the D1 file under .wrangler/state and
+ * Only local state is ever touched: the D1 files under .wrangler/state and
  * the local KV namespace.
  */
 import { once } from "node:events";
 import { createWriteStream, statSync } from "node:fs";
+import type { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
+import { localFiles, shardConfig } from "../scripts/shardConfig.ts";
+import { shardOf } from "../src/db/shards.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { generatedCount, generateFilings } from "./generate.ts";
 import {
   createIndexes,
   dropSecondaryIndexes,
-  openLocalD1,
+  type IndexDefinition,
+  openLocalD1File,
   refreshAll,
   tuneForLoading,
-  writeFilings,
+  writeShardedFilings,
 } from "./localD1.ts";
 import { putLocalKey } from "./localKv.ts";
 
@@ -85,52 +90,65 @@ if (values.out) {
 
 await putLocalKey(LOCAL_DEV_KEY, { label: "local development", created: new Date().toISOString(), status: "active" });
 
-const db = openLocalD1();
-const existing = Number((db.prepare("select count(*) as n from filings").get() as { n: number }).n);
+// Every shard of wrangler.toml's layout (src/db/shards.ts): each filing goes to its state's.
+const config = await shardConfig();
+const shards = new Map(localFiles(config).map(({ shard, file }) => [shard.binding, openLocalD1File(file)]));
+const rowsOf = (db: DatabaseSync, table: string) =>
+  Number((db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n);
+const existing = [...shards.values()].reduce((sum, db) => sum + rowsOf(db, "filings"), 0);
 if (values["if-empty"] && existing > 0) {
   console.log(`Local database already holds ${existing.toLocaleString()} filings; not seeding.`);
 } else {
   const started = Date.now();
   const total = generatedCount(count);
   console.log(
-    `Seeding ${total.toLocaleString()} filings (${count.toLocaleString()} generated and ${(total - count).toLocaleString()} shaped like office data; seed ${seed}) into the local D1 database...`,
+    `Seeding ${total.toLocaleString()} filings (${count.toLocaleString()} generated and ${(total - count).toLocaleString()} shaped like office data; seed ${seed}) into ${shards.size === 1 ? "the local D1 database" : `${shards.size} local D1 shards`}...`,
   );
-  db.exec("begin");
-  for (const table of TABLES) db.exec(`delete from ${table}`);
-  db.exec("commit");
-  // Give the space of the data just deleted back, so the size reported is this load's.
-  db.exec("vacuum");
-  // Bulk-load trick: build secondary indexes once at the end instead of
-  // maintaining them row by row.
-  const indexes = dropSecondaryIndexes(db);
-  db.exec("pragma synchronous = off");
-  tuneForLoading(db);
-  writeFilings(db, generateFilings({ filings: count, seed, now: started }), 1, progressReporter(total), started);
+  const indexes = new Map<string, IndexDefinition[]>();
+  for (const [shard, db] of shards) {
+    db.exec("begin");
+    for (const table of TABLES) db.exec(`delete from ${table}`);
+    db.exec("commit");
+    // Give the space of the data just deleted back, so the size reported is this load's.
+    db.exec("vacuum");
+    // Bulk-load trick: build secondary indexes once at the end instead of
+    // maintaining them row by row.
+    indexes.set(shard, dropSecondaryIndexes(db));
+    db.exec("pragma synchronous = off");
+    tuneForLoading(db);
+  }
+  writeShardedFilings(
+    shards,
+    (state) => shardOf(config.layout, state),
+    generateFilings({ filings: count, seed, now: started }),
+    progressReporter(total),
+    started,
+  );
   const phase = timer(started);
-  console.log(`\n  filings written (${phase()}); building ${indexes.length} indexes...`);
-  createIndexes(db, indexes);
-  console.log(`  indexes built (${phase()}); building debtor aggregates and running totals...`);
-  refreshAll(db);
-  console.log(`  aggregates built (${phase()})`);
-  db.prepare("insert into data_loads (source, loaded_at, filings) values (?, ?, ?)").run(
-    `seed --filings ${count} --seed ${seed}`,
-    isoSeconds(Date.now()),
-    total,
-  );
-  // Statistics for the query planner, as `PRAGMA optimize` keeps them on D1.
-  db.exec("analyze");
-  db.exec("pragma wal_checkpoint(truncate)");
-  const rows = TABLES.reduce(
-    (sum, t) => sum + Number((db.prepare(`select count(*) as n from ${t}`).get() as { n: number }).n),
-    0,
-  );
+  console.log(`\n  filings written (${phase()}); building indexes, debtor aggregates and running totals...`);
+  for (const [shard, db] of shards) {
+    createIndexes(db, indexes.get(shard) ?? []);
+    refreshAll(db);
+    // Every shard records the load, as an import does: its data_loaded_at.
+    db.prepare("insert into data_loads (source, loaded_at, filings) values (?, ?, ?)").run(
+      `seed --filings ${count} --seed ${seed}`,
+      isoSeconds(Date.now()),
+      total,
+    );
+    // Statistics for the query planner, as `PRAGMA optimize` keeps them on D1.
+    db.exec("analyze");
+    db.exec("pragma wal_checkpoint(truncate)");
+    const megabytes = (statSync(db.location()!).size / 1_048_576).toFixed(0);
+    console.log(`  ${shard}: ${rowsOf(db, "filings").toLocaleString()} filings, ${megabytes} MB (${phase()})`);
+  }
+  const rows = [...shards.values()].reduce((sum, db) => TABLES.reduce((n, t) => n + rowsOf(db, t), sum), 0);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  const megabytes = (statSync(db.location()!).size / 1_048_576).toFixed(0);
+  const megabytes = [...shards.values()].reduce((sum, db) => sum + statSync(db.location()!).size, 0) / 1_048_576;
   console.log(
-    `\nSeeded ${total.toLocaleString()} filings, ${rows.toLocaleString()} rows in all, in ${seconds}s; database ${megabytes} MB.`,
+    `\nSeeded ${total.toLocaleString()} filings, ${rows.toLocaleString()} rows in all, in ${seconds}s; ${shards.size === 1 ? "database" : `${shards.size} databases`} ${megabytes.toFixed(0)} MB.`,
   );
 }
-db.close();
+for (const db of shards.values()) db.close();
 console.log(`Local API key: ${LOCAL_DEV_KEY}`);
 
 /** Seconds since the previous call (the first: since `from`), as text. */

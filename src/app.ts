@@ -35,11 +35,14 @@ export function createApp() {
   app.use(async (c, next) => {
     const started = Date.now();
     c.set("now", new Date(started));
-    c.set("d1", { batches: 0, rowsRead: 0, ms: 0 });
+    c.set("d1", { batches: 0, shards: 0, rowsRead: 0, ms: 0 });
     c.header("x-request-id", c.get("requestId"));
     await next();
     const d1 = c.get("d1");
-    if (d1.batches > 0) setMetric(c, "d1", d1.ms, `${d1.batches} batch, ${d1.rowsRead} rows read`, 0);
+    if (d1.batches > 0) {
+      const shards = d1.shards > 1 ? `, ${d1.shards} shards` : "";
+      setMetric(c, "d1", d1.ms, `${d1.batches} batch, ${d1.rowsRead} rows read${shards}`, 0);
+    }
     // One line per request: never the key, only its label.
     log(c, "info", {
       event: "request",
@@ -48,6 +51,7 @@ export function createApp() {
       status: c.res.status,
       duration_ms: Date.now() - started,
       d1_ms: d1.ms,
+      d1_shards: d1.shards,
       rows_read: d1.rowsRead,
       key_label: c.get("keyLabel") ?? null,
     });

@@ -16,7 +16,7 @@ import { createApp } from "../src/app.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { filingLookupRoute } from "../src/routes/filings.ts";
 import { LOOKUPS, sampleFilings } from "./endpoints.ts";
-import { daysAgo, get, load, registerKeys, TEST_KEY } from "./helpers.ts";
+import { daysAgo, envWithShards, get, load, registerKeys, TEST_KEY } from "./helpers.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON, its shape checked by the assertions.
 type Json = any;
@@ -208,14 +208,14 @@ describe("error responses", () => {
 
   it("500 for an unexpected fault", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const broken = {
-      ...env,
-      DB: {
-        withSession() {
-          throw new TypeError("not a D1 failure");
-        },
-      },
-    };
+    const broken = envWithShards(
+      () =>
+        ({
+          withSession() {
+            throw new TypeError("not a D1 failure");
+          },
+        }) as unknown as D1Database,
+    );
     const res = await createApp().request(
       "/filings/recent-by-state?state=CA&fault=1",
       { headers: { "x-api-key": TEST_KEY } },
@@ -246,7 +246,7 @@ describe("error responses", () => {
     const dbDown = await createApp().request(
       "/debtors/search?name=contract&state=CA&fault=2",
       { headers: { "x-api-key": TEST_KEY } },
-      { ...env, DB: failing },
+      envWithShards(() => failing as unknown as D1Database),
     );
     errors.mockRestore();
     expect([kvDown.status, dbDown.status]).toEqual([503, 503]);

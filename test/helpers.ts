@@ -1,21 +1,71 @@
 /**
  * Test fixtures: small hand-made filings loaded through the same insert path
- * as the seed, API keys registered in the local KV, and a client for the
- * Worker under test.
+ * as the seed, each into its state's shard (the tests run with one shard and
+ * with four: vitest.config.ts), API keys registered in the local KV, and a
+ * client for the Worker under test.
  */
 import { env, exports } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/d1";
 import { insertFilings, recordLoad } from "../src/db/load.ts";
 import type { FilingRecord, PartyRecord } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
+import { shardOf, shardsOf } from "../src/db/shards.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { isoSeconds } from "../src/domain/time.ts";
+import type { ShardDatabases } from "../src/feed/shardedImport.ts";
 import type { Body, ItemOf, ListOf } from "./bodies.ts";
 
 export const TEST_KEY = "test-key-0123456789abcdef";
 export const REVOKED_KEY = "revoked-key-0123456789abcdef";
 
-export const db = drizzle(env.DB, { schema, casing: "snake_case" });
+/** The layout under test and each shard's D1 binding. */
+export const shards = shardsOf(env);
+
+const handle = (d1: D1Database) => drizzle(d1, { schema, casing: "snake_case" });
+
+/** Drizzle handles over every shard, for sharded imports (src/feed/shardedImport.ts). */
+export const shardDatabases: ShardDatabases = {
+  layout: shards.layout,
+  databases: new Map([...shards.databases].map(([name, d1]) => [name, handle(d1)])),
+};
+
+/** The D1 binding of the shard that holds `state`. */
+export function d1Of(state: string): D1Database {
+  return shards.databases.get(shardOf(shards.layout, state))!;
+}
+
+/** The Drizzle handle of the shard that holds `state`. */
+export function dbOf(state: string) {
+  return shardDatabases.databases.get(shardOf(shards.layout, state))!;
+}
+
+/** Every shard's D1 binding. */
+export const allD1 = [...shards.databases.values()];
+
+/**
+ * `env` with every shard's binding replaced by `wrap(binding)`: a failing,
+ * hanging or recording database wherever the request reads.
+ */
+export function envWithShards(wrap: (d1: D1Database, name: string) => D1Database): Env {
+  const replaced: Record<string, D1Database> = {};
+  for (const [name, d1] of shards.databases) replaced[name] = wrap(d1, name);
+  return { ...env, ...replaced };
+}
+
+/** Empties every table of every shard (D1's own tables and the migrations journal aside). */
+export async function clearAllShards(): Promise<void> {
+  for (const d1 of allD1) {
+    const { results } = await d1
+      .prepare(
+        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name <> 'd1_migrations'",
+      )
+      .all<{ name: string }>();
+    await d1.batch([
+      d1.prepare("pragma defer_foreign_keys = on"),
+      ...results.map(({ name }) => d1.prepare(`delete from "${name}"`)),
+    ]);
+  }
+}
 
 const DAY = 86_400_000;
 
@@ -60,9 +110,13 @@ let nextId = 1;
 
 /** Inserts `records` (ids continue across calls within a test file). */
 export async function load(records: FilingRecord[]): Promise<void> {
-  await insertFilings(db, records, nextId);
-  nextId += records.length;
-  await recordLoad(db, "test", records.length);
+  for (const [shard, db] of shardDatabases.databases) {
+    const mine = records.filter((r) => shardOf(shards.layout, r.state) === shard);
+    if (mine.length > 0) await insertFilings(db, mine, nextId);
+    nextId += mine.length;
+    // Every shard records the load, as a sharded import does.
+    await recordLoad(db, "test", records.length);
+  }
 }
 
 export async function registerKeys(): Promise<void> {

@@ -4,7 +4,7 @@ import { createApp } from "../src/app.ts";
 import { DB_TIMEOUT_MS } from "../src/queries/db.ts";
 import type { ErrorBody } from "./bodies.ts";
 import { LOOKUPS, sampleFilings } from "./endpoints.ts";
-import { filing, get, getJson, load, REVOKED_KEY, registerKeys, TEST_KEY } from "./helpers.ts";
+import { envWithShards, filing, get, getJson, load, REVOKED_KEY, registerKeys, TEST_KEY } from "./helpers.ts";
 
 /** Each keyed endpoint's plain request (test/endpoints.ts). */
 const PATHS = LOOKUPS.filter((e) => e.access === "key").map((e) => e.sample[0]!);
@@ -64,7 +64,11 @@ describe("database faults", () => {
     };
     const lines: string[] = [];
     const errors = vi.spyOn(console, "error").mockImplementation((line: string) => lines.push(line));
-    const res = await createApp().request(uncached(), { headers: { "x-api-key": TEST_KEY } }, { ...env, DB: failing });
+    const res = await createApp().request(
+      uncached(),
+      { headers: { "x-api-key": TEST_KEY } },
+      envWithShards(() => failing as unknown as D1Database),
+    );
     errors.mockRestore();
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");
@@ -93,7 +97,11 @@ describe("database timeouts", () => {
     };
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     vi.useFakeTimers();
-    const pending = createApp().request(uncached(), { headers: { "x-api-key": TEST_KEY } }, { ...env, DB: hanging });
+    const pending = createApp().request(
+      uncached(),
+      { headers: { "x-api-key": TEST_KEY } },
+      envWithShards(() => hanging as unknown as D1Database),
+    );
     await vi.advanceTimersByTimeAsync(DB_TIMEOUT_MS + 1);
     const res = await pending;
     vi.useRealTimers();
@@ -123,6 +131,7 @@ describe("request logs", () => {
       status: 200,
       duration_ms: expect.any(Number),
       d1_ms: expect.any(Number),
+      d1_shards: 1,
       rows_read: expect.any(Number),
       key_label: "test active",
     });

@@ -2,26 +2,26 @@
  * Importing feeds (src/feed) into the test D1 database through
  * upsertFilings, then reading them back through the API, as a client would.
  */
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
 import type { FilingRecord } from "../src/db/records.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { exportFilings, feedLine, lienLine } from "../src/feed/export.ts";
-import { emptySummary, importFeed } from "../src/feed/import.ts";
+import { emptySummary } from "../src/feed/import.ts";
 import { type Reject, readFeed, type Warning } from "../src/feed/read.ts";
+import { importSharded } from "../src/feed/shardedImport.ts";
 import { type Body, firstOf, withMetadata } from "./bodies.ts";
 import feedCsv from "./fixtures/feed.csv?raw";
 import feedNdjson from "./fixtures/feed.ndjson?raw";
 import mixedNdjson from "./fixtures/mixed.ndjson?raw";
-import { daysAgo, db, get, getJson, registerKeys } from "./helpers.ts";
+import { clearAllShards, daysAgo, dbOf, get, getJson, registerKeys, shardDatabases } from "./helpers.ts";
 
 const stream = (text: string | Uint8Array) => new Response(text).body!;
 
 async function importText(file: string, text: string | Uint8Array) {
   const rejects: Reject[] = [];
   const warnings: Warning[] = [];
-  const summary = await importFeed(db, file, stream(text), {
+  const summary = await importSharded(shardDatabases, file, stream(text), {
     onReject: (r) => void rejects.push(r),
     onWarning: (w) => void warnings.push(w),
   });
@@ -41,13 +41,7 @@ async function records(file: string, text: string): Promise<FilingRecord[]> {
 
 /** Deletes every row of every table, leaving the migrated schema: an empty database. */
 async function emptyDatabase() {
-  const { results } = await env.DB.prepare(
-    "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name <> 'd1_migrations'",
-  ).all<{ name: string }>();
-  await env.DB.batch([
-    env.DB.prepare("pragma defer_foreign_keys = on"),
-    ...results.map(({ name }) => env.DB.prepare(`delete from "${name}"`)),
-  ]);
+  await clearAllShards();
 }
 
 // Responses are cached at the edge for a minute by URL: each read below
@@ -370,7 +364,8 @@ describe("exporting and importing again", () => {
 
     const exported: string[] = [];
     for (const state of states) {
-      for await (const item of exportFilings(db, state, 50)) exported.push(JSON.stringify(feedLine(item, today())));
+      for await (const item of exportFilings(dbOf(state), state, 50))
+        exported.push(JSON.stringify(feedLine(item, today())));
     }
     expect(exported).toHaveLength(generated.length);
     await emptyDatabase();

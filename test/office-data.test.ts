@@ -5,23 +5,23 @@
  * amendments apart from their filings. Every usable filing loads, and the
  * public lookup serves what the office recorded.
  */
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { emptySummary, importFeed } from "../src/feed/import.ts";
+import { emptySummary } from "../src/feed/import.ts";
 import type { Reject, Warning } from "../src/feed/read.ts";
+import { importSharded } from "../src/feed/shardedImport.ts";
 import type { Body } from "./bodies.ts";
 import officeCsv from "./fixtures/office.csv?raw";
 import officeNdjson from "./fixtures/office.ndjson?raw";
 import officeXml from "./fixtures/office.xml?raw";
 import officeLaterXml from "./fixtures/office-later.xml?raw";
-import { db, get, getJson, registerKeys } from "./helpers.ts";
+import { allD1, clearAllShards, get, getJson, registerKeys, shardDatabases } from "./helpers.ts";
 
 const stream = (body: string | Uint8Array) => new Response(body).body!;
 
 async function importText(file: string, body: string | Uint8Array) {
   const rejects: Reject[] = [];
   const warnings: Warning[] = [];
-  const summary = await importFeed(db, file, stream(body), {
+  const summary = await importSharded(shardDatabases, file, stream(body), {
     onReject: (r) => void rejects.push(r),
     onWarning: (w) => void warnings.push(w),
   });
@@ -31,13 +31,7 @@ async function importText(file: string, body: string | Uint8Array) {
 const counts = (c: Partial<ReturnType<typeof emptySummary>>) => ({ ...emptySummary(), ...c });
 
 async function emptyDatabase() {
-  const { results } = await env.DB.prepare(
-    "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name <> 'd1_migrations'",
-  ).all<{ name: string }>();
-  await env.DB.batch([
-    env.DB.prepare("pragma defer_foreign_keys = on"),
-    ...results.map(({ name }) => env.DB.prepare(`delete from "${name}"`)),
-  ]);
+  await clearAllShards();
 }
 
 // Each read adds a parameter of its own, so the edge cache never answers.
@@ -323,8 +317,10 @@ describe("an IACA XML bulk file", () => {
     expect(filing.amendments).toMatchObject([
       { amendment_financing_number: "U250077700002", amendment_kind: "termination" },
     ]);
-    const pending = await env.DB.prepare("select count(*) as n from pending_amendments").first<{ n: number }>();
-    expect(pending?.n).toBe(0);
+    for (const d1 of allD1) {
+      const pending = await d1.prepare("select count(*) as n from pending_amendments").first<{ n: number }>();
+      expect(pending?.n).toBe(0);
+    }
     const before = await snapshot();
     const again = await importText("office.xml", officeXml);
     expect(again.summary).toEqual(counts({ read: 5, unchanged: 3, amendments: 3, warned: 1 }));

@@ -7,24 +7,26 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
 import { LOOKUPS } from "./endpoints.ts";
-import { filing, load, registerKeys, TEST_KEY } from "./helpers.ts";
+import { envWithShards, filing, load, registerKeys, TEST_KEY } from "./helpers.ts";
 
 interface Statement {
   sql: string;
   params: unknown[];
+  /** The shard it ran on (EXPLAIN runs there). */
+  d1?: D1Database;
 }
 
 /** A D1 binding (or session) that records each prepared statement and its parameters. */
-function recording<T extends D1Database | D1DatabaseSession>(db: T, log: Statement[]): T {
+function recording<T extends D1Database | D1DatabaseSession>(db: T, log: Statement[], shard?: D1Database): T {
   return new Proxy(db, {
     get(target, prop) {
       // The service reads through a D1 session (src/queries/db.ts): record its statements too.
       if (prop === "withSession") {
-        return (arg: string) => recording((target as D1Database).withSession(arg), log);
+        return (arg: string) => recording((target as D1Database).withSession(arg), log, shard);
       }
       if (prop === "prepare") {
         return (sql: string) => {
-          const entry: Statement = { sql, params: [] };
+          const entry: Statement = { sql, params: [], d1: shard };
           log.push(entry);
           const stmt = target.prepare(sql);
           return new Proxy(stmt, {
@@ -64,12 +66,13 @@ describe("query plans", () => {
     const res = await createApp().request(
       path,
       { headers: { "x-api-key": TEST_KEY } },
-      { ...env, DB: recording(env.DB, log) },
+      envWithShards((d1) => recording(d1, log, d1)),
     );
     expect(res.status).toBe(200);
     expect(log.length).toBeGreaterThan(0);
-    for (const { sql, params } of log) {
-      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    for (const { sql, params, d1 } of log) {
+      const plan = await (d1 ?? env.DB)
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
         .bind(...params)
         .all<{ detail: string }>();
       const details = plan.results.map((r) => r.detail);

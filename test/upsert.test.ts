@@ -3,12 +3,11 @@
  * replaced: what the old version contributed to counts, name indexes,
  * addresses and co-borrower links goes, and the new version's arrives.
  */
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord } from "../src/db/records.ts";
 import { counted } from "./bodies.ts";
-import { daysAgo, db, filing, getJson, party, registerKeys } from "./helpers.ts";
+import { d1Of, daysAgo, dbOf, filing, getJson, party, registerKeys } from "./helpers.ts";
 
 const before: FilingRecord = filing({
   number: "UP-1",
@@ -36,16 +35,17 @@ async function total(path: string): Promise<number> {
 }
 
 const loads = async () =>
-  Number((await env.DB.prepare("select count(*) as n from data_loads").first<{ n: number }>())?.n);
+  Number((await d1Of(before.state).prepare("select count(*) as n from data_loads").first<{ n: number }>())?.n);
 
 let summaries: Awaited<ReturnType<typeof upsertFilings>>[] = [];
 
 beforeAll(async () => {
   await registerKeys();
   summaries = [
-    await upsertFilings(db, [before], { record: false }),
-    await upsertFilings(db, [after]),
-    await upsertFilings(db, [after]),
+    // Written to the filing's own shard, where the API reads its state.
+    await upsertFilings(dbOf(before.state), [before], { record: false }),
+    await upsertFilings(dbOf(before.state), [after]),
+    await upsertFilings(dbOf(before.state), [after]),
   ];
 });
 

@@ -9,8 +9,9 @@
  *   for every page from the one asked for (`.items()` for their items).
  * - 429 and 503 answers (and network failures) are retried, waiting what
  *   `Retry-After` says plus jitter, within a cap.
- * - Each answer's `x-d1-bookmark` is sent with the next request, so
- *   consecutive requests (a paged walk) never read an older database state.
+ * - Each answer's `x-d1-bookmark` is sent with the next request (merged
+ *   per database when the service runs on several), so consecutive requests
+ *   (a paged walk) never read an older database state.
  * - Every call takes an AbortSignal and a timeout; a non-200 answer throws a
  *   LienLookupError with the API's code, details, status and request id.
  */
@@ -327,11 +328,36 @@ export class LienLookupClient {
     }
   }
 
-  /** Keeps the newest bookmark: D1 bookmarks order as strings. */
+  /** Keeps the newest bookmark of each database (newestBookmark). */
   #remember(bookmark: string | null): void {
     if (!this.#consistentReads || !bookmark) return;
-    if (this.#bookmark === undefined || bookmark > this.#bookmark) this.#bookmark = bookmark;
+    this.#bookmark = this.#bookmark === undefined ? bookmark : newestBookmark(this.#bookmark, bookmark);
   }
+}
+
+/** An `x-d1-bookmark` value's bookmarks by database; a plain D1 bookmark is the default database's ("DB"). */
+function bookmarksOf(value: string): Map<string, string> {
+  if (!value.includes("=")) return new Map([["DB", value]]);
+  return new Map(value.split(",").map((entry) => entry.split("=", 2) as [string, string]));
+}
+
+/**
+ * Of two `x-d1-bookmark` values, the newest bookmark of each database
+ * (shard) either names: the service's bookmarks are comma-separated
+ * `SHARD=BOOKMARK` entries, or one plain D1 bookmark when it runs on one
+ * database; D1 bookmarks order as strings.
+ */
+export function newestBookmark(a: string, b: string): string {
+  if (!a.includes("=") && !b.includes("=")) return b > a ? b : a;
+  const merged = bookmarksOf(a);
+  for (const [shard, bookmark] of bookmarksOf(b)) {
+    const other = merged.get(shard);
+    if (other === undefined || bookmark > other) merged.set(shard, bookmark);
+  }
+  return [...merged]
+    .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+    .map(([shard, bookmark]) => `${shard}=${bookmark}`)
+    .join(",");
 }
 
 /** Shorthand for `new LienLookupClient(options)`. */

@@ -598,7 +598,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The `x-d1-bookmark` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header. */
+        /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
         D1Bookmark: string;
         /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
         IfNoneMatch: string;
@@ -623,8 +623,8 @@ export interface components {
          */
         Vary: string;
         /**
-         * @description The database state this answer was read from. Send it back in `x-d1-bookmark` and the next answer is read from a state at least as new (docs/read-replication.md).
-         * @example 00000001-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653
+         * @description The database state this answer was read from, on each database (shard) it read: comma-separated `SHARD=BOOKMARK` entries, or one plain D1 bookmark when the service runs on one database. Opaque: send it back in `x-d1-bookmark` and the next answer is read, on every database it reads, from a state at least as new (docs/read-replication.md).
+         * @example DB=00000001-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653,DB_2=00000001-00000005-00000011-9c1f0be27d54a6e3b8f2c40d15e6a7b9
          */
         D1Bookmark: string;
         /**
@@ -670,7 +670,7 @@ export interface operations {
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description The `x-d1-bookmark` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header. */
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
             path?: never;
@@ -731,7 +731,7 @@ export interface operations {
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description The `x-d1-bookmark` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header. */
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
             path?: never;
@@ -795,7 +795,7 @@ export interface operations {
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description The `x-d1-bookmark` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header. */
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
             path?: never;
@@ -855,7 +855,7 @@ export interface operations {
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description The `x-d1-bookmark` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header. */
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
             path?: never;
@@ -924,7 +924,7 @@ export interface operations {
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description The `x-d1-bookmark` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header. */
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
             path?: never;
@@ -986,7 +986,7 @@ export interface operations {
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description The `x-d1-bookmark` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header. */
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
             path?: never;
@@ -1051,7 +1051,7 @@ export interface operations {
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description The `x-d1-bookmark` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header. */
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
             path?: never;
@@ -1111,7 +1111,7 @@ export interface operations {
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description The `x-d1-bookmark` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header. */
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
             path?: never;
@@ -1176,7 +1176,7 @@ export interface operations {
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description The `x-d1-bookmark` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header. */
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
             path?: never;

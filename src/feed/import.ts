@@ -79,6 +79,8 @@ export interface ImportOptions {
   onWarning?: (warning: Warning) => void | Promise<void>;
   /** After each group is written. */
   onProgress?: (summary: ImportSummary) => void;
+  /** Records the file's data load, in place of recordLoad on `db` (a sharded import records it in every shard). */
+  recordLoad?: (source: string, filings: number, at: Date) => Promise<void>;
 }
 
 export const IMPORT_GROUP = 500;
@@ -208,7 +210,9 @@ export async function importFeed(
   const finish = async () => {
     await write();
     // One data load per feed file, however many groups it took.
-    await recordLoad(db, options.source ?? `import ${file}`, summary.inserted + summary.updated, now);
+    const source = options.source ?? `import ${file}`;
+    if (options.recordLoad) await options.recordLoad(source, summary.inserted + summary.updated, now);
+    else await recordLoad(db, source, summary.inserted + summary.updated, now);
   };
   const read = readFeed(file, body, { now, format: options.format, defaultState: options.defaultState });
   try {

@@ -12,10 +12,12 @@
  *   refused key never reaches the cache. A hit is re-stamped with this
  *   request's id and time before it is sent, and says
  *   `Server-Timing: cache;dur=…;desc="hit"` (a miss carries the D1 metric).
- * - Bookmarks: an entry keeps the D1 bookmark of the state it was read
- *   from, and a hit sends it on. A request carrying x-d1-bookmark is served
- *   from the cache only if the entry's bookmark is at least as new; else it
- *   reads D1 from that bookmark, and that answer is not stored (its bookmark
+ * - Bookmarks: an entry keeps the D1 bookmarks of the states it was read
+ *   from (one per shard it touched), and a hit sends them on, merged with
+ *   any newer ones the client sent for other shards. A request carrying
+ *   x-d1-bookmark is served from the cache only if the entry's bookmark is
+ *   at least as new on every shard the entry read; else it reads D1 from
+ *   the client's bookmarks, and that answer is not stored (its bookmarks
  *   came partly from the client). The ETag stays a digest of the data alone.
  * - Cache-Control: `private, max-age=60` for keyed lookups and
  *   `public, max-age=60` for the public one. Data loads are batch jobs, but
@@ -25,8 +27,17 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { setMetric } from "hono/timing";
+import { shardsOf } from "../db/shards.ts";
 import { isoSeconds } from "../domain/time.ts";
-import { BOOKMARK_HEADER, isAtLeast, requestedBookmark } from "./bookmark.ts";
+import {
+  BOOKMARK_HEADER,
+  formatBookmarks,
+  isAtLeast,
+  knownShards,
+  newest,
+  parseBookmarks,
+  requestedBookmarks,
+} from "./bookmark.ts";
 import type { AppEnv } from "./context.ts";
 
 export const CACHE_SECONDS = 60;
@@ -99,12 +110,21 @@ async function store(c: Context<AppEnv>, key: Request, body: Body, etag: string)
   }
 }
 
+/** The layout's shards (a layout that does not fit fails later, at the first D1 read). */
+function layoutShards(c: Context<AppEnv>): readonly string[] {
+  try {
+    return shardsOf(c.env).layout.shards;
+  } catch {
+    return [];
+  }
+}
+
 export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
   const cache = caches.default;
   const key = cacheKey(c);
   const visibility = c.get("keyDigest") ? "private" : "public";
   // Checked first: a malformed bookmark is a 400, cached entry or not.
-  const wanted = requestedBookmark(c);
+  const wanted = requestedBookmarks(c);
 
   let body: Body;
   let etag: string;
@@ -112,12 +132,20 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
   const started = Date.now();
   const cached = await cache.match(key).catch(() => undefined);
   // An entry older than the client's bookmark would take the client back in time.
-  if (cached && (!wanted || isAtLeast(cached.headers.get(BOOKMARK_HEADER), wanted))) {
+  const stored = cached?.headers.get(BOOKMARK_HEADER);
+  const entryBookmarks = stored ? parseBookmarks(stored) : undefined;
+  if (cached && (!wanted || isAtLeast(entryBookmarks, wanted))) {
     body = await cached.json<Body>();
     // Stored with the entry, so a hit does not hash the body again.
     etag = cached.headers.get("ETag") ?? (await etagOf(body));
-    const bookmark = cached.headers.get(BOOKMARK_HEADER);
-    if (bookmark) c.header(BOOKMARK_HEADER, bookmark);
+    if (entryBookmarks) {
+      // With the client's newer bookmarks of other shards, as a D1 read sends them.
+      const shards = layoutShards(c);
+      const bookmark = wanted
+        ? formatBookmarks(newest(entryBookmarks, knownShards(wanted, shards)), shards.length === 1)
+        : stored;
+      if (bookmark) c.header(BOOKMARK_HEADER, bookmark);
+    }
     hit = true;
     setMetric(c, "cache", Date.now() - started, "hit", 0);
   } else {

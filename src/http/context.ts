@@ -19,13 +19,16 @@ export interface AppEnv {
       now: Date;
       /** D1 work of the request, for Server-Timing and the request log. */
       d1: D1Meter;
-      /** The request's D1 session (read replication), opened on first use. */
-      d1Session?: D1DatabaseSession;
+      /** The request's D1 session on each shard it reads (read replication), opened on first use. */
+      d1Sessions?: Map<string, D1DatabaseSession>;
     };
 }
 
 export interface D1Meter {
+  /** Round trips: batches one after another (a cross-state request's shards are read at once). */
   batches: number;
+  /** Shards the request read (more than one: a cross-state request fanned out). */
+  shards: number;
   rowsRead: number;
   /** Wall time of the D1 round trips, in ms. */
   ms: number;

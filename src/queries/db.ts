@@ -1,17 +1,23 @@
 /**
- * The Drizzle handle over D1, and the one place D1 is called from a request:
- * - every request reads through one D1 session (Sessions API, for read
- *   replication): from the bookmark the client sent in x-d1-bookmark, else
- *   from the nearest replica; the response carries the session's bookmark;
+ * The Drizzle handles over D1, and the one place D1 is called from a request:
+ * - a request reads the shard of the state it names (withShard) or every
+ *   shard at once (withEveryShard, for cross-state lists: src/queries/
+ *   fanout.ts); which routes do which is listed in docs/sharding.md;
+ * - every request reads each shard it touches through one D1 session
+ *   (Sessions API, for read replication): from the client's bookmark for
+ *   that shard (x-d1-bookmark), else from the nearest replica; the response
+ *   carries the newest bookmark of every shard, touched or sent;
  * - every batch is metered (round trips, rows read, time) for Server-Timing
  *   and the request log;
  * - a failure of D1, or no answer within DB_TIMEOUT_MS, becomes a 503 with
- *   Retry-After, logged once with the request id and without SQL.
+ *   Retry-After, logged once with the request id and without SQL; so does a
+ *   shard layout that does not fit the bindings (src/db/shards.ts).
  */
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { Context } from "hono";
 import * as schema from "../db/schema.ts";
-import { BOOKMARK_HEADER, requestedBookmark } from "../http/bookmark.ts";
+import { ShardConfigError, type Shards, shardOf, shardsOf } from "../db/shards.ts";
+import { BOOKMARK_HEADER, formatBookmarks, knownShards, newest, requestedBookmarks } from "../http/bookmark.ts";
 import type { AppEnv, D1Meter } from "../http/context.ts";
 import { log } from "../http/context.ts";
 import { unavailable } from "../http/errors.ts";
@@ -27,7 +33,7 @@ function database(d1: D1Database | D1DatabaseSession): Db {
 }
 
 /** `d1` with its batches counted into `meter`. */
-function metered(d1: D1DatabaseSession, meter: D1Meter): D1DatabaseSession {
+function metered(d1: D1DatabaseSession, meter: Omit<D1Meter, "shards">): D1DatabaseSession {
   return new Proxy(d1, {
     get(target, prop) {
       if (prop === "batch") {
@@ -50,33 +56,86 @@ class DbTimeout extends Error {
   override name = "DbTimeout";
 }
 
+/** The request's shards, or a 503 when the layout does not fit the bindings. */
+function shards(c: Context<AppEnv>): Shards {
+  try {
+    return shardsOf(c.env);
+  } catch (err) {
+    if (!(err instanceof ShardConfigError)) throw err;
+    log(c, "error", { event: "shard_config_invalid", error: err.message });
+    throw unavailable("database");
+  }
+}
+
 /**
- * The request's D1 session, opened on first use and shared by the request's
- * batches, so they read a sequentially consistent view. Throws the 400 of a
- * malformed x-d1-bookmark.
+ * The request's D1 session on `shard`, opened on first use and shared by
+ * the request's batches there, so they read a sequentially consistent view.
+ * Throws the 400 of a malformed x-d1-bookmark.
  */
-function session(c: Context<AppEnv>): D1DatabaseSession {
-  let s = c.get("d1Session");
+function session(c: Context<AppEnv>, layout: Shards, shard: string): D1DatabaseSession {
+  let sessions = c.get("d1Sessions");
+  if (!sessions) {
+    sessions = new Map();
+    c.set("d1Sessions", sessions);
+  }
+  let s = sessions.get(shard);
   if (!s) {
-    s = c.env.DB.withSession(requestedBookmark(c) ?? "first-unconstrained");
-    c.set("d1Session", s);
+    const d1 = layout.databases.get(shard);
+    if (!d1) throw new Error(`no shard ${shard}`);
+    s = d1.withSession(requestedBookmarks(c)?.get(shard) ?? "first-unconstrained");
+    sessions.set(shard, s);
   }
   return s;
 }
 
-/** Runs `work` against D1; any D1 failure or timeout becomes a 503 with Retry-After. */
-export async function withDb<T>(c: Context<AppEnv>, work: (db: Db) => Promise<T>): Promise<T> {
-  const d1 = session(c);
+/**
+ * The newest state this request read on each shard, and any newer one the
+ * client sent for shards it did not touch: sent back, it keeps the client's
+ * next request at least as new everywhere.
+ */
+function setBookmarks(c: Context<AppEnv>, layout: Shards): void {
+  const read = new Map<string, string>();
+  for (const [shard, s] of c.get("d1Sessions") ?? []) {
+    const bookmark = s.getBookmark();
+    if (bookmark) read.set(shard, bookmark);
+  }
+  const sent = knownShards(requestedBookmarks(c), layout.layout.shards);
+  const value = formatBookmarks(newest(sent, read), layout.layout.shards.length === 1);
+  if (value) c.header(BOOKMARK_HEADER, value);
+}
+
+/**
+ * Runs `work` on each of `names` (shard bindings) in parallel, results in
+ * that order; any D1 failure or timeout becomes a 503 with Retry-After.
+ */
+export async function withShards<T>(
+  c: Context<AppEnv>,
+  names: readonly string[],
+  work: (db: Db, shard: string) => Promise<T>,
+): Promise<T[]> {
+  const layout = shards(c);
+  const handles = names.map((shard) => ({
+    shard,
+    d1: session(c, layout, shard),
+    meter: { batches: 0, rowsRead: 0, ms: 0 } satisfies Omit<D1Meter, "shards">,
+  }));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new DbTimeout()), DB_TIMEOUT_MS);
   });
   try {
-    const result = await Promise.race([work(database(metered(d1, c.get("d1")))), timeout]);
-    // The newest state this request read: sent back, it keeps the client's next request at least as new.
-    const bookmark = d1.getBookmark();
-    if (bookmark) c.header(BOOKMARK_HEADER, bookmark);
-    return result;
+    // Shards are read at once: the request waits for the slowest, so round
+    // trips and time add the most any one shard took; rows read add up.
+    const meters = handles.map((h) => h.meter);
+    const finished = Promise.all(handles.map(({ shard, d1, meter }) => work(database(metered(d1, meter)), shard)));
+    const results = await Promise.race([finished, timeout]);
+    const meter = c.get("d1");
+    meter.batches += Math.max(0, ...meters.map((m) => m.batches));
+    meter.ms += Math.max(0, ...meters.map((m) => m.ms));
+    for (const m of meters) meter.rowsRead += m.rowsRead;
+    meter.shards = c.get("d1Sessions")?.size ?? 0;
+    setBookmarks(c, layout);
+    return results;
   } catch (err) {
     // The name and SQLite code only: D1 messages can quote SQL.
     const code = err instanceof Error ? /SQLITE_[A-Z]+/.exec(err.message)?.[0] : undefined;
@@ -85,4 +144,20 @@ export async function withDb<T>(c: Context<AppEnv>, work: (db: Db) => Promise<T>
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Runs `work` on the shard that holds `state`: the request reads no other. */
+export async function withShard<T>(c: Context<AppEnv>, state: string, work: (db: Db) => Promise<T>): Promise<T> {
+  const [result] = await withShards(c, [shardOf(shards(c).layout, state)], work);
+  return result as T;
+}
+
+/** Runs `work` on every shard at once (a cross-state list), results in layout order. */
+export function withEveryShard<T>(c: Context<AppEnv>, work: (db: Db, shard: string) => Promise<T>): Promise<T[]> {
+  return withShards(c, shards(c).layout.shards, work);
+}
+
+/** Every shard's binding, the default shard first. */
+export function shardNames(c: Context<AppEnv>): readonly string[] {
+  return shards(c).layout.shards;
 }

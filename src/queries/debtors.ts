@@ -17,32 +17,51 @@ import type { Db } from "./db.ts";
 import type { PageWindow } from "./filings.ts";
 import { keyMatches } from "./nameMatch.ts";
 
-/** /debtors/addresses: the distinct addresses (by address key) of a debtor, in any state, most recently used first. */
-export async function knownAddresses(db: Db, name: string, { page, size }: PageWindow) {
+/**
+ * /debtors/addresses: the distinct addresses (by address key) of a debtor, in any
+ * state, most recently used first. With `keys`, the count is instead
+ * every distinct address key of the debtor: merging several shards'
+ * addresses counts each address once.
+ */
+export async function knownAddresses(
+  db: Db,
+  name: string,
+  { page, size }: PageWindow,
+  options: { keys?: boolean } = {},
+) {
   const ofDebtor = keyMatches(debtorAddresses.nameKey, debtorQuery(name));
   // Beside max(), SQLite takes the other columns from the row holding the max.
   const lastUsed = max(debtorAddresses.lastUsed);
-  const [rows, [counted]] = await db.batch([
-    db
-      .select({
-        street1: debtorAddresses.street1,
-        city: debtorAddresses.city,
-        state: debtorAddresses.state,
-        zip: debtorAddresses.zip,
-        lastUsed,
-      })
-      .from(debtorAddresses)
-      .where(ofDebtor)
-      .groupBy(debtorAddresses.addressKey)
-      .orderBy(desc(lastUsed), desc(debtorAddresses.addressKey))
-      .limit(size)
-      .offset((page - 1) * size),
+  const rows = db
+    .select({
+      addressKey: debtorAddresses.addressKey,
+      street1: debtorAddresses.street1,
+      city: debtorAddresses.city,
+      state: debtorAddresses.state,
+      zip: debtorAddresses.zip,
+      lastUsed,
+    })
+    .from(debtorAddresses)
+    .where(ofDebtor)
+    .groupBy(debtorAddresses.addressKey)
+    .orderBy(desc(lastUsed), desc(debtorAddresses.addressKey))
+    .limit(size)
+    .offset((page - 1) * size);
+  if (options.keys) {
+    const [found, keys] = await db.batch([
+      rows,
+      db.selectDistinct({ key: debtorAddresses.addressKey }).from(debtorAddresses).where(ofDebtor),
+    ]);
+    return { rows: found, total: keys.length, keys: keys.map((k) => k.key) as string[] | undefined };
+  }
+  const [found, [counted]] = await db.batch([
+    rows,
     db
       .select({ total: sql<number>`count(distinct ${debtorAddresses.addressKey})` })
       .from(debtorAddresses)
       .where(ofDebtor),
   ]);
-  return { rows, total: counted?.total ?? 0 };
+  return { rows: found, total: counted?.total ?? 0, keys: undefined };
 }
 
 /**

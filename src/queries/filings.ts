@@ -61,6 +61,8 @@ type CountQuery = ReturnType<typeof facetTotal> | ReturnType<typeof debtorFiling
 export interface PageWindow {
   page: number;
   size: number;
+  /** Rows of the list before this window; default (page - 1) * size. A shard's part of a merged page starts anywhere. */
+  offset?: number;
 }
 
 /** More lender arms than this merge by sorting instead (a very broad name). */
@@ -408,9 +410,8 @@ function assemble(
 export async function fetchCountedPage(
   db: Db,
   filter: CountedFilter,
-  { page, size }: PageWindow,
+  { page, size, offset = (page - 1) * size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
-  const offset = (page - 1) * size;
   const ids = pageIds(filter, offset, size);
   const { count } = filter;
   const page3 = [pageOf(db, filter, offset, size), debtorsOf(db, ids), securedOf(db, ids)] as const;
@@ -429,10 +430,9 @@ export async function fetchCountedPage(
 export async function fetchOpenPage(
   db: Db,
   filter: FilingFilter,
-  { page, size }: PageWindow,
+  { page, size, offset = (page - 1) * size }: PageWindow,
   options: { amendments: boolean },
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
-  const offset = (page - 1) * size;
   const ids = pageIds(filter, offset, size);
   const common = [
     pageOf(db, filter, offset, size + 1),
@@ -448,4 +448,33 @@ export async function fetchOpenPage(
     hasMore: rows.length > size,
     dataLoadedAt: loaded?.at ?? null,
   };
+}
+
+/** A list's position of a filing: its list time and number (ids differ between databases). */
+export interface ListKey {
+  at: string;
+  num: string;
+}
+
+/**
+ * The list keys of the first `limit` rows of `filter`'s list, its count (if
+ * counted) and the data-load time, in one batch: a shard's part in a merge
+ * of several shards' lists (src/queries/fanout.ts). Index entries only.
+ */
+export async function fetchListKeys(
+  db: Db,
+  filter: FilingFilter | CountedFilter,
+  limit: number,
+): Promise<{ keys: ListKey[]; total: number; dataLoadedAt: string | null }> {
+  const keys = db
+    .select({ at: sql<string>`at`, num: sql<string>`num` })
+    .from(sql`(${merged(filter.arms, limit)} order by 1 desc, 2 desc, 3 desc limit ${limit})`);
+  const loaded = db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads);
+  const count = "count" in filter ? filter.count : 0;
+  if (typeof count === "number") {
+    const [rows, [last]] = await db.batch([keys, loaded]);
+    return { keys: rows, total: count, dataLoadedAt: last?.at ?? null };
+  }
+  const [rows, [last], [counted]] = await db.batch([keys, loaded, count]);
+  return { keys: rows, total: Number(counted?.total ?? 0), dataLoadedAt: last?.at ?? null };
 }

@@ -121,7 +121,7 @@ export async function similarNames(db: Db, q: { name: string; state?: string | u
  * debtor comes once and this is plain score order; without one, a page
  * shows five different debtors rather than one debtor in five states.
  */
-function rank(names: SimilarName[]): SimilarName[] {
+export function rank(names: SimilarName[]): SimilarName[] {
   const byFilings = [...names].sort((a, b) => b.filingCount - a.filingCount || a.state.localeCompare(b.state));
   const seen = new Map<string, number>();
   const rounds = byFilings.map((name) => {

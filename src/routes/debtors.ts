@@ -5,8 +5,9 @@ import type { AppEnv } from "../http/context.ts";
 import { debtorAddressesQuery, debtorAssociatedQuery, debtorSearchQuery, similarQuery } from "../http/params.ts";
 import { associatedDebtor, envelopeA, knownAddress, lienPageA, similarDebtor } from "../http/present.ts";
 import { associatedDebtors, knownAddresses, liensA, similarDebtors } from "../http/responses.ts";
-import { withDb } from "../queries/db.ts";
+import { withShard } from "../queries/db.ts";
 import * as debtorQueries from "../queries/debtors.ts";
+import { knownAddressesAcross, similarNamesAcross } from "../queries/fanout.ts";
 import { byDebtorName, fetchCountedPage } from "../queries/filings.ts";
 import { MAX_CANDIDATES, similarNames } from "../queries/similar.ts";
 import { lookupRoute, PAGE_SIZE_A } from "./define.ts";
@@ -61,7 +62,10 @@ export const debtorSimilarRoute = lookupRoute({
 export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(debtorSimilarRoute, async (c) => {
     const q = c.req.valid("query");
-    const ranked = await withDb(c, (db) => similarNames(db, { name: q.name, state: q.state }));
+    // With a state, its shard; without, every shard.
+    const ranked = q.state
+      ? await withShard(c, q.state, (db) => similarNames(db, { name: q.name, state: q.state }))
+      : await similarNamesAcross(c, q.name);
     const start = (q.page - 1) * PAGE_SIZE_A;
     return c.json(
       {
@@ -76,15 +80,14 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const q = c.req.valid("query");
     const window = { page: q.page, size: PAGE_SIZE_A };
     const filter = { name: q.name, state: q.state };
-    const page = await withDb(c, (db) => fetchCountedPage(db, byDebtorName(db, filter), window));
+    const page = await withShard(c, q.state, (db) => fetchCountedPage(db, byDebtorName(db, filter), window));
     return c.json(lienPageA(c, window, page), 200);
   });
 
   app.openapi(debtorAddressesRoute, async (c) => {
     const q = c.req.valid("query");
-    const { rows, total } = await withDb(c, (db) =>
-      debtorQueries.knownAddresses(db, q.name, { page: q.page, size: PAGE_SIZE_A }),
-    );
+    // A debtor's addresses come from its filings in any state: every shard.
+    const { rows, total } = await knownAddressesAcross(c, q.name, { page: q.page, size: PAGE_SIZE_A });
     return c.json(
       { debtor_name: q.name, addresses: rows.map(knownAddress), ...envelopeA(c, q.page, PAGE_SIZE_A, total) },
       200,
@@ -93,7 +96,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(debtorAssociatedRoute, async (c) => {
     const q = c.req.valid("query");
-    const { rows, total } = await withDb(c, (db) =>
+    const { rows, total } = await withShard(c, q.state, (db) =>
       debtorQueries.associatedDebtors(db, { name: q.name, state: q.state }, { page: q.page, size: PAGE_SIZE_A }),
     );
     return c.json(

@@ -12,7 +12,8 @@ import {
 } from "../http/params.ts";
 import { envelopeA, lienPageA, lienPageB, lienPageFull, terminatedFiling } from "../http/present.ts";
 import { lienPageAOrB, liensA, liensFull, terminatedList } from "../http/responses.ts";
-import { withDb } from "../queries/db.ts";
+import { withShard } from "../queries/db.ts";
+import { countedPageAcross, openPageAcross } from "../queries/fanout.ts";
 import {
   byNumber,
   fetchCountedPage,
@@ -77,7 +78,10 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const q = c.req.valid("query");
     const window = { page: q.page, size: PAGE_SIZE_B };
     const filter = { number: q.initial_financing_number, state: q.state };
-    const page = await withDb(c, (db) => fetchOpenPage(db, byNumber(db, filter), window, { amendments: true }));
+    // With a state, its shard; without, every shard.
+    const page = q.state
+      ? await withShard(c, q.state, (db) => fetchOpenPage(db, byNumber(db, filter), window, { amendments: true }))
+      : await openPageAcross(c, (db) => byNumber(db, filter), window, { amendments: true });
     return c.json(lienPageFull(c, window, page), 200);
   });
 
@@ -85,7 +89,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const q = c.req.valid("query");
     const window = { page: q.page, size: PAGE_SIZE_A };
     const filter = { state: q.state, since: recentSince(c), industries: q.industry };
-    const page = await withDb(c, (db) => fetchCountedPage(db, recentByState(db, filter), window));
+    const page = await withShard(c, q.state, (db) => fetchCountedPage(db, recentByState(db, filter), window));
     return c.json(lienPageA(c, window, page), 200);
   });
 
@@ -94,13 +98,12 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const filter = { zip5: q.postal_code.slice(0, 5), since: recentSince(c), industries: q.industry };
     if (q.envelope === "b") {
       const window = { page: q.page, size: PAGE_SIZE_B };
-      const page = await withDb(c, (db) =>
-        fetchOpenPage(db, recentByPostalCode(db, filter), window, { amendments: false }),
-      );
+      // A ZIP code's debtors file in any state: every shard.
+      const page = await openPageAcross(c, (db) => recentByPostalCode(db, filter), window, { amendments: false });
       return c.json(lienPageB(c, window, page, false), 200);
     }
     const window = { page: q.page, size: PAGE_SIZE_A };
-    const page = await withDb(c, (db) => fetchCountedPage(db, recentByPostalCode(db, filter), window));
+    const page = await countedPageAcross(c, (db) => recentByPostalCode(db, filter), window);
     return c.json(lienPageA(c, window, page), 200);
   });
 
@@ -108,7 +111,9 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const q = c.req.valid("query");
     const window = { page: q.page, size: PAGE_SIZE_A };
     const filter = { state: q.state, since: recentSince(c) };
-    const { items, total } = await withDb(c, (db) => fetchCountedPage(db, recentlyTerminated(db, filter), window));
+    const { items, total } = await withShard(c, q.state, (db) =>
+      fetchCountedPage(db, recentlyTerminated(db, filter), window),
+    );
     return c.json(
       { terminated_filings: items.map(terminatedFiling), ...envelopeA(c, q.page, PAGE_SIZE_A, total) },
       200,

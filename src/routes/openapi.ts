@@ -6,7 +6,7 @@
  * generated client has one name for each.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { BOOKMARK_HEADER } from "../http/bookmark.ts";
+import { BOOKMARK_HEADER, BOOKMARK_PATTERN } from "../http/bookmark.ts";
 import { CACHE_SECONDS } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../http/errorCodes.ts";
@@ -19,9 +19,9 @@ const ref = (kind: "headers" | "parameters" | "responses" | "examples", name: st
   $ref: `#/components/${kind}/${name}`,
 });
 
-/** A D1 bookmark: four hex groups, 8-8-8-32 (src/http/bookmark.ts). */
-const BOOKMARK_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$";
-const BOOKMARK_EXAMPLE = "00000001-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653";
+/** Bookmarks of two shards (src/http/bookmark.ts); one shard's is a plain D1 bookmark. */
+const BOOKMARK_EXAMPLE =
+  "DB=00000001-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653,DB_2=00000001-00000005-00000011-9c1f0be27d54a6e3b8f2c40d15e6a7b9";
 
 interface HeaderSchema {
   type: "string" | "integer";
@@ -57,7 +57,7 @@ const HEADERS = {
     { required: true, example: `x-api-key, ${BOOKMARK_HEADER}` },
   ),
   D1Bookmark: header(
-    `The database state this answer was read from. Send it back in \`${BOOKMARK_HEADER}\` and the next answer is read from a state at least as new (docs/read-replication.md).`,
+    `The database state this answer was read from, on each database (shard) it read: comma-separated \`SHARD=BOOKMARK\` entries, or one plain D1 bookmark when the service runs on one database. Opaque: send it back in \`${BOOKMARK_HEADER}\` and the next answer is read, on every database it reads, from a state at least as new (docs/read-replication.md).`,
     { type: "string", pattern: BOOKMARK_PATTERN },
     { example: BOOKMARK_EXAMPLE },
   ),
@@ -117,7 +117,7 @@ const PARAMETERS = {
     name: BOOKMARK_HEADER,
     in: "header",
     required: false,
-    description: `The \`${BOOKMARK_HEADER}\` of an earlier answer: this one is read from a database state at least as new, so a paged walk sees one consistent view. Malformed: 400 naming the header.`,
+    description: `The \`${BOOKMARK_HEADER}\` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header.`,
     schema: { type: "string", pattern: BOOKMARK_PATTERN },
   },
 } as const;

@@ -4,7 +4,7 @@ import type { AppEnv } from "../http/context.ts";
 import { recentBySecuredPartyQuery } from "../http/params.ts";
 import { lienPageA, lienPageB } from "../http/present.ts";
 import { lienPageAOrB } from "../http/responses.ts";
-import { withDb } from "../queries/db.ts";
+import { withShard } from "../queries/db.ts";
 import { fetchCountedPage, fetchOpenPage, recentBySecuredParty } from "../queries/filings.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
 
@@ -26,11 +26,13 @@ export function registerSecuredRoutes(app: OpenAPIHono<AppEnv>) {
     const lender = { name: q.name, state: q.state, since: recentSince(c), borrowerType: q.borrower_type };
     if (q.envelope === "a") {
       const window = { page: q.page, size: PAGE_SIZE_A };
-      const page = await withDb(c, async (db) => fetchCountedPage(db, await recentBySecuredParty(db, lender), window));
+      const page = await withShard(c, q.state, async (db) =>
+        fetchCountedPage(db, await recentBySecuredParty(db, lender), window),
+      );
       return c.json(lienPageA(c, window, page), 200);
     }
     const window = { page: q.page, size: PAGE_SIZE_B };
-    const page = await withDb(c, async (db) =>
+    const page = await withShard(c, q.state, async (db) =>
       fetchOpenPage(db, await recentBySecuredParty(db, lender), window, { amendments: true }),
     );
     return c.json(lienPageB(c, window, page, true), 200);

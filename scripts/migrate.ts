@@ -1,0 +1,47 @@
+/**
+ * Applies the migrations to every shard (wrangler.toml's D1 databases named
+ * by SHARD_STATES, and DB), after checking the shard layout:
+ *
+ *   npm run db:migrate                          # local state
+ *   node scripts/migrate.ts --remote --env production   # npm run deploy does this
+ *   node scripts/migrate.ts --check [--env preview]     # the layout only
+ */
+import { parseArgs } from "node:util";
+import { migrateAll, shardConfig } from "./shardConfig.ts";
+
+const USAGE = "usage: node scripts/migrate.ts [--remote --env production|preview] [--persist-to DIR] [--check]";
+let values: { remote?: boolean; env?: string; "persist-to"?: string; check?: boolean };
+try {
+  values = parseArgs({
+    options: {
+      remote: { type: "boolean" },
+      env: { type: "string" },
+      "persist-to": { type: "string" },
+      check: { type: "boolean" },
+    },
+  }).values;
+} catch (err) {
+  console.error(`${(err as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+if (values.remote && !values.env) {
+  console.error(`--remote needs --env\n${USAGE}`);
+  process.exit(2);
+}
+try {
+  const config = await shardConfig(values.env);
+  const where = values.env ? `env ${values.env}` : "local";
+  console.log(`${config.databases.length} shard${config.databases.length === 1 ? "" : "s"} (${where}):`);
+  for (const shard of config.databases) {
+    console.log(`  ${shard.binding} (${shard.databaseName}): ${shard.states?.join(", ") ?? "every state not named"}`);
+  }
+  if (!values.check) {
+    const target = values.remote
+      ? { remote: true, env: values.env }
+      : { remote: false, ...(values["persist-to"] ? { persistTo: values["persist-to"] } : {}) };
+    migrateAll(config, target, (line) => console.log(line));
+  }
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(1);
+}

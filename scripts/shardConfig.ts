@@ -1,0 +1,143 @@
+/**
+ * The shards of wrangler.toml for Node scripts (seed, import, export,
+ * backfill, migrations): the layout src/db/shards.ts reads in the Worker,
+ * here from wrangler's own reading of the config, with each shard's D1
+ * database and, locally, its SQLite file.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash, createHmac } from "node:crypto";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { layoutOf, type ShardLayout, statesOf } from "../src/db/shards.ts";
+
+export const CONFIG = "wrangler.toml";
+
+export interface ShardDatabase {
+  binding: string;
+  databaseName: string;
+  databaseId: string;
+  /** The states it holds; undefined for the default shard (every state not named). */
+  states: string[] | undefined;
+}
+
+export interface ShardConfig {
+  /** The Worker's name and compatibility date in that environment. */
+  name: string;
+  compatibilityDate: string;
+  layout: ShardLayout;
+  /** In layout order, the default shard first. */
+  databases: ShardDatabase[];
+}
+
+/**
+ * The shards of the top level (local development, `env` undefined) or of a
+ * deployed environment. Throws, naming the problem, when the layout is
+ * invalid or names a binding the environment does not declare.
+ */
+export async function shardConfig(env?: string): Promise<ShardConfig> {
+  const { unstable_readConfig } = await import("wrangler");
+  const config = unstable_readConfig({ config: CONFIG, env });
+  const layout = layoutOf((config.vars as Record<string, unknown> | undefined)?.SHARD_STATES);
+  const declared = config.d1_databases as { binding: string; database_name?: string; database_id?: string }[];
+  const databases = layout.shards.map((binding) => {
+    const d1 = declared.find((d) => d.binding === binding);
+    if (!d1)
+      throw new Error(
+        `${CONFIG}${env ? ` [env.${env}]` : ""}: SHARD_STATES names ${binding}, which has no [[d1_databases]] entry`,
+      );
+    return {
+      binding,
+      databaseName: d1.database_name ?? binding,
+      databaseId: d1.database_id ?? "",
+      states: statesOf(layout, binding),
+    };
+  });
+  return {
+    name: config.name ?? "worker",
+    compatibilityDate: config.compatibility_date ?? "2026-11-01",
+    layout,
+    databases,
+  };
+}
+
+/** Where local D1 files live under a wrangler state directory (`--persist-to`, default .wrangler/state). */
+const D1_DIR = "v3/d1/miniflare-D1DatabaseObject";
+
+/**
+ * The local SQLite file of the D1 database with id `databaseId`: Miniflare
+ * keeps each as a Durable Object named by the id, in a file named by the
+ * object's id (workerd's idFromName: two truncated HMAC-SHA256s keyed by
+ * the object class's unique key).
+ */
+export function localD1File(databaseId: string, stateDir = ".wrangler/state"): string {
+  const key = createHash("sha256").update("miniflare-D1DatabaseObject").digest();
+  const name = createHmac("sha256", key).update(databaseId).digest().subarray(0, 16);
+  const check = createHmac("sha256", key).update(name).digest().subarray(0, 16);
+  return join(stateDir, D1_DIR, `${Buffer.concat([name, check]).toString("hex")}.sqlite`);
+}
+
+/** The local files of every shard, in layout order; missing files mean unapplied migrations. */
+export function localFiles(config: ShardConfig, stateDir?: string): { shard: ShardDatabase; file: string }[] {
+  return config.databases.map((shard) => ({ shard, file: localD1File(shard.databaseId, stateDir) }));
+}
+
+/** Applies pending migrations to every shard: local state (default) or a deployed environment's databases. */
+export function migrateAll(
+  config: ShardConfig,
+  target: { remote: boolean; env?: string; persistTo?: string },
+  report: (line: string) => void = () => {},
+): void {
+  /** A local shard wrangler just migrated from nothing: empty, the template of the other new ones. */
+  let template: string | undefined;
+  for (const shard of config.databases) {
+    const file = localD1File(shard.databaseId, target.persistTo);
+    // A local shard already at the last migration needs no wrangler run (a few seconds each).
+    if (!target.remote && isMigrated(file)) {
+      report(`  ${shard.binding} (${shard.databaseName}): up to date`);
+      continue;
+    }
+    // A new local shard is a copy of one just migrated, schema and journal, without its free pages.
+    if (!target.remote && template && !existsSync(file)) {
+      const source = new DatabaseSync(template);
+      try {
+        source.prepare("vacuum into ?").run(file);
+      } finally {
+        source.close();
+      }
+      report(`  ${shard.binding} (${shard.databaseName}): migrations applied`);
+      continue;
+    }
+    const fresh = !target.remote && !existsSync(file);
+    const args = ["d1", "migrations", "apply", shard.binding, "--config", CONFIG];
+    if (target.remote) args.push("--remote", "--env", target.env ?? "production");
+    else args.push("--local");
+    if (target.persistTo) args.push("--persist-to", target.persistTo);
+    try {
+      const out = execFileSync("wrangler", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      const applied = /No migrations to apply/.test(out) ? "up to date" : "migrations applied";
+      report(`  ${shard.binding} (${shard.databaseName}): ${applied}`);
+      if (fresh && isMigrated(file)) template = file;
+    } catch (err) {
+      const { stdout, stderr } = err as { stdout?: string; stderr?: string };
+      throw new Error(`wrangler ${args.join(" ")} failed:\n${stdout ?? ""}${stderr ?? ""}`);
+    }
+  }
+}
+
+/** Whether the local D1 file exists and has applied every migration in migrations/ (wrangler's d1_migrations journal). */
+function isMigrated(file: string): boolean {
+  if (!existsSync(file)) return false;
+  const wanted = readdirSync("migrations").filter((f) => f.endsWith(".sql"));
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const journal = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'd1_migrations'").get();
+    if (!journal) return false;
+    const applied = new Set(
+      (db.prepare("select name from d1_migrations").all() as { name: string }[]).map((r) => r.name),
+    );
+    return wanted.every((f) => applied.has(f));
+  } finally {
+    db.close();
+  }
+}

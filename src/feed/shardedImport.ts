@@ -1,0 +1,88 @@
+/**
+ * Loading a feed into several shards (src/db/shards.ts): each group read is
+ * split by filing state, and each part is written to its state's shard by
+ * writeGroup (or a shard's own bulk writer), so every filing, and every
+ * amendment kept waiting for its filing, lands in the one database of its
+ * state. A filing's identity (state and number) never spans shards, so the
+ * import stays idempotent shard by shard. The load is recorded in every
+ * shard: each shard's `data_loaded_at` says when data was last loaded.
+ */
+import type { Db } from "../db/database.ts";
+import { recordLoad } from "../db/load.ts";
+import { DEFAULT_SHARD, type ShardLayout, shardOf } from "../db/shards.ts";
+import {
+  type ImportOptions,
+  type ImportSummary,
+  importFeed,
+  type Loaded,
+  type WriteItems,
+  writeGroup,
+} from "./import.ts";
+import { anyPending } from "./merge.ts";
+import type { Warning } from "./read.ts";
+
+export interface ShardDatabases {
+  layout: ShardLayout;
+  /** The database of each shard of the layout. */
+  databases: ReadonlyMap<string, Db>;
+}
+
+/** The filing state a read record belongs to. */
+function stateOf(item: Loaded): string {
+  return "amendment" in item ? item.amendment.state : item.record.state;
+}
+
+/** The items of each shard, in read order. */
+function splitByShard(layout: ShardLayout, items: Loaded[]): Map<string, Loaded[]> {
+  const parts = new Map<string, Loaded[]>();
+  for (const item of items) {
+    const shard = shardOf(layout, stateOf(item));
+    const part = parts.get(shard);
+    if (part) part.push(item);
+    else parts.set(shard, [item]);
+  }
+  return parts;
+}
+
+/**
+ * importFeed over every shard of `shards`. `bulkWriters`, when given, are
+ * the bulk writers of the shards (scripts/bulkImport.ts), in place of
+ * writeGroup.
+ */
+export async function importSharded(
+  shards: ShardDatabases,
+  file: string,
+  body: ReadableStream<Uint8Array>,
+  options: ImportOptions & { bulkWriters?: ReadonlyMap<string, WriteItems> } = {},
+): Promise<ImportSummary> {
+  const now = options.now ?? new Date();
+  const dbOf = (shard: string): Db => {
+    const db = shards.databases.get(shard);
+    if (!db) throw new Error(`no database for shard ${shard}`);
+    return db;
+  };
+  const pending = new Map<string, boolean>();
+  if (!options.bulkWriters) {
+    for (const shard of shards.layout.shards) pending.set(shard, await anyPending(dbOf(shard)));
+  }
+  const writeItems: WriteItems = async (items, summary) => {
+    const warnings: Warning[] = [];
+    for (const [shard, part] of splitByShard(shards.layout, items)) {
+      const bulk = options.bulkWriters?.get(shard);
+      const written = bulk
+        ? await bulk(part, summary)
+        : await writeGroup(dbOf(shard), part, now, summary, pending.get(shard) ?? true, !options.deferRefresh);
+      if (written.length > 0) pending.set(shard, true);
+      warnings.push(...written);
+    }
+    return warnings;
+  };
+  return importFeed(dbOf(DEFAULT_SHARD), file, body, {
+    ...options,
+    now,
+    writeItems,
+    recordLoad: async (source, filings, at) => {
+      for (const shard of shards.layout.shards) await recordLoad(dbOf(shard), source, filings, at);
+    },
+  });
+}

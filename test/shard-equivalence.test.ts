@@ -1,0 +1,166 @@
+/**
+ * Cross-state answers do not depend on the shard layout: the same filings,
+ * loaded once into one database and once spread over MAX_SHARDS shards,
+ * give the same pages, in the same order, with the same counts and paging,
+ * for every cross-state endpoint, on the direct pages (one round trip) and
+ * the deep ones (two). The one documented difference, similar names
+ * without a state, is pinned too (docs/sharding.md).
+ *
+ * Both layouts are built on the test-only bindings of vitest.config.ts:
+ * DB_WHOLE holds everything as the one database; DB and DB_2 to DB_6 are
+ * the six shards.
+ */
+import { applyD1Migrations } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { drizzle } from "drizzle-orm/d1";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../src/app.ts";
+import { insertFilings, recordLoad } from "../src/db/load.ts";
+import type { FilingRecord } from "../src/db/records.ts";
+import * as schema from "../src/db/schema.ts";
+import { layoutOf, MAX_SHARDS, shardOf } from "../src/db/shards.ts";
+import { daysAgo, filing, party, registerKeys, shards, TEST_KEY } from "./helpers.ts";
+
+const SIX = { DB_2: ["CA", "NY"], DB_3: ["TX", "FL"], DB_4: ["PA", "IL"], DB_5: ["WA", "OR"], DB_6: ["CO", "AZ"] };
+const STATES = ["CA", "NY", "TX", "FL", "PA", "IL", "WA", "OR", "CO", "AZ", "NV", "UT"];
+const NAMES = [
+  "Harbor Manufacturing Inc",
+  "Harbour Manufacturing LLC",
+  "Acme Widgets LLC",
+  "Smith, John",
+  "Blue Sky Foods",
+];
+const STREETS = ["1 Main St", "22 Pier Rd", "300 Mill Ave", "4 Elm Ct"];
+
+const binding = (name: string) => Reflect.get(env, name) as D1Database;
+const handle = (name: string) => drizzle(binding(name), { schema, casing: "snake_case" });
+
+/**
+ * 72 filings over twelve states (each shard holds two, DB the rest): two
+ * ZIP codes shared by every state, five debtors filing in many states at
+ * four shared addresses, and filing numbers repeated in two states. No
+ * two filings share both time and number, so list order is total.
+ */
+function fixtures(): FilingRecord[] {
+  return Array.from({ length: 72 }, (_, i) => {
+    const state = STATES[i % STATES.length]!;
+    return filing({
+      state,
+      number: `EQ${String(i % 40).padStart(3, "0")}`,
+      filedAt: daysAgo(1 + (i % 40) + i / 1000),
+      debtors: [
+        party(NAMES[i % NAMES.length]!, {
+          zip: i % 3 === 0 ? "10001" : "94107",
+          street1: STREETS[i % STREETS.length]!,
+          state: "NV",
+          label: i % 2 ? "Manufacturing" : "Retail & E-commerce",
+          ...(NAMES[i % NAMES.length]!.includes(",") ? { type: "Individual" as const } : {}),
+        }),
+      ],
+    });
+  });
+}
+
+const whole = { ...env, DB: binding("DB_WHOLE"), SHARD_STATES: {} } as unknown as Env;
+const sharded = { ...env, SHARD_STATES: SIX } as unknown as Env;
+
+let asked = 0;
+/** The body of `path` in `layout`, without its per-response metadata; fresh URLs keep the edge cache out. */
+async function answer(layout: Env, path: string) {
+  asked += 1;
+  const sep = path.includes("?") ? "&" : "?";
+  const res = await createApp().request(`${path}${sep}_eq=${asked}`, { headers: { "x-api-key": TEST_KEY } }, layout);
+  const body = (await res.json()) as Record<string, unknown> & { response_metadata?: unknown };
+  const { response_metadata: _, ...rest } = body;
+  return { status: res.status, body: rest, timing: res.headers.get("server-timing") ?? "" };
+}
+
+beforeAll(async () => {
+  await registerKeys();
+  for (const name of [...layoutOf(SIX).shards, "DB_WHOLE"]) await applyD1Migrations(binding(name), env.TEST_MIGRATIONS);
+  const records = fixtures();
+  const at = new Date();
+  await insertFilings(handle("DB_WHOLE"), records, 1);
+  await recordLoad(handle("DB_WHOLE"), "equivalence", records.length, at);
+  const layout = layoutOf(SIX);
+  for (const shard of layout.shards) {
+    const mine = records.filter((r) => shardOf(layout, r.state) === shard);
+    await insertFilings(handle(shard), mine, 1);
+    await recordLoad(handle(shard), "equivalence", records.length, at);
+  }
+});
+
+/** Every page of `path` (and one past the end) in both layouts. */
+async function expectSamePages(path: string, pages: number) {
+  for (let page = 1; page <= pages + 1; page++) {
+    const url = `${path}&page=${page}`;
+    const [one, six] = [await answer(whole, url), await answer(sharded, url)];
+    expect(one.status, url).toBe(200);
+    expect(six.body, url).toEqual(one.body);
+  }
+}
+
+// Both layouts are built here: the suite's one-shard run (vitest.config.ts) need not repeat it.
+describe.skipIf(shards.layout.shards.length === 1)(
+  `one database and ${MAX_SHARDS} shards holding the same filings`,
+  () => {
+    it("is a layout of MAX_SHARDS shards, each cross-state request reading all of them", async () => {
+      expect(layoutOf(SIX).shards).toHaveLength(MAX_SHARDS);
+      const { timing } = await answer(sharded, "/filings/recent-by-postal-code?postal_code=94107");
+      expect(timing).toContain(`1 batch`);
+      expect(timing).toContain(`${MAX_SHARDS} shards`);
+    });
+
+    it("list recent filings by postal code alike, page by page, in envelope A", async () => {
+      await expectSamePages("/filings/recent-by-postal-code?postal_code=94107", 10);
+      await expectSamePages("/filings/recent-by-postal-code?postal_code=10001&industry=Manufacturing", 3);
+    });
+
+    it("list recent filings by postal code alike, page by page, in envelope B", async () => {
+      await expectSamePages("/filings/recent-by-postal-code?postal_code=94107&envelope=b", 5);
+    });
+
+    it("look a filing number up in every state alike", async () => {
+      await expectSamePages("/filings?initial_financing_number=EQ007", 1);
+      await expectSamePages("/filings?initial_financing_number=NOPE", 1);
+    });
+
+    it("list a debtor's known addresses alike, each once, counted once", async () => {
+      for (const name of NAMES) await expectSamePages(`/debtors/addresses?name=${encodeURIComponent(name)}`, 1);
+      // Acme files at the same few addresses in many states (and shards): each counts once.
+      const acme = fixtures().filter((f) => f.debtors[0]!.name === "Acme Widgets LLC");
+      const distinct = new Set(acme.map((f) => `${f.debtors[0]!.address.street1}|${f.debtors[0]!.address.zipCode}`));
+      expect(new Set(acme.map((f) => shardOf(layoutOf(SIX), f.state))).size).toBeGreaterThan(1);
+      expect(distinct.size).toBeLessThan(acme.length);
+      const { body } = await answer(sharded, `/debtors/addresses?name=${encodeURIComponent("Acme Widgets LLC")}`);
+      expect(body.pagination).toMatchObject({ total_results: distinct.size });
+    });
+
+    it("take two round trips past the direct pages, still alike", async () => {
+      const { timing } = await answer(sharded, "/filings/recent-by-postal-code?postal_code=94107&page=4");
+      expect(timing).toMatch(/^d1;dur=\d+;desc="2 batch, /);
+    });
+
+    it("find at least every similar name one database finds, without a state", async () => {
+      // Each probe's cap applies per shard, so shards may rank more candidates.
+      for (const name of ["Harbor Manufacturing", "Acme Widget", "John Smith"]) {
+        const path = `/debtors/search-similar?name=${encodeURIComponent(name)}`;
+        const one = (await answer(whole, path)).body as { pagination: { total_results: number } };
+        const six = (await answer(sharded, path)).body as { pagination: { total_results: number } };
+        expect(six.pagination.total_results).toBeGreaterThanOrEqual(one.pagination.total_results);
+      }
+    });
+
+    it("answer single-state requests from the state's shard alone, in one round trip", async () => {
+      for (const path of [
+        "/filings/recent-by-state?state=WA",
+        "/debtors/search?name=Blue%20Sky%20Foods&state=OR",
+        "/filings?initial_financing_number=EQ007&state=TX",
+      ]) {
+        const [one, six] = [await answer(whole, path), await answer(sharded, path)];
+        expect(six.body, path).toEqual(one.body);
+        expect(six.timing, path).toMatch(/^d1;dur=\d+;desc="1 batch, \d+ rows read"$/);
+      }
+    });
+  },
+);
