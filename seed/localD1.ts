@@ -8,8 +8,7 @@
  * the rows and tables the D1 loader writes (tableRows), only with more rows
  * per statement.
  */
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { getTableName } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -28,7 +27,7 @@ import * as schema from "../src/db/schema.ts";
 import { soundKeyStatements } from "../src/db/soundKeys.ts";
 
 /** Where local D1 files live under a wrangler state directory (`--persist-to`, default .wrangler/state). */
-const D1_DIR = "v3/d1/miniflare-D1DatabaseObject";
+const _D1_DIR = "v3/d1/miniflare-D1DatabaseObject";
 /** SQLite accepts far more than D1's 100 parameters; this keeps statements large but cacheable. */
 const MAX_PARAMS = 990;
 
