@@ -10,8 +10,8 @@ import type * as filingRoutes from "../src/routes/filings.ts";
 import type * as securedRoutes from "../src/routes/secureds.ts";
 
 export type ErrorBody = z.output<typeof errorBody>;
-export type PageA = z.output<typeof liensA>;
-export type PageB = z.output<typeof liensB>;
+type PageA = z.output<typeof liensA>;
+type PageB = z.output<typeof liensB>;
 
 interface LookupRoute {
   path: string;

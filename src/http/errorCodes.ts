@@ -30,8 +30,6 @@ export const ERROR_STATUS = {
   service_unavailable: 503,
 } as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 
-export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
-
 /** The codes answered with `status`, in ERROR_CODES order. */
 export function codesWithStatus(status: number): ErrorCode[] {
   return ERROR_CODES.filter((code) => ERROR_STATUS[code] === status);
