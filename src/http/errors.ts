@@ -12,8 +12,6 @@ import type { AppEnv } from "./context.ts";
 import { log, responseMetadata } from "./context.ts";
 import { codesWithStatus, ERROR_STATUS, type ErrorCode } from "./errorCodes.ts";
 
-export type { ErrorCode } from "./errorCodes.ts";
-
 export interface ErrorDetail {
   parameter: string;
   message: string;
@@ -22,12 +20,11 @@ export interface ErrorDetail {
 /** Seconds a client should wait before retrying after a 503. */
 const RETRY_AFTER_SECONDS = 5;
 
-export interface ApiErrorOptions {
+interface ApiErrorOptions {
   /** One entry per bad parameter (or request header). */
   details?: ErrorDetail[];
   /** Response headers the error carries, such as Retry-After or Allow. */
   headers?: Record<string, string>;
-  cause?: unknown;
 }
 
 /**
@@ -41,7 +38,7 @@ export class ApiError extends HTTPException {
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
-    super(ERROR_STATUS[code], { message, cause: options.cause });
+    super(ERROR_STATUS[code], { message });
     this.code = code;
     this.details = options.details;
     this.headers = options.headers ?? {};
