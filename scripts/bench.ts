@@ -148,7 +148,7 @@ const picks: DataPicks = {
 };
 const MIX = LOOKUPS.map((e) => ({ endpoint: e.path, access: e.access, paths: e.bench(picks) }));
 
-// --- 4c. The bare baseline: the service's own SQL, replayed -------------------
+// --- The bare baseline: the service's own SQL, replayed (step 4) ------------
 type Captured = { sql: string; params: SQLInputValue[] }[];
 /** The one migrated database the single `DB` binding reads (openLocalD1's choice). */
 const sqlite = databases[0]!.db;
@@ -233,7 +233,7 @@ async function captureSql(paths: string[], key: string): Promise<Map<string, Cap
   return out;
 }
 
-// --- 4. Driving a server -------------------------------------------------------
+// --- 3, 4. Page-1 probes, then driving each server -----------------------------
 async function drive(base: string, paths: string[], headers: Record<string, string>) {
   let n = 0;
   return autocannon({
