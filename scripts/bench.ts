@@ -29,7 +29,8 @@
  * (inspector --port + 1002).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash, createHmac } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
 import { join } from "node:path";
@@ -38,8 +39,8 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
 import { runnerImport } from "vite";
+import { unstable_readConfig } from "wrangler";
 import { generatedCount } from "../seed/generate.ts";
-import { recentWindowStart } from "../src/domain/time.ts";
 import { type DataPicks, LOOKUPS, scopeOf } from "../test/endpoints.ts";
 import { startDevServer, unmeteredKey, waitUntilUp } from "./devServer.ts";
 
@@ -62,17 +63,34 @@ const CEILING_PORT = PORT + 2;
 const OUT = values.write ? "bench/RESULTS.md" : "bench/RESULTS.local.md";
 /** The issue's goals (issue 13): at a million filings over 4 shards. */
 const GOAL = { ceilingRatio: 0.5, rowsRead: 100, singleStateRoundTrips: 1 };
-const STATE_DIR = ".wrangler/state";
-const D1_DIR = join(STATE_DIR, "v3/d1/miniflare-D1DatabaseObject");
 
 // --- 1. Data, through the npm scripts ----------------------------------------
-/** Every migrated local D1 file (one per shard), opened read-only. */
-function localDatabases(): { file: string; db: DatabaseSync }[] {
-  if (!existsSync(D1_DIR)) return [];
-  return readdirSync(D1_DIR)
-    .filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")
-    .map((f) => ({ file: join(D1_DIR, f), db: new DatabaseSync(join(D1_DIR, f), { readOnly: true }) }))
-    .filter(({ db }) => db.prepare("select 1 from sqlite_master where type = 'table' and name = 'filings'").get());
+/** The local configuration (wrangler.toml's top level): its vars and D1 databases (shards). */
+const config = unstable_readConfig({ config: "wrangler.toml" });
+
+/**
+ * The local SQLite file of the D1 database with id `databaseId`: Miniflare
+ * names it by the Durable Object id workerd derives from the database id
+ * (two truncated HMAC-SHA256s keyed by the object class's unique key).
+ */
+function localD1File(databaseId: string): string {
+  const key = createHash("sha256").update("miniflare-D1DatabaseObject").digest();
+  const name = createHmac("sha256", key).update(databaseId).digest().subarray(0, 16);
+  const check = createHmac("sha256", key).update(name).digest().subarray(0, 16);
+  return join(
+    ".wrangler/state/v3/d1/miniflare-D1DatabaseObject",
+    `${Buffer.concat([name, check]).toString("hex")}.sqlite`,
+  );
+}
+
+/** Each D1 binding's local file, opened read-only (migrations must be applied). */
+function localDatabases(): { binding: string; file: string; db: DatabaseSync }[] {
+  const declared = config.d1_databases as { binding: string; database_id?: string }[];
+  return declared.map(({ binding, database_id }) => {
+    const file = localD1File(database_id ?? "");
+    if (!existsSync(file)) throw new Error(`${binding}: no local D1 file ${file}; run npm run db:migrate`);
+    return { binding, file, db: new DatabaseSync(file, { readOnly: true }) };
+  });
 }
 const countFilings = (dbs: { db: DatabaseSync }[]) =>
   dbs.reduce((n, { db }) => n + Number((db.prepare("select count(*) as n from filings").get() as { n: number }).n), 0);
@@ -88,9 +106,10 @@ if (countFilings(databases) !== generatedCount(FILINGS)) {
 }
 const filingCount = countFilings(databases);
 const now = new Date();
-const since = recentWindowStart(now);
 
 // --- 2. The query mix, from the data itself ----------------------------------
+// Busiest of all time rather than of the recency window: seeded filings are
+// spread evenly over time, and this reads no stored timestamp, whatever its encoding.
 /** The `n` values with the largest summed `count` over every database. */
 function top<T>(n: number, sql: string, params: SQLInputValue[], key: (row: T) => string): T[] {
   const seen = new Map<string, { row: T; count: number }>();
@@ -109,22 +128,22 @@ function top<T>(n: number, sql: string, params: SQLInputValue[], key: (row: T) =
 }
 const states = top<{ state: string }>(
   3,
-  "select state, count(*) as count from filings where filed_at >= ? group by state order by count desc limit 3",
-  [since],
+  "select state, count(*) as count from filings group by state order by count desc limit 3",
+  [],
   (r) => r.state,
 ).map((r) => r.state);
 const picks: DataPicks = {
   states,
   zips: top<{ zip5: string }>(
     3,
-    "select zip5, count(*) as count from debtor_parties where filed_at >= ? and zip5 is not null group by zip5 order by count desc limit 3",
-    [since],
+    "select zip5, count(*) as count from debtor_parties where zip5 is not null group by zip5 order by count desc limit 3",
+    [],
     (r) => r.zip5,
   ).map((r) => r.zip5),
   lenders: top<{ words: string; state: string }>(
     3,
-    "select name_words as words, filing_state as state, count(*) as count from secured_parties where filed_at >= ? and filing_state = ? group by name_words order by count desc limit 3",
-    [since, states[0] ?? "CA"],
+    "select name_words as words, filing_state as state, count(*) as count from secured_parties where filing_state = ? group by name_words order by count desc limit 3",
+    [states[0] ?? "CA"],
     (r) => r.words,
   ).map((r) => ({ name: r.words.split(" ").slice(0, 2).join(" "), state: r.state })),
   debtors: top<{ name: string; state: string }>(
@@ -148,20 +167,19 @@ const picks: DataPicks = {
 };
 const MIX = LOOKUPS.map((e) => ({ endpoint: e.path, access: e.access, paths: e.bench(picks) }));
 
-// --- 4c. The bare baseline: the service's own SQL, replayed -------------------
-type Captured = { sql: string; params: SQLInputValue[] }[];
-/** The one migrated database the single `DB` binding reads (openLocalD1's choice). */
-const sqlite = databases[0]!.db;
+// --- The bare baseline: the service's own SQL, replayed (step 4) ------------
+type Captured = { binding: string; sql: string; params: SQLInputValue[] }[];
+const byBinding = new Map(databases.map((d) => [d.binding, d.db]));
 
 /**
  * A D1 binding over node:sqlite that records every statement it runs:
  * enough of D1's API for drizzle's driver and the app's sessions.
  */
-function recordingD1(db: DatabaseSync, log: Captured) {
+function recordingD1(binding: string, db: DatabaseSync, log: Captured) {
   const statement = (sql: string, params: SQLInputValue[]) => ({
     bind: (...values: unknown[]) => statement(sql, values as SQLInputValue[]),
     run() {
-      log.push({ sql, params });
+      log.push({ binding, sql, params });
       const results = db.prepare(sql).all(...params);
       return { results, success: true, meta: { rows_read: 0 } };
     },
@@ -169,7 +187,7 @@ function recordingD1(db: DatabaseSync, log: Captured) {
       return this.run();
     },
     async raw() {
-      log.push({ sql, params });
+      log.push({ binding, sql, params });
       return db
         .prepare(sql)
         .all(...params)
@@ -180,21 +198,15 @@ function recordingD1(db: DatabaseSync, log: Captured) {
       return row === undefined ? null : column ? row[column] : row;
     },
   });
-  const binding = {
+  const d1 = {
     prepare: (sql: string) => statement(sql, []),
     batch: async (statements: ReturnType<typeof statement>[]) => statements.map((s) => s.run()),
-    withSession: () => ({ ...binding, getBookmark: () => null }),
+    withSession: () => ({ ...d1, getBookmark: () => null }),
   };
-  return binding;
+  return d1;
 }
 
-/** The D1 bindings of wrangler.toml's top level (the local configuration). */
-function d1Bindings(): string[] {
-  const local = readFileSync("wrangler.toml", "utf8").split(/^\[env\./m)[0] ?? "";
-  return [...local.matchAll(/\[\[d1_databases\]\][^[]*?binding\s*=\s*"([^"]+)"/g)].map((m) => m[1]!);
-}
-
-/** Runs the app in-process over the local SQLite file and returns the SQL each request sends. */
+/** Runs the app in-process over the local SQLite files and returns the SQL each request sends, by binding. */
 async function captureSql(paths: string[], key: string): Promise<Map<string, Captured>> {
   const { module } = await runnerImport<typeof import("../src/app.ts")>("./src/app.ts", {
     configFile: false,
@@ -203,7 +215,7 @@ async function captureSql(paths: string[], key: string): Promise<Map<string, Cap
   const app = module.createApp();
   const noCache = { match: async () => undefined, put: async () => undefined };
   Object.assign(globalThis, { caches: { default: noCache } });
-  const bindings = new Set(d1Bindings());
+  const vars = (config.vars ?? {}) as Record<string, unknown>;
   const keyStore = {
     getWithMetadata: async () => ({
       value: "",
@@ -218,10 +230,14 @@ async function captureSql(paths: string[], key: string): Promise<Map<string, Cap
   try {
     for (const path of paths) {
       const log: Captured = [];
-      const d1 = recordingD1(sqlite, log);
+      const d1 = new Map(databases.map(({ binding, db }) => [binding, recordingD1(binding, db, log)]));
+      // The config's vars and D1 bindings, the key store, and a limiter that always allows for any other name.
       const env = new Proxy(
         {},
-        { get: (_, name: string) => (bindings.has(name) ? d1 : name === "API_KEYS" ? keyStore : allow) },
+        {
+          get: (_, name: string) =>
+            name in vars ? vars[name] : (d1.get(name) ?? (name === "API_KEYS" ? keyStore : allow)),
+        },
       );
       const res = await app.request(path, { headers: { "x-api-key": key } }, env as Env, context as never);
       if (res.status !== 200) throw new Error(`in-process ${path} answered ${res.status}: ${await res.text()}`);
@@ -233,7 +249,7 @@ async function captureSql(paths: string[], key: string): Promise<Map<string, Cap
   return out;
 }
 
-// --- 4. Driving a server -------------------------------------------------------
+// --- 3, 4. Page-1 probes, then driving each server -----------------------------
 async function drive(base: string, paths: string[], headers: Record<string, string>) {
   let n = 0;
   return autocannon({
@@ -283,12 +299,17 @@ const baseline = createServer((req, res) => {
     res.writeHead(404).end();
     return;
   }
-  const results = statements.map(({ sql, params }) => sqlite.prepare(sql).all(...params));
+  const results = statements.map(({ binding, sql, params }) =>
+    byBinding
+      .get(binding)!
+      .prepare(sql)
+      .all(...params),
+  );
   res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(results));
 });
 await new Promise<void>((resolve) => baseline.listen(BASELINE_PORT, "127.0.0.1", resolve));
 
-const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(readFileSync("wrangler.toml", "utf8"))?.[1];
+const compatibilityDate = config.compatibility_date;
 const server = startDevServer(PORT, PORT + 1000);
 const ceiling = startDevServer(CEILING_PORT, PORT + 1002, [
   "--config",
