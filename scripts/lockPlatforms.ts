@@ -96,9 +96,10 @@ for (const [location, entry] of Object.entries(packages)) {
     if (!exact) {
       throw new Error(`${location} wants ${name}@${spec}: only exact versions can be written without the registry`);
     }
-    // Beside the package that wants it, where npm places its served siblings.
+    // Beside the package that wants it, where npm places its served siblings
+    // (the root's, or a workspace's, at the top).
     const cut = location.lastIndexOf("node_modules/");
-    const slot = `${location.slice(0, cut)}node_modules/${name}`;
+    const slot = `${cut < 0 ? "" : location.slice(0, cut)}node_modules/${name}`;
     if (slot === found?.at) throw new Error(`${slot} is ${found.entry.version}, but ${location} pins ${spec}`);
     added.push(`${slot}@${spec}`);
     if (check) continue;

@@ -215,6 +215,24 @@ describe("npm run export", () => {
     TIMEOUT * 2,
   );
 
+  it(
+    "through plain `npm run export`, writes only the lines to stdout (the project's .npmrc keeps npm's banner out)",
+    () => {
+      const direct = run("export", ["--state", "ca", "--persist-to", state]);
+      // Without any loglevel the calling npm passed down, so the project's .npmrc decides.
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_loglevel$/i.test(k)));
+      const viaNpm = spawnSync("npm", ["run", "export", "--", "--state", "ca", "--persist-to", state], {
+        cwd: root,
+        encoding: "utf8",
+        env,
+      });
+      expect(viaNpm.status).toBe(0);
+      expect(viaNpm.stdout).toBe(direct.stdout);
+      expect(viaNpm.stdout.trim().split("\n")).toHaveLength(1);
+    },
+    TIMEOUT,
+  );
+
   it("refuses a missing or unknown state with exit 2", () => {
     for (const args of [[], ["--state", "XX"], ["--state", "CA", "--remote", "--persist-to", "x"]]) {
       const { status, stderr } = run("export", args);
