@@ -29,11 +29,9 @@
  * (inspector --port + 1002).
  */
 import { execFileSync } from "node:child_process";
-import { createHash, createHmac } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
-import { join } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
@@ -43,6 +41,7 @@ import { unstable_readConfig } from "wrangler";
 import { generatedCount } from "../seed/generate.ts";
 import { type DataPicks, LOOKUPS, scopeOf } from "../test/endpoints.ts";
 import { startDevServer, unmeteredKey, waitUntilUp } from "./devServer.ts";
+import { localD1File } from "./shardConfig.ts";
 
 const { values } = parseArgs({
   options: {
@@ -67,21 +66,6 @@ const GOAL = { ceilingRatio: 0.5, rowsRead: 100, singleStateRoundTrips: 1 };
 // --- 1. Data, through the npm scripts ----------------------------------------
 /** The local configuration (wrangler.toml's top level): its vars and D1 databases (shards). */
 const config = unstable_readConfig({ config: "wrangler.toml" });
-
-/**
- * The local SQLite file of the D1 database with id `databaseId`: Miniflare
- * names it by the Durable Object id workerd derives from the database id
- * (two truncated HMAC-SHA256s keyed by the object class's unique key).
- */
-function localD1File(databaseId: string): string {
-  const key = createHash("sha256").update("miniflare-D1DatabaseObject").digest();
-  const name = createHmac("sha256", key).update(databaseId).digest().subarray(0, 16);
-  const check = createHmac("sha256", key).update(name).digest().subarray(0, 16);
-  return join(
-    ".wrangler/state/v3/d1/miniflare-D1DatabaseObject",
-    `${Buffer.concat([name, check]).toString("hex")}.sqlite`,
-  );
-}
 
 /** Each D1 binding's local file, opened read-only (migrations must be applied). */
 function localDatabases(): { binding: string; file: string; db: DatabaseSync }[] {

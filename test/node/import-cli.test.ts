@@ -220,7 +220,8 @@ describe("npm run export", () => {
     () => {
       const direct = run("export", ["--state", "ca", "--persist-to", state]);
       // Without any loglevel the calling npm passed down, so the project's .npmrc decides.
-      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_loglevel$/i.test(k)));
+      const env = { ...process.env };
+      for (const k of Object.keys(env)) if (/^npm_config_loglevel$/i.test(k)) delete env[k];
       const viaNpm = spawnSync("npm", ["run", "export", "--", "--state", "ca", "--persist-to", state], {
         cwd: root,
         encoding: "utf8",
