@@ -26,6 +26,7 @@ export async function knownAddresses(db: Db, name: string, { page, size }: PageW
     db
       .select({
         street1: debtorAddresses.street1,
+        street2: debtorAddresses.street2,
         city: debtorAddresses.city,
         state: debtorAddresses.state,
         zip: debtorAddresses.zip,

@@ -21,6 +21,7 @@
  */
 import { and, desc, eq, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { maskBit } from "../db/encodings.ts";
 import {
   type Amendment,
   amendments,
@@ -33,6 +34,7 @@ import {
   facetCounts,
   facetDays,
   filings,
+  PARTY_TYPES,
   type SecuredParty,
   securedParties,
 } from "../db/schema.ts";
@@ -88,6 +90,13 @@ const noArm = (db: Db) => filingArm(db, eq(filings.id, 0));
 function setIncludesAny(column: SQLiteColumn, labels: string[]): SQL | undefined {
   if (labels.length === 0) return undefined;
   return or(...labels.map((l) => sql`instr('|' || ${column} || '|', ${`|${l}|`}) > 0`));
+}
+
+/** Whether a stored set of party types (a bit mask, encodings.ts) includes any of `labels`. */
+function typesIncludeAny(column: SQLiteColumn, labels: string[]): SQL | undefined {
+  if (labels.length === 0) return undefined;
+  const mask = labels.reduce((m, l) => m | maskBit(PARTY_TYPES, l), 0);
+  return sql`(${column} & ${mask}) <> 0`;
 }
 
 /** Which facets a query covers (see facetCounts in schema.ts). */
@@ -210,7 +219,7 @@ export async function recentBySecuredParty(db: Db, q: LenderQuery): Promise<Fili
               and(
                 gte(securedParties.nameWords, covered.names.from),
                 lt(securedParties.nameWords, covered.names.to),
-                setIncludesAny(securedParties.debtorTypes, covered.labels),
+                typesIncludeAny(securedParties.debtorTypes, covered.labels),
               ),
             ),
           ]

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { generateFilings } from "../../seed/generate.ts";
 import { refreshAll, writeFilings } from "../../seed/localD1.ts";
 import { soundKeyRows, toRows } from "../../src/db/records.ts";
+import { filings } from "../../src/db/schema.ts";
 
 function migratedDatabase(): DatabaseSync {
   const db = new DatabaseSync(":memory:");
@@ -40,9 +41,11 @@ describe("the local D1 bulk writer", () => {
     expect(stored).toMatchObject({
       state: expected.state,
       number: expected.number,
-      filed_at: expected.filedAt,
+      // Timestamps in their stored form (src/db/encodings.ts).
+      filed_at: filings.filedAt.mapToDriverValue(expected.filedAt),
       lapse_date: expected.lapseDate,
-      terminated_at: expected.terminatedAt,
+      terminated_at:
+        expected.terminatedAt === null ? null : filings.terminatedAt.mapToDriverValue(expected.terminatedAt),
     });
     expect(progress.at(-1)).toBe(records.length);
   });
