@@ -7,8 +7,10 @@
  *
  * Why: a timestamp is 20 bytes as text and 4 as an integer, and filing
  * times are copied into every party row and every list index (about a
- * dozen copies per filing); a kind or type is a one-byte code or, for 0 and
- * 1, no byte at all (SQLite stores those two in the record header).
+ * dozen copies per filing); a date is 10 bytes as text and 2 as a day
+ * number; a kind or type is a one-byte code or, for 0 and 1, no byte at all
+ * (SQLite stores those two in the record header); an industry, stored in a
+ * debtor row and two indexes, is 18 bytes of text and one byte as a code.
  */
 import { customType } from "drizzle-orm/sqlite-core";
 import { isoSeconds } from "../domain/time.ts";
@@ -28,6 +30,40 @@ export const instant = customType<{ data: string; driverData: number }>({
   },
   fromDriver: (seconds) => isoSeconds(Number(seconds) * 1000),
 });
+
+/** A date, served as YYYY-MM-DD, stored as days since 1970-01-01 (in date order). */
+export const day = customType<{ data: string; driverData: number }>({
+  dataType: () => "integer",
+  toDriver(date) {
+    const ms = Date.parse(`${date}T00:00:00Z`);
+    if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`not a date: ${date}`);
+    return ms / 86_400_000;
+  },
+  fromDriver: (days) => new Date(Number(days) * 86_400_000).toISOString().slice(0, 10),
+});
+
+/**
+ * A label that is usually one of `values` (stored as its position, an
+ * integer) and may be any other text (stored as text). The column has no
+ * type affinity (BLOB), so SQLite keeps each value as given: the text "12"
+ * stays text and never reads back as the twelfth value. Append new values
+ * at the end only.
+ */
+export function labelCode<const T extends readonly [string, ...string[]]>(values: T) {
+  return customType<{ data: string; driverData: number | string }>({
+    dataType: () => "blob",
+    toDriver(label) {
+      const code = values.indexOf(label);
+      return code < 0 ? label : code;
+    },
+    fromDriver(stored) {
+      if (typeof stored !== "number") return String(stored);
+      const label = values[stored];
+      if (label === undefined) throw new Error(`stored code ${stored} names none of ${values.join(", ")}`);
+      return label;
+    },
+  });
+}
 
 /**
  * One of `values`, stored as its position in the list. Append new values

@@ -26,7 +26,8 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { enumCode, instant, setMask } from "./encodings.ts";
+import { INDUSTRIES } from "../domain/industries.ts";
+import { day, enumCode, instant, labelCode, setMask } from "./encodings.ts";
 
 /** What a filing is (lapse rules by kind: src/domain/lifecycle.ts). */
 export const FILING_KINDS = [
@@ -117,11 +118,11 @@ export const filings = sqliteTable(
     filedAt: instant().notNull(),
     kind: enumCode(FILING_KINDS)().notNull(),
     /** YYYY-MM-DD as served; null when the filing does not lapse (transmitting utility). */
-    lapseDate: text(),
+    lapseDate: day(),
     /** Whether `lapseDate` is the office's date as given, or computed (lifecycle.ts). */
     lapseSource: enumCode(LAPSE_SOURCES)().notNull(),
     /** The lapse date the office gave with the filing record, if any. */
-    officeLapseDate: text(),
+    officeLapseDate: day(),
     /** The collateral description as filed. */
     collateral: text(),
     /** The filing office as the feed names it. */
@@ -157,8 +158,8 @@ export const debtorParties = sqliteTable(
     name: text().notNull(),
     /** UCC search-logic key: see debtorNameKey(). */
     nameKey: text().notNull(),
-    /** Industry label; one of INDUSTRIES or another label. */
-    industry: text(),
+    /** Industry label; one of INDUSTRIES (stored as a code) or another label (as text). */
+    industry: labelCode(INDUSTRIES)(),
     ...addressColumns,
     ...debtorAddressKeys,
     ...filingCopies,
@@ -227,7 +228,7 @@ export const amendments = sqliteTable(
     /** The filing office's description of the amendment type. */
     description: text().notNull(),
     /** The lapse date the office recorded with this amendment, if any. */
-    lapseDate: text(),
+    lapseDate: day(),
     /** Collateral text filed with this amendment, if any. */
     collateral: text(),
   },

@@ -43,7 +43,7 @@ describe("the local D1 bulk writer", () => {
       number: expected.number,
       // Timestamps in their stored form (src/db/encodings.ts).
       filed_at: filings.filedAt.mapToDriverValue(expected.filedAt),
-      lapse_date: expected.lapseDate,
+      lapse_date: expected.lapseDate === null ? null : filings.lapseDate.mapToDriverValue(expected.lapseDate),
       terminated_at:
         expected.terminatedAt === null ? null : filings.terminatedAt.mapToDriverValue(expected.terminatedAt),
     });

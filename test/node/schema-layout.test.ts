@@ -51,6 +51,24 @@ describe("the stored layout", () => {
       expect(securedParties.debtorTypes.mapFromDriverValue(securedParties.debtorTypes.mapToDriverValue(set))).toBe(set);
     }
     expect(() => filings.kind.mapToDriverValue("unheard_of" as never)).toThrow();
+    for (const date of ["1999-12-31", "2026-02-28", "2031-07-04"]) {
+      expect(filings.lapseDate.mapFromDriverValue(filings.lapseDate.mapToDriverValue(date))).toBe(date);
+    }
+  });
+
+  it("stores a listed industry as a code and any other label as its text, reading both back", () => {
+    const { industry } = schema.debtorParties;
+    expect(industry.mapToDriverValue("Manufacturing")).toBeTypeOf("number");
+    for (const label of ["Manufacturing", "Agriculture & Farming", "Hospitality", "12", "0"]) {
+      expect(industry.mapFromDriverValue(industry.mapToDriverValue(label))).toBe(label);
+    }
+    // No column affinity, so SQLite keeps the text "12" as text.
+    const db = migratedDatabase();
+    db.exec("insert into filings (id, state, number, filed_at, kind, lapse_source) values (1, 'CA', 'N1', 0, 0, 0)");
+    db.prepare(
+      "insert into debtor_parties (filing_id, position, type, name, name_key, industry, address_key, filing_state, filed_at, filing_number) values (1, 0, 1, 'A', 'a', ?, 0, 'CA', 0, 'N1')",
+    ).run(industry.mapToDriverValue("12") as string);
+    expect(db.prepare("select typeof(industry) as t from debtor_parties").get()).toEqual({ t: "text" });
   });
 
   it("hashes address texts to distinct 47-bit integers", () => {
