@@ -13,7 +13,7 @@ CREATE TABLE `amendments` (
 	`filed_at` integer NOT NULL,
 	`kind` integer NOT NULL,
 	`description` text NOT NULL,
-	`lapse_date` text,
+	`lapse_date` integer,
 	`collateral` text,
 	PRIMARY KEY(`filing_id`, `position`),
 	FOREIGN KEY (`filing_id`) REFERENCES `filings`(`id`) ON UPDATE no action ON DELETE cascade
@@ -25,7 +25,7 @@ CREATE TABLE `debtor_parties` (
 	`type` integer NOT NULL,
 	`name` text NOT NULL,
 	`name_key` text NOT NULL,
-	`industry` text,
+	`industry` blob,
 	`street1` text,
 	`street2` text,
 	`city` text,
