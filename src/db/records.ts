@@ -200,6 +200,9 @@ export function soundKeyRows(debtors: Iterable<{ name: string; nameKey: string; 
 
 export type FacetDay = Omit<typeof facetDays.$inferInsert, "running">;
 
+/** The facet of "s" and "z" that counts every filing of its place once, whatever its industries (schema.ts). */
+export const ANY_FACET = "*";
+
 /** Day bucket of every day before the recency window's reach. */
 export const OLD_DAYS = "0000-00-00";
 
@@ -219,8 +222,10 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
   };
   for (const { filing, debtors, securedParties } of rows) {
     add("s", filing.state, "", setOf(debtors.map((d) => d.industry)), filing.filedAt);
+    add("s", filing.state, "", ANY_FACET, filing.filedAt);
     for (const zip5 of new Set(debtors.flatMap((d) => (d.zip5 === null ? [] : [d.zip5])))) {
       add("z", zip5, "", setOf(debtors.filter((d) => d.zip5 === zip5).map((d) => d.industry)), filing.filedAt);
+      add("z", zip5, "", ANY_FACET, filing.filedAt);
     }
     const types = setOf(debtors.map((d) => d.type));
     for (const name of new Set(securedParties.map((s) => s.nameWords)))

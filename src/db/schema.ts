@@ -304,7 +304,11 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * - "t": its state, dated by termination rather than filing.
  * Sets are sorted and joined with "|", so every filing has exactly one facet
  * per scope and place, and a filter ("any of these industries") is a sum
- * over the facets it matches: exact, with no double counting.
+ * over the facets it matches: exact, with no double counting. Under "s" and
+ * "z" each filing is also counted once in the facet "*" (ANY_FACET in
+ * records.ts), so a list without an industry filter is counted from one
+ * facet rather than from every industry set of the place (hundreds in a
+ * large state).
  *
  * `facet_counts` holds each facet's all-time total; `facet_days` the same by
  * day with a running total, so "filed since day D" is the total minus one

@@ -22,6 +22,7 @@
 import { and, desc, eq, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { maskBit } from "../db/encodings.ts";
+import { ANY_FACET } from "../db/records.ts";
 import {
   type Amendment,
   amendments,
@@ -133,13 +134,19 @@ function facetTotal(db: Db, q: FacetQuery, since: string) {
     .where(facetsOf(q));
 }
 
-/** The facets of `scope` at `place` whose lender name is in `names` and whose set includes one of `labels`. */
+/**
+ * The facets of `scope` at `place` whose lender name is in `names` and whose
+ * set includes one of `labels`; without labels, a state's or postal code's
+ * one facet that counts all its filings (ANY_FACET, never an industry).
+ */
 function facetsOf(q: FacetQuery) {
+  const labels = q.labels ?? [];
+  const everyIndustry = labels.length === 0 && (q.scope === "s" || q.scope === "z");
   return and(
     eq(facetCounts.scope, q.scope),
     eq(facetCounts.place, q.place),
     q.names ? and(gte(facetCounts.name, q.names.from), lt(facetCounts.name, q.names.to)) : undefined,
-    setIncludesAny(facetCounts.facet, q.labels ?? []),
+    everyIndustry ? eq(facetCounts.facet, ANY_FACET) : setIncludesAny(facetCounts.facet, labels),
   );
 }
 

@@ -61,7 +61,8 @@ describe("the local D1 bulk writer", () => {
 
   it("counts every filing once per state facet, with running totals ending at each facet's total", () => {
     const sum = (sql: string) => Number((db.prepare(sql).get() as { n: number }).n);
-    expect(sum("select sum(filings) as n from facet_counts where scope = 's'")).toBe(records.length);
+    expect(sum("select sum(filings) as n from facet_counts where scope = 's' and facet <> '*'")).toBe(records.length);
+    expect(sum("select sum(filings) as n from facet_counts where scope = 's' and facet = '*'")).toBe(records.length);
     expect(sum("select count(*) as n from facet_days where running is null")).toBe(0);
     const mismatched = sum(`select count(*) as n from facet_counts c where filings <> (
       select running from facet_days d where d.scope = c.scope and d.place = c.place and d.name = c.name
