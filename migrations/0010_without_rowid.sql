@@ -2,7 +2,7 @@
 -- the table's own B-tree, instead of a rowid table plus an index holding a
 -- second copy of every key (bench/STORAGE.md has the bytes). Drizzle cannot
 -- declare WITHOUT ROWID (src/db/schema.ts lists these tables in
--- WITHOUT_ROWID, and test/schema-layout.test.ts checks them), so the
+-- WITHOUT_ROWID, and test/node/schema-layout.test.ts checks them), so the
 -- tables, empty since 0008, are created again as 0009 defined them, WITHOUT
 -- ROWID. A generated migration that rebuilds one of them must keep it.
 DROP TABLE `amendments`;--> statement-breakpoint

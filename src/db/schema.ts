@@ -20,8 +20,8 @@
  *   kinds and types are stored as integers (src/db/encodings.ts); tables
  *   keyed by a composite primary key are WITHOUT ROWID, so the key is the
  *   table's own B-tree rather than a second copy beside it. Drizzle cannot
- *   declare WITHOUT ROWID: migration 0009 rebuilds those tables (listed in
- *   WITHOUT_ROWID below, checked by test/schema-layout.test.ts), and a
+ *   declare WITHOUT ROWID: migration 0010 creates those tables (listed in
+ *   WITHOUT_ROWID below, checked by test/node/schema-layout.test.ts), and a
  *   migration drizzle-kit generates that rebuilds one of them must keep it.
  */
 import { sql } from "drizzle-orm";
