@@ -28,6 +28,7 @@ import type { SQLInputValue } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { prng } from "../seed/generate.ts";
 import { openLocalD1File } from "../seed/localD1.ts";
+import { debtorParties } from "../src/db/schema.ts";
 import { debtorNameKey, significantWords } from "../src/domain/names.ts";
 import { startDevServer, unmeteredKey, waitUntilUp } from "./devServer.ts";
 import { INDIVIDUAL_KINDS, KINDS, type Kind, misspell } from "./misspell.ts";
@@ -151,12 +152,15 @@ function ambiguity(kind: Kind, query: string, target: Name) {
 
 // --- 1. Samples ---------------------------------------------------------------
 const rng = prng(Number(values.seed));
-const isIndividual = (n: Name) =>
-  one<{ type: string }>(
+// The type column holds a code (src/db/encodings.ts): read it back through the schema.
+const isIndividual = (n: Name) => {
+  const row = one<{ type: number }>(
     "select type from debtor_parties where name_key = ? and filing_state = ? limit 1",
     n.nameKey,
     n.state,
-  )?.type === "Individual";
+  );
+  return row !== undefined && debtorParties.type.mapFromDriverValue(row.type) === "Individual";
+};
 
 const samples: Sample[] = [];
 for (const kind of KINDS) {

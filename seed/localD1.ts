@@ -10,7 +10,7 @@
  */
 import { existsSync } from "node:fs";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { getTableName } from "drizzle-orm";
+import { getTableColumns, getTableName } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type AnyD1Database, drizzle } from "drizzle-orm/d1";
 import { drizzle as proxyDrizzle } from "drizzle-orm/sqlite-proxy";
@@ -93,6 +93,9 @@ function insertRows(
   const keys = [...new Set(set.rows.flatMap((r) => Object.keys(r)))];
   const perChunk = Math.floor(MAX_PARAMS / keys.length);
   const name = getTableName(set.table);
+  // Each value in its stored form (integer timestamps and codes: src/db/encodings.ts).
+  const columns = getTableColumns(set.table) as Record<string, { mapToDriverValue(v: unknown): unknown }>;
+  const encode = keys.map((k) => (v: unknown) => (v == null ? null : columns[k]!.mapToDriverValue(v)));
   let changes = 0;
   for (let i = 0; i < set.rows.length; i += perChunk) {
     const part = set.rows.slice(i, i + perChunk) as Record<string, unknown>[];
@@ -105,7 +108,9 @@ function insertRows(
       prepared.set(sql, stmt);
     }
     const values: SQLInputValue[] = [];
-    for (const row of part) for (const k of keys) values.push((row[k] ?? null) as SQLInputValue);
+    for (const row of part) {
+      for (let j = 0; j < keys.length; j++) values.push(encode[j]!(row[keys[j]!]) as SQLInputValue);
+    }
     changes += Number(stmt.run(...values).changes);
   }
   return changes;

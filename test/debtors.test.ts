@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { allPagesA, daysAgo, filing, getJson, load, party, registerKeys } from "./helpers.ts";
 
 const at = (street1: string, zip: string, state = "CA") => ({ street1, zip, state });
+const suiteAddress = { street1: "77 Tower Pl", city: "Springfield", state: "CA", zipCode: "90011" };
 
 beforeAll(async () => {
   await registerKeys();
@@ -39,6 +40,14 @@ beforeAll(async () => {
     // Names that only look alike.
     filing({ number: "D-X1", debtors: [party("Acme Industries Inc", at("1 Other", "90009"))] }),
     filing({ number: "D-X2", debtors: [party("Acmee Co", at("1 Other", "90009"))] }),
+    // One building, two suites: two places, told apart by street2.
+    ...["Suite 100", "Suite 200"].map((street2, i) =>
+      filing({
+        number: `S-${i}`,
+        filedAt: daysAgo(50 + i),
+        debtors: [{ ...party("Suite Tenant LLC"), address: { ...suiteAddress, street2 } }],
+      }),
+    ),
     ...Array.from({ length: 6 }, (_, i) =>
       filing({
         number: `M-${i}`,
@@ -87,12 +96,20 @@ describe("GET /debtors/addresses", () => {
     const body = await getJson("/debtors/addresses?name=acme");
     expect(body.debtor_name).toBe("acme");
     expect(body.addresses).toEqual([
-      { street1: "9 Desert Way", city: "Springfield", state: "NV", zip_code: "89101" },
+      { street1: "9 Desert Way", street2: null, city: "Springfield", state: "NV", zip_code: "89101" },
       // "10 OLD RD." and "10 Old Rd" are one address, shown as most recently filed.
-      { street1: "10 OLD RD.", city: "Springfield", state: "CA", zip_code: "90001" },
-      { street1: "200 New Ave", city: "Springfield", state: "CA", zip_code: "90003" },
+      { street1: "10 OLD RD.", street2: null, city: "Springfield", state: "CA", zip_code: "90001" },
+      { street1: "200 New Ave", street2: null, city: "Springfield", state: "CA", zip_code: "90003" },
     ]);
     expect(body.pagination).toEqual({ current_page: 1, total_pages: 1, page_size: 5, total_results: 3 });
+  });
+
+  it("lists two suites of one building apart, each with its street2", async () => {
+    const body = await getJson("/debtors/addresses?name=Suite%20Tenant%20LLC");
+    expect(body.addresses).toEqual([
+      { street1: "77 Tower Pl", street2: "Suite 100", city: "Springfield", state: "CA", zip_code: "90011" },
+      { street1: "77 Tower Pl", street2: "Suite 200", city: "Springfield", state: "CA", zip_code: "90011" },
+    ]);
   });
 
   it("pages addresses five at a time", async () => {

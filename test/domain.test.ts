@@ -121,7 +121,7 @@ describe("seed generator", () => {
   });
 
   it("files the same debtor several times, at more than one address", () => {
-    const addresses = new Map<string, Set<string>>();
+    const addresses = new Map<string, Set<number>>();
     for (const r of rows) {
       for (const d of r.debtors) {
         const set = addresses.get(d.nameKey) ?? new Set();

@@ -80,6 +80,7 @@ async function keyless(path: string) {
 }
 
 /** The feed line as the public lookup shows it: without the addresses' street2, which only feeds carry. */
+/** A feed line as the API serves it: without street2, and with a lender's role rather than its own type. */
 function asServed(record: FilingRecord, today: string) {
   const lien = lienLine(record, today);
   const address = ({ street2: __, ...a }: { street2: string | null }) => a;
@@ -87,7 +88,11 @@ function asServed(record: FilingRecord, today: string) {
     ...lien,
     involved_parties: {
       debtor_parties: lien.involved_parties.debtor_parties.map((p) => ({ ...p, address: address(p.address) })),
-      secured_parties: lien.involved_parties.secured_parties.map((p) => ({ ...p, address: address(p.address) })),
+      secured_parties: lien.involved_parties.secured_parties.map((p) => ({
+        ...p,
+        type: "Secured Party",
+        address: address(p.address),
+      })),
     },
   };
 }
@@ -332,6 +337,31 @@ describe("importing a CSV feed", () => {
 });
 
 describe("exporting and importing again", () => {
+  it("keeps a secured party's own type, which the API lists as its role", async () => {
+    await emptyDatabase();
+    const line = {
+      initial_financing_number: "IND-LENDER-1",
+      initial_financing_date: "2025-06-02T08:00:00Z",
+      jurisdiction_state: "OH",
+      involved_parties: {
+        debtor_parties: [{ name: "Buckeye Tools LLC", type: "Organization", address: { city: "Columbus" } }],
+        secured_parties: [
+          { name: "Jane Q. Lender", type: "Individual", address: { city: "Dayton" } },
+          { name: "Ohio Valley Bank", type: "Secured Party", address: { city: "Gallipolis" } },
+        ],
+      },
+    };
+    expect((await importText("lenders.ndjson", JSON.stringify(line))).summary.inserted).toBe(1);
+    const served = firstOf((await lookup("IND-LENDER-1", "OH")).ucc_liens).involved_parties.secured_parties;
+    expect(served.map((p: { type: string }) => p.type)).toEqual(["Secured Party", "Secured Party"]);
+    const exported = [];
+    for await (const item of exportFilings(dbOf("OH"), "OH", 50)) exported.push(feedLine(item, today()));
+    expect(firstOf(exported).involved_parties.secured_parties.map((p) => p.type)).toEqual([
+      "Individual",
+      "Organization",
+    ]);
+  });
+
   it("reproduces the same API responses in an empty database", async () => {
     await emptyDatabase();
     const generated = [...generateFilings({ filings: 400, seed: 31, now: Date.now() })];

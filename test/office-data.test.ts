@@ -136,7 +136,9 @@ describe("an NDJSON feed of real office shapes", () => {
     );
     // Envelope A (known addresses) serves the missing street as null too.
     const known = await getJson(fresh(`/debtors/addresses?name=${encodeURIComponent("Ólafur Þórðarson")}`));
-    expect(known.addresses).toEqual([{ street1: null, city: "Grand Junction", state: "CO", zip_code: "80137-1234" }]);
+    expect(known.addresses).toEqual([
+      { street1: null, street2: null, city: "Grand Junction", state: "CO", zip_code: "80137-1234" },
+    ]);
   });
 
   it("keeps office amendment kinds, and a revoked termination leaves the filing active", async () => {

@@ -327,10 +327,29 @@ export interface components {
             debtor_parties: components["schemas"]["PartyB"][];
             secured_parties: components["schemas"]["PartyB"][];
         };
+        /** @description A debtor's address as the filing office recorded it: envelope A's address with its second street line, since two addresses that differ only there (suites of one building) are listed apart. */
+        KnownAddress: {
+            /** @description Street address. Null when the filing office did not record it. */
+            street1: string | null;
+            /** @description Second street line (suite, floor, unit). Null when the filing office did not record it. */
+            street2: string | null;
+            /** @description City. Null when the filing office did not record it. */
+            city: string | null;
+            /**
+             * @description Two-letter state code; for a foreign address, its region as written. Null when the filing office did not record it.
+             * @example CA
+             */
+            state: string | null;
+            /**
+             * @description Five digits or ZIP+4 (12345-6789) for a US address; a foreign postal code as written. Null when the filing office did not record it.
+             * @example 94107
+             */
+            zip_code: string | null;
+        };
         /** @description A page of a debtor's addresses (envelope A). */
         KnownAddressPage: {
             debtor_name: string;
-            addresses: components["schemas"]["AddressA"][];
+            addresses: components["schemas"]["KnownAddress"][];
             pagination: components["schemas"]["Pagination"];
             response_metadata: components["schemas"]["ResponseMetadataA"];
         };

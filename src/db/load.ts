@@ -142,10 +142,11 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
   const other = alias(debtorParties, "other");
   // Columns next to max() come from the row holding the max (SQLite), so
   // each aggregate shows its most recent spelling and address; the filing
-  // id in the max makes the latest-loaded filing win ties. The first 20
-  // characters are the ISO timestamp.
+  // id in the max makes the latest-loaded filing win ties. Filing times
+  // are stored as seconds (encodings.ts), filing ids stay under 10^9, and
+  // the product stays under 2^63 until the year 2262.
   const latest = (t: { filedAt: SQLiteColumn; filingId: SQLiteColumn }) =>
-    sql<string>`substr(max(${t.filedAt} || printf('%012d', ${t.filingId})), 1, 20)`;
+    sql<number>`max(${t.filedAt} * 1000000000 + ${t.filingId}) / 1000000000`;
   const lastFiled = latest(debtorParties);
   const lastSeen = latest(other);
   return [
@@ -197,6 +198,7 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
           addressKey: debtorParties.addressKey,
           lastUsed: lastFiled.as("last_used"),
           street1: debtorParties.street1,
+          street2: debtorParties.street2,
           city: debtorParties.city,
           state: debtorParties.state,
           zip: debtorParties.zip,
@@ -348,7 +350,11 @@ export function storedFilingStatements(db: Db, numbers: string[]) {
       .from(securedParties)
       .where(inArray(securedParties.filingId, ids))
       .orderBy(securedParties.filingId, securedParties.position),
-    db.select().from(amendments).where(inArray(amendments.filingId, ids)).orderBy(amendments.filingId, amendments.id),
+    db
+      .select()
+      .from(amendments)
+      .where(inArray(amendments.filingId, ids))
+      .orderBy(amendments.filingId, amendments.position),
   ] as const;
 }
 

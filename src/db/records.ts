@@ -11,6 +11,7 @@ import { US_ZIP } from "../domain/limits.ts";
 import { debtorKey, securedNameWords } from "../domain/names.ts";
 import { nameSoundKeys } from "../domain/soundKeys.ts";
 import { isStateCode } from "../domain/states.ts";
+import { hashKey } from "./encodings.ts";
 import type { Amendment, DebtorParty, Filing, facetDays, SecuredParty } from "./schema.ts";
 
 /** An address as the office recorded it: a part it did not record is null (or absent). */
@@ -61,12 +62,12 @@ export interface FilingRecord {
   amendments: AmendmentRecord[];
 }
 
-/** Rows of one filing; party and amendment rows get their ids from the database. */
+/** Rows of one filing (parties and amendments keyed by the filing's id and their position). */
 export interface FilingRows {
   filing: Filing;
-  debtors: Omit<DebtorParty, "id">[];
-  securedParties: Omit<SecuredParty, "id">[];
-  amendments: Omit<Amendment, "id">[];
+  debtors: DebtorParty[];
+  securedParties: SecuredParty[];
+  amendments: Amendment[];
 }
 
 /** Whether an address is in the United States (or a territory using US ZIPs), as far as it says. */
@@ -83,27 +84,36 @@ const squash = (s: string | null | undefined) =>
     .replace(/[^a-z0-9]+/g, " ")
     .trim();
 
+/** First five digits of a valid US ZIP, the postal-code search key; null otherwise. */
+function zip5Of(a: AddressRecord): string | null {
+  return isUsAddress(a) && a.zipCode != null && US_ZIP.test(a.zipCode) ? a.zipCode.slice(0, 5) : null;
+}
+
+/**
+ * Normalized street, street2, city, state and ZIP5 (or postal code and
+ * country): equal texts are one address.
+ */
+function addressText(a: AddressRecord): string {
+  const key = [squash(a.street1), squash(a.street2), squash(a.city), a.state ?? "", zip5Of(a) ?? squash(a.zipCode)];
+  // A foreign address is told apart by its country too.
+  if (!isUsAddress(a)) key.push(a.country ?? "");
+  return key.join("|");
+}
+
 function addressColumns(a: AddressRecord) {
-  const us = isUsAddress(a);
-  const zip5 = us && a.zipCode != null && US_ZIP.test(a.zipCode) ? a.zipCode.slice(0, 5) : null;
-  const key = [squash(a.street1), squash(a.street2), squash(a.city), a.state ?? "", zip5 ?? squash(a.zipCode)];
-  // A foreign address is told apart by its country too; US keys keep their old form.
-  if (!us) key.push(a.country ?? "");
   return {
     street1: a.street1,
     street2: a.street2 ?? null,
     city: a.city,
     state: a.state,
     zip: a.zipCode,
-    zip5,
     country: a.country ?? null,
-    addressKey: key.join("|"),
   };
 }
 
 /** The key two parties share when they are the same party at the same address. */
 export function partyKey(p: PartyRecord): string {
-  return `${p.name.toLowerCase()}\u0000${addressColumns(p.address).addressKey}`;
+  return `${p.name.toLowerCase()}\u0000${addressText(p.address)}`;
 }
 
 /** Rows for one filing, with `id` as its primary key. */
@@ -134,18 +144,22 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       nameKey: debtorKey(p.name, p.type),
       industry: p.label ?? null,
       ...addressColumns(p.address),
+      zip5: zip5Of(p.address),
+      addressKey: hashKey(addressText(p.address)),
     })),
     securedParties: record.securedParties.map((p, position) => ({
       ...shared,
       position,
+      type: p.type,
       name: p.name,
       nameWords: securedNameWords(p.name),
       category: p.label ?? null,
       ...addressColumns(p.address),
       debtorTypes,
     })),
-    amendments: record.amendments.map((a) => ({
+    amendments: record.amendments.map((a, position) => ({
       filingId: id,
+      position,
       number: a.number,
       filedAt: a.filedAt,
       kind: a.kind,
@@ -186,6 +200,9 @@ export function soundKeyRows(debtors: Iterable<{ name: string; nameKey: string; 
 
 export type FacetDay = Omit<typeof facetDays.$inferInsert, "running">;
 
+/** The facet of "s" and "z" that counts every filing of its place once, whatever its industries (schema.ts). */
+export const ANY_FACET = "*";
+
 /** Day bucket of every day before the recency window's reach. */
 const OLD_DAYS = "0000-00-00";
 
@@ -205,8 +222,10 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
   };
   for (const { filing, debtors, securedParties } of rows) {
     add("s", filing.state, "", setOf(debtors.map((d) => d.industry)), filing.filedAt);
+    add("s", filing.state, "", ANY_FACET, filing.filedAt);
     for (const zip5 of new Set(debtors.flatMap((d) => (d.zip5 === null ? [] : [d.zip5])))) {
       add("z", zip5, "", setOf(debtors.filter((d) => d.zip5 === zip5).map((d) => d.industry)), filing.filedAt);
+      add("z", zip5, "", ANY_FACET, filing.filedAt);
     }
     const types = setOf(debtors.map((d) => d.type));
     for (const name of new Set(securedParties.map((s) => s.nameWords)))

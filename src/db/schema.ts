@@ -14,11 +14,20 @@
  *   filing), so an index on a party table can filter by state and recency
  *   and return matches in date order without visiting `filings` first.
  * - Names are stored with their match keys (see src/domain/names.ts), and
- *   addresses with a five-digit ZIP and a dedup key, so requests compare
- *   stored columns through indexes instead of normalizing rows.
+ *   debtor addresses with a five-digit ZIP and a dedup key, so requests
+ *   compare stored columns through indexes instead of normalizing rows.
+ * - Size is designed (bench/STORAGE.md, `npm run db:size`): timestamps,
+ *   kinds and types are stored as integers (src/db/encodings.ts); tables
+ *   keyed by a composite primary key are WITHOUT ROWID, so the key is the
+ *   table's own B-tree rather than a second copy beside it. Drizzle cannot
+ *   declare WITHOUT ROWID: migration 0010 creates those tables (listed in
+ *   WITHOUT_ROWID below, checked by test/node/schema-layout.test.ts), and a
+ *   migration drizzle-kit generates that rebuilds one of them must keep it.
  */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { INDUSTRIES } from "../domain/industries.ts";
+import { day, enumCode, instant, labelCode, setMask } from "./encodings.ts";
 
 /** What a filing is (lapse rules by kind: src/domain/lifecycle.ts). */
 export const FILING_KINDS = [
@@ -48,8 +57,21 @@ export const LAPSE_SOURCES = ["office", "estimated"] as const;
 
 export const PARTY_TYPES = ["Individual", "Organization"] as const;
 
+/** Tables whose B-tree is their primary key (see the layout notes above). */
+export const WITHOUT_ROWID = [
+  "debtor_parties",
+  "secured_parties",
+  "amendments",
+  "facet_counts",
+  "facet_days",
+  "debtor_addresses",
+  "debtor_links",
+] as const;
+
+const partyType = enumCode(PARTY_TYPES);
+
 /**
- * Address columns shared by both party tables. Every part is as the office
+ * Address columns of both party tables. Every part is as the office
  * recorded it, null when it recorded none (foreign regions and postal codes
  * are kept as text).
  */
@@ -61,12 +83,19 @@ const addressColumns = {
   state: text(),
   /** US: five digits or ZIP+4; elsewhere the postal code as written. */
   zip: text(),
-  /** First five digits of a valid US ZIP, the postal-code search key; null otherwise. */
-  zip5: text(),
   /** ISO 3166-1 alpha-2 (as written when it names no known country). */
   country: text(),
-  /** Normalized street, city, state and ZIP5 (or postal code and country): equal keys are one address. */
-  addressKey: text().notNull(),
+};
+
+/** What debtor addresses add: the postal-code search key and the dedup key (secured parties need neither). */
+const debtorAddressKeys = {
+  /** First five digits of a valid US ZIP, the postal-code search key; null otherwise. */
+  zip5: text(),
+  /**
+   * Hash of the normalized street, street2, city, state and ZIP5 (or postal
+   * code and country): equal keys are one address (records.ts, addressText).
+   */
+  addressKey: integer().notNull(),
 };
 
 /**
@@ -75,10 +104,8 @@ const addressColumns = {
  */
 const filingCopies = {
   filingState: text().notNull(),
-  filedAt: text().notNull(),
-  // The default only lets the column be added to existing tables; loaders
-  // always set it (and migration 0004 clears data written before it).
-  filingNumber: text().notNull().default(""),
+  filedAt: instant().notNull(),
+  filingNumber: text().notNull(),
 };
 
 export const filings = sqliteTable(
@@ -87,74 +114,87 @@ export const filings = sqliteTable(
     id: integer().primaryKey(),
     state: text().notNull(),
     number: text().notNull(),
-    /** ISO 8601 UTC with Z, so text order is time order. */
-    filedAt: text().notNull(),
-    kind: text({ enum: FILING_KINDS }).notNull().default("standard"),
+    /** ISO 8601 UTC with Z as read; stored as seconds, in time order. */
+    filedAt: instant().notNull(),
+    kind: enumCode(FILING_KINDS)().notNull(),
     /** YYYY-MM-DD as served; null when the filing does not lapse (transmitting utility). */
-    lapseDate: text(),
+    lapseDate: day(),
     /** Whether `lapseDate` is the office's date as given, or computed (lifecycle.ts). */
-    lapseSource: text({ enum: LAPSE_SOURCES }).notNull().default("estimated"),
+    lapseSource: enumCode(LAPSE_SOURCES)().notNull(),
     /** The lapse date the office gave with the filing record, if any. */
-    officeLapseDate: text(),
+    officeLapseDate: day(),
     /** The collateral description as filed. */
     collateral: text(),
     /** The filing office as the feed names it. */
     filingOffice: text(),
     /** Filing time of the terminating amendment, when there is one. */
-    terminatedAt: text(),
+    terminatedAt: instant(),
   },
   (t) => [
-    uniqueIndex("filings_state_number").on(t.state, t.number),
-    // Lookup by number alone, across states (GET /filings).
-    index("filings_number").on(t.number),
-    // Recent filings in a state, newest first (/filings/recent-by-state).
+    // A filing is its state and number; lookup by number alone, across
+    // states, is this index's first column (GET /filings).
+    uniqueIndex("filings_number_state").on(t.number, t.state),
+    // Recent filings in a state, newest first (GET /filings/recent-by-state).
     index("filings_state_filed").on(t.state, t.filedAt, t.number),
-    // Recently terminated in a state, newest first (/filings/recently-terminated).
+    // Recently terminated in a state, newest first (GET /filings/recently-terminated).
     index("filings_state_terminated").on(t.state, t.terminatedAt, t.number).where(sql`terminated_at is not null`),
   ],
 );
 
+/**
+ * A filing's debtors, keyed (WITHOUT ROWID) by filing and position: a
+ * page's debtors are one range of the table itself, and each index entry
+ * below carries the key's two integers instead of a row id.
+ */
 export const debtorParties = sqliteTable(
   "debtor_parties",
   {
-    id: integer().primaryKey(),
     filingId: integer()
       .notNull()
       .references(() => filings.id, { onDelete: "cascade" }),
     /** Order of the party on the filing. */
     position: integer().notNull(),
-    type: text({ enum: PARTY_TYPES }).notNull(),
+    type: partyType().notNull(),
     name: text().notNull(),
     /** UCC search-logic key: see debtorNameKey(). */
     nameKey: text().notNull(),
-    /** Industry label; one of INDUSTRIES or another label. */
-    industry: text(),
+    /** Industry label; one of INDUSTRIES (stored as a code) or another label (as text). */
+    industry: labelCode(INDUSTRIES)(),
     ...addressColumns,
+    ...debtorAddressKeys,
     ...filingCopies,
   },
   (t) => [
-    index("debtor_parties_filing").on(t.filingId, t.position),
+    primaryKey({ columns: [t.filingId, t.position] }),
     // Each index below ends in the list order (filed_at, number, filing id),
     // so a page is read newest first straight off the index and stops at
-    // the page's end; several of them merge in order (src/queries/filings.ts, `merged`).
-    // A debtor's filings in a state (/debtors/search); refreshing its aggregates.
+    // the page's end; several of them merge in order (src/queries/filings.ts).
+    // A debtor's filings in a state (GET /debtors/search); refreshing its aggregates.
     index("debtor_parties_name").on(t.nameKey, t.filingState, t.filedAt, t.filingNumber, t.filingId),
-    // Postal-code search, with or without industries (/filings/recent-by-postal-code).
-    index("debtor_parties_zip").on(t.zip5, t.filedAt, t.filingNumber, t.filingId),
-    index("debtor_parties_zip_industry").on(t.zip5, t.industry, t.filedAt, t.filingNumber, t.filingId),
-    // A state's filings by debtor industry (/filings/recent-by-state with industries).
-    index("debtor_parties_state_industry").on(t.filingState, t.industry, t.filedAt, t.filingNumber, t.filingId),
+    // Postal-code search, with or without industries (GET /filings/recent-by-postal-code).
+    index("debtor_parties_zip").on(t.zip5, t.filedAt, t.filingNumber, t.filingId).where(sql`zip5 is not null`),
+    // Industry filters: `industry = ?` implies not null, so debtors without
+    // an industry (a fifth of them) stay out of these two.
+    index("debtor_parties_zip_industry")
+      .on(t.zip5, t.industry, t.filedAt, t.filingNumber, t.filingId)
+      .where(sql`industry is not null`),
+    // A state's filings by debtor industry (GET /filings/recent-by-state with industries).
+    index("debtor_parties_state_industry")
+      .on(t.filingState, t.industry, t.filedAt, t.filingNumber, t.filingId)
+      .where(sql`industry is not null`),
   ],
 );
 
+/** A filing's secured parties, keyed (WITHOUT ROWID) by filing and position. */
 export const securedParties = sqliteTable(
   "secured_parties",
   {
-    id: integer().primaryKey(),
     filingId: integer()
       .notNull()
       .references(() => filings.id, { onDelete: "cascade" }),
     position: integer().notNull(),
+    /** The lender's own kind as filed (the API lists every lender as "Secured Party"; exports keep this). */
+    type: partyType().notNull(),
     name: text().notNull(),
     /** Whole-word form of the name: see securedNameWords(). */
     nameWords: text().notNull(),
@@ -163,35 +203,36 @@ export const securedParties = sqliteTable(
     ...addressColumns,
     ...filingCopies,
     /** The kinds of debtor on the filing ("Individual", "Organization", or both joined by "|"). */
-    debtorTypes: text().notNull().default(""),
+    debtorTypes: setMask(PARTY_TYPES)().notNull(),
   },
   (t) => [
-    index("secured_parties_filing").on(t.filingId, t.position),
+    primaryKey({ columns: [t.filingId, t.position] }),
     // Lender-name search within a state, by borrower type, newest first
-    // (/secureds/recent-by-secured-party): one ordered range per lender name
-    // and debtor-type set.
+    // (GET /secureds/recent-by-secured-party): one ordered range per lender
+    // name and debtor-type set.
     index("secured_parties_name").on(t.filingState, t.nameWords, t.debtorTypes, t.filedAt, t.filingNumber, t.filingId),
   ],
 );
 
+/** A filing's amendments, keyed (WITHOUT ROWID) by filing and position (the order they were read in). */
 export const amendments = sqliteTable(
   "amendments",
   {
-    id: integer().primaryKey(),
     filingId: integer()
       .notNull()
       .references(() => filings.id, { onDelete: "cascade" }),
+    position: integer().notNull(),
     number: text().notNull(),
-    filedAt: text().notNull(),
-    kind: text({ enum: AMENDMENT_KINDS }).notNull(),
+    filedAt: instant().notNull(),
+    kind: enumCode(AMENDMENT_KINDS)().notNull(),
     /** The filing office's description of the amendment type. */
     description: text().notNull(),
     /** The lapse date the office recorded with this amendment, if any. */
-    lapseDate: text(),
+    lapseDate: day(),
     /** Collateral text filed with this amendment, if any. */
     collateral: text(),
   },
-  (t) => [index("amendments_filing").on(t.filingId, t.filedAt, t.number)],
+  (t) => [primaryKey({ columns: [t.filingId, t.position] })],
 );
 
 /**
@@ -232,7 +273,7 @@ export const debtorNames = sqliteTable(
     state: text().notNull(),
     /** The name as most recently filed. */
     name: text().notNull(),
-    lastFiledAt: text().notNull(),
+    lastFiledAt: instant().notNull(),
     filingCount: integer().notNull(),
   },
   (t) => [
@@ -263,7 +304,11 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * - "t": its state, dated by termination rather than filing.
  * Sets are sorted and joined with "|", so every filing has exactly one facet
  * per scope and place, and a filter ("any of these industries") is a sum
- * over the facets it matches: exact, with no double counting.
+ * over the facets it matches: exact, with no double counting. Under "s" and
+ * "z" each filing is also counted once in the facet "*" (ANY_FACET in
+ * records.ts), so a list without an industry filter is counted from one
+ * facet rather than from every industry set of the place (hundreds in a
+ * large state).
  *
  * `facet_counts` holds each facet's all-time total; `facet_days` the same by
  * day with a running total, so "filed since day D" is the total minus one
@@ -299,31 +344,33 @@ export const facetDays = sqliteTable(
 );
 
 /**
- * One row per debtor (match key) and distinct address, with when it was
- * last filed there (/debtors/addresses). Rebuilt for the debtors a load touches.
+ * One row per debtor (match key) and distinct address (street2 included: a
+ * suite is a different place, and is shown), with when it was last filed
+ * there (GET /debtors/addresses). Rebuilt for the debtors a load touches.
+ * A request reads its debtors' rows by key and orders them itself: a
+ * debtor has few addresses, and a second index ordered by time would cost
+ * more than the table.
  */
 export const debtorAddresses = sqliteTable(
   "debtor_addresses",
   {
     nameKey: text().notNull(),
-    addressKey: text().notNull(),
-    lastUsed: text().notNull(),
+    addressKey: integer().notNull(),
+    lastUsed: instant().notNull(),
     street1: text(),
+    street2: text(),
     city: text(),
     state: text(),
     zip: text(),
   },
-  (t) => [
-    primaryKey({ columns: [t.nameKey, t.addressKey] }),
-    index("debtor_addresses_recent").on(t.nameKey, t.lastUsed, t.addressKey),
-  ],
+  (t) => [primaryKey({ columns: [t.nameKey, t.addressKey] })],
 );
 
 /**
  * One row per debtor, filing state and co-debtor (name key and address)
  * named with it on a filing, with the latest such filing
- * (/debtors/associated/).
- * Rebuilt for the debtors a load touches.
+ * (GET /debtors/associated). Rebuilt for the debtors a load touches; read
+ * by key, like debtor_addresses.
  */
 export const debtorLinks = sqliteTable(
   "debtor_links",
@@ -331,8 +378,8 @@ export const debtorLinks = sqliteTable(
     nameKey: text().notNull(),
     filingState: text().notNull(),
     otherKey: text().notNull(),
-    otherAddressKey: text().notNull(),
-    lastSeen: text().notNull(),
+    otherAddressKey: integer().notNull(),
+    lastSeen: instant().notNull(),
     name: text().notNull(),
     street1: text(),
     street2: text(),
@@ -340,10 +387,7 @@ export const debtorLinks = sqliteTable(
     state: text(),
     zip: text(),
   },
-  (t) => [
-    primaryKey({ columns: [t.nameKey, t.filingState, t.otherKey, t.otherAddressKey] }),
-    index("debtor_links_recent").on(t.nameKey, t.filingState, t.lastSeen, t.otherKey, t.otherAddressKey),
-  ],
+  (t) => [primaryKey({ columns: [t.nameKey, t.filingState, t.otherKey, t.otherAddressKey] })],
 );
 
 /** Debtors whose aggregates (names, addresses, links) a load must rebuild. */

@@ -1,10 +1,11 @@
 /**
  * Reading a state's filings back out of the database, in id order, a page
  * at a time (two D1 round trips a page), and writing each as a feed line:
- * the public lookup's full filing (`GET /filings`, built by the API's own
- * presenter) plus each address's `street2`, which the API does not show and
- * a reload needs. Reading such a line back (schema.ts) gives the same rows,
- * so exports round-trip.
+ * the public lookup's full filing (GET /filings, built by the API's own
+ * presenter) plus what the API does not show and a reload needs: each
+ * address's `street2`, and each secured party's own `type` (Organization
+ * or Individual, where the API lists the role, "Secured Party"). Reading
+ * such a line back (schema.ts) gives the same rows, so exports round-trip.
  */
 import { and, asc, between, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
@@ -62,11 +63,12 @@ export function feedLine(item: FilingItem, today: string) {
   const lien = lienFull(item, today);
   const withStreet2 = <P extends { address: object }>(parties: P[], rows: { street2: string | null }[]) =>
     parties.map((p, i) => ({ ...p, address: { ...p.address, street2: rows[i]?.street2 ?? null } }));
+  const secured = withStreet2(lien.involved_parties.secured_parties, item.securedParties);
   return {
     ...lien,
     involved_parties: {
       debtor_parties: withStreet2(lien.involved_parties.debtor_parties, item.debtors),
-      secured_parties: withStreet2(lien.involved_parties.secured_parties, item.securedParties),
+      secured_parties: secured.map((p, i) => ({ ...p, type: item.securedParties[i]?.type ?? p.type })),
     },
   };
 }

@@ -94,10 +94,9 @@ function recordOf({ filing, debtors, securedParties, amendments }: FilingItem): 
     collateral: filing.collateral,
     filingOffice: filing.filingOffice,
     debtors: debtors.map((d) => ({ name: d.name, type: d.type, label: d.industry, address: addressOf(d) })),
-    // Lenders' own types are not stored: the API shows every lender as "Secured Party".
     securedParties: securedParties.map((s) => ({
       name: s.name,
-      type: "Organization",
+      type: s.type,
       label: s.category,
       address: addressOf(s),
     })),

@@ -135,8 +135,10 @@ export function terminatedFiling({ filing, debtors, securedParties }: FilingWith
 
 const emptyAddress = { street1: null, city: null, state: null, zip_code: null };
 
-export function knownAddress(a: Omit<Address, "country">) {
-  return addressA(a);
+/** A known address (GET /debtors/addresses): envelope A's address with street2, part of what tells addresses apart. */
+export function knownAddress(a: Omit<Address, "country"> & { street2: string | null }) {
+  const { street1, city, state, zip_code } = addressA(a);
+  return { street1, street2: a.street2, city, state, zip_code };
 }
 
 export function associatedDebtor(r: {

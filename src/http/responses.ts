@@ -216,9 +216,24 @@ export const terminatedList = component("TerminatedFilingPage", "A page of termi
   response_metadata: metadataA,
 });
 
+const knownAddress = component(
+  "KnownAddress",
+  "A debtor's address as the filing office recorded it: envelope A's address with its second street line, since two addresses that differ only there (suites of one building) are listed apart.",
+  {
+    street1: addressA.shape.street1,
+    street2: z
+      .string()
+      .nullable()
+      .openapi({ description: `Second street line (suite, floor, unit).${notRecorded}` }),
+    city: addressA.shape.city,
+    state: addressA.shape.state,
+    zip_code: addressA.shape.zip_code,
+  },
+);
+
 export const knownAddresses = component("KnownAddressPage", "A page of a debtor's addresses (envelope A).", {
   debtor_name: z.string(),
-  addresses: z.array(addressA),
+  addresses: z.array(knownAddress),
   pagination,
   response_metadata: metadataA,
 });

@@ -36,6 +36,7 @@ export async function knownAddresses(
     .select({
       addressKey: debtorAddresses.addressKey,
       street1: debtorAddresses.street1,
+      street2: debtorAddresses.street2,
       city: debtorAddresses.city,
       state: debtorAddresses.state,
       zip: debtorAddresses.zip,
@@ -52,7 +53,7 @@ export async function knownAddresses(
       rows,
       db.selectDistinct({ key: debtorAddresses.addressKey }).from(debtorAddresses).where(ofDebtor),
     ]);
-    return { rows: found, total: keys.length, keys: keys.map((k) => k.key) as string[] | undefined };
+    return { rows: found, total: keys.length, keys: keys.map((k) => k.key) };
   }
   const [found, [counted]] = await db.batch([
     rows,

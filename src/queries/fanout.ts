@@ -205,7 +205,7 @@ export async function knownAddressesAcross(c: Context<AppEnv>, name: string, { p
     debtorQueries.knownAddresses(db, name, { page: 1, size: page * size }, { keys: true }),
   );
   type Row = (typeof parts)[number]["rows"][number];
-  const byKey = new Map<string, Row>();
+  const byKey = new Map<Row["addressKey"], Row>();
   for (const part of parts) {
     for (const row of part.rows) {
       const seen = byKey.get(row.addressKey);
@@ -219,7 +219,7 @@ export async function knownAddressesAcross(c: Context<AppEnv>, name: string, { p
   return { rows, total: keys.size };
 }
 
-function compareDesc(a: string, b: string): number {
+function compareDesc<T extends string | number>(a: T, b: T): number {
   return a === b ? 0 : a < b ? 1 : -1;
 }
 

@@ -21,6 +21,8 @@
  */
 import { and, desc, eq, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { maskBit } from "../db/encodings.ts";
+import { ANY_FACET } from "../db/records.ts";
 import {
   type Amendment,
   amendments,
@@ -33,6 +35,7 @@ import {
   facetCounts,
   facetDays,
   filings,
+  PARTY_TYPES,
   type SecuredParty,
   securedParties,
 } from "../db/schema.ts";
@@ -96,6 +99,13 @@ function setIncludesAny(column: SQLiteColumn, labels: string[]): SQL | undefined
   return or(...labels.map((l) => sql`instr('|' || ${column} || '|', ${`|${l}|`}) > 0`));
 }
 
+/** Whether a stored set of party types (a bit mask, encodings.ts) includes any of `labels`. */
+function typesIncludeAny(column: SQLiteColumn, labels: string[]): SQL | undefined {
+  if (labels.length === 0) return undefined;
+  const mask = labels.reduce((m, l) => m | maskBit(PARTY_TYPES, l), 0);
+  return sql`(${column} & ${mask}) <> 0`;
+}
+
 /** Which facets a query covers (see facetCounts in schema.ts). */
 interface FacetQuery {
   scope: "s" | "z" | "l" | "t";
@@ -130,13 +140,21 @@ function facetTotal(db: Db, q: FacetQuery, since: string) {
     .where(facetsOf(q));
 }
 
-/** The facets of `scope` at `place` whose lender name is in `names` and whose set includes one of `labels`. */
+/**
+ * The facets of `scope` at `place` whose lender name is in `names` and whose
+ * set includes one of `labels`; without labels, a state's or postal code's
+ * one facet that counts all its filings (ANY_FACET, never an industry).
+ */
 function facetsOf(q: FacetQuery) {
+  const labels = q.labels ?? [];
+  const everyIndustry = labels.length === 0 && (q.scope === "s" || q.scope === "z");
   return and(
     eq(facetCounts.scope, q.scope),
     eq(facetCounts.place, q.place),
-    q.names ? and(gte(facetCounts.name, q.names.from), lt(facetCounts.name, q.names.to)) : undefined,
-    setIncludesAny(facetCounts.facet, q.labels ?? []),
+    // Facets other than a lender's have the name "": saying so lets the
+    // primary key reach the facet itself rather than walk the place's.
+    q.names ? and(gte(facetCounts.name, q.names.from), lt(facetCounts.name, q.names.to)) : eq(facetCounts.name, ""),
+    everyIndustry ? eq(facetCounts.facet, ANY_FACET) : setIncludesAny(facetCounts.facet, labels),
   );
 }
 
@@ -216,7 +234,7 @@ export async function recentBySecuredParty(db: Db, q: LenderQuery): Promise<Coun
               and(
                 gte(securedParties.nameWords, covered.names.from),
                 lt(securedParties.nameWords, covered.names.to),
-                setIncludesAny(securedParties.debtorTypes, covered.labels),
+                typesIncludeAny(securedParties.debtorTypes, covered.labels),
               ),
             ),
           ]
