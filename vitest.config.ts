@@ -42,6 +42,8 @@ export default defineConfig(async () => {
       // The Worker logs a JSON line per request: shown for failing tests
       // only, or for all with TEST_LOGS=1 (docs/development.md).
       silent: process.env.TEST_LOGS ? false : ("passed-only" as const),
+      // Every test by name, under its file, then the summary (CI passes its own --reporter flags).
+      reporters: ["tree"],
       projects: [
         workers("workers"),
         workers("workers-1shard", { SHARD_STATES: {} }),
