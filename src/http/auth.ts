@@ -139,17 +139,19 @@ async function lookup(c: Context<AppEnv>, digest: string): Promise<KeyMetadata |
 
 const challenge = { "WWW-Authenticate": 'ApiKey header="x-api-key"' };
 
+/** Built only when thrown: an error captures a stack trace, which every request would pay for. */
+const invalidKey = () => new ApiError("invalid_api_key", "The API key is not valid.", { headers: challenge });
+
 export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header("x-api-key");
   if (!key) {
     throw new ApiError("missing_api_key", "Send your API key in the x-api-key header.", { headers: challenge });
   }
-  const invalid = new ApiError("invalid_api_key", "The API key is not valid.", { headers: challenge });
-  if (key.length > MAX_KEY_LENGTH) throw invalid;
+  if (key.length > MAX_KEY_LENGTH) throw invalidKey();
 
   const digest = await hashKey(key);
   const metadata = await lookup(c, digest);
-  if (!metadata || !isUsable(metadata, c.get("now"))) throw invalid;
+  if (!metadata || !isUsable(metadata, c.get("now"))) throw invalidKey();
   c.set("keyLabel", metadata.label);
   c.set("keyDigest", digest);
 
