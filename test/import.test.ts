@@ -7,29 +7,13 @@ import { generateFilings } from "../seed/generate.ts";
 import type { FilingRecord } from "../src/db/records.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { exportFilings, feedLine, lienLine } from "../src/feed/export.ts";
-import { emptySummary } from "../src/feed/import.ts";
-import { type Reject, readFeed, type Warning } from "../src/feed/read.ts";
-import { importSharded } from "../src/feed/shardedImport.ts";
+import { readFeed } from "../src/feed/read.ts";
 import { type Body, firstOf, withMetadata } from "./bodies.ts";
+import { counts, emptyDatabase, fresh, importText, readCount, stream } from "./feeds.ts";
 import feedCsv from "./fixtures/feed.csv?raw";
 import feedNdjson from "./fixtures/feed.ndjson?raw";
 import mixedNdjson from "./fixtures/mixed.ndjson?raw";
-import { clearAllShards, daysAgo, dbOf, get, getJson, registerKeys, shardDatabases } from "./helpers.ts";
-
-const stream = (text: string | Uint8Array) => new Response(text).body!;
-
-async function importText(file: string, text: string | Uint8Array) {
-  const rejects: Reject[] = [];
-  const warnings: Warning[] = [];
-  const summary = await importSharded(shardDatabases, file, stream(text), {
-    onReject: (r) => void rejects.push(r),
-    onWarning: (w) => void warnings.push(w),
-  });
-  return { summary, rejects, warnings };
-}
-
-/** An import summary: these counts, the others zero. */
-const counts = (c: Partial<ReturnType<typeof emptySummary>>) => ({ ...emptySummary(), ...c });
+import { daysAgo, dbOf, get, getJson, registerKeys } from "./helpers.ts";
 
 async function records(file: string, text: string): Promise<FilingRecord[]> {
   const out: FilingRecord[] = [];
@@ -40,14 +24,6 @@ async function records(file: string, text: string): Promise<FilingRecord[]> {
 }
 
 /** Deletes every row of every table, leaving the migrated schema: an empty database. */
-async function emptyDatabase() {
-  await clearAllShards();
-}
-
-// Responses are cached at the edge for a minute by URL: each read below
-// adds an ignored parameter of its own, so it always reads the database.
-let reads = 0;
-const fresh = <P extends string>(path: P) => `${path}${path.includes("?") ? "&" : "?"}_read=${++reads}` as const;
 
 /** A body without what differs from one response to the next. */
 function stable(response: unknown) {
@@ -59,7 +35,7 @@ function stable(response: unknown) {
 /** GET /filings (public; each read from its own client address, clear of the per-address limit). */
 async function lookup(number: string, state: string) {
   const res = await get(fresh(`/filings?initial_financing_number=${encodeURIComponent(number)}&state=${state}`), null, {
-    headers: { "cf-connecting-ip": `198.51.100.${reads % 250}` },
+    headers: { "cf-connecting-ip": `198.51.100.${readCount() % 250}` },
   });
   expect(res.status).toBe(200);
   return res.json<Body<"/filings">>();
@@ -74,7 +50,7 @@ async function snapshot(paths: string[]) {
 }
 
 async function keyless(path: string) {
-  const res = await get(fresh(path), null, { headers: { "cf-connecting-ip": `203.0.113.${reads % 250}` } });
+  const res = await get(fresh(path), null, { headers: { "cf-connecting-ip": `203.0.113.${readCount() % 250}` } });
   expect(res.status).toBe(200);
   return res.json<Body<"/filings">>();
 }

@@ -6,42 +6,18 @@
  * public lookup serves what the office recorded.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { emptySummary } from "../src/feed/import.ts";
-import type { Reject, Warning } from "../src/feed/read.ts";
-import { importSharded } from "../src/feed/shardedImport.ts";
 import type { Body } from "./bodies.ts";
+import { counts, emptyDatabase, fresh, importText, readCount } from "./feeds.ts";
 import officeCsv from "./fixtures/office.csv?raw";
 import officeNdjson from "./fixtures/office.ndjson?raw";
 import officeXml from "./fixtures/office.xml?raw";
 import officeLaterXml from "./fixtures/office-later.xml?raw";
-import { allD1, clearAllShards, get, getJson, registerKeys, shardDatabases } from "./helpers.ts";
-
-const stream = (body: string | Uint8Array) => new Response(body).body!;
-
-async function importText(file: string, body: string | Uint8Array) {
-  const rejects: Reject[] = [];
-  const warnings: Warning[] = [];
-  const summary = await importSharded(shardDatabases, file, stream(body), {
-    onReject: (r) => void rejects.push(r),
-    onWarning: (w) => void warnings.push(w),
-  });
-  return { summary, rejects, warnings };
-}
-
-const counts = (c: Partial<ReturnType<typeof emptySummary>>) => ({ ...emptySummary(), ...c });
-
-async function emptyDatabase() {
-  await clearAllShards();
-}
-
-// Each read adds a parameter of its own, so the edge cache never answers.
-let reads = 0;
-const fresh = <P extends string>(path: P) => `${path}${path.includes("?") ? "&" : "?"}_read=${++reads}` as const;
+import { allD1, get, getJson, registerKeys } from "./helpers.ts";
 
 /** The public lookup's filing (GET /filings), or undefined. */
 async function lookupOrNone(number: string, state: string) {
   const res = await get(fresh(`/filings?initial_financing_number=${encodeURIComponent(number)}&state=${state}`), null, {
-    headers: { "cf-connecting-ip": `192.0.2.${reads % 250}` },
+    headers: { "cf-connecting-ip": `192.0.2.${readCount() % 250}` },
   });
   expect(res.status).toBe(200);
   const body = await res.json<Body<"/filings">>();
