@@ -69,6 +69,15 @@ function mergedSlice<T extends Placed>(parts: T[][], from: number, to: number): 
   return parts.flat().sort(listOrder).slice(from, to);
 }
 
+/** Items `from` to `to` of the merge of each shard's first rows (its list from the start). */
+function mergedItems(parts: { items: FilingWithParties[] }[], from: number, to: number): FilingWithParties[] {
+  return mergedSlice(
+    parts.map((p, shard) => placed(p.items, shard, 0)),
+    from,
+    to,
+  ).map((p) => p.item);
+}
+
 type Build = (db: Db) => FilingFilter;
 
 /** The one result of a layout of one shard. */
@@ -112,11 +121,7 @@ export async function countedPageAcross(
   if (page <= DIRECT_PAGES) {
     const parts = await withEveryShard(c, (db) => fetchCountedPage(db, build(db), { page: 1, size: reach }));
     return {
-      items: mergedSlice(
-        parts.map((p, shard) => placed(p.items, shard, 0)),
-        from,
-        reach,
-      ).map((p) => p.item),
+      items: mergedItems(parts, from, reach),
       total: parts.reduce((sum, p) => sum + p.total, 0),
     };
   }
@@ -144,11 +149,7 @@ export async function openPageAcross(
     const parts = await withEveryShard(c, (db) => fetchOpenPage(db, build(db), { page: 1, size: reach }, options));
     const rows = parts.reduce((sum, p) => sum + p.items.length, 0);
     return {
-      items: mergedSlice(
-        parts.map((p, shard) => placed(p.items, shard, 0)),
-        from,
-        reach,
-      ).map((p) => p.item),
+      items: mergedItems(parts, from, reach),
       hasMore: rows > reach || parts.some((p) => p.hasMore),
       dataLoadedAt: latest(parts.map((p) => p.dataLoadedAt)),
     };
