@@ -35,23 +35,13 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => de
 dev.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 
 /**
- * Wrangler prints the pending migrations as a table, then the whole table
- * again after each one it applies; the names in the first table of each
- * run (one per database) are the ones applied.
+ * One line from db:migrate's report (scripts/migrate.ts), which says per
+ * shard "BINDING (name): migrations applied" or "...: up to date".
  */
 function migrationSummary(output: string): string {
-  const applied: string[] = [];
-  let upToDate = 0;
-  let inPending = false;
-  for (const line of output.split("\n")) {
-    if (line.includes("Migrations to be applied")) inPending = true;
-    else if (inPending && /About to apply/.test(line)) inPending = false;
-    else if (inPending) {
-      const name = /│\s*(\S+\.sql)\s*│/.exec(line)?.[1];
-      if (name) applied.push(name);
-    } else if (/No migrations to apply/.test(line)) upToDate += 1;
-  }
-  if (applied.length === 0) return "Migrations: the local database is up to date.";
-  const span = applied.length === 1 ? applied[0] : `${applied[0]} … ${applied.at(-1)}`;
-  return `Migrations: applied ${applied.length} to the local database (${span})${upToDate ? `; ${upToDate} already up to date` : ""}.`;
+  const shards = [...output.matchAll(/^\s+(\S+) \([^)]*\): (migrations applied|up to date)$/gm)];
+  const applied = shards.filter((m) => m[2] === "migrations applied").map((m) => m[1]);
+  const databases = (n: number) => `${n} local database${n === 1 ? "" : "s"}`;
+  if (applied.length === 0) return `Migrations: ${databases(shards.length)} up to date.`;
+  return `Migrations: applied to ${databases(applied.length)} (${applied.join(", ")})${shards.length > applied.length ? `; ${shards.length - applied.length} already up to date` : ""}.`;
 }
