@@ -19,7 +19,7 @@ import { hashKey, isKeyMetadata, type KeyMetadata, RATE_TIERS, type RateTier } f
 
 const USAGE =
   "usage: npm run keys -- create --name LABEL [--expires YYYY-MM-DD] [--rate-limit standard|bulk|unmetered]\n" +
-  "                      | list | revoke KEY | rotate KEY     [--remote [--env production|preview]]";
+  "                      | list | revoke KEY | rotate KEY     [--remote [--env production|preview] | --persist-to DIR]";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -29,6 +29,8 @@ const { values, positionals } = parseArgs({
     "rate-limit": { type: "string" },
     remote: { type: "boolean", default: false },
     env: { type: "string" },
+    // Local state elsewhere than .wrangler/state (tests).
+    "persist-to": { type: "string" },
   },
 });
 const where = values.remote ? "--remote" : "--local";
@@ -46,9 +48,11 @@ if (values.env !== undefined && !values.remote) fail("--env needs --remote (loca
 if (values.env !== undefined && !ENVIRONMENTS.includes(values.env))
   fail(`--env must be one of ${ENVIRONMENTS.join(", ")}`);
 const target = values.remote ? ["--env", values.env ?? "production"] : [];
+if (values["persist-to"] !== undefined && values.remote) fail("--persist-to is for local state only");
+const persist = values["persist-to"] ? ["--persist-to", values["persist-to"]] : [];
 
 function wrangler(args: string[]): string {
-  return execFileSync("wrangler", ["kv", "key", ...args, "--binding", "API_KEYS", where, ...target], {
+  return execFileSync("wrangler", ["kv", "key", ...args, "--binding", "API_KEYS", where, ...target, ...persist], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -1,0 +1,48 @@
+/**
+ * The key script's output contract (scripts/keys.ts): a new key is the last
+ * line of create and rotate, so `| tail -1` captures it, and list has a header.
+ * Runs against local KV state of its own (--persist-to).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const state = mkdtempSync(join(tmpdir(), "keys-cli-"));
+afterAll(() => rmSync(state, { recursive: true, force: true }));
+
+function keys(...args: string[]) {
+  const result = spawnSync(process.execPath, ["scripts/keys.ts", ...args, "--persist-to", state], {
+    encoding: "utf8",
+    env: { ...process.env, PATH: `${join(process.cwd(), "node_modules/.bin")}:${process.env.PATH ?? ""}` },
+  });
+  return { status: result.status, lines: result.stdout.trim().split("\n") };
+}
+
+const KEY = /^lfk_[A-Za-z0-9_-]{43}$/;
+
+describe("npm run keys", () => {
+  it("prints the new key as the last line of create and rotate, and a header row in list", () => {
+    const created = keys("create", "--name", "CLI test");
+    expect(created.status).toBe(0);
+    const first = created.lines.at(-1) ?? "";
+    expect(first).toMatch(KEY);
+
+    const rotated = keys("rotate", first);
+    expect(rotated.status).toBe(0);
+    const second = rotated.lines.at(-1) ?? "";
+    expect(second).toMatch(KEY);
+    expect(second).not.toBe(first);
+
+    const listed = keys("list");
+    expect(listed.status).toBe(0);
+    expect(listed.lines[0]?.split(/\s+/)).toEqual(["DIGEST", "STATUS", "RATE", "CREATED", "EXPIRES", "LABEL"]);
+    expect(
+      listed.lines
+        .slice(1)
+        .map((l) => l.split(/\s+/)[1])
+        .sort(),
+    ).toEqual(["active", "revoked"]);
+  }, 120_000);
+});
