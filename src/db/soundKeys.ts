@@ -39,6 +39,14 @@ const KEY_SHIFT = sql.raw(String(STATE_BITS + NAME_ID_BITS));
 export const nameIdOf = (rowId: SQL) => sql`(${rowId} & ${sql.raw(String(MAX_INDEXED_NAME_ID))})`;
 
 /**
+ * A row id's place among the rows of its key: its state and name id, the
+ * order of a key's range across every state, as a number JavaScript holds
+ * exactly (36 bits). Rows of different shards compare by it too, since a
+ * state lives in one shard.
+ */
+export const placeInKeyOf = (rowId: SQL) => sql`(${rowId} & ${sql.raw(String(2 ** (STATE_BITS + NAME_ID_BITS) - 1))})`;
+
+/**
  * The half-open range [from, to) of row ids holding `key` (an SQL integer
  * expression), in `state` or, without one, in every state.
  */

@@ -16,7 +16,8 @@
  * - Known addresses: each shard's first page * size addresses and its
  *   address keys; an address used in several shards' states is one entry,
  *   as most recently used, and counted once.
- * - Similar names: each shard's bounded candidates, ranked together.
+ * - Similar names: each shard's first names of every candidate probe; the
+ *   first of all, per probe, are one database's candidates, then ranked.
  *
  * Rows read are each shard's bound, times the number of shards. With one
  * shard, each list is that database's own query, as before sharding.
@@ -34,7 +35,7 @@ import {
   fetchOpenPage,
   type PageWindow,
 } from "./filings.ts";
-import { rank, type SimilarName, similarNames } from "./similar.ts";
+import { probeNames, type SimilarName, similarOf } from "./similar.ts";
 
 /** Pages up to this one are read in one round trip, each shard sending its first page * size rows whole. */
 const DIRECT_PAGES = 2;
@@ -224,8 +225,7 @@ function compareDesc<T extends string | number>(a: T, b: T): number {
   return a === b ? 0 : a < b ? 1 : -1;
 }
 
-/** Similar names in every state: each shard's bounded candidates, ranked together. */
+/** Similar names in every state: one database's candidates, from each shard's first names of every probe. */
 export async function similarNamesAcross(c: Context<AppEnv>, name: string): Promise<SimilarName[]> {
-  const parts = await withEveryShard(c, (db) => similarNames(db, { name }));
-  return rank(parts.flat());
+  return similarOf({ name }, await withEveryShard(c, (db) => probeNames(db, { name })));
 }

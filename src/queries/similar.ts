@@ -1,7 +1,7 @@
 /**
  * Similar-name search (/debtors/search-similar): candidates come from bounded index
  * probes, are scored in the Worker, and only then ranked and paged. One
- * statement, one D1 round trip, whatever the query.
+ * statement per database, one D1 round trip, whatever the query.
  *
  * Candidates:
  * - the exact UCC key (legal endings, punctuation, case and spacing; words
@@ -13,11 +13,15 @@
  *   replaced): each a range of debtor_sound_keys, cut at BROAD_KEY_LIMIT or
  *   NARROW_KEY_LIMIT names.
  *
- * Rows read stay under MAX_ROWS_READ at any data size.
+ * Each probe's cap keeps the first names in an order of its own, read from
+ * an index: over several shards, each shard sends its own first names of
+ * every probe and the Worker keeps the first of all (candidatesOf), so the
+ * candidates, and so the answer and its count, are one database's. Rows
+ * read stay under MAX_ROWS_READ per database (shard) at any data size.
  */
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import { type DebtorName, debtorNames, debtorSoundKeys } from "../db/schema.ts";
-import { keyRange, nameIdOf } from "../db/soundKeys.ts";
+import { keyRange, nameIdOf, placeInKeyOf } from "../db/soundKeys.ts";
 import { debtorNameKey } from "../domain/names.ts";
 import { SIMILARITY_THRESHOLD, similarity } from "../domain/similarity.ts";
 import { MAX_KEY_WORDS, maxQueryKeys, querySoundKeys } from "../domain/soundKeys.ts";
@@ -41,21 +45,39 @@ export const MAX_CANDIDATES =
     }),
   );
 /**
- * Most D1 rows a request reads, as D1 counts them: each candidate where a
- * probe finds it (a probe that ends early reads one row past its range, but
- * then fewer than its limit), then once more in the set of distinct
- * candidates and once in debtor_names.
+ * Most D1 rows a request reads from one database (or shard), as D1 counts
+ * them: each candidate where a probe finds it (a probe that ends early
+ * reads one row past its range, but then fewer than its limit), then its
+ * debtor_names row, once per probe that found it.
  */
-export const MAX_ROWS_READ = 3 * MAX_CANDIDATES;
+export const MAX_ROWS_READ = 2 * MAX_CANDIDATES;
 
 export interface SimilarName extends DebtorName {
   score: number;
 }
 
+/**
+ * One candidate probe: at most `limit` names, the first in its order. A
+ * "name" probe reads debtor_names in (name key, state) order; a "sound"
+ * probe reads a sound key's range in (state, name id) order (placeInKeyOf).
+ */
+type Probe = { limit: number } & ({ kind: "name"; where: SQL | undefined } | { kind: "sound"; key: number });
+
+/**
+ * What a probe found in one database: the probe (its index), the row's
+ * place in a sound probe's order (0 in a name probe) and the debtor_names
+ * row, null for a sound key whose debtor is gone (it still took a place).
+ */
+export interface Hit {
+  probe: number;
+  place: number;
+  name: DebtorName | null;
+}
+
 /** D1 allows at most five terms in one compound SELECT. */
 const MAX_COMPOUND = 5;
 
-/** The rows of every arm (each a bounded SELECT of `id`), as nested compound SELECTs of five terms at most. */
+/** The rows of every arm (each a bounded SELECT of probe, nid, place), as nested compound SELECTs of five terms at most. */
 function unionAll(arms: SQL[]): SQL {
   let terms = arms;
   if (arms.length > MAX_COMPOUND) {
@@ -64,54 +86,111 @@ function unionAll(arms: SQL[]): SQL {
     for (let i = 0; i < arms.length; i += size) terms.push(unionAll(arms.slice(i, i + size)));
   }
   return sql.join(
-    terms.map((t) => sql`select id from (${t})`),
+    terms.map((t) => sql`select probe, nid, place from (${t})`),
     sql` union all `,
   );
 }
 
-/** The ids of the query's candidates (an id may come more than once). */
-function candidateIds(db: Db, q: { name: string; state?: string | undefined }): SQL {
+/** The query's candidate probes, the same on every shard. */
+function probesOf(q: { name: string; state?: string | undefined }): Probe[] {
   const key = debtorNameKey(q.name);
   const prefix = key.slice(0, PREFIX_LENGTH);
   const inState = q.state ? eq(debtorNames.state, q.state) : undefined;
-  const exact = db
-    .select({ id: debtorNames.id })
-    .from(debtorNames)
-    .where(and(eq(debtorNames.nameKey, key), inState))
-    .limit(PREFIX_LIMIT);
-  const sharingPrefix = db
-    .select({ id: debtorNames.id })
-    .from(debtorNames)
-    .where(and(inState, sql`${debtorNames.nameKey} >= ${prefix}`, sql`${debtorNames.nameKey} < ${`${prefix}{`}`))
-    .limit(PREFIX_LIMIT);
-  // Each sound key: the names of its range, at most `limit`.
-  const keyed = (k: number, limit: number) => {
-    const range = keyRange(sql`${k}`, q.state);
-    return sql`select ${nameIdOf(sql`id`)} as id from ${debtorSoundKeys}
-      where id >= ${range.from} and id < ${range.to} limit ${sql.raw(String(limit))}`;
-  };
   const keys = querySoundKeys(q.name);
-  return unionAll([
-    sql`${exact}`,
-    sql`${sharingPrefix}`,
-    ...keys.broad.map((k) => keyed(k, BROAD_KEY_LIMIT)),
-    ...keys.narrow.map((k) => keyed(k, NARROW_KEY_LIMIT)),
-  ]);
+  return [
+    { kind: "name", limit: PREFIX_LIMIT, where: and(eq(debtorNames.nameKey, key), inState) },
+    {
+      kind: "name",
+      limit: PREFIX_LIMIT,
+      where: and(inState, sql`${debtorNames.nameKey} >= ${prefix}`, sql`${debtorNames.nameKey} < ${`${prefix}{`}`),
+    },
+    ...keys.broad.map((key) => ({ kind: "sound" as const, limit: BROAD_KEY_LIMIT, key })),
+    ...keys.narrow.map((key) => ({ kind: "sound" as const, limit: NARROW_KEY_LIMIT, key })),
+  ];
 }
 
-/** The query's candidates, scored, above the threshold, best first. */
-export async function similarNames(db: Db, q: { name: string; state?: string | undefined }): Promise<SimilarName[]> {
-  // Every probe keeps to the state already: a state test here would let
-  // SQLite walk the state's names instead of looking the candidates up.
+/**
+ * A probe's rows (probe, nid: the debtor_names id, place: see Hit), the
+ * first `limit` in its order, read in that order from an index.
+ */
+function probeRows(db: Db, probe: Probe, i: number, state: string | undefined): SQL {
+  const tag = sql.raw(String(i));
+  const limit = sql.raw(String(probe.limit));
+  if (probe.kind === "name") {
+    const rows = db
+      .select({ id: debtorNames.id })
+      .from(debtorNames)
+      .where(probe.where)
+      .orderBy(debtorNames.nameKey, debtorNames.state)
+      .limit(probe.limit);
+    return sql`select ${tag} as probe, id as nid, 0 as place from (${rows})`;
+  }
+  const range = keyRange(sql`${probe.key}`, state);
+  return sql`select ${tag} as probe, ${nameIdOf(sql`id`)} as nid, ${placeInKeyOf(sql`id`)} as place
+    from (select id from ${debtorSoundKeys} where id >= ${range.from} and id < ${range.to} order by id limit ${limit})`;
+}
+
+/**
+ * Every probe's names in one database (a shard, or the state's shard): one
+ * statement, one round trip. Every probe keeps to the state already: a
+ * state test here would let SQLite walk the state's names instead of
+ * looking the candidates up.
+ */
+export async function probeNames(db: Db, q: { name: string; state?: string | undefined }): Promise<Hit[]> {
+  const arms = probesOf(q).map((probe, i) => probeRows(db, probe, i, q.state));
   const [rows] = await db.batch([
     db
-      .select()
-      .from(debtorNames)
-      .where(sql`${debtorNames.id} in (${candidateIds(db, q)})`),
+      .select({ probe: sql<number>`p.probe`, place: sql<number>`p.place`, name: getTableColumns(debtorNames) })
+      .from(sql`(${unionAll(arms)}) p`)
+      .leftJoin(debtorNames, sql`${debtorNames.id} = p.nid`),
   ]);
+  return rows.map((r) => ({ probe: Number(r.probe), place: Number(r.place), name: r.name }));
+}
+
+/** Order of a name probe's rows, as the index reads them (keys hold only [a-z0-9], states two capitals). */
+function byNameKey(a: DebtorName | null, b: DebtorName | null): number {
+  const [x, y] = [a ? `${a.nameKey} ${a.state}` : "", b ? `${b.nameKey} ${b.state}` : ""];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * The candidates one database holding every part's data finds: each
+ * probe's first `limit` rows of all parts (one part per shard), in the
+ * probe's order. Each part holds its own first `limit`, and a state lives
+ * in one part, so the union holds the first `limit` of all.
+ */
+export function candidatesOf(q: { name: string; state?: string | undefined }, parts: Hit[][]): DebtorName[] {
+  const probes = probesOf(q);
+  const found = probes.map(() => [] as { hit: Hit; part: number }[]);
+  parts.forEach((hits, part) => {
+    for (const hit of hits) found[hit.probe]?.push({ hit, part });
+  });
+  const names = new Map<string, DebtorName>();
+  found.forEach((hits, i) => {
+    const probe = probes[i];
+    if (!probe) return;
+    hits.sort((a, b) =>
+      probe.kind === "name" ? byNameKey(a.hit.name, b.hit.name) : a.hit.place - b.hit.place || a.part - b.part,
+    );
+    for (const { hit } of hits.slice(0, probe.limit)) {
+      if (hit.name) names.set(`${hit.name.nameKey} ${hit.name.state}`, hit.name);
+    }
+  });
+  return [...names.values()];
+}
+
+/** The candidates of every part, scored, above the threshold, best first. */
+export function similarOf(q: { name: string; state?: string | undefined }, parts: Hit[][]): SimilarName[] {
   return rank(
-    rows.map((row) => ({ ...row, score: similarity(q.name, row.name) })).filter((r) => r.score >= SIMILARITY_THRESHOLD),
+    candidatesOf(q, parts)
+      .map((row) => ({ ...row, score: similarity(q.name, row.name) }))
+      .filter((r) => r.score >= SIMILARITY_THRESHOLD),
   );
+}
+
+/** The query's candidates in one database, scored, above the threshold, best first. */
+export async function similarNames(db: Db, q: { name: string; state?: string | undefined }): Promise<SimilarName[]> {
+  return similarOf(q, [await probeNames(db, q)]);
 }
 
 /**
