@@ -180,7 +180,10 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
           .from(debtorParties)
           // The WHERE also keeps SQLite from reading the upsert's ON as a join's.
           .where(and(sql`${debtorParties.nameKey} <> ''`, queued(debtorParties.nameKey)))
-          .groupBy(debtorParties.nameKey, debtorParties.filingState),
+          .groupBy(debtorParties.nameKey, debtorParties.filingState)
+          // New names are numbered in key order: similar-name search cuts a
+          // sound key's names in a state by id (docs/sharding.md).
+          .orderBy(debtorParties.nameKey, debtorParties.filingState),
       )
       .onConflictDoUpdate({
         target: [debtorNames.nameKey, debtorNames.state],
