@@ -287,8 +287,10 @@ interface Probe {
   rows: number;
   shards: number;
 }
+/** Unique per run: the edge cache persists in local state, and a repeated probe would be a hit. */
+const PROBE = `probe-${Date.now()}`;
 async function probe(path: string, headers: Record<string, string>): Promise<Probe> {
-  const res = await fetch(`${BASE}${path}${path.includes("?") ? "&" : "?"}r=probe`, {
+  const res = await fetch(`${BASE}${path}${path.includes("?") ? "&" : "?"}r=${PROBE}`, {
     headers: { ...headers, "cf-connecting-ip": "192.0.2.1" },
   });
   await res.arrayBuffer();
