@@ -127,6 +127,7 @@ describe("successful responses", () => {
       const parsed = route.responses[200].content["application/json"].schema.safeParse(body);
       expect(parsed.error?.issues ?? []).toEqual([]);
 
+      await get(url);
       const hit = await get(url);
       expect(hit.headers.get("x-cache")).toBe("hit");
       await expectDocumented(hit, route.path);

@@ -116,7 +116,7 @@ describe("database timeouts", () => {
 describe("request logs", () => {
   it("writes one JSON line per request with id, route, status, timing, rows read and key label, never the key", async () => {
     const lines: string[] = [];
-    const info = vi.spyOn(console, "log").mockImplementation((line: string) => lines.push(line));
+    const info = vi.spyOn(console, "info").mockImplementation((line: string) => lines.push(line));
     const ok = await get(uncached(), TEST_KEY);
     const refused = await get(uncached(), REVOKED_KEY);
     info.mockRestore();

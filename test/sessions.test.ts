@@ -141,6 +141,7 @@ describe("D1 session bookmarks", () => {
   it("refuses a malformed bookmark even where a cached answer exists", async () => {
     const url = fresh();
     await get(url);
+    await get(url);
     expect((await get(url)).headers.get("x-cache")).toBe("hit");
     expect((await get(url, undefined, { headers: { [HEADER]: "nope" } })).status).toBe(400);
   });
@@ -184,6 +185,7 @@ describe("bookmarks over several shards", () => {
 
   it("serves a cached cross-state answer only while it is at least as new on every shard", async () => {
     const url = freshAcross();
+    await get(url);
     const stored = await bookmarkOf(await get(url));
     expect((await get(url, undefined, { headers: { [HEADER]: stored } })).headers.get("x-cache")).toBe("hit");
     // One shard moves on; a client that read it there must not get the entry.
@@ -200,6 +202,7 @@ describe("bookmarks over several shards", () => {
 describe("edge cache and bookmarks", () => {
   it("sends a cache hit with the bookmark of the state its entry was read from", async () => {
     const url = fresh();
+    await get(url);
     const stored = await bookmarkOf(await get(url));
     const res = await get(url);
     expect(res.headers.get("x-cache")).toBe("hit");
@@ -208,6 +211,7 @@ describe("edge cache and bookmarks", () => {
 
   it("serves a cached entry to a bookmark it is at least as new as", async () => {
     const url = fresh();
+    await get(url);
     const stored = await bookmarkOf(await get(url));
     const res = await get(url, undefined, { headers: { [HEADER]: stored } });
     expect(res.headers.get("x-cache")).toBe("hit");
@@ -216,6 +220,7 @@ describe("edge cache and bookmarks", () => {
 
   it("never serves a cached entry older than the client's bookmark", async () => {
     const url = fresh();
+    await get(url);
     const stale = await bookmarkOf(await get(url));
     await write();
     const later = await bookmarkOf(await get(fresh()));
@@ -228,6 +233,7 @@ describe("edge cache and bookmarks", () => {
 
   it("does not let a client's made-up bookmark label the cached entry others are served", async () => {
     const url = fresh();
+    await get(url);
     const stored = await bookmarkOf(await get(url));
     const future = `${CA_SHARD}=ffffffff-ffffffff-ffffffff-00000000000000000000000000000000`;
     expect((await get(url, undefined, { headers: { [HEADER]: future } })).headers.get("x-cache")).toBe("miss");
@@ -238,6 +244,7 @@ describe("edge cache and bookmarks", () => {
 
   it("keeps the bookmark on a 304", async () => {
     const url = fresh();
+    await get(url);
     const first = await get(url);
     const res = await get(url, undefined, { headers: { "if-none-match": first.headers.get("etag")! } });
     expect(res.status).toBe(304);

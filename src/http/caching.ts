@@ -8,7 +8,10 @@
  * - Edge cache: 200 responses are kept in the Workers Cache API for
  *   CACHE_SECONDS under a key made of the caller's key digest (or "public")
  *   and the normalized URL, so one client never receives a response made
- *   for another key or another request. It runs after authentication: a
+ *   for another key or another request. An answer is stored the second time
+ *   this isolate reads it from D1 within CACHE_SECONDS, not the first: most
+ *   lookups are asked once, and writing each of those cost more than the
+ *   rest of the miss (docs/operations.md). It runs after authentication: a
  *   refused key never reaches the cache. A hit is re-stamped with this
  *   request's id and time before it is sent, and says
  *   `Server-Timing: cache;dur=…;desc="hit"` (a miss carries the D1 metric).
@@ -110,6 +113,28 @@ async function store(c: Context<AppEnv>, key: Request, body: Body, etag: string)
   }
 }
 
+/** Most cache keys remembered as read once (about 150 bytes each). */
+export const SEEN_ONCE_MAX = 10_000;
+/** Cache keys this isolate has read from D1 once, with when that stops counting (insertion order: oldest first). */
+const seenOnce = new Map<string, number>();
+
+/**
+ * Whether to store the answer under `key`: yes if this isolate already read
+ * it once within CACHE_SECONDS (a lookup that is asked again), else it is
+ * remembered for that long and not stored. Bounded: the oldest is forgotten.
+ */
+function admit(key: string, now: number): boolean {
+  const until = seenOnce.get(key);
+  seenOnce.delete(key);
+  if (until !== undefined && until > now) return true;
+  if (seenOnce.size >= SEEN_ONCE_MAX) {
+    const oldest = seenOnce.keys().next();
+    if (!oldest.done) seenOnce.delete(oldest.value);
+  }
+  seenOnce.set(key, now + CACHE_SECONDS * 1000);
+  return false;
+}
+
 /** The layout's shards (a layout that does not fit fails later, at the first D1 read). */
 function layoutShards(c: Context<AppEnv>): readonly string[] {
   try {
@@ -156,7 +181,7 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
     // Only answers read without a client's bookmark are stored: a session
     // reports the bookmark it was opened at when no newer one comes back, so
     // a made-up (future) bookmark must not label an entry others are served.
-    if (!wanted) await store(c, key, body, etag);
+    if (!wanted && admit(key.url, started)) await store(c, key, body, etag);
   }
 
   c.header("ETag", etag);

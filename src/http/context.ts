@@ -41,9 +41,14 @@ export function responseMetadata(c: Context<AppEnv>) {
   };
 }
 
-/** One structured log line, always tagged with the request id. */
+/**
+ * One structured log line, always tagged with the request id, written at its
+ * own level (console.info, .warn, .error), so Workers Logs' level filter
+ * matches the line's `level` field.
+ */
 export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", fields: Record<string, unknown>): void {
   const line = JSON.stringify({ level, request_id: c.get("requestId"), ...fields });
   if (level === "error") console.error(line);
-  else console.log(line);
+  else if (level === "warn") console.warn(line);
+  else console.info(line);
 }
