@@ -227,9 +227,13 @@ export async function knownAddressesAcross(c: Context<AppEnv>, name: string, { p
   const again =
     short.size === 0
       ? []
-      : await withShards(c, [...short.keys()], (db, shard) =>
-          debtorQueries.knownAddressRows(db, name, reach * (short.get(shard)?.sets.length ?? 0)),
-        );
+      : await withShards(c, [...short.keys()], async (db, shard) => {
+          // A batch of one, so the round trip and its rows are metered as every other.
+          const [rows] = await db.batch([
+            debtorQueries.knownAddressRows(db, name, reach * (short.get(shard)?.sets.length ?? 0)),
+          ]);
+          return rows;
+        });
   const rows = [...parts.map((p) => p.rows), ...again]
     .flat()
     .sort(
