@@ -27,9 +27,6 @@ import { keyMatches } from "./nameMatch.ts";
  */
 export const ROWS_PER_ADDRESS = 3;
 
-/** One entry of a debtor's known addresses: an address as last used under one found name. */
-export type AddressRow = Awaited<ReturnType<typeof knownAddressRows>>[number];
-
 /**
  * The first `limit` rows of the found debtors' addresses in list order: last
  * used, then address key, then name key, newest first. Each debtor's rows
