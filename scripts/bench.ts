@@ -2,6 +2,7 @@
  * Benchmark of the service over local D1, against two references:
  *
  *   npm run bench [-- --filings 20000 --seconds 10 --connections 32 --port 8793 --write]
+ *   npm run bench -- --rows-only [--filings N]   (step 3 only, per request, printed)
  *
  * 1. Data: applies migrations and, unless the local database already holds
  *    exactly --filings filings, reseeds it with `npm run seed -- --filings N`
@@ -9,7 +10,10 @@
  * 2. The query mix, per endpoint of the registry (test/endpoints.ts), from
  *    the data's busiest states, postal codes, lenders and debtors.
  * 3. Page 1 of each request once: D1 round trips (batches) and rows read,
- *    from the Server-Timing header the service sends.
+ *    from the Server-Timing header the service sends. A request spanning
+ *    states reads every shard; its rows read are counted per shard read (the
+ *    issue lets them grow with the number of shards, never with the data).
+ *    --rows-only prints these figures per request and stops here.
  * 4. Throughput (autocannon) of three servers, in turn, on the same requests:
  *    - the service under `wrangler dev`;
  *    - the ceiling: bench/ceiling, a Worker that answers after one `select 1`
@@ -50,6 +54,7 @@ const { values } = parseArgs({
     connections: { type: "string", default: "32" },
     port: { type: "string", default: "8793" },
     write: { type: "boolean", default: false },
+    "rows-only": { type: "boolean", default: false },
   },
 });
 const FILINGS = Number(values.filings);
@@ -59,6 +64,7 @@ const PORT = Number(values.port);
 const BASE = `http://127.0.0.1:${PORT}`;
 const BASELINE_PORT = PORT + 1;
 const CEILING_PORT = PORT + 2;
+const ROWS_ONLY = values["rows-only"];
 const OUT = values.write ? "bench/RESULTS.md" : "bench/RESULTS.local.md";
 /** The issue's goals (issue 13): at a million filings over 4 shards. */
 const GOAL = { ceilingRatio: 0.5, rowsRead: 100, singleStateRoundTrips: 1 };
@@ -274,8 +280,58 @@ interface Row {
   ceilingRps: number;
 }
 
+/** Page 1 of a request, once: its D1 round trips and rows read (per shard read), from Server-Timing. */
+interface Probe {
+  path: string;
+  trips: number;
+  rows: number;
+  shards: number;
+}
+async function probe(path: string, headers: Record<string, string>): Promise<Probe> {
+  const res = await fetch(`${BASE}${path}${path.includes("?") ? "&" : "?"}r=probe`, {
+    headers: { ...headers, "cf-connecting-ip": "192.0.2.1" },
+  });
+  await res.arrayBuffer();
+  const timing = res.headers.get("server-timing") ?? "";
+  const d1 = /(\d+) batch, (\d+) rows read/.exec(timing);
+  if (res.status !== 200 || !d1) throw new Error(`${path}: ${res.status}, no D1 timing`);
+  const shards = Number(/(\d+) shards/.exec(timing)?.[1] ?? 1);
+  return { path, trips: Number(d1[1]), rows: Number(d1[2]) / shards, shards };
+}
+
 const key = await unmeteredKey("benchmark");
 const allPaths = MIX.flatMap((m) => m.paths);
+const server = startDevServer(PORT, PORT + 1000);
+const probes = new Map<string, Probe[]>();
+try {
+  await waitUntilUp(server, BASE);
+  for (const { endpoint, access, paths } of MIX) {
+    const headers: Record<string, string> = access === "key" ? { "x-api-key": key } : {};
+    const results: Probe[] = [];
+    for (const path of paths) results.push(await probe(path, headers));
+    probes.set(endpoint, results);
+  }
+} catch (err) {
+  process.kill(-server.pid!, "SIGTERM");
+  throw err;
+}
+if (ROWS_ONLY) {
+  process.kill(-server.pid!, "SIGTERM");
+  console.log(
+    `Page 1 of each request, ${filingCount.toLocaleString("en-US")} filings (goal: rows read per shard read <= ${GOAL.rowsRead}):`,
+  );
+  for (const results of probes.values()) {
+    for (const p of results) {
+      const over = p.rows > GOAL.rowsRead ? " ✗" : "";
+      const spread = p.shards > 1 ? ` (${p.shards} shards)` : "";
+      console.log(
+        `${String(p.trips).padStart(2)} batch ${String(Math.round(p.rows)).padStart(6)} rows${spread}${over}  ${p.path}`,
+      );
+    }
+  }
+  process.exit(0);
+}
+
 const captured = await captureSql(allPaths, key);
 const baseline = createServer((req, res) => {
   const statements = captured.get((req.url ?? "").replace(/[&?]r=\d+$/, ""));
@@ -294,7 +350,6 @@ const baseline = createServer((req, res) => {
 await new Promise<void>((resolve) => baseline.listen(BASELINE_PORT, "127.0.0.1", resolve));
 
 const compatibilityDate = config.compatibility_date;
-const server = startDevServer(PORT, PORT + 1000);
 const ceiling = startDevServer(CEILING_PORT, PORT + 1002, [
   "--config",
   "bench/ceiling/wrangler.toml",
@@ -306,25 +361,15 @@ const rows: Row[] = [];
 const load = loadavg().map((l) => l.toFixed(1));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 try {
-  await waitUntilUp(server, BASE);
   await waitUntilUp(ceiling, CEILING);
   // Warm both Workers, then the ceiling's first reading.
   await autocannon({ url: `${CEILING}/`, connections: CONNECTIONS, duration: 2 });
   await drive(BASE, allPaths, { "x-api-key": key });
   for (const { endpoint, access, paths } of MIX) {
-    const reads: number[] = [];
-    const trips = { state: [] as number[], all: [] as number[] };
     const headers: Record<string, string> = access === "key" ? { "x-api-key": key } : {};
-    for (const path of paths) {
-      const res = await fetch(`${BASE}${path}${path.includes("?") ? "&" : "?"}r=probe`, {
-        headers: { ...headers, "cf-connecting-ip": "192.0.2.1" },
-      });
-      await res.arrayBuffer();
-      const timing = /(\d+) batch, (\d+) rows read/.exec(res.headers.get("server-timing") ?? "");
-      if (res.status !== 200 || !timing) throw new Error(`${path}: ${res.status}, no D1 timing`);
-      trips[scopeOf(path)].push(Number(timing[1]));
-      reads.push(Number(timing[2]));
-    }
+    const results = probes.get(endpoint) ?? [];
+    const reads = results.map((p) => p.rows);
+    const tripsOf = (scope: "state" | "all") => results.filter((p) => scopeOf(p.path) === scope).map((p) => p.trips);
     // The ceiling right before the endpoint, so both see the machine in the same state.
     const top = await drive(CEILING, ["/"], headers);
     const service = await drive(BASE, paths, headers);
@@ -335,10 +380,10 @@ try {
       p50: service.latency.p50,
       p99: service.latency.p99,
       errors: service.errors + service.timeouts + service.non2xx,
-      rowsMax: Math.max(...reads),
+      rowsMax: Math.round(Math.max(...reads)),
       rowsMean: Math.round(mean(reads)),
-      tripsState: trips.state.length ? Math.max(...trips.state) : null,
-      tripsAll: trips.all.length ? Math.max(...trips.all) : null,
+      tripsState: tripsOf("state").length ? Math.max(...tripsOf("state")) : null,
+      tripsAll: tripsOf("all").length ? Math.max(...tripsOf("all")) : null,
       baselineRps: bare.requests.average,
       ceilingRps: top.requests.average,
     });
@@ -408,12 +453,14 @@ served from the edge cache: the figures are the database path.
   over the same SQLite file), replayed with node:sqlite behind node:http. **÷ baseline** is the
   service's share of that.
 - **rows read**: D1 \`rows_read\` of page 1 over the endpoint's query mix (busiest states, postal
-  codes, lenders and debtors, every filter), from \`Server-Timing\` (goal: at most ${GOAL.rowsRead}).
+  codes, lenders and debtors, every filter), from \`Server-Timing\`, per shard read: a request
+  spanning states reads each of the ${size.files} shards, so it reads up to ${size.files} times this in all (goal: at
+  most ${GOAL.rowsRead}).
 - **round trips**: most D1 batches per request, for requests naming one state (goal: ${GOAL.singleStateRoundTrips}) and
   for requests spanning states.
 - ✗ marks a figure that misses its goal.
 
-| endpoint | req/s | ceiling req/s | ÷ ceiling | ÷ baseline | baseline req/s | p50 ms | p99 ms | errors | rows read (mean) | rows read (max) | round trips, one state | round trips, all states |
+| endpoint | req/s | ceiling req/s | ÷ ceiling | ÷ baseline | baseline req/s | p50 ms | p99 ms | errors | rows read per shard (mean) | rows read per shard (max) | round trips, one state | round trips, all states |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table}
 
