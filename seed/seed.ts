@@ -40,6 +40,7 @@ const TABLES = [
   "facet_counts",
   "facet_days",
   "debtor_addresses",
+  "debtor_address_sets",
   "debtor_links",
   "debtors_to_refresh",
   "debtor_sound_keys",

@@ -51,7 +51,22 @@ beforeAll(async () => {
   large = await rowsRead();
 }, 120_000);
 
+/** Page 1 of known addresses, per shard read: about a page of rows and a few per debtor found (issue 13). */
+const ADDRESS_BOUND = 100;
+const ADDRESSES = REQUESTS.filter((path) => path.startsWith("/debtors/addresses"));
+
 describe("rows read per request", () => {
+  it.each(ADDRESSES)("%s reads at most 100 rows per shard at 150 and at 1,500 filings", (path) => {
+    expect(small.get(path)).toBeLessThanOrEqual(ADDRESS_BOUND);
+    expect(large.get(path)).toBeLessThanOrEqual(ADDRESS_BOUND);
+  });
+
+  it("has a debtor with hundreds of known addresses among them", async () => {
+    const res = await get("/debtors/addresses?name=Busy%20Borrower&run=count");
+    const body = (await res.json()) as { pagination: { total_results: number } };
+    expect(body.pagination.total_results).toBe(500);
+  });
+
   it.each(REQUESTS)("%s stays under the bound at 150 and at 1,500 filings", (path) => {
     expect(small.get(path)).toBeLessThanOrEqual(BOUND);
     expect(large.get(path)).toBeLessThanOrEqual(BOUND);

@@ -12,6 +12,14 @@ import { allPagesA, getJson, load, registerKeys } from "./helpers.ts";
 
 /** A filing or termination in a list: its number. */
 const listed = z.object({ initial_financing_number: z.string() });
+/** A known address, every part of it. */
+const knownAddress = z.strictObject({
+  street1: z.string().nullable(),
+  street2: z.string().nullable(),
+  city: z.string().nullable(),
+  state: z.string().nullable(),
+  zip_code: z.string().nullable(),
+});
 
 const enc = encodeURIComponent;
 /** Fifteen industries: more index ranges than D1 merges in one compound SELECT. */
@@ -49,4 +57,16 @@ describe("counts", () => {
     expect(first.pagination.total_results).toBe(all.length);
     expect(all.length).toBeGreaterThan(0);
   });
+
+  it.each(["/debtors/addresses?name=Busy%20Borrower", "/debtors/addresses?name=Owner%203"])(
+    "%s: total_results equals the distinct addresses listed across all pages",
+    async (path) => {
+      const first = counted.parse(await getJson(path));
+      const all = await allPagesA(path, "addresses");
+      const places = all.map((a) => JSON.stringify(knownAddress.parse(a)));
+      expect(new Set(places).size).toBe(places.length);
+      expect(first.pagination.total_results).toBe(all.length);
+      expect(all.length).toBeGreaterThan(0);
+    },
+  );
 });

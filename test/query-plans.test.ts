@@ -53,35 +53,58 @@ function recording<T extends D1Database | D1DatabaseSession>(db: T, log: Stateme
 const REQUESTS = LOOKUPS.flatMap((e) => e.variants);
 
 const TABLES =
-  /\b(filings|debtor_parties|secured_parties|amendments|self|other|debtor_names|debtor_sound_keys|debtor_addresses|debtor_links|facet_counts|facet_days)\b/;
+  /\b(filings|debtor_parties|secured_parties|amendments|self|other|debtor_names|debtor_sound_keys|debtor_addresses|debtor_address_sets|debtor_links|facet_counts|facet_days)\b/;
 
 beforeAll(async () => {
   await registerKeys();
   await load([filing()]);
 });
 
-describe("query plans", () => {
-  it.each(REQUESTS)("%s reads only through indexes", async (path) => {
-    const log: Statement[] = [];
-    const res = await createApp().request(
-      path,
-      { headers: { "x-api-key": TEST_KEY } },
-      envWithShards((d1) => recording(d1, log, d1)),
-    );
-    expect(res.status).toBe(200);
-    expect(log.length).toBeGreaterThan(0);
-    for (const { sql, params, d1 } of log) {
+/** The statements `path` sends, each with its EXPLAIN QUERY PLAN lines. */
+async function plans(path: string): Promise<{ sql: string; details: string[] }[]> {
+  const log: Statement[] = [];
+  const res = await createApp().request(
+    path,
+    { headers: { "x-api-key": TEST_KEY } },
+    envWithShards((d1) => recording(d1, log, d1)),
+  );
+  expect(res.status).toBe(200);
+  expect(log.length).toBeGreaterThan(0);
+  return Promise.all(
+    log.map(async ({ sql, params, d1 }) => {
       const plan = await (d1 ?? env.DB)
         .prepare(`EXPLAIN QUERY PLAN ${sql}`)
         .bind(...params)
         .all<{ detail: string }>();
-      const details = plan.results.map((r) => r.detail);
+      return { sql, details: plan.results.map((r) => r.detail) };
+    }),
+  );
+}
+
+describe("query plans", () => {
+  it.each(REQUESTS)("%s reads only through indexes", async (path) => {
+    for (const { sql, details } of await plans(path)) {
       const scans = details.filter((d) => d.startsWith("SCAN") && TABLES.test(d));
       expect(scans, `${sql}\n${details.join("\n")}`).toEqual([]);
       // Similar-name probes keep their first rows in index order, whatever the shard: never sorted.
       if (path.startsWith("/debtors/search-similar")) {
         expect(details.filter((d) => d.includes("TEMP B-TREE"))).toEqual([]);
       }
+    }
+  });
+
+  it("reads known addresses debtor by debtor, each debtor's rows by its key in list order", async () => {
+    const listing = (await plans("/debtors/addresses?name=John%20Smith")).filter((s) =>
+      /from "debtor_address_sets" cross join "debtor_addresses"/.test(s.sql),
+    );
+    expect(listing.length).toBeGreaterThan(0);
+    for (const { sql, details } of listing) {
+      // The found debtors come first, from the sets' key; then each one's rows
+      // by (name key, last used), where SQLite can stop at the page's last row.
+      const outer = details.findIndex((d) => /^SEARCH debtor_address_sets USING PRIMARY KEY/.test(d));
+      const inner = details.indexOf("SEARCH debtor_addresses USING PRIMARY KEY (name_key=?)");
+      expect(outer, `${sql}\n${details.join("\n")}`).toBeGreaterThanOrEqual(0);
+      expect(inner, `${sql}\n${details.join("\n")}`).toBeGreaterThan(outer);
     }
   });
 });

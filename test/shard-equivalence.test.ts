@@ -35,6 +35,8 @@ const STREETS = ["1 Main St", "22 Pier Rd", "300 Mill Ave", "4 Elm Ct"];
 
 const binding = (name: string) => Reflect.get(env, name) as D1Database;
 const handle = (name: string) => drizzle(binding(name), { schema, casing: "snake_case" });
+/** A query handle (no relational schema, as the Worker's: src/queries/db.ts). */
+const queries = (name: string) => drizzle(binding(name), { casing: "snake_case" });
 
 /**
  * 72 filings over twelve states (each shard holds two, DB the rest): two
@@ -104,6 +106,27 @@ function similarFixtures(): FilingRecord[] {
   );
 }
 
+/**
+ * One person filed four ways at twelve addresses, in CA and NY (one shard)
+ * and, for the oldest two, in TX: "J Smith" finds all four names, so each address
+ * has four rows, newest first address by address, and a page's candidate
+ * rows hold fewer addresses than the page shows.
+ */
+const SPELLINGS = ["Smith, John A", "Smith, John", "Smith, J A", "Smith, J"];
+function spellings(): FilingRecord[] {
+  return Array.from({ length: 48 }, (_, j) =>
+    filing({
+      state: j >= 42 ? "TX" : j % 2 ? "NY" : "CA",
+      number: `SP${String(j).padStart(3, "0")}`,
+      // Newer than every other fixture, a minute and a half apart.
+      filedAt: daysAgo(0.5 + j / 1000),
+      debtors: [
+        party(SPELLINGS[j % 4]!, { type: "Individual", street1: `${Math.floor(j / 4)} Harbor Way`, zip: "60601" }),
+      ],
+    }),
+  );
+}
+
 const whole = { ...env, DB: binding("DB_WHOLE"), SHARD_STATES: {} } as unknown as Env;
 const sharded = { ...env, SHARD_STATES: SIX } as unknown as Env;
 
@@ -121,7 +144,7 @@ async function answer(layout: Env, path: string) {
 beforeAll(async () => {
   await registerKeys();
   for (const name of [...layoutOf(SIX).shards, "DB_WHOLE"]) await applyD1Migrations(binding(name), env.TEST_MIGRATIONS);
-  const records = [...fixtures(), ...similarFixtures()];
+  const records = [...fixtures(), ...similarFixtures(), ...spellings()];
   const at = new Date();
   await insertFilings(handle("DB_WHOLE"), records, 1);
   await recordLoad(handle("DB_WHOLE"), "equivalence", records.length, at);
@@ -179,6 +202,31 @@ describe.skipIf(shards.layout.shards.length === 1)(
       expect(body.pagination).toMatchObject({ total_results: distinct.size });
     });
 
+    it("list the addresses of a name found under several spellings alike, page by page, each counted once", async () => {
+      const path = `/debtors/addresses?name=${encodeURIComponent("J Smith")}`;
+      await expectSamePages(path, 3);
+      const { body } = await answer(sharded, path);
+      // The twelve Harbor Way addresses, and those "Smith, John" files at.
+      const john = fixtures().filter((f) => f.debtors[0]!.name === "Smith, John");
+      const johns = new Set(john.map((f) => `${f.debtors[0]!.address.street1}|${f.debtors[0]!.address.zipCode}`));
+      expect(body.pagination).toMatchObject({ total_results: 12 + johns.size });
+      expect((body.addresses as { street1: string }[]).map((a) => a.street1)).toEqual([
+        "0 Harbor Way",
+        "1 Harbor Way",
+        "2 Harbor Way",
+        "3 Harbor Way",
+        "4 Harbor Way",
+      ]);
+    });
+
+    it("read a shard again only when its candidate rows hold too few addresses", async () => {
+      const once = await answer(sharded, `/debtors/addresses?name=${encodeURIComponent("Acme Widgets LLC")}`);
+      expect(once.timing).toMatch(/desc="1 batch, /);
+      // Four rows per address: page 1's fifteen rows hold four addresses in CA and NY's shard.
+      const twice = await answer(sharded, `/debtors/addresses?name=${encodeURIComponent("J Smith")}`);
+      expect(twice.timing).toMatch(/desc="2 batch, /);
+    });
+
     it("take two round trips past the direct pages, still alike", async () => {
       const { timing } = await answer(sharded, "/filings/recent-by-postal-code?postal_code=94107&page=4");
       expect(timing).toMatch(/^d1;dur=\d+;desc="2 batch, /);
@@ -212,7 +260,7 @@ describe.skipIf(shards.layout.shards.length === 1)(
 
       expect(ranked).toBeLessThan(zenith.size);
       const perShard = await Promise.all(
-        layoutOf(SIX).shards.map((s) => similarNames(handle(s), { name: "Zenith Widgets" })),
+        layoutOf(SIX).shards.map((s) => similarNames(queries(s), { name: "Zenith Widgets" })),
       );
       const union = new Set(perShard.flat().map((n) => `${n.nameKey} ${n.state}`));
       expect(union.size).toBeGreaterThan(ranked);

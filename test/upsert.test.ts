@@ -86,5 +86,7 @@ describe("replacing a filing with upsertFilings", () => {
     expect(links.associated_debtors.map((d) => d.debtor_name)).toEqual(["New Name Co"]);
     const addresses = await getJson("/debtors/addresses?name=Ann%20Partner&read=b");
     expect(addresses.addresses.map((a) => a.zip_code)).toEqual(["94110"]);
+    // Counted from the debtor's address set, rebuilt too: the old address is gone from it.
+    expect(addresses.pagination.total_results).toBe(1);
   });
 });

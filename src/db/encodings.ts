@@ -12,7 +12,8 @@
  * (SQLite stores those two in the record header); an industry, stored in a
  * debtor row and two indexes, is 18 bytes of text and one byte as a code.
  */
-import { customType } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { customType, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { isoSeconds } from "../domain/time.ts";
 
 /**
@@ -132,3 +133,41 @@ export function hashKey(text: string): number {
   }
   return (b >>> 17) * 2 ** 32 + (a >>> 0);
 }
+
+/** Bytes of one address key in an addressKeySet: hashKey() stays under 2^48. */
+const ADDRESS_KEY_BYTES = 6;
+
+/**
+ * A set of address keys (hashKey() values), stored as one blob of 6-byte
+ * big-endian numbers in no particular order: a debtor's thousand addresses
+ * are one row of 6 KB rather than a thousand rows. The loader writes it in
+ * SQL (packedAddressKeys); D1 hands a blob back as an ArrayBuffer or as an
+ * array of byte values, node:sqlite as a Uint8Array.
+ */
+export const addressKeySet = customType<{ data: number[]; driverData: ArrayBuffer | ArrayLike<number> }>({
+  dataType: () => "blob",
+  toDriver(keys) {
+    const bytes = new Uint8Array(keys.length * ADDRESS_KEY_BYTES);
+    keys.forEach((key, i) => {
+      if (!Number.isInteger(key) || key < 0 || key >= 2 ** 48) throw new Error(`not an address key: ${key}`);
+      for (let b = 0; b < ADDRESS_KEY_BYTES; b++) {
+        bytes[i * ADDRESS_KEY_BYTES + b] = Math.floor(key / 2 ** (8 * (ADDRESS_KEY_BYTES - 1 - b))) % 256;
+      }
+    });
+    return bytes;
+  },
+  fromDriver(value) {
+    const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : value;
+    const keys: number[] = [];
+    for (let i = 0; i + ADDRESS_KEY_BYTES <= bytes.length; i += ADDRESS_KEY_BYTES) {
+      let key = 0;
+      for (let b = 0; b < ADDRESS_KEY_BYTES; b++) key = key * 256 + (bytes[i + b] ?? 0);
+      keys.push(key);
+    }
+    return keys;
+  },
+});
+
+/** SQL packing the address keys of `column`'s group the way addressKeySet stores them (unhex: SQLite 3.41). */
+export const packedAddressKeys = (column: SQLiteColumn) =>
+  sql<number[]>`unhex(group_concat(printf('%012x', ${column}), ''))`;

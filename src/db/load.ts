@@ -9,7 +9,7 @@
  *   subtracted for replaced ones, running totals marked stale;
  * - the debtors touched, queued in debtors_to_refresh;
  * and then `refreshStatements` rebuilds the per-debtor aggregates (names,
- * addresses, co-debtor links) of the queued debtors from their parties, and
+ * addresses and address sets, co-debtor links) of the queued debtors from their parties, and
  * the stale running totals. Rebuilding from the parties, rather than adding
  * to the aggregates, is what lets a replaced filing take back what it gave.
  * Last come the sound keys of similar-name search (soundKeys.ts), which
@@ -22,6 +22,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
 import type { Db } from "./database.ts";
+import { packedAddressKeys } from "./encodings.ts";
 import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
 import {
   type Amendment,
@@ -29,6 +30,7 @@ import {
   type DebtorParty,
   dataLoads,
   debtorAddresses,
+  debtorAddressSets,
   debtorLinks,
   debtorNames,
   debtorParties,
@@ -209,6 +211,18 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
         .from(debtorParties)
         .where(queued(debtorParties.nameKey))
         .groupBy(debtorParties.nameKey, debtorParties.addressKey),
+    ),
+    // Each debtor's address keys, packed into one row, from the rows just written.
+    db.delete(debtorAddressSets).where(queued(debtorAddressSets.nameKey)),
+    db.insert(debtorAddressSets).select(
+      db
+        .select({
+          nameKey: debtorAddresses.nameKey,
+          addressKeys: packedAddressKeys(debtorAddresses.addressKey).as("address_keys"),
+        })
+        .from(debtorAddresses)
+        .where(queued(debtorAddresses.nameKey))
+        .groupBy(debtorAddresses.nameKey),
     ),
     db.delete(debtorLinks).where(queued(debtorLinks.nameKey)),
     db.insert(debtorLinks).select(

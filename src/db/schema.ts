@@ -27,7 +27,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { INDUSTRIES } from "../domain/industries.ts";
-import { day, enumCode, instant, labelCode, setMask } from "./encodings.ts";
+import { addressKeySet, day, enumCode, instant, labelCode, setMask } from "./encodings.ts";
 
 /** What a filing is (lapse rules by kind: src/domain/lifecycle.ts). */
 export const FILING_KINDS = [
@@ -65,6 +65,7 @@ export const WITHOUT_ROWID = [
   "facet_counts",
   "facet_days",
   "debtor_addresses",
+  "debtor_address_sets",
   "debtor_links",
 ] as const;
 
@@ -347,9 +348,10 @@ export const facetDays = sqliteTable(
  * One row per debtor (match key) and distinct address (street2 included: a
  * suite is a different place, and is shown), with when it was last filed
  * there (GET /debtors/addresses). Rebuilt for the debtors a load touches.
- * A request reads its debtors' rows by key and orders them itself: a
- * debtor has few addresses, and a second index ordered by time would cost
- * more than the table.
+ * Keyed by debtor, then time: each debtor's addresses are one range of the
+ * table in list order, so a page reads each found debtor's newest entries
+ * and stops (src/queries/debtors.ts), however many addresses it has. The
+ * refresh groups by (name key, address key), so each address is one row.
  */
 export const debtorAddresses = sqliteTable(
   "debtor_addresses",
@@ -363,7 +365,21 @@ export const debtorAddresses = sqliteTable(
     state: text(),
     zip: text(),
   },
-  (t) => [primaryKey({ columns: [t.nameKey, t.addressKey] })],
+  (t) => [primaryKey({ columns: [t.nameKey, t.lastUsed, t.addressKey] })],
+);
+
+/**
+ * One row per debtor (match key) with the set of its address keys (every
+ * debtor_addresses row of the key), rebuilt with them. A request reads the
+ * found debtors' rows to count their distinct addresses exactly, in the
+ * Worker, across debtors and shards (an address filed under two found names,
+ * or in states of two shards, counts once), reading one row per debtor
+ * however many addresses it has.
+ */
+export const debtorAddressSets = sqliteTable(
+  "debtor_address_sets",
+  { nameKey: text().notNull(), addressKeys: addressKeySet().notNull() },
+  (t) => [primaryKey({ columns: [t.nameKey] })],
 );
 
 /**

@@ -6,63 +6,76 @@
  * organization key, and the individual-name variants. One name may find
  * several debtors ("John Smith" and "J Smith"), so entries are merged by
  * address (or co-debtor and address) and each is listed once, as most
- * recently seen. A page and its count read the found debtors' entries:
- * they grow with those debtors' addresses or co-borrowers, never with the
- * number of filings.
+ * recently seen. Known addresses read about a page of rows plus a few per
+ * found debtor (the merge is in src/queries/fanout.ts); co-borrowers read
+ * the found debtors' entries in the state: they grow with those debtors'
+ * co-borrowers, never with the number of filings.
  */
 import { and, desc, eq, inArray, max, not, sql } from "drizzle-orm";
-import { debtorAddresses, debtorLinks, debtorNames } from "../db/schema.ts";
+import { debtorAddresses, debtorAddressSets, debtorLinks, debtorNames } from "../db/schema.ts";
 import { debtorQuery } from "../domain/names.ts";
 import type { Db } from "./db.ts";
 import type { PageWindow } from "./filings.ts";
 import { keyMatches } from "./nameMatch.ts";
 
 /**
- * /debtors/addresses: the distinct addresses (by address key) of a debtor, in any
- * state, most recently used first. With `keys`, the count is instead
- * every distinct address key of the debtor: merging several shards'
- * addresses counts each address once.
+ * Candidate rows a page asks of a database per address it shows: an address
+ * filed under several of the found names (John A Smith, John Smith and
+ * J Smith at one address) has a row under each, and the page needs enough
+ * rows to hold its addresses once. A page whose rows hold too few addresses
+ * asks again (knownAddressesAcross).
  */
-export async function knownAddresses(
-  db: Db,
-  name: string,
-  { page, size }: PageWindow,
-  options: { keys?: boolean } = {},
-) {
-  const ofDebtor = keyMatches(debtorAddresses.nameKey, debtorQuery(name));
-  // Beside max(), SQLite takes the other columns from the row holding the max.
-  const lastUsed = max(debtorAddresses.lastUsed);
-  const rows = db
+export const ROWS_PER_ADDRESS = 3;
+
+/**
+ * The first `limit` rows of the found debtors' addresses in list order: last
+ * used, then address key, then name key, newest first. Each debtor's rows
+ * are one range of debtor_addresses in that order, so SQLite reads each
+ * found debtor's newest rows and leaves a debtor's range at its first row
+ * that falls behind the rows kept (its ORDER BY LIMIT optimization): about
+ * `limit` rows plus two per found debtor, however many addresses they have.
+ * An address under several found names comes once per name; the merge keeps
+ * its newest row.
+ */
+export function knownAddressRows(db: Db, name: string, limit: number) {
+  return db
     .select({
+      nameKey: debtorAddresses.nameKey,
       addressKey: debtorAddresses.addressKey,
       street1: debtorAddresses.street1,
       street2: debtorAddresses.street2,
       city: debtorAddresses.city,
       state: debtorAddresses.state,
       zip: debtorAddresses.zip,
-      lastUsed,
+      lastUsed: debtorAddresses.lastUsed,
     })
-    .from(debtorAddresses)
-    .where(ofDebtor)
-    .groupBy(debtorAddresses.addressKey)
-    .orderBy(desc(lastUsed), desc(debtorAddresses.addressKey))
-    .limit(size)
-    .offset((page - 1) * size);
-  if (options.keys) {
-    const [found, keys] = await db.batch([
-      rows,
-      db.selectDistinct({ key: debtorAddresses.addressKey }).from(debtorAddresses).where(ofDebtor),
-    ]);
-    return { rows: found, total: keys.length, keys: keys.map((k) => k.key) };
-  }
-  const [found, [counted]] = await db.batch([
-    rows,
+    .from(debtorAddressSets)
+    .crossJoin(debtorAddresses)
+    .where(
+      and(
+        keyMatches(debtorAddressSets.nameKey, debtorQuery(name)),
+        eq(debtorAddresses.nameKey, debtorAddressSets.nameKey),
+      ),
+    )
+    .orderBy(desc(debtorAddresses.lastUsed), desc(debtorAddresses.addressKey), desc(debtorAddresses.nameKey))
+    .limit(limit);
+}
+
+/**
+ * /debtors/addresses, one database's part (one round trip): its first
+ * `limit` rows in list order (knownAddressRows), and the address key set of
+ * each debtor it finds, one row per debtor, from which the Worker counts
+ * the distinct addresses of every found debtor in every shard exactly.
+ */
+export async function knownAddressCandidates(db: Db, name: string, limit: number) {
+  const [sets, rows] = await db.batch([
     db
-      .select({ total: sql<number>`count(distinct ${debtorAddresses.addressKey})` })
-      .from(debtorAddresses)
-      .where(ofDebtor),
+      .select({ addressKeys: debtorAddressSets.addressKeys })
+      .from(debtorAddressSets)
+      .where(keyMatches(debtorAddressSets.nameKey, debtorQuery(name))),
+    knownAddressRows(db, name, limit),
   ]);
-  return { rows: found, total: counted?.total ?? 0, keys: undefined };
+  return { sets: sets.map((s) => s.addressKeys), rows, limit };
 }
 
 /**

@@ -13,9 +13,10 @@
  *   pages take two: each shard's first page * size list keys (index entries
  *   only), then the page's rows from the shards that hold them. Counts add
  *   the shards' totals: a filing lives in one shard.
- * - Known addresses: each shard's first page * size addresses and its
- *   address keys; an address used in several shards' states is one entry,
- *   as most recently used, and counted once.
+ * - Known addresses: each shard's first rows in list order (a few per
+ *   address the page can need) and its found debtors' address sets; an
+ *   address used in several shards' states or under several found names is
+ *   one entry, as most recently used, and counted once.
  * - Similar names: each shard's first names of every candidate probe; the
  *   first of all, per probe, are one database's candidates, then ranked.
  *
@@ -198,27 +199,58 @@ function latest(times: (string | null)[]): string | null {
   return times.reduce<string | null>((a, b) => (b !== null && (a === null || b > a) ? b : a), null);
 }
 
-/** Known addresses of a debtor across every shard: each address once, as most recently used. */
+/**
+ * Known addresses of a debtor across every shard (one database is the same
+ * with one shard): each address once, as most recently used under any found
+ * name in any state, and counted once.
+ *
+ * Each shard sends its first ROWS_PER_ADDRESS * page * size rows in list
+ * order and its found debtors' address sets, in one round trip. A shard's
+ * newest `reach` distinct addresses hold every one of them the page can
+ * show, and the rows before an address's newest row are rows of addresses
+ * ahead of it. So when a shard's rows hold fewer than `reach` addresses and
+ * were cut by the limit (an address under more found names than
+ * ROWS_PER_ADDRESS, over many rows), that shard is read again, to `reach`
+ * rows per found debtor: enough, since an address has at most one row per
+ * debtor. The count is the union of the address sets.
+ */
 export async function knownAddressesAcross(c: Context<AppEnv>, name: string, { page, size }: PageWindow) {
-  if (shardNames(c).length === 1) {
-    return onlyOf(await withEveryShard(c, (db) => debtorQueries.knownAddresses(db, name, { page, size })));
-  }
+  const reach = page * size;
   const parts = await withEveryShard(c, (db) =>
-    debtorQueries.knownAddresses(db, name, { page: 1, size: page * size }, { keys: true }),
+    debtorQueries.knownAddressCandidates(db, name, reach * debtorQueries.ROWS_PER_ADDRESS),
   );
-  type Row = (typeof parts)[number]["rows"][number];
-  const byKey = new Map<Row["addressKey"], Row>();
-  for (const part of parts) {
-    for (const row of part.rows) {
-      const seen = byKey.get(row.addressKey);
-      if (!seen || (row.lastUsed ?? "") > (seen.lastUsed ?? "")) byKey.set(row.addressKey, row);
-    }
-  }
-  const rows = [...byKey.values()]
-    .sort((a, b) => compareDesc(a.lastUsed ?? "", b.lastUsed ?? "") || compareDesc(a.addressKey, b.addressKey))
-    .slice((page - 1) * size, page * size);
-  const keys = new Set(parts.flatMap((p) => p.keys ?? []));
-  return { rows, total: keys.size };
+  const all = shardNames(c);
+  const short = new Map(
+    parts.flatMap((part, shard) =>
+      part.rows.length === part.limit && distinctAddresses(part.rows) < reach ? [[all[shard] ?? "", part]] : [],
+    ),
+  );
+  const again =
+    short.size === 0
+      ? []
+      : await withShards(c, [...short.keys()], async (db, shard) => {
+          // A batch of one, so the round trip and its rows are metered as every other.
+          const [rows] = await db.batch([
+            debtorQueries.knownAddressRows(db, name, reach * (short.get(shard)?.sets.length ?? 0)),
+          ]);
+          return rows;
+        });
+  const rows = [...parts.map((p) => p.rows), ...again]
+    .flat()
+    .sort(
+      (a, b) =>
+        compareDesc(a.lastUsed, b.lastUsed) ||
+        compareDesc(a.addressKey, b.addressKey) ||
+        compareDesc(a.nameKey, b.nameKey),
+    );
+  const newest = new Map<number, (typeof rows)[number]>();
+  for (const row of rows) if (!newest.has(row.addressKey)) newest.set(row.addressKey, row);
+  const total = new Set(parts.flatMap((p) => p.sets.flat())).size;
+  return { rows: [...newest.values()].slice((page - 1) * size, reach), total };
+}
+
+function distinctAddresses(rows: { addressKey: number }[]): number {
+  return new Set(rows.map((r) => r.addressKey)).size;
 }
 
 function compareDesc<T extends string | number>(a: T, b: T): number {
