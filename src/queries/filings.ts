@@ -21,7 +21,6 @@
  */
 import { and, desc, eq, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { maskBit } from "../db/encodings.ts";
 import { ANY_FACET } from "../db/records.ts";
 import {
   type Amendment,
@@ -35,7 +34,6 @@ import {
   facetCounts,
   facetDays,
   filings,
-  PARTY_TYPES,
   type SecuredParty,
   securedParties,
 } from "../db/schema.ts";
