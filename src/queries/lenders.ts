@@ -57,7 +57,6 @@ const TYPES = 2;
 const FILED = 3;
 const NUMBER = 4;
 const FILING = 5;
-const POSITION = 6;
 const byKeyDesc = sql`order by ${sp.nameWords} desc, ${sp.debtorTypes} desc, ${sp.filedAt} desc, ${sp.filingNumber} desc, ${sp.filingId} desc limit 1`;
 
 /**
@@ -70,15 +69,12 @@ function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
   const since = Math.floor(Date.parse(q.since) / 1000);
   const walk = sql.raw("walk.j");
   const inRange = sql`${sp.nameWords} >= ${from} and ${sp.nameWords} < ${to}`;
-  // No matching lender of the filing sits at a lower position.
-  const firstOf = (fid: SQL, position: SQL) =>
-    sql`(${position} = 0 or not exists (select 1 from ${sp} d where d.filing_id = ${fid} and d.position < ${position} and d.name_words >= ${from} and d.name_words < ${to}))`;
-  // The entry after `ref` in its key's range, recent and its filing's first match.
+  // The entry after `ref` in its key's range, if recent.
   const next = (ref: SQL) =>
-    sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${at(ref, NAME)} and ${sp.debtorTypes} = ${at(ref, TYPES)} and ${sp.filedAt} >= ${since} and (${sp.filedAt}, ${sp.filingNumber}, ${sp.filingId}) < (${at(ref, FILED)}, ${at(ref, NUMBER)}, ${at(ref, FILING)}) and ${firstOf(sql`${sp.filingId}`, sql`${sp.position}`)} order by ${sp.filedAt} desc, ${sp.filingNumber} desc, ${sp.filingId} desc limit 1)`;
+    sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${at(ref, NAME)} and ${sp.debtorTypes} = ${at(ref, TYPES)} and ${sp.filedAt} >= ${since} and (${sp.filedAt}, ${sp.filingNumber}, ${sp.filingId}) < (${at(ref, FILED)}, ${at(ref, NUMBER)}, ${at(ref, FILING)}) order by ${sp.filedAt} desc, ${sp.filingNumber} desc, ${sp.filingId} desc limit 1)`;
   const scout = (e: SQL) => sql`json_set(${e}, '$[0]', ${SCOUT})`;
   const isScout = sql`${at(walk, 0)} = ${SCOUT}`;
-  return sql`select ${at(sql.raw("j"), FILING)} as fid from (with recursive walk(j) as (
+  return sql`select fid from (with recursive walk(j) as (
     select ${scout(sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${inRange} ${byKeyDesc})`)}
     union all
     select ${scout(
@@ -87,14 +83,12 @@ function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
         (select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} >= ${from} and ${sp.nameWords} < ${at(walk, NAME)} ${byKeyDesc}))`,
     )} from walk where ${isScout}
     union all
-    select case when ${firstOf(at(walk, FILING), at(walk, POSITION))}
-      then json_set(${walk}, '$[0]', printf('%012d', ${at(walk, FILED)}) || hex(${at(walk, NUMBER)}))
-      else ${next(walk)} end
+    select json_set(${walk}, '$[0]', printf('%012d', ${at(walk, FILED)}) || hex(${at(walk, NUMBER)}))
     from walk where ${isScout} and ${at(walk, FILED)} >= ${since} and (${at(walk, TYPES)} & ${mask}) <> 0
     union all
     select ${next(walk)} from walk where ${at(walk, 0)} <> ${SCOUT}
     order by 1 desc
-  ) select j from walk where ${at(sql.raw("j"), 0)} <> ${SCOUT} limit ${limit} offset ${offset})`;
+  ) select distinct j ->> 5 as fid from walk where ${at(sql.raw("j"), 0)} <> ${SCOUT} limit ${limit} offset ${offset})`;
 }
 
 /** A table's rows as one JSON array of arrays, in the table's column order. */
