@@ -93,9 +93,11 @@ function setIncludesAny(column: SQLiteColumn, labels: string[]): SQL | undefined
 
 /** Which facets a query covers (see facetCounts in schema.ts). */
 interface FacetQuery {
-  scope: "s" | "z" | "l" | "t";
+  scope: "s" | "z" | "l" | "t" | "o";
   place: string;
+  /** Lender names in this range; else the facets of the one name `name` (default ""). */
   names?: { from: string; to: string };
+  name?: string;
   labels?: string[];
 }
 
@@ -138,7 +140,9 @@ function facetsOf(q: FacetQuery) {
     eq(facetCounts.place, q.place),
     // Facets other than a lender's have the name "": saying so lets the
     // primary key reach the facet itself rather than walk the place's.
-    q.names ? and(gte(facetCounts.name, q.names.from), lt(facetCounts.name, q.names.to)) : eq(facetCounts.name, ""),
+    q.names
+      ? and(gte(facetCounts.name, q.names.from), lt(facetCounts.name, q.names.to))
+      : eq(facetCounts.name, q.name ?? ""),
     everyIndustry ? eq(facetCounts.facet, ANY_FACET) : setIncludesAny(facetCounts.facet, labels),
   );
 }
@@ -183,7 +187,7 @@ export interface LenderQuery {
   borrowerType?: "Organization" | "Individual" | undefined;
 }
 
-function lenderFacets(q: LenderQuery): Required<FacetQuery> {
+function lenderFacets(q: LenderQuery): FacetQuery & Required<Pick<FacetQuery, "names" | "labels">> {
   return {
     scope: "l" as const,
     place: q.state,
@@ -197,7 +201,16 @@ function lenderFacets(q: LenderQuery): Required<FacetQuery> {
  * starts with `name` as whole words (the list itself: src/queries/lenders.ts).
  */
 export function lenderCount(db: Db, q: LenderQuery) {
-  return facetTotal(db, lenderFacets(q), q.since);
+  const covered = lenderFacets(q);
+  // Each lender name's filings, less the filings two or more of them share.
+  const shared = facetTotal(
+    db,
+    { scope: "o", place: q.state, name: covered.names.from, labels: covered.labels },
+    q.since,
+  );
+  return db
+    .select({ total: sql<number>`(${facetTotal(db, covered, q.since)}) - (${shared})`.as("total") })
+    .from(sql`(select 1)`);
 }
 
 /** /filings/recently-terminated: terminated in `state` since `since`, most recent termination first. */
