@@ -14,12 +14,15 @@
  *   every entry so each key is known before the merge passes it;
  * - each key's newest recent entry enters the queue; popping an entry (the
  *   newest left of all keys) queues the next entry of its key, one seek;
- * - a filing with two matching lenders is listed by its first one only
- *   (lowest position), so the merge yields each filing once.
- * Rows read: about 2.3 per key plus 2 per row up to the page's end
- * (queue pops are reads too), then the page's filings and parties. The
- * page's parties come back as JSON beside each filing, so the merge runs
- * once per request rather than once per statement.
+ * - a filing with two matching lenders comes out of the merge once per
+ *   lender, its entries side by side (same sort key); the page takes
+ *   DISTINCT ids, so it is listed once. (Skipping all but a filing's first
+ *   matching lender instead would walk the whole range of a lender named
+ *   only ever second.)
+ * Rows read: about 2.3 per key plus 3 per row up to the page's end (queue
+ * pops and DISTINCT probes are reads too), then the page's filings and
+ * parties. The page's parties come back as JSON beside each filing, so the
+ * merge runs once per request rather than once per statement.
  */
 import { eq, getTableColumns, max, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
