@@ -10,7 +10,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { dense } from "./dense.ts";
 import { LOOKUPS } from "./endpoints.ts";
-import { get, load, registerKeys } from "./helpers.ts";
+import { daysAgo, filing, get, load, party, registerKeys } from "./helpers.ts";
 
 /**
  * Rows read by page 1 of any request below, at any data size, per shard
@@ -22,12 +22,61 @@ const BOUND = 250;
 /** Every endpoint's requests over the dense data (test/endpoints.ts). */
 const REQUESTS = LOOKUPS.flatMap((e) => e.dense);
 
+/** Lender names under one prefix ("summit"), in a state of their own (NV): a broad lender search. */
+const LENDER_NAMES = ["Alpha", "Beta", "Gamma", "Delta", "Epsilon", "Zeta"].map((w) => `Summit ${w} Capital LLC`);
+
+/** Filing `i` of the broad lender's: one of its names, organization and individual debtors mixed. */
+function broadLender(i: number) {
+  const debtors = [party(`Client ${i} Inc`)];
+  if (i % 3 === 0) debtors.push(party(`Owner ${i}`, { type: "Individual" }));
+  if (i % 7 === 0) debtors.splice(0, 1, party(`Person ${i}`, { type: "Individual" }));
+  const securedParties = [party(LENDER_NAMES[i % LENDER_NAMES.length]!)];
+  // Now and then a second lender of the same prefix: listed and counted once.
+  if (i % 11 === 0) securedParties.push(party(LENDER_NAMES[(i + 1) % LENDER_NAMES.length]!));
+  return filing({
+    state: "NV",
+    number: `S${String(i).padStart(7, "0")}`,
+    filedAt: daysAgo(1 + (i % 80)),
+    debtors,
+    securedParties,
+  });
+}
+
+/** Lender search under one lender name (three debtor-type sets): page 1 of each envelope and filter. */
+const ONE_LENDER = [
+  "/secureds/recent-by-secured-party?name=summit%20gamma&state=NV",
+  "/secureds/recent-by-secured-party?name=summit%20gamma%20capital%20llc&state=NV&envelope=a",
+  "/secureds/recent-by-secured-party?name=summit%20gamma&state=NV&borrower_type=Individual&envelope=a",
+  "/secureds/recent-by-secured-party?name=summit%20gamma&state=NV&borrower_type=Organization",
+];
+
+/** Lender search under the broad prefix (six names, eighteen index ranges). */
+const BROAD_LENDER = [
+  "/secureds/recent-by-secured-party?name=summit&state=NV",
+  "/secureds/recent-by-secured-party?name=summit&state=NV&envelope=a",
+  "/secureds/recent-by-secured-party?name=summit&state=NV&borrower_type=Individual",
+  "/secureds/recent-by-secured-party?name=summit&state=NV&borrower_type=Individual&envelope=a",
+  "/secureds/recent-by-secured-party?name=summit&state=NV&borrower_type=Organization",
+];
+const BROAD_PAGE_3 = "/secureds/recent-by-secured-party?name=summit&state=NV&page=3";
+const LENDER_REQUESTS = [...ONE_LENDER, ...BROAD_LENDER, BROAD_PAGE_3];
+
+/** Page-1 rows read by a lender search under one lender name, whatever the filters. */
+const LENDER_BOUND = 100;
+
+/**
+ * Page-1 rows read under the broad prefix: the walk pays about 2.3 rows per
+ * lender key (name and debtor-type set) the prefix covers, here 18
+ * (src/queries/lenders.ts), on top of the page.
+ */
+const BROAD_LENDER_BOUND = 150;
+
 let run = 0;
-/** Rows read by each request, bypassing the edge cache with a fresh parameter. */
+/** Rows read and D1 round trips by each request, bypassing the edge cache with a fresh parameter. */
 async function rowsRead(): Promise<Map<string, number>> {
   run += 1;
   const out = new Map<string, number>();
-  for (const path of REQUESTS) {
+  for (const path of [...REQUESTS, ...LENDER_REQUESTS]) {
     const res = await get(`${path}&run=${run}`);
     expect(res.status, path).toBe(200);
     const timing = res.headers.get("server-timing") ?? "";
@@ -36,6 +85,7 @@ async function rowsRead(): Promise<Map<string, number>> {
     // Per shard read (", 4 shards" in Server-Timing when more than one).
     const shards = Number(/(\d+) shards/.exec(timing)?.[1] ?? 1);
     out.set(path, Number(rows) / shards);
+    out.set(`${path} batches`, Number(/(\d+) batch/.exec(timing)?.[1]));
   }
   return out;
 }
@@ -46,8 +96,10 @@ let large: Map<string, number>;
 beforeAll(async () => {
   await registerKeys();
   await load(Array.from({ length: 150 }, (_, i) => dense(i)));
+  await load(Array.from({ length: 150 }, (_, i) => broadLender(i)));
   small = await rowsRead();
   await load(Array.from({ length: 1350 }, (_, i) => dense(150 + i)));
+  await load(Array.from({ length: 1350 }, (_, i) => broadLender(150 + i)));
   large = await rowsRead();
 }, 120_000);
 
@@ -76,5 +128,32 @@ describe("rows read per request", () => {
     // The facet and co-debtor entries a query meets can grow a little with
     // the data (more days, more owners), never in step with the filings.
     expect(large.get(path)! - small.get(path)!).toBeLessThanOrEqual(30);
+  });
+});
+
+describe("lender search", () => {
+  const lenderPaths = [
+    ...LOOKUPS.find((e) => e.path === "/secureds/recent-by-secured-party")!.dense,
+    ...LENDER_REQUESTS,
+  ];
+  it.each(lenderPaths)("%s takes one D1 round trip at 150 and at 1,500 filings", (path) => {
+    expect(small.get(`${path} batches`)).toBe(1);
+    expect(large.get(`${path} batches`)).toBe(1);
+  });
+
+  it.each(ONE_LENDER)("%s reads at most 100 rows at 150 and at 1,500 filings", (path) => {
+    expect(small.get(path)).toBeLessThanOrEqual(LENDER_BOUND);
+    expect(large.get(path)).toBeLessThanOrEqual(LENDER_BOUND);
+  });
+
+  it.each(BROAD_LENDER)("%s reads a bounded number of rows that does not grow with the data", (path) => {
+    expect(small.get(path)).toBeLessThanOrEqual(BROAD_LENDER_BOUND);
+    expect(large.get(path)).toBeLessThanOrEqual(BROAD_LENDER_BOUND);
+    expect(large.get(path)! - small.get(path)!).toBeLessThanOrEqual(10);
+  });
+
+  it("reads about three rows more per row skipped on a deeper page", () => {
+    // Each row before the page: a queue pop, a seek for its successor, a DISTINCT probe.
+    expect(large.get(BROAD_PAGE_3)! - large.get(BROAD_LENDER[0]!)!).toBeLessThanOrEqual(3 * 20 + 10);
   });
 });

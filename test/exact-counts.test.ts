@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { INDUSTRIES as INDUSTRY_VALUES } from "../src/domain/industries.ts";
 import { counted } from "./bodies.ts";
 import { dense } from "./dense.ts";
-import { allPagesA, getJson, load, registerKeys } from "./helpers.ts";
+import { allPagesA, daysAgo, filing, getJson, load, party, registerKeys } from "./helpers.ts";
 
 /** A filing or termination in a list: its number. */
 const listed = z.object({ initial_financing_number: z.string() });
@@ -36,6 +36,7 @@ const COUNTED = [
   "/secureds/recent-by-secured-party?name=wells%20fargo&state=CA&envelope=a",
   "/secureds/recent-by-secured-party?name=wells%20fargo%20equipment&state=CA&borrower_type=Individual&envelope=a",
   "/secureds/recent-by-secured-party?name=wells&state=CA&borrower_type=Organization&envelope=a",
+  "/secureds/recent-by-secured-party?name=wells%20fargo&state=CA&borrower_type=Individual&envelope=a",
   "/filings/recently-terminated?state=CA",
   "/debtors/search?name=Busy%20Borrower&state=CA",
   "/debtors/search?name=Owner%203&state=CA",
@@ -45,6 +46,21 @@ const COUNTED = [
 beforeAll(async () => {
   await registerKeys();
   await load(Array.from({ length: 120 }, (_, i) => dense(i)));
+  // Filings with two (or three) lenders that one lender search finds: each counts once.
+  await load(
+    Array.from({ length: 3 }, (_, i) =>
+      filing({
+        number: `TWO-${i}`,
+        filedAt: daysAgo(2 + i),
+        debtors: [party(i === 1 ? "Pat Two" : "Two Lenders Co", { type: i === 1 ? "Individual" : "Organization" })],
+        securedParties: [
+          party("Wells Fargo Equipment Finance"),
+          party("Wells Fargo Bank, N.A."),
+          ...(i === 0 ? [party("Wells Fargo Bank NA")] : []),
+        ],
+      }),
+    ),
+  );
 });
 
 describe("counts", () => {

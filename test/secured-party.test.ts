@@ -25,6 +25,13 @@ beforeAll(async () => {
     filing({ number: "WFARGO-NO", securedParties: [party("Wellsfargo Lending LLC")] }),
     filing({ number: "WF-NV", state: "NV", securedParties: [wells] }),
     filing({ number: "WF-OLD", filedAt: daysAgo(100), securedParties: [wells] }),
+    // Two lenders the same search finds, on one filing (and one of them twice).
+    filing({
+      number: "WF-TWO",
+      state: "OR",
+      securedParties: [party("Wells Fargo Equipment Finance, Inc."), wells, party("Wells Fargo Bank NA")],
+    }),
+    filing({ number: "WF-OR", state: "OR", filedAt: daysAgo(5), securedParties: [wells] }),
   ]);
 });
 
@@ -38,6 +45,12 @@ describe("GET /secureds/recent-by-secured-party", () => {
     );
     expect(first.response_metadata).toMatchObject({ page: 1, page_size: 10, next_page: true });
     expect(second.response_metadata).toMatchObject({ page: 2, next_page: false });
+  });
+
+  it("lists a filing once however many of its lenders match", async () => {
+    const body = await getJson("/secureds/recent-by-secured-party?name=wells%20fargo&state=OR");
+    expect(body.ucc_liens.map((l) => l.initial_financing_number)).toEqual(["WF-OR", "WF-TWO"]);
+    expect(body.response_metadata.next_page).toBe(false);
   });
 
   it("does not match a partial word", async () => {

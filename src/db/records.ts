@@ -200,6 +200,24 @@ export function soundKeyRows(debtors: Iterable<{ name: string; nameKey: string; 
 
 export type FacetDay = Omit<typeof facetDays.$inferInsert, "running">;
 
+/**
+ * Each whole-word prefix that two or more of a filing's lender names start
+ * with, and how many of them do less one: what a sum of the "l" facets
+ * under that prefix counts the filing more than once ("o" facets, schema.ts).
+ */
+function sharedPrefixes(names: Set<string>): Map<string, number> {
+  const out = new Map<string, number>();
+  if (names.size < 2) return out;
+  const prefixes = new Set(
+    [...names].flatMap((n) => n.split(" ").map((_, i, words) => words.slice(0, i + 1).join(" "))),
+  );
+  for (const prefix of prefixes) {
+    const under = [...names].filter((n) => n === prefix || n.startsWith(`${prefix} `)).length;
+    if (under > 1) out.set(prefix, under - 1);
+  }
+  return out;
+}
+
 /** The facet of "s" and "z" that counts every filing of its place once, whatever its industries (schema.ts). */
 export const ANY_FACET = "*";
 
@@ -213,12 +231,12 @@ const OLD_DAYS = "0000-00-00";
  */
 export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1 = 1): FacetDay[] {
   const counts = new Map<string, FacetDay>();
-  const add = (scope: FacetDay["scope"], place: string, name: string, facet: string, at: string) => {
+  const add = (scope: FacetDay["scope"], place: string, name: string, facet: string, at: string, weight = 1) => {
     const day = at.slice(0, 10) < cutoffDay ? OLD_DAYS : at.slice(0, 10);
     const id = [scope, place, name, facet, day].join("\u0000");
     const seen = counts.get(id);
-    if (seen) seen.filings += sign;
-    else counts.set(id, { scope, place, name, facet, day, filings: sign });
+    if (seen) seen.filings += sign * weight;
+    else counts.set(id, { scope, place, name, facet, day, filings: sign * weight });
   };
   for (const { filing, debtors, securedParties } of rows) {
     add("s", filing.state, "", setOf(debtors.map((d) => d.industry)), filing.filedAt);
@@ -228,8 +246,9 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
       add("z", zip5, "", ANY_FACET, filing.filedAt);
     }
     const types = setOf(debtors.map((d) => d.type));
-    for (const name of new Set(securedParties.map((s) => s.nameWords)))
-      add("l", filing.state, name, types, filing.filedAt);
+    const lenders = new Set(securedParties.map((s) => s.nameWords));
+    for (const name of lenders) add("l", filing.state, name, types, filing.filedAt);
+    for (const [prefix, extra] of sharedPrefixes(lenders)) add("o", filing.state, prefix, types, filing.filedAt, extra);
     if (filing.terminatedAt) add("t", filing.state, "", "", filing.terminatedAt);
   }
   return [...counts.values()].filter((c) => c.filings !== 0);

@@ -302,7 +302,11 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * - "z": each debtor ZIP5 (place) and the industries of the debtors there;
  * - "l": its state, each lender's whole-word name (name) and the set of its
  *   debtor types;
- * - "t": its state, dated by termination rather than filing.
+ * - "t": its state, dated by termination rather than filing;
+ * - "o": its state, a whole-word prefix two or more of its lender names
+ *   share (name) and its debtor-type set, weighted by how many share it less
+ *   one: a lender search sums the "l" facets under its prefix and takes
+ *   this away, so a filing with two matching lenders counts once.
  * Sets are sorted and joined with "|", so every filing has exactly one facet
  * per scope and place, and a filter ("any of these industries") is a sum
  * over the facets it matches: exact, with no double counting. Under "s" and
@@ -318,7 +322,7 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * Kept by the loaders (src/db/load.ts).
  */
 const facetKey = {
-  scope: text({ enum: ["s", "z", "l", "t"] }).notNull(),
+  scope: text({ enum: ["s", "z", "l", "t", "o"] }).notNull(),
   place: text().notNull(),
   name: text().notNull(),
   facet: text().notNull(),

@@ -13,15 +13,14 @@
  *   rows per facet matched, whatever the number of filings.
  * - A page is one D1 batch: the page, its debtors and secured parties (the
  *   page ids are a subquery of each), and the count, or the amendments and
- *   data-load time for envelope B. Lender search first resolves the lender
- *   names the query covers, so it takes two round trips.
+ *   data-load time for envelope B. Lender search (src/queries/lenders.ts)
+ *   merges its lender names inside one statement instead of arms.
  *
  * test/query-plans checks every statement with EXPLAIN QUERY PLAN, and
  * test/bounded-work that rows read do not grow with the data.
  */
 import { and, desc, eq, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { maskBit } from "../db/encodings.ts";
 import { ANY_FACET } from "../db/records.ts";
 import {
   type Amendment,
@@ -35,7 +34,6 @@ import {
   facetCounts,
   facetDays,
   filings,
-  PARTY_TYPES,
   type SecuredParty,
   securedParties,
 } from "../db/schema.ts";
@@ -68,9 +66,6 @@ export interface PageWindow {
   offset?: number;
 }
 
-/** More lender arms than this merge by sorting instead (a very broad name). */
-const MAX_ARMS = 60;
-
 /** The selection of an arm: list time, filing number, filing id. */
 function arm(at: SQLiteColumn, num: SQLiteColumn, fid: SQLiteColumn) {
   return { at: sql<string>`${at}`.as("at"), num: sql<string>`${num}`.as("num"), fid: sql<number>`${fid}`.as("fid") };
@@ -90,27 +85,19 @@ const debtorArm = (db: Db, where: SQL | undefined) =>
     .where(where)
     .getSQL();
 
-/** Matches nothing (ids start at 1), through the primary key: the list of a query no facet matches. */
-const noArm = (db: Db) => filingArm(db, eq(filings.id, 0));
-
 /** Whether a stored set ("A|B") includes any of `labels`. */
 function setIncludesAny(column: SQLiteColumn, labels: string[]): SQL | undefined {
   if (labels.length === 0) return undefined;
   return or(...labels.map((l) => sql`instr('|' || ${column} || '|', ${`|${l}|`}) > 0`));
 }
 
-/** Whether a stored set of party types (a bit mask, encodings.ts) includes any of `labels`. */
-function typesIncludeAny(column: SQLiteColumn, labels: string[]): SQL | undefined {
-  if (labels.length === 0) return undefined;
-  const mask = labels.reduce((m, l) => m | maskBit(PARTY_TYPES, l), 0);
-  return sql`(${column} & ${mask}) <> 0`;
-}
-
 /** Which facets a query covers (see facetCounts in schema.ts). */
 interface FacetQuery {
-  scope: "s" | "z" | "l" | "t";
+  scope: "s" | "z" | "l" | "t" | "o";
   place: string;
+  /** Lender names in this range; else the facets of the one name `name` (default ""). */
   names?: { from: string; to: string };
+  name?: string;
   labels?: string[];
 }
 
@@ -153,7 +140,9 @@ function facetsOf(q: FacetQuery) {
     eq(facetCounts.place, q.place),
     // Facets other than a lender's have the name "": saying so lets the
     // primary key reach the facet itself rather than walk the place's.
-    q.names ? and(gte(facetCounts.name, q.names.from), lt(facetCounts.name, q.names.to)) : eq(facetCounts.name, ""),
+    q.names
+      ? and(gte(facetCounts.name, q.names.from), lt(facetCounts.name, q.names.to))
+      : eq(facetCounts.name, q.name ?? ""),
     everyIndustry ? eq(facetCounts.facet, ANY_FACET) : setIncludesAny(facetCounts.facet, labels),
   );
 }
@@ -198,7 +187,7 @@ export interface LenderQuery {
   borrowerType?: "Organization" | "Individual" | undefined;
 }
 
-function lenderFacets(q: LenderQuery): Required<FacetQuery> {
+function lenderFacets(q: LenderQuery): FacetQuery & Required<Pick<FacetQuery, "names" | "labels">> {
   return {
     scope: "l" as const,
     place: q.state,
@@ -208,38 +197,20 @@ function lenderFacets(q: LenderQuery): Required<FacetQuery> {
 }
 
 /**
- * /secureds/recent-by-secured-party: filings since `since` in `state` with a secured party whose
- * name starts with `name` as whole words. A first round trip finds the lender
- * names (whole-word forms) and debtor-type sets the query covers, with the
- * count; each becomes an arm of the list.
+ * How many filings since `since` in `state` have a secured party whose name
+ * starts with `name` as whole words (the list itself: src/queries/lenders.ts).
  */
-export async function recentBySecuredParty(db: Db, q: LenderQuery): Promise<CountedFilter> {
+export function lenderCount(db: Db, q: LenderQuery) {
   const covered = lenderFacets(q);
-  const [facets, [counted]] = await db.batch([
-    db.select({ name: facetCounts.name, facet: facetCounts.facet }).from(facetCounts).where(facetsOf(covered)),
-    facetTotal(db, covered, q.since),
-  ]);
-  const lender = (where: SQL | undefined) =>
-    db
-      .selectDistinct(arm(securedParties.filedAt, securedParties.filingNumber, securedParties.filingId))
-      .from(securedParties)
-      .where(and(eq(securedParties.filingState, q.state), gte(securedParties.filedAt, q.since), where))
-      .getSQL();
-  const arms =
-    facets.length === 0
-      ? [noArm(db)]
-      : facets.length > MAX_ARMS
-        ? [
-            lender(
-              and(
-                gte(securedParties.nameWords, covered.names.from),
-                lt(securedParties.nameWords, covered.names.to),
-                typesIncludeAny(securedParties.debtorTypes, covered.labels),
-              ),
-            ),
-          ]
-        : facets.map((f) => lender(and(eq(securedParties.nameWords, f.name), eq(securedParties.debtorTypes, f.facet))));
-  return { arms, count: Number(counted?.total ?? 0) };
+  // Each lender name's filings, less the filings two or more of them share.
+  const shared = facetTotal(
+    db,
+    { scope: "o", place: q.state, name: covered.names.from, labels: covered.labels },
+    q.since,
+  );
+  return db
+    .select({ total: sql<number>`(${facetTotal(db, covered, q.since)}) - (${shared})`.as("total") })
+    .from(sql`(select 1)`);
 }
 
 /** /filings/recently-terminated: terminated in `state` since `since`, most recent termination first. */

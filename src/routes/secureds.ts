@@ -5,7 +5,7 @@ import { recentBySecuredPartyQuery } from "../http/params.ts";
 import { lienPageA, lienPageB } from "../http/present.ts";
 import { lienPageAOrB } from "../http/responses.ts";
 import { withShard } from "../queries/db.ts";
-import { fetchCountedPage, fetchOpenPage, recentBySecuredParty } from "../queries/filings.ts";
+import { lenderCountedPage, lenderOpenPage } from "../queries/lenders.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
 
 export const recentBySecuredPartyRoute = lookupRoute({
@@ -26,15 +26,11 @@ export function registerSecuredRoutes(app: OpenAPIHono<AppEnv>) {
     const lender = { name: q.name, state: q.state, since: recentSince(c), borrowerType: q.borrower_type };
     if (q.envelope === "a") {
       const window = { page: q.page, size: PAGE_SIZE_A };
-      const page = await withShard(c, q.state, async (db) =>
-        fetchCountedPage(db, await recentBySecuredParty(db, lender), window),
-      );
+      const page = await withShard(c, q.state, (db) => lenderCountedPage(db, lender, window));
       return c.json(lienPageA(c, window, page), 200);
     }
     const window = { page: q.page, size: PAGE_SIZE_B };
-    const page = await withShard(c, q.state, async (db) =>
-      fetchOpenPage(db, await recentBySecuredParty(db, lender), window, { amendments: true }),
-    );
+    const page = await withShard(c, q.state, (db) => lenderOpenPage(db, lender, window));
     return c.json(lienPageB(c, window, page, true), 200);
   });
 }
