@@ -19,7 +19,7 @@
  * test/query-plans checks every statement with EXPLAIN QUERY PLAN, and
  * test/bounded-work that rows read do not grow with the data.
  */
-import { and, desc, eq, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { maskBit } from "../db/encodings.ts";
 import { ANY_FACET } from "../db/records.ts";
@@ -370,58 +370,76 @@ function merged(arms: Arm[], reach: number): SQL {
   return sql.join(groups, sql` union `);
 }
 
-/** The ids of one page of `filter`'s list: its arms merged in list order. */
-function pageIds(filter: FilingFilter, offset: number, limit: number): SQL {
+/**
+ * One page of `filter`'s list, as index entries in list order: its arms
+ * merged, `limit` rows from `offset`.
+ */
+function pageKeys(filter: FilingFilter, offset: number, limit: number): SQL {
   const list = merged(filter.arms, offset + limit);
-  return sql`select fid from (${list} order by 1 desc, 2 desc, 3 desc limit ${limit} offset ${offset})`;
+  return sql`select at, num, fid from (${list} order by 1 desc, 2 desc, 3 desc limit ${limit} offset ${offset})`;
 }
 
-type PageIds = SQL;
-
-function pageOf(db: Db, filter: FilingFilter, offset: number, limit: number) {
-  const order = filter.byTermination ? filings.terminatedAt : filings.filedAt;
-  return db
-    .select()
-    .from(filings)
-    .where(sql`${filings.id} in (${pageIds(filter, offset, limit)})`)
-    .orderBy(desc(order), desc(filings.number), desc(filings.id));
-}
-
-/** The parties and amendments of the page's filings, in filing order. */
-const debtorsOf = (db: Db, ids: PageIds) =>
-  db
-    .select()
-    .from(debtorParties)
-    .where(sql`${debtorParties.filingId} in (${ids})`)
-    .orderBy(debtorParties.filingId, debtorParties.position);
-
-const securedOf = (db: Db, ids: PageIds) =>
-  db
-    .select()
-    .from(securedParties)
-    .where(sql`${securedParties.filingId} in (${ids})`)
-    .orderBy(securedParties.filingId, securedParties.position);
-
-const amendmentsOf = (db: Db, ids: PageIds) =>
-  db
-    .select()
-    .from(amendments)
-    .where(sql`${amendments.filingId} in (${ids})`)
-    .orderBy(amendments.filingId, amendments.filedAt, amendments.number);
-
-function assemble(
-  page: Filing[],
-  debtors: DebtorParty[],
-  secured: SecuredParty[],
-  amended: Amendment[] = [],
-): FilingWithParties[] {
-  const byFiling = new Map<number, FilingWithParties>(
-    page.map((filing) => [filing.id, { filing, debtors: [], securedParties: [], amendments: [] }]),
+/** A party table's rows of the filing in hand, as one JSON array of column arrays (parsed by rowsOf). */
+function partiesOf(table: typeof debtorParties | typeof securedParties | typeof amendments): SQL {
+  const columns = Object.values(getTableColumns(table));
+  const values = sql.join(
+    columns.map((c) => sql`${c}`),
+    sql`, `,
   );
-  for (const d of debtors) byFiling.get(d.filingId)?.debtors.push(d);
-  for (const s of secured) byFiling.get(s.filingId)?.securedParties.push(s);
-  for (const a of amended) byFiling.get(a.filingId)?.amendments.push(a);
-  return [...byFiling.values()];
+  return sql`(select json_group_array(json_array(${values})) from ${table} where ${table.filingId} = ${filings.id})`;
+}
+
+/** The rows a partiesOf() array holds, each column read back as Drizzle reads it. */
+function rowsOf<T extends typeof debtorParties | typeof securedParties | typeof amendments>(
+  table: T,
+  json: string | null,
+): T["$inferSelect"][] {
+  const columns = Object.entries(getTableColumns(table));
+  const rows = JSON.parse(json ?? "[]") as unknown[][];
+  return rows.map(
+    (values) =>
+      Object.fromEntries(
+        columns.map(([key, column], i) => {
+          const value = values[i];
+          return [key, value === null || value === undefined ? null : column.mapFromDriverValue(value)];
+        }),
+      ) as T["$inferSelect"],
+  );
+}
+
+/**
+ * One page of `filter`'s list with each filing's parties (and amendments,
+ * when asked for), in one statement: the page's index entries are read
+ * once and joined to their filings, and each filing's parties are one
+ * range of their table's primary key, returned as a JSON array. (Three
+ * statements, one per table, would each read the page's entries again.)
+ */
+function pageWithParties(db: Db, filter: FilingFilter, offset: number, limit: number, withAmendments = false) {
+  return db
+    .select({
+      ...getTableColumns(filings),
+      debtors: sql<string>`${partiesOf(debtorParties)}`,
+      secured: sql<string>`${partiesOf(securedParties)}`,
+      amended: withAmendments ? sql<string>`${partiesOf(amendments)}` : sql<null>`null`,
+    })
+    .from(sql`(${pageKeys(filter, offset, limit)}) as page`)
+    .innerJoin(filings, eq(filings.id, sql`page.fid`))
+    .orderBy(sql`page.at desc, page.num desc, page.fid desc`);
+}
+
+type PageRow = Awaited<ReturnType<typeof pageWithParties>>[number];
+
+const byPosition = (a: { position: number }, b: { position: number }) => a.position - b.position;
+const byFiled = (a: Amendment, b: Amendment) =>
+  a.filedAt < b.filedAt ? -1 : a.filedAt > b.filedAt ? 1 : a.number < b.number ? -1 : a.number > b.number ? 1 : 0;
+
+function assemble(rows: PageRow[]): FilingWithParties[] {
+  return rows.map(({ debtors, secured, amended, ...filing }) => ({
+    filing,
+    debtors: rowsOf(debtorParties, debtors).sort(byPosition),
+    securedParties: rowsOf(securedParties, secured).sort(byPosition),
+    amendments: rowsOf(amendments, amended).sort(byFiled),
+  }));
 }
 
 /** A page with the total number of matches (envelope A). */
@@ -430,15 +448,14 @@ export async function fetchCountedPage(
   filter: CountedFilter,
   { page, size, offset = (page - 1) * size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
-  const ids = pageIds(filter, offset, size);
   const { count } = filter;
-  const page3 = [pageOf(db, filter, offset, size), debtorsOf(db, ids), securedOf(db, ids)] as const;
+  const rows = pageWithParties(db, filter, offset, size);
   if (typeof count === "number") {
-    const [rows, debtors, secured] = await db.batch(page3);
-    return { items: assemble(rows, debtors, secured), total: count };
+    const [listed] = await db.batch([rows]);
+    return { items: assemble(listed), total: count };
   }
-  const [rows, debtors, secured, [counted]] = await db.batch([...page3, count]);
-  return { items: assemble(rows, debtors, secured), total: Number(counted?.total ?? 0) };
+  const [listed, [counted]] = await db.batch([rows, count]);
+  return { items: assemble(listed), total: Number(counted?.total ?? 0) };
 }
 
 /**
@@ -451,18 +468,12 @@ export async function fetchOpenPage(
   { page, size, offset = (page - 1) * size }: PageWindow,
   options: { amendments: boolean },
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
-  const ids = pageIds(filter, offset, size);
-  const common = [
-    pageOf(db, filter, offset, size + 1),
-    debtorsOf(db, ids),
-    securedOf(db, ids),
+  const [rows, [loaded]] = await db.batch([
+    pageWithParties(db, filter, offset, size + 1, options.amendments),
     db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads),
-  ] as const;
-  const [rows, debtors, secured, [loaded], amended = []] = options.amendments
-    ? await db.batch([...common, amendmentsOf(db, ids)])
-    : await db.batch(common);
+  ]);
   return {
-    items: assemble(rows.slice(0, size), debtors, secured, amended),
+    items: assemble(rows.slice(0, size)),
     hasMore: rows.length > size,
     dataLoadedAt: loaded?.at ?? null,
   };
