@@ -297,15 +297,20 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
 
 /**
  * What the counted lists count. A facet is one way a filing is listed:
- * - "s": its state (place) and the set of its debtors' industries (facet);
+ * - "s": its state (place), by its debtors' industries: its exact set
+ *   (name "e" and the set's size) and each set of one or two of them
+ *   (name "i1", "i2"), as letters (records.ts, industryFacets), so a count
+ *   reads a few facets per industry asked for, never every industry set of
+ *   a state (src/queries/filings.ts, industryCount);
  * - "z": each debtor ZIP5 (place) and the industries of the debtors there;
  * - "l": its state, each lender's whole-word name (name) and the set of its
  *   debtor types;
  * - "t": its state, dated by termination rather than filing.
- * Sets are sorted and joined with "|", so every filing has exactly one facet
- * per scope and place, and a filter ("any of these industries") is a sum
- * over the facets it matches: exact, with no double counting. Under "s" and
- * "z" each filing is also counted once in the facet "*" (ANY_FACET in
+ * Sets of "z" and "l" are sorted and joined with "|", so every filing has
+ * exactly one facet per scope and place, and a filter ("any of these
+ * industries") is a sum over the facets it matches: exact, with no double
+ * counting. Under "s" and
+ * "z" each filing is also counted once in the facet "*" (name "", ANY_FACET in
  * records.ts), so a list without an industry filter is counted from one
  * facet rather than from every industry set of the place (hundreds in a
  * large state).
