@@ -9,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { dense } from "./dense.ts";
-import { LOOKUPS } from "./endpoints.ts";
+import { LOOKUPS, lookupOf } from "./endpoints.ts";
 import { get, load, registerKeys } from "./helpers.ts";
 
 /**
@@ -18,6 +18,15 @@ import { get, load, registerKeys } from "./helpers.ts";
  * (docs/sharding.md).
  */
 const BOUND = 250;
+
+/**
+ * Endpoints held to the issue's goal instead (issue 13: at most 100 rows
+ * read by page 1), one per line.
+ */
+const AT_GOAL = new Set<string>(["/filings/recent-by-state", "/debtors/search"]);
+const GOAL = 100;
+
+const boundOf = (path: string) => (AT_GOAL.has(lookupOf(path)?.path ?? "") ? GOAL : BOUND);
 
 /** Every endpoint's requests over the dense data (test/endpoints.ts). */
 const REQUESTS = LOOKUPS.flatMap((e) => e.dense);
@@ -52,9 +61,9 @@ beforeAll(async () => {
 }, 120_000);
 
 describe("rows read per request", () => {
-  it.each(REQUESTS)("%s stays under the bound at 150 and at 1,500 filings", (path) => {
-    expect(small.get(path)).toBeLessThanOrEqual(BOUND);
-    expect(large.get(path)).toBeLessThanOrEqual(BOUND);
+  it.each(REQUESTS)("%s stays under its bound at 150 and at 1,500 filings", (path) => {
+    expect(small.get(path)).toBeLessThanOrEqual(boundOf(path));
+    expect(large.get(path)).toBeLessThanOrEqual(boundOf(path));
   });
 
   it.each(REQUESTS)("%s reads no more at ten times the data than a page's worth more", (path) => {
