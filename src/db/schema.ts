@@ -316,9 +316,12 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * large state).
  *
  * `facet_counts` holds each facet's all-time total; `facet_days` the same by
- * day with a running total, so "filed since day D" is the total minus one
- * running value: two rows per facet, whatever the data size. Days older
- * than the recency window at load time share one bucket ("0000-00-00").
+ * day with a running total from the newest day back, so "filed since day
+ * D" is one row: the running total of the facet's first day on or after D
+ * (none: no filings since). A count reads that row per facet, and the
+ * facet's `facet_counts` row when it lists the facets it sums (lender
+ * names). Days older than the recency window at load time share one
+ * bucket ("0000-00-00").
  * Kept by the loaders (src/db/load.ts).
  */
 const facetKey = {
@@ -339,7 +342,7 @@ export const facetDays = sqliteTable(
     /** YYYY-MM-DD (UTC), or "0000-00-00" for every older day. */
     day: text().notNull(),
     filings: integer().notNull(),
-    /** Filings of the facet on this day and before; null until refreshed. */
+    /** Filings of the facet on this day and every later day; null until refreshed. */
     running: integer(),
   },
   (t) => [

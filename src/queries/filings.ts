@@ -19,7 +19,7 @@
  * test/query-plans checks every statement with EXPLAIN QUERY PLAN, and
  * test/bounded-work that rows read do not grow with the data.
  */
-import { and, desc, eq, getTableColumns, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { maskBit } from "../db/encodings.ts";
 import { ANY_FACET, INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
@@ -118,29 +118,41 @@ interface FacetQuery {
   labels?: string[];
 }
 
-/** A facet's filings since `since` (a day): its total minus its running total before that day (facet_counts in hand). */
-function facetSince(db: Db, since: string): SQL {
-  const before = db
+/**
+ * A facet's filings since `since` (a day): the running total of its first
+ * day on or after it (schema.ts, facetDays), for the facet `key` names
+ * (default: the facet_counts row in hand).
+ */
+function facetSince(db: Db, since: string, key?: { name: SQL; facet: SQL; place: string }): SQL {
+  const onward = db
     .select({ running: facetDays.running })
     .from(facetDays)
     .where(
       and(
-        eq(facetDays.scope, facetCounts.scope),
-        eq(facetDays.place, facetCounts.place),
-        eq(facetDays.name, facetCounts.name),
-        eq(facetDays.facet, facetCounts.facet),
-        lt(facetDays.day, since.slice(0, 10)),
+        key
+          ? and(
+              eq(facetDays.scope, "s"),
+              eq(facetDays.place, key.place),
+              eq(facetDays.name, key.name),
+              eq(facetDays.facet, key.facet),
+            )
+          : and(
+              eq(facetDays.scope, facetCounts.scope),
+              eq(facetDays.place, facetCounts.place),
+              eq(facetDays.name, facetCounts.name),
+              eq(facetDays.facet, facetCounts.facet),
+            ),
+        gte(facetDays.day, since.slice(0, 10)),
       ),
     )
-    .orderBy(desc(facetDays.day))
+    .orderBy(facetDays.day)
     .limit(1);
-  return sql`(${facetCounts.filings} - coalesce((${before}), 0))`;
+  return sql`coalesce((${onward}), 0)`;
 }
 
 /**
  * Filings of the facets of `scope` at `place` (lender names in `names`,
- * facet sets including one of `labels`) since `since` (a day): each facet's
- * total minus its running total before that day.
+ * facet sets including one of `labels`) since `since` (a day).
  */
 function facetTotal(db: Db, q: FacetQuery, since: string) {
   return db
@@ -175,27 +187,15 @@ function industryCount(db: Db, state: string, industries: string[], since: strin
   const sets = direct ? [...asked, ...pairs(asked)] : ["", ...others, ...pairs(others)];
   const size = sql`length(term.column1)`;
   const facetOf = (prefix: "e" | "i") =>
-    db
-      .select({ filings: facetSince(db, since) })
-      .from(facetCounts)
-      .where(
-        and(
-          eq(facetCounts.scope, "s"),
-          eq(facetCounts.place, state),
-          eq(facetCounts.name, sql`${prefix} || ${size}`),
-          eq(facetCounts.facet, sql`term.column1`),
-        ),
-      );
+    facetSince(db, since, { place: state, name: sql`${prefix} || ${size}`, facet: sql`term.column1` });
   const terms = sql`(values ${sql.join(
     sets.map((set) => sql`(${set})`),
     sql`, `,
   )}) as term`;
   // Direct: + each industry, - each pair. Else: - each set avoiding them.
   const summed = direct
-    ? db
-        .select({ total: sql<number>`coalesce(sum((3 - 2 * ${size}) * coalesce((${facetOf("i")}), 0)), 0)` })
-        .from(terms)
-    : db.select({ total: sql<number>`-coalesce(sum(coalesce((${facetOf("e")}), 0)), 0)` }).from(terms);
+    ? db.select({ total: sql<number>`coalesce(sum((3 - 2 * ${size}) * ${facetOf("i")}), 0)` }).from(terms)
+    : db.select({ total: sql<number>`-coalesce(sum(${facetOf("e")}), 0)` }).from(terms);
   const every = direct ? sql`0` : sql`(${facetTotal(db, { scope: "s", place: state }, since)})`;
   // Larger sets: how many of the asked industries each holds, and what the terms above missed.
   const held = sql.join(
