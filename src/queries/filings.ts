@@ -202,8 +202,9 @@ function industryCount(db: Db, state: string, industries: string[], since: strin
     asked.map((l) => sql`(instr(${facetCounts.facet}, ${l}) > 0)`),
     sql` + `,
   );
+  // Direct: the terms counted a set holding m of them m - m(m-1)/2 times, not once.
   const weight = direct
-    ? sql`(case when ${held} = 0 then 0 else 1 - (${held}) + (${held}) * ((${held}) - 1) / 2 end)`
+    ? sql`(select case when m = 0 then 0 else 1 - m + m * (m - 1) / 2 end from (select ${held} as m))`
     : sql`-(${held} = 0)`;
   const larger = db
     .select({ total: sql<number>`coalesce(sum(${weight} * ${facetSince(db, since)}), 0)` })
