@@ -9,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { dense } from "./dense.ts";
-import { LOOKUPS } from "./endpoints.ts";
+import { LOOKUPS, lookupOf } from "./endpoints.ts";
 import { daysAgo, filing, get, load, party, registerKeys } from "./helpers.ts";
 
 /**
@@ -18,6 +18,15 @@ import { daysAgo, filing, get, load, party, registerKeys } from "./helpers.ts";
  * (docs/sharding.md).
  */
 const BOUND = 250;
+
+/**
+ * Endpoints held to the issue's goal instead (issue 13: at most 100 rows
+ * read by page 1), one per line.
+ */
+const AT_GOAL = new Set<string>(["/filings/recent-by-state", "/debtors/search", "/debtors/addresses"]);
+const GOAL = 100;
+
+const boundOf = (path: string) => (AT_GOAL.has(lookupOf(path)?.path ?? "") ? GOAL : BOUND);
 
 /** Every endpoint's requests over the dense data (test/endpoints.ts). */
 const REQUESTS = LOOKUPS.flatMap((e) => e.dense);
@@ -103,25 +112,16 @@ beforeAll(async () => {
   large = await rowsRead();
 }, 120_000);
 
-/** Page 1 of known addresses, per shard read: about a page of rows and a few per debtor found (issue 13). */
-const ADDRESS_BOUND = 100;
-const ADDRESSES = REQUESTS.filter((path) => path.startsWith("/debtors/addresses"));
-
 describe("rows read per request", () => {
-  it.each(ADDRESSES)("%s reads at most 100 rows per shard at 150 and at 1,500 filings", (path) => {
-    expect(small.get(path)).toBeLessThanOrEqual(ADDRESS_BOUND);
-    expect(large.get(path)).toBeLessThanOrEqual(ADDRESS_BOUND);
-  });
-
   it("has a debtor with hundreds of known addresses among them", async () => {
     const res = await get("/debtors/addresses?name=Busy%20Borrower&run=count");
     const body = (await res.json()) as { pagination: { total_results: number } };
     expect(body.pagination.total_results).toBe(500);
   });
 
-  it.each(REQUESTS)("%s stays under the bound at 150 and at 1,500 filings", (path) => {
-    expect(small.get(path)).toBeLessThanOrEqual(BOUND);
-    expect(large.get(path)).toBeLessThanOrEqual(BOUND);
+  it.each(REQUESTS)("%s stays under its bound at 150 and at 1,500 filings", (path) => {
+    expect(small.get(path)).toBeLessThanOrEqual(boundOf(path));
+    expect(large.get(path)).toBeLessThanOrEqual(boundOf(path));
   });
 
   it.each(REQUESTS)("%s reads no more at ten times the data than a page's worth more", (path) => {

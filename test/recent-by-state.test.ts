@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { INDUSTRIES } from "../src/domain/industries.ts";
 import { isoSeconds, recentWindowStart } from "../src/domain/time.ts";
 import type { ErrorBody } from "./bodies.ts";
 import { allPagesA, daysAgo, filing, get, getJson, load, party, registerKeys } from "./helpers.ts";
@@ -137,4 +138,46 @@ describe("GET /filings/recent-by-state", () => {
     expect(res.status).toBe(401);
     expect((await res.json<ErrorBody>()).error.code).toBe("missing_api_key");
   });
+});
+
+describe("industry counts over filings with several industries", () => {
+  // Debtors' industry sets of up to five of the listed industries, with
+  // other labels and debtors without one, some filed before the window.
+  const sets: string[][] = Array.from({ length: 40 }, (_, i) =>
+    Array.from({ length: i % 6 }, (_, k) => INDUSTRIES[(i * 7 + k * 4) % INDUSTRIES.length]!),
+  );
+  const records = sets.map((labels, i) =>
+    filing({
+      state: "OR",
+      number: `OR-IND-${String(i).padStart(2, "0")}`,
+      filedAt: daysAgo(i % 9 === 8 ? 95 : 1 + i),
+      debtors: [
+        ...labels.map((label, k) => party(`Industry ${i} ${k} LLC`, { label })),
+        party(`Other ${i} Inc`, { label: i % 3 === 0 ? "Space Mining" : null }),
+      ],
+    }),
+  );
+  const recent = records.filter((_, i) => i % 9 !== 8);
+
+  beforeAll(async () => {
+    await load(records);
+  });
+
+  // Every number of industries asked for, from one (inclusion-exclusion) to
+  // all fifteen (every filing minus those that avoid them).
+  const queries: string[][] = Array.from({ length: INDUSTRIES.length }, (_, n) =>
+    Array.from({ length: n + 1 }, (_, k): string => INDUSTRIES[(n * 5 + k * 2) % INDUSTRIES.length]!),
+  );
+
+  it.each(queries.map((q) => [q.length, q] as const))(
+    "counts exactly with %i industries asked for, as the filings listed",
+    async (_, asked) => {
+      const path = `/filings/recent-by-state?state=OR&industry=${encodeURIComponent(asked.join(","))}` as const;
+      const expected = recent.filter((r) => r.debtors.some((d) => d.label != null && asked.includes(d.label)));
+      const first = await getJson(path);
+      expect(first.pagination.total_results).toBe(expected.length);
+      const all = await allPagesA(path, "ucc_liens");
+      expect(all.map((l) => l.initial_financing_number).sort()).toEqual(expected.map((r) => r.number).sort());
+    },
+  );
 });

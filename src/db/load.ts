@@ -246,12 +246,13 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
         .groupBy(self.nameKey, self.filingState, other.nameKey, other.addressKey),
     ),
     db.delete(debtorsToRefresh),
-    // Running totals of every facet with a stale day, in one pass.
+    // Running totals of every facet with a stale day, in one pass: each
+    // day's filings and those of every later day (schema.ts, facetDays).
     db.run(sql`
       update ${facetDays} set running = fresh.running
       from (
         select d.scope, d.place, d.name, d.facet, d.day,
-          sum(d.filings) over (partition by d.scope, d.place, d.name, d.facet order by d.day) as running
+          sum(d.filings) over (partition by d.scope, d.place, d.name, d.facet order by d.day desc) as running
         from ${facetDays} d
         join (select distinct scope, place, name, facet from ${facetDays} where running is null) stale
           using (scope, place, name, facet)

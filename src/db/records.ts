@@ -6,6 +6,7 @@
  */
 
 import { ZIP_COUNTRIES } from "../domain/countries.ts";
+import { INDUSTRIES } from "../domain/industries.ts";
 import { type AmendmentKind, type FilingKind, lapseOf, terminatedAt } from "../domain/lifecycle.ts";
 import { US_ZIP } from "../domain/limits.ts";
 import { debtorKey, securedNameWords } from "../domain/names.ts";
@@ -221,6 +222,42 @@ function sharedPrefixes(names: Set<string>): Map<string, number> {
 /** The facet of "s" and "z" that counts every filing of its place once, whatever its industries (schema.ts). */
 export const ANY_FACET = "*";
 
+/**
+ * An industry of INDUSTRIES as one letter ("a" for the first), the form of
+ * industry sets in a state's facets: a set is its letters in order ("ak").
+ */
+export function industryLetter(industry: string): string | undefined {
+  const code = INDUSTRIES.indexOf(industry as (typeof INDUSTRIES)[number]);
+  return code < 0 ? undefined : String.fromCharCode(97 + code);
+}
+
+/** The facet name of an industry set of `size` (one hex digit): `prefix` "e" exact, "i" included. */
+export const industryFacetName = (prefix: "e" | "i", size: number) => `${prefix}${size.toString(16)}`;
+
+/** Industry sets larger than this are counted by their exact facets only (see industryFacets). */
+export const INCLUDED_MAX = 2;
+
+/**
+ * A state's facets of a filing by its debtors' industries (those of
+ * INDUSTRIES; other labels cannot be asked for), beside "*":
+ * - its exact set F, named "e" and its size ("e0" with facet "" when none);
+ * - each subset T of F of one or two industries, named "i" and its size.
+ * "Filings with a debtor in one of S" is then a few facets whatever the
+ * data (src/queries/filings.ts, industryCount): by inclusion-exclusion,
+ * the "i1" facets of S minus its "i2" facets, exact for every filing with
+ * at most two of S, corrected from the exact facets of larger sets; or,
+ * for a large S, "*" minus the exact facets of sets that avoid S.
+ */
+function industryFacets(industries: (string | null)[]): { name: string; facet: string }[] {
+  const letters = [...new Set(industries.flatMap((i) => (i === null ? [] : (industryLetter(i) ?? []))))].sort();
+  const out = [{ name: industryFacetName("e", letters.length), facet: letters.join("") }];
+  letters.forEach((a, i) => {
+    out.push({ name: industryFacetName("i", 1), facet: a });
+    for (const b of letters.slice(i + 1)) out.push({ name: industryFacetName("i", 2), facet: `${a}${b}` });
+  });
+  return out;
+}
+
 /** Day bucket of every day before the recency window's reach. */
 const OLD_DAYS = "0000-00-00";
 
@@ -239,7 +276,8 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
     else counts.set(id, { scope, place, name, facet, day, filings: sign * weight });
   };
   for (const { filing, debtors, securedParties } of rows) {
-    add("s", filing.state, "", setOf(debtors.map((d) => d.industry)), filing.filedAt);
+    for (const f of industryFacets(debtors.map((d) => d.industry)))
+      add("s", filing.state, f.name, f.facet, filing.filedAt);
     add("s", filing.state, "", ANY_FACET, filing.filedAt);
     for (const zip5 of new Set(debtors.flatMap((d) => (d.zip5 === null ? [] : [d.zip5])))) {
       add("z", zip5, "", setOf(debtors.filter((d) => d.zip5 === zip5).map((d) => d.industry)), filing.filedAt);

@@ -298,7 +298,11 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
 
 /**
  * What the counted lists count. A facet is one way a filing is listed:
- * - "s": its state (place) and the set of its debtors' industries (facet);
+ * - "s": its state (place), by its debtors' industries: its exact set
+ *   (name "e" and the set's size) and each set of one or two of them
+ *   (name "i1", "i2"), as letters (records.ts, industryFacets), so a count
+ *   reads a few facets per industry asked for, never every industry set of
+ *   a state (src/queries/filings.ts, industryCount);
  * - "z": each debtor ZIP5 (place) and the industries of the debtors there;
  * - "l": its state, each lender's whole-word name (name) and the set of its
  *   debtor types;
@@ -307,18 +311,22 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  *   share (name) and its debtor-type set, weighted by how many share it less
  *   one: a lender search sums the "l" facets under its prefix and takes
  *   this away, so a filing with two matching lenders counts once.
- * Sets are sorted and joined with "|", so every filing has exactly one facet
- * per scope and place, and a filter ("any of these industries") is a sum
- * over the facets it matches: exact, with no double counting. Under "s" and
- * "z" each filing is also counted once in the facet "*" (ANY_FACET in
+ * Sets of "z" and "l" are sorted and joined with "|", so every filing has
+ * exactly one facet per scope and place, and a filter ("any of these
+ * industries") is a sum over the facets it matches: exact, with no double
+ * counting. Under "s" and "z" each filing is also counted once in the facet
+ * "*" (name "", ANY_FACET in
  * records.ts), so a list without an industry filter is counted from one
  * facet rather than from every industry set of the place (hundreds in a
  * large state).
  *
  * `facet_counts` holds each facet's all-time total; `facet_days` the same by
- * day with a running total, so "filed since day D" is the total minus one
- * running value: two rows per facet, whatever the data size. Days older
- * than the recency window at load time share one bucket ("0000-00-00").
+ * day with a running total from the newest day back, so "filed since day
+ * D" is one row: the running total of the facet's first day on or after D
+ * (none: no filings since). A count reads that row per facet, and the
+ * facet's `facet_counts` row when it lists the facets it sums (lender
+ * names). Days older than the recency window at load time share one
+ * bucket ("0000-00-00").
  * Kept by the loaders (src/db/load.ts).
  */
 const facetKey = {
@@ -339,7 +347,7 @@ export const facetDays = sqliteTable(
     /** YYYY-MM-DD (UTC), or "0000-00-00" for every older day. */
     day: text().notNull(),
     filings: integer().notNull(),
-    /** Filings of the facet on this day and before; null until refreshed. */
+    /** Filings of the facet on this day and every later day; null until refreshed. */
     running: integer(),
   },
   (t) => [

@@ -19,9 +19,9 @@
  * test/query-plans checks every statement with EXPLAIN QUERY PLAN, and
  * test/bounded-work that rows read do not grow with the data.
  */
-import { and, desc, eq, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { ANY_FACET } from "../db/records.ts";
+import { ANY_FACET, INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
 import {
   type Amendment,
   amendments,
@@ -37,6 +37,7 @@ import {
   type SecuredParty,
   securedParties,
 } from "../db/schema.ts";
+import { INDUSTRIES } from "../domain/industries.ts";
 import { type DebtorQuery, debtorQuery, securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
 import { keyMatches, spansOf, spanWhere } from "./nameMatch.ts";
@@ -57,7 +58,10 @@ export interface CountedFilter extends FilingFilter {
   count: CountQuery | number;
 }
 
-type CountQuery = ReturnType<typeof facetTotal> | ReturnType<typeof debtorFilingCount>;
+type CountQuery =
+  | ReturnType<typeof facetTotal>
+  | ReturnType<typeof industryCount>
+  | ReturnType<typeof debtorFilingCount>;
 
 export interface PageWindow {
   page: number;
@@ -102,29 +106,105 @@ interface FacetQuery {
 }
 
 /**
- * Filings of the facets of `scope` at `place` (lender names in `names`,
- * facet sets including one of `labels`) since `since` (a day): each facet's
- * total minus its running total before that day.
+ * A facet's filings since `since` (a day): the running total of its first
+ * day on or after it (schema.ts, facetDays), for the facet `key` names
+ * (default: the facet_counts row in hand).
  */
-function facetTotal(db: Db, q: FacetQuery, since: string) {
-  const before = db
+function facetSince(db: Db, since: string, key?: { name: SQL; facet: SQL; place: string }): SQL {
+  const onward = db
     .select({ running: facetDays.running })
     .from(facetDays)
     .where(
       and(
-        eq(facetDays.scope, facetCounts.scope),
-        eq(facetDays.place, facetCounts.place),
-        eq(facetDays.name, facetCounts.name),
-        eq(facetDays.facet, facetCounts.facet),
-        lt(facetDays.day, since.slice(0, 10)),
+        key
+          ? and(
+              eq(facetDays.scope, "s"),
+              eq(facetDays.place, key.place),
+              eq(facetDays.name, key.name),
+              eq(facetDays.facet, key.facet),
+            )
+          : and(
+              eq(facetDays.scope, facetCounts.scope),
+              eq(facetDays.place, facetCounts.place),
+              eq(facetDays.name, facetCounts.name),
+              eq(facetDays.facet, facetCounts.facet),
+            ),
+        gte(facetDays.day, since.slice(0, 10)),
       ),
     )
-    .orderBy(desc(facetDays.day))
+    .orderBy(facetDays.day)
     .limit(1);
+  return sql`coalesce((${onward}), 0)`;
+}
+
+/**
+ * Filings of the facets of `scope` at `place` (lender names in `names`,
+ * facet sets including one of `labels`) since `since` (a day).
+ */
+function facetTotal(db: Db, q: FacetQuery, since: string) {
   return db
-    .select({ total: sql<number>`coalesce(sum(${facetCounts.filings} - coalesce((${before}), 0)), 0)` })
+    .select({ total: sql<number>`coalesce(sum(${facetSince(db, since)}), 0)` })
     .from(facetCounts)
     .where(facetsOf(q));
+}
+
+/**
+ * Filings in `state` since `since` with a debtor in one of `industries`,
+ * from the state's industry facets (records.ts, industryFacets), reading
+ * a number of facets set by how many industries are asked for, never by
+ * the data:
+ * - up to half the industries: each one's "i1" facet, minus each pair's
+ *   "i2" facet (inclusion-exclusion: a filing with two of them is in two
+ *   "i1" facets and one "i2" facet);
+ * - more: every filing ("*") minus the exact facets of the sets of at most
+ *   two industries that avoid them all (no industry, one, or a pair).
+ * A filing with more than INCLUDED_MAX industries is counted right by the
+ * first rule only when at most two of them were asked for; the exact
+ * facets of such sets (rare: a state has few) are read one by one and
+ * weighted to make up the difference, in both rules.
+ */
+function industryCount(db: Db, state: string, industries: string[], since: string) {
+  const asked = [...new Set(industries.map((i) => industryLetter(i) ?? ""))].filter((l) => l !== "").sort();
+  const others = INDUSTRIES.map((i) => industryLetter(i) ?? "").filter((l) => !asked.includes(l));
+  const pairs = (letters: string[]) => letters.flatMap((a, i) => letters.slice(i + 1).map((b) => `${a}${b}`));
+  const direct = asked.length <= INDUSTRIES.length / 2;
+  // The sets whose facets are summed, one bound parameter each: a VALUES
+  // list, which (unlike json_each) D1 does not count as rows read. A set's
+  // facet name follows from its size (records.ts, industryFacetName).
+  const sets = direct ? [...asked, ...pairs(asked)] : ["", ...others, ...pairs(others)];
+  const size = sql`length(term.column1)`;
+  const facetOf = (prefix: "e" | "i") =>
+    facetSince(db, since, { place: state, name: sql`${prefix} || ${size}`, facet: sql`term.column1` });
+  const terms = sql`(values ${sql.join(
+    sets.map((set) => sql`(${set})`),
+    sql`, `,
+  )}) as term`;
+  // Direct: + each industry, - each pair. Else: - each set avoiding them.
+  const summed = direct
+    ? db.select({ total: sql<number>`coalesce(sum((3 - 2 * ${size}) * ${facetOf("i")}), 0)` }).from(terms)
+    : db.select({ total: sql<number>`-coalesce(sum(${facetOf("e")}), 0)` }).from(terms);
+  const every = direct ? sql`0` : sql`(${facetTotal(db, { scope: "s", place: state }, since)})`;
+  // Larger sets: how many of the asked industries each holds, and what the terms above missed.
+  const held = sql.join(
+    asked.map((l) => sql`(instr(${facetCounts.facet}, ${l}) > 0)`),
+    sql` + `,
+  );
+  // Direct: the terms counted a set holding m of them m - m(m-1)/2 times, not once.
+  const weight = direct
+    ? sql`(select case when m = 0 then 0 else 1 - m + m * (m - 1) / 2 end from (select ${held} as m))`
+    : sql`-(${held} = 0)`;
+  const larger = db
+    .select({ total: sql<number>`coalesce(sum(${weight} * ${facetSince(db, since)}), 0)` })
+    .from(facetCounts)
+    .where(
+      and(
+        eq(facetCounts.scope, "s"),
+        eq(facetCounts.place, state),
+        gt(facetCounts.name, industryFacetName("e", INCLUDED_MAX)),
+        lt(facetCounts.name, "f"),
+      ),
+    );
+  return db.select({ total: sql<number>`${every} + (${summed}) + (${larger})`.as("total") }).from(sql`(select 1)`);
 }
 
 /**
@@ -163,7 +243,11 @@ export function recentByState(db: Db, q: { state: string; since: string; industr
             ),
           ),
         );
-  return { arms, count: facetTotal(db, { scope: "s", place: q.state, labels: industries }, q.since) };
+  const count =
+    industries.length === 0
+      ? facetTotal(db, { scope: "s", place: q.state }, q.since)
+      : industryCount(db, q.state, industries, q.since);
+  return { arms, count };
 }
 
 /**
@@ -341,58 +425,76 @@ function merged(arms: Arm[], reach: number): SQL {
   return sql.join(groups, sql` union `);
 }
 
-/** The ids of one page of `filter`'s list: its arms merged in list order. */
-function pageIds(filter: FilingFilter, offset: number, limit: number): SQL {
+/**
+ * One page of `filter`'s list, as index entries in list order: its arms
+ * merged, `limit` rows from `offset`.
+ */
+function pageKeys(filter: FilingFilter, offset: number, limit: number): SQL {
   const list = merged(filter.arms, offset + limit);
-  return sql`select fid from (${list} order by 1 desc, 2 desc, 3 desc limit ${limit} offset ${offset})`;
+  return sql`select at, num, fid from (${list} order by 1 desc, 2 desc, 3 desc limit ${limit} offset ${offset})`;
 }
 
-type PageIds = SQL;
-
-function pageOf(db: Db, filter: FilingFilter, offset: number, limit: number) {
-  const order = filter.byTermination ? filings.terminatedAt : filings.filedAt;
-  return db
-    .select()
-    .from(filings)
-    .where(sql`${filings.id} in (${pageIds(filter, offset, limit)})`)
-    .orderBy(desc(order), desc(filings.number), desc(filings.id));
-}
-
-/** The parties and amendments of the page's filings, in filing order. */
-const debtorsOf = (db: Db, ids: PageIds) =>
-  db
-    .select()
-    .from(debtorParties)
-    .where(sql`${debtorParties.filingId} in (${ids})`)
-    .orderBy(debtorParties.filingId, debtorParties.position);
-
-const securedOf = (db: Db, ids: PageIds) =>
-  db
-    .select()
-    .from(securedParties)
-    .where(sql`${securedParties.filingId} in (${ids})`)
-    .orderBy(securedParties.filingId, securedParties.position);
-
-const amendmentsOf = (db: Db, ids: PageIds) =>
-  db
-    .select()
-    .from(amendments)
-    .where(sql`${amendments.filingId} in (${ids})`)
-    .orderBy(amendments.filingId, amendments.filedAt, amendments.number);
-
-function assemble(
-  page: Filing[],
-  debtors: DebtorParty[],
-  secured: SecuredParty[],
-  amended: Amendment[] = [],
-): FilingWithParties[] {
-  const byFiling = new Map<number, FilingWithParties>(
-    page.map((filing) => [filing.id, { filing, debtors: [], securedParties: [], amendments: [] }]),
+/** A party table's rows of the filing in hand, as one JSON array of column arrays (parsed by rowsOf). */
+function partiesOf(table: typeof debtorParties | typeof securedParties | typeof amendments): SQL {
+  const columns = Object.values(getTableColumns(table));
+  const values = sql.join(
+    columns.map((c) => sql`${c}`),
+    sql`, `,
   );
-  for (const d of debtors) byFiling.get(d.filingId)?.debtors.push(d);
-  for (const s of secured) byFiling.get(s.filingId)?.securedParties.push(s);
-  for (const a of amended) byFiling.get(a.filingId)?.amendments.push(a);
-  return [...byFiling.values()];
+  return sql`(select json_group_array(json_array(${values})) from ${table} where ${table.filingId} = ${filings.id})`;
+}
+
+/** The rows a partiesOf() array holds, each column read back as Drizzle reads it. */
+function rowsOf<T extends typeof debtorParties | typeof securedParties | typeof amendments>(
+  table: T,
+  json: string | null,
+): T["$inferSelect"][] {
+  const columns = Object.entries(getTableColumns(table));
+  const rows = JSON.parse(json ?? "[]") as unknown[][];
+  return rows.map(
+    (values) =>
+      Object.fromEntries(
+        columns.map(([key, column], i) => {
+          const value = values[i];
+          return [key, value === null || value === undefined ? null : column.mapFromDriverValue(value)];
+        }),
+      ) as T["$inferSelect"],
+  );
+}
+
+/**
+ * One page of `filter`'s list with each filing's parties (and amendments,
+ * when asked for), in one statement: the page's index entries are read
+ * once and joined to their filings, and each filing's parties are one
+ * range of their table's primary key, returned as a JSON array. (Three
+ * statements, one per table, would each read the page's entries again.)
+ */
+function pageWithParties(db: Db, filter: FilingFilter, offset: number, limit: number, withAmendments = false) {
+  return db
+    .select({
+      ...getTableColumns(filings),
+      debtors: sql<string>`${partiesOf(debtorParties)}`,
+      secured: sql<string>`${partiesOf(securedParties)}`,
+      amended: withAmendments ? sql<string>`${partiesOf(amendments)}` : sql<null>`null`,
+    })
+    .from(sql`(${pageKeys(filter, offset, limit)}) as page`)
+    .innerJoin(filings, eq(filings.id, sql`page.fid`))
+    .orderBy(sql`page.at desc, page.num desc, page.fid desc`);
+}
+
+type PageRow = Awaited<ReturnType<typeof pageWithParties>>[number];
+
+const byPosition = (a: { position: number }, b: { position: number }) => a.position - b.position;
+const byFiled = (a: Amendment, b: Amendment) =>
+  a.filedAt < b.filedAt ? -1 : a.filedAt > b.filedAt ? 1 : a.number < b.number ? -1 : a.number > b.number ? 1 : 0;
+
+function assemble(rows: PageRow[]): FilingWithParties[] {
+  return rows.map(({ debtors, secured, amended, ...filing }) => ({
+    filing,
+    debtors: rowsOf(debtorParties, debtors).sort(byPosition),
+    securedParties: rowsOf(securedParties, secured).sort(byPosition),
+    amendments: rowsOf(amendments, amended).sort(byFiled),
+  }));
 }
 
 /** A page with the total number of matches (envelope A). */
@@ -401,15 +503,14 @@ export async function fetchCountedPage(
   filter: CountedFilter,
   { page, size, offset = (page - 1) * size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
-  const ids = pageIds(filter, offset, size);
   const { count } = filter;
-  const page3 = [pageOf(db, filter, offset, size), debtorsOf(db, ids), securedOf(db, ids)] as const;
+  const rows = pageWithParties(db, filter, offset, size);
   if (typeof count === "number") {
-    const [rows, debtors, secured] = await db.batch(page3);
-    return { items: assemble(rows, debtors, secured), total: count };
+    const [listed] = await db.batch([rows]);
+    return { items: assemble(listed), total: count };
   }
-  const [rows, debtors, secured, [counted]] = await db.batch([...page3, count]);
-  return { items: assemble(rows, debtors, secured), total: Number(counted?.total ?? 0) };
+  const [listed, [counted]] = await db.batch([rows, count]);
+  return { items: assemble(listed), total: Number(counted?.total ?? 0) };
 }
 
 /**
@@ -422,18 +523,12 @@ export async function fetchOpenPage(
   { page, size, offset = (page - 1) * size }: PageWindow,
   options: { amendments: boolean },
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
-  const ids = pageIds(filter, offset, size);
-  const common = [
-    pageOf(db, filter, offset, size + 1),
-    debtorsOf(db, ids),
-    securedOf(db, ids),
+  const [rows, [loaded]] = await db.batch([
+    pageWithParties(db, filter, offset, size + 1, options.amendments),
     db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads),
-  ] as const;
-  const [rows, debtors, secured, [loaded], amended = []] = options.amendments
-    ? await db.batch([...common, amendmentsOf(db, ids)])
-    : await db.batch(common);
+  ]);
   return {
-    items: assemble(rows.slice(0, size), debtors, secured, amended),
+    items: assemble(rows.slice(0, size)),
     hasMore: rows.length > size,
     dataLoadedAt: loaded?.at ?? null,
   };
