@@ -114,7 +114,7 @@ async function store(c: Context<AppEnv>, key: Request, body: Body, etag: string)
 }
 
 /** Most cache keys remembered as read once (about 150 bytes each). */
-export const SEEN_ONCE_MAX = 10_000;
+const SEEN_ONCE_MAX = 10_000;
 /** Cache keys this isolate has read from D1 once, with when that stops counting (insertion order: oldest first). */
 const seenOnce = new Map<string, number>();
 

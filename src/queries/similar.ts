@@ -159,7 +159,7 @@ function byNameKey(a: DebtorName | null, b: DebtorName | null): number {
  * probe's order. Each part holds its own first `limit`, and a state lives
  * in one part, so the union holds the first `limit` of all.
  */
-export function candidatesOf(q: { name: string; state?: string | undefined }, parts: Hit[][]): DebtorName[] {
+function candidatesOf(q: { name: string; state?: string | undefined }, parts: Hit[][]): DebtorName[] {
   const probes = probesOf(q);
   const found = probes.map(() => [] as { hit: Hit; part: number }[]);
   parts.forEach((hits, part) => {
@@ -200,7 +200,7 @@ export async function similarNames(db: Db, q: { name: string; state?: string | u
  * debtor comes once and this is plain score order; without one, a page
  * shows five different debtors rather than one debtor in five states.
  */
-export function rank(names: SimilarName[]): SimilarName[] {
+function rank(names: SimilarName[]): SimilarName[] {
   const byFilings = [...names].sort((a, b) => b.filingCount - a.filingCount || a.state.localeCompare(b.state));
   const seen = new Map<string, number>();
   const rounds = byFilings.map((name) => {
