@@ -463,6 +463,19 @@ function rowsOf<T extends typeof debtorParties | typeof securedParties | typeof 
 }
 
 /**
+ * The columns of a filing in hand with its parties (and amendments, when
+ * asked for) as partiesOf() arrays: what assemble() reads back.
+ */
+export function withParties(withAmendments: boolean) {
+  return {
+    ...getTableColumns(filings),
+    debtors: sql<string>`${partiesOf(debtorParties)}`,
+    secured: sql<string>`${partiesOf(securedParties)}`,
+    amended: withAmendments ? sql<string>`${partiesOf(amendments)}` : sql<null>`null`,
+  };
+}
+
+/**
  * One page of `filter`'s list with each filing's parties (and amendments,
  * when asked for), in one statement: the page's index entries are read
  * once and joined to their filings, and each filing's parties are one
@@ -471,12 +484,7 @@ function rowsOf<T extends typeof debtorParties | typeof securedParties | typeof 
  */
 function pageWithParties(db: Db, filter: FilingFilter, offset: number, limit: number, withAmendments = false) {
   return db
-    .select({
-      ...getTableColumns(filings),
-      debtors: sql<string>`${partiesOf(debtorParties)}`,
-      secured: sql<string>`${partiesOf(securedParties)}`,
-      amended: withAmendments ? sql<string>`${partiesOf(amendments)}` : sql<null>`null`,
-    })
+    .select(withParties(withAmendments))
     .from(sql`(${pageKeys(filter, offset, limit)}) as page`)
     .innerJoin(filings, eq(filings.id, sql`page.fid`))
     .orderBy(sql`page.at desc, page.num desc, page.fid desc`);
@@ -484,11 +492,16 @@ function pageWithParties(db: Db, filter: FilingFilter, offset: number, limit: nu
 
 type PageRow = Awaited<ReturnType<typeof pageWithParties>>[number];
 
+const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 const byPosition = (a: { position: number }, b: { position: number }) => a.position - b.position;
-const byFiled = (a: Amendment, b: Amendment) =>
-  a.filedAt < b.filedAt ? -1 : a.filedAt > b.filedAt ? 1 : a.number < b.number ? -1 : a.number > b.number ? 1 : 0;
+const byFiled = (a: Amendment, b: Amendment) => compare(a.filedAt, b.filedAt) || compare(a.number, b.number);
 
-function assemble(rows: PageRow[]): FilingWithParties[] {
+/** A list's order: newest first, then by number and id. */
+export const listOrder = (a: FilingWithParties, b: FilingWithParties) =>
+  compare(b.filing.filedAt, a.filing.filedAt) || compare(b.filing.number, a.filing.number) || b.filing.id - a.filing.id;
+
+/** Rows of withParties() as filings with their parties in filing order. */
+export function assemble(rows: PageRow[]): FilingWithParties[] {
   return rows.map(({ debtors, secured, amended, ...filing }) => ({
     filing,
     debtors: rowsOf(debtorParties, debtors).sort(byPosition),

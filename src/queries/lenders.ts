@@ -24,23 +24,20 @@
  * parties. The page's parties come back as JSON beside each filing, so the
  * merge runs once per request rather than once per statement.
  */
-import { eq, getTableColumns, max, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { eq, max, type SQL, sql } from "drizzle-orm";
 import { maskBit } from "../db/encodings.ts";
-import {
-  type Amendment,
-  amendments,
-  type DebtorParty,
-  dataLoads,
-  debtorParties,
-  filings,
-  PARTY_TYPES,
-  type SecuredParty,
-  securedParties,
-} from "../db/schema.ts";
+import { dataLoads, filings, PARTY_TYPES, securedParties } from "../db/schema.ts";
 import { securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
-import { type FilingWithParties, type LenderQuery, lenderCount, type PageWindow } from "./filings.ts";
+import {
+  assemble as assembleParties,
+  type FilingWithParties,
+  type LenderQuery,
+  lenderCount,
+  listOrder,
+  type PageWindow,
+  withParties,
+} from "./filings.ts";
 
 const sp = securedParties;
 
@@ -94,60 +91,16 @@ function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
   ) select distinct j ->> 5 as fid from walk where ${at(sql.raw("j"), 0)} <> ${SCOUT} limit ${limit} offset ${offset})`;
 }
 
-/** A table's rows as one JSON array of arrays, in the table's column order. */
-function rowsJson(table: SQLiteTable, filingId: SQLiteColumn): SQL<string> {
-  const columns = Object.values(getTableColumns(table));
-  return sql<string>`(select json_group_array(json_array(${sql.join(columns, sql`, `)})) from ${table} where ${filingId} = ${filings.id})`;
-}
-
-/** Rows of `table` read back from rowsJson, each value as Drizzle maps it. */
-function fromJson<T>(table: SQLiteTable, json: string): T[] {
-  const columns = Object.entries(getTableColumns(table));
-  return (JSON.parse(json) as unknown[][]).map(
-    (values) =>
-      Object.fromEntries(
-        columns.map(([key, column], i) => {
-          const value = values[i];
-          return [key, value === null || value === undefined ? null : column.mapFromDriverValue(value)];
-        }),
-      ) as T,
-  );
-}
-
-const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** The page's filings in list order, with their parties (and amendments) in filing order. */
+/** The page's filings with their parties (and amendments), in list order by assemble(). */
 function pageStatement(db: Db, q: LenderQuery, offset: number, limit: number, withAmendments: boolean) {
   return db
-    .select({
-      filing: filings,
-      debtors: rowsJson(debtorParties, debtorParties.filingId),
-      secured: rowsJson(securedParties, securedParties.filingId),
-      amended: withAmendments ? rowsJson(amendments, amendments.filingId) : sql<string>`'[]'`,
-    })
+    .select(withParties(withAmendments))
     .from(sql`(${lenderPageIds(q, offset, limit)}) page`)
     .innerJoin(filings, eq(filings.id, sql`page.fid`));
 }
 
-type PageRow = Awaited<ReturnType<typeof pageStatement>>[number];
-
-function assemble(rows: PageRow[]): FilingWithParties[] {
-  return rows
-    .map((r) => ({
-      filing: r.filing,
-      debtors: fromJson<DebtorParty>(debtorParties, r.debtors).sort((a, b) => a.position - b.position),
-      securedParties: fromJson<SecuredParty>(securedParties, r.secured).sort((a, b) => a.position - b.position),
-      amendments: fromJson<Amendment>(amendments, r.amended).sort(
-        (a, b) => compare(a.filedAt, b.filedAt) || compare(a.number, b.number),
-      ),
-    }))
-    .sort(
-      (a, b) =>
-        compare(b.filing.filedAt, a.filing.filedAt) ||
-        compare(b.filing.number, a.filing.number) ||
-        b.filing.id - a.filing.id,
-    );
-}
+/** Rows of pageStatement in list order (the join does not keep the page's order). */
+const assemble = (rows: Awaited<ReturnType<typeof pageStatement>>) => assembleParties(rows).sort(listOrder);
 
 /** A page with the total number of matches (envelope A): one batch. */
 export async function lenderCountedPage(
