@@ -1,34 +1,11 @@
-/**
- * Migration 0012 rebuilds a state's industry facets and every running
- * total in SQL, from stored filings and debtors: it must leave exactly the
- * facets the loaders write (src/db/records.ts, industryFacets).
- */
-import { readdirSync, readFileSync } from "node:fs";
-import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { generateFilings } from "../../seed/generate.ts";
 import { refreshAll, writeFilings } from "../../seed/localD1.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
 import { INDUSTRIES } from "../../src/domain/industries.ts";
+import { migratedDatabase, runMigration } from "./migrated.ts";
 
 const REBUILD = "0012_industry_facets.sql";
-
-function run(db: DatabaseSync, file: string) {
-  for (const statement of readFileSync(`migrations/${file}`, "utf8").split("--> statement-breakpoint")) {
-    db.exec(statement);
-  }
-}
-
-/** A database migrated up to the rebuild, which runs on data. */
-function migratedBefore(): DatabaseSync {
-  const db = new DatabaseSync(":memory:");
-  for (const file of readdirSync("migrations")
-    .filter((f) => f.endsWith(".sql") && f < REBUILD)
-    .sort()) {
-    run(db, file);
-  }
-  return db;
-}
 
 /** Debtors in three to five industries, and in another label, on a few filings. */
 function withManyIndustries(record: FilingRecord, i: number): FilingRecord {
@@ -46,7 +23,7 @@ describe("migration 0012", () => {
   it("rebuilds the facets and running totals the loaders write", () => {
     const now = Date.now();
     const records = [...generateFilings({ filings: 2000, seed: 5, now })].map(withManyIndustries);
-    const db = migratedBefore();
+    const db = migratedDatabase(REBUILD); // up to the rebuild, which runs on data
     writeFilings(db, records, 1, () => {}, now);
     refreshAll(db);
     const facets = () => [
@@ -60,7 +37,7 @@ describe("migration 0012", () => {
     db.exec(`insert into facet_counts values ('s', 'AK', '', 'Equipment|Manufacturing', 7)`);
     db.exec(`insert into facet_days values ('s', 'AK', '', 'Equipment|Manufacturing', '0000-00-00', 7, 7)`);
     db.exec("update facet_days set running = -1");
-    run(db, REBUILD);
+    runMigration(db, REBUILD);
     expect(facets()).toEqual(written);
   });
 });

@@ -1,26 +1,9 @@
-/**
- * The bulk writer (seed/localD1.ts) must leave exactly the rows the D1
- * loader would: same tables, same derived columns, same similar-name index.
- */
-import { readdirSync, readFileSync } from "node:fs";
-import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { generateFilings } from "../../seed/generate.ts";
 import { refreshAll, writeFilings } from "../../seed/localD1.ts";
 import { soundKeyRows, toRows } from "../../src/db/records.ts";
 import { filings } from "../../src/db/schema.ts";
-
-function migratedDatabase(): DatabaseSync {
-  const db = new DatabaseSync(":memory:");
-  for (const file of readdirSync("migrations")
-    .filter((f) => f.endsWith(".sql"))
-    .sort()) {
-    for (const statement of readFileSync(`migrations/${file}`, "utf8").split("--> statement-breakpoint")) {
-      db.exec(statement);
-    }
-  }
-  return db;
-}
+import { migratedDatabase } from "./migrated.ts";
 
 describe("the local D1 bulk writer", () => {
   const records = [...generateFilings({ filings: 3000, seed: 11, now: Date.parse("2026-06-01T00:00:00Z") })];

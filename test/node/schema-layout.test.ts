@@ -1,27 +1,9 @@
-/**
- * The stored layout that the Drizzle schema cannot declare itself: tables
- * WITHOUT ROWID (migration 0010), and the narrow stored forms of
- * src/db/encodings.ts, which must read back exactly what was written.
- */
-import { readdirSync, readFileSync } from "node:fs";
-import { DatabaseSync } from "node:sqlite";
 import { is } from "drizzle-orm";
 import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import { hashKey } from "../../src/db/encodings.ts";
 import * as schema from "../../src/db/schema.ts";
-
-function migratedDatabase(): DatabaseSync {
-  const db = new DatabaseSync(":memory:");
-  for (const file of readdirSync("migrations")
-    .filter((f) => f.endsWith(".sql"))
-    .sort()) {
-    for (const statement of readFileSync(`migrations/${file}`, "utf8").split("--> statement-breakpoint")) {
-      db.exec(statement);
-    }
-  }
-  return db;
-}
+import { migratedDatabase } from "./migrated.ts";
 
 const tables = Object.values(schema).filter((v) => is(v, SQLiteTable));
 
