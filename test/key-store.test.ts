@@ -197,6 +197,29 @@ describe("key guessing", () => {
     expect((await call(unseen, env.API_KEYS, ip)).status).toBe(429);
   }, 60_000);
 
+  it("hashes a valid key once per isolate and minute, and a guess on every try", async () => {
+    const key = fresh("hashed-once");
+    const guess = fresh("hashed-guess");
+    await putKey(key);
+    const hashes = vi.spyOn(crypto.subtle, "digest");
+    const hashed = (text: string) =>
+      hashes.mock.calls.filter(([, data]) => new TextDecoder().decode(data as Uint8Array) === text).length;
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await call(key)).status).toBe(200);
+        expect((await call(guess, env.API_KEYS, address())).status).toBe(401);
+      }
+      expect(hashed(key)).toBe(1);
+      expect(hashed(guess)).toBe(3);
+      vi.useFakeTimers({ now: Date.now() + KEY_CACHE_TTL_MS + 1, toFake: ["Date"] });
+      expect((await call(key)).status).toBe(200);
+      expect(hashed(key)).toBe(2);
+    } finally {
+      vi.useRealTimers();
+      hashes.mockRestore();
+    }
+  });
+
   it("cannot evict a valid key from the isolate's cache", async () => {
     const kv = countingKv();
     const key = fresh("valid-under-guessing");
@@ -204,11 +227,13 @@ describe("key guessing", () => {
     const digest = await hashKey(key);
     expect((await call(key, kv)).status).toBe(200);
     const known = keyStores.known.size;
+    const digests = keyStores.digests.size;
     // More guesses than the unknown-key store holds, each from its own address so none is limited.
     for (let i = 0; i < keyStores.unknown.max + 100; i++) {
       expect((await call(fresh("guess"), kv, `198.18.${i >> 8}.${i & 255}`)).status).toBe(401);
     }
     expect(keyStores.known.size).toBe(known);
+    expect(keyStores.digests.size).toBe(digests);
     expect(keyStores.unknown.size).toBe(keyStores.unknown.max);
     expect((await call(key, kv)).status).toBe(200);
     expect(kv.digests.filter((d) => d === digest)).toHaveLength(1);

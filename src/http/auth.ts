@@ -78,9 +78,20 @@ class ExpiringStore<V> {
 /** The isolate's key stores, exported for tests. Each is bounded, so none can grow the isolate's memory. */
 export const keyStores = {
   known: new ExpiringStore<KeyMetadata>(10_000),
+  /**
+   * Digests of usable keys, by key: a busy client's key is hashed once per
+   * isolate and minute, not on every request. Only keys KV vouched for fill
+   * it, so guesses are hashed each time and cannot evict a valid key's.
+   */
+  digests: new ExpiringStore<string>(10_000),
   unknown: new ExpiringStore<true>(1_000),
   blocked: new ExpiringStore<true>(10_000),
 };
+
+/** The key's digest, from `keyStores.digests` when the key was valid, else computed. */
+async function digestOf(key: string, now: number): Promise<string> {
+  return keyStores.digests.get(key, now) ?? (await hashKey(key));
+}
 
 class KvTimeout extends Error {
   override name = "KvTimeout";
@@ -149,9 +160,12 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   }
   if (key.length > MAX_KEY_LENGTH) throw invalidKey();
 
-  const digest = await hashKey(key);
+  const now = Date.now();
+  const digest = await digestOf(key, now);
   const metadata = await lookup(c, digest);
   if (!metadata || !isUsable(metadata, c.get("now"))) throw invalidKey();
+  // Until the key's KV answer is re-read: a key KV dropped is hashed again.
+  if (!keyStores.digests.get(key, now)) keyStores.digests.set(key, digest, now + KEY_CACHE_TTL_MS);
   c.set("keyLabel", metadata.label);
   c.set("keyDigest", digest);
 
