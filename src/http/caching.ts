@@ -144,6 +144,21 @@ function layoutShards(c: Context<AppEnv>): readonly string[] {
   }
 }
 
+/**
+ * The body the route passes to `c.json`, kept as the object it built: the
+ * tag and the stored entry are made from it, rather than from the response
+ * parsed back (a clone and a parse of every miss).
+ */
+function keepAnswer(c: Context<AppEnv>): { body?: Body } {
+  const answered: { body?: Body } = {};
+  const json = c.json;
+  c.json = ((object: Body, ...rest: unknown[]) => {
+    answered.body = object;
+    return (json as (...args: unknown[]) => Response)(object, ...rest);
+  }) as typeof c.json;
+  return answered;
+}
+
 export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
   const cache = caches.default;
   const key = cacheKey(c);
@@ -174,9 +189,10 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
     hit = true;
     setMetric(c, "cache", Date.now() - started, "hit", 0);
   } else {
+    const answered = keepAnswer(c);
     await next();
     if (c.res.status !== 200) return;
-    body = await c.res.clone().json<Body>();
+    body = answered.body ?? (await c.res.clone().json<Body>());
     etag = await etagOf(body);
     // Only answers read without a client's bookmark are stored: a session
     // reports the bookmark it was opened at when no newer one comes back, so
