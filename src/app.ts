@@ -8,7 +8,7 @@ import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { setMetric, timing } from "hono/timing";
 import { BOOKMARK_HEADER } from "./http/bookmark.ts";
-import { type AppEnv, log } from "./http/context.ts";
+import { type AppEnv, log, requestLogSample } from "./http/context.ts";
 import { ApiError, errorResponse, invalidParameters, notFound, onError } from "./http/errors.ts";
 import { boundedUrl } from "./http/params.ts";
 import { registerDebtorRoutes } from "./routes/debtors.ts";
@@ -43,7 +43,9 @@ export function createApp() {
       const shards = d1.shards > 1 ? `, ${d1.shards} shards` : "";
       setMetric(c, "d1", d1.ms, `${d1.batches} batch, ${d1.rowsRead} rows read${shards}`, 0);
     }
-    // One line per request: never the key, only its label.
+    // One line per request (a sample of the successful ones, REQUEST_LOG_SAMPLE): never the key, only its label.
+    const sampled = requestLogSample(c);
+    if (sampled === undefined) return;
     log(c, "info", {
       event: "request",
       method: c.req.method,
@@ -54,6 +56,7 @@ export function createApp() {
       d1_shards: d1.shards,
       rows_read: d1.rowsRead,
       key_label: c.get("keyLabel") ?? null,
+      ...(sampled < 1 ? { sample_rate: sampled } : {}),
     });
   });
   app.use(
@@ -63,6 +66,16 @@ export function createApp() {
       crossOriginResourcePolicy: "cross-origin",
       xFrameOptions: "DENY",
       referrerPolicy: "no-referrer",
+      // Not sent: headers that only mean something for HTML documents or for
+      // browsers and plugins long gone (IE's download prompt, Flash's
+      // cross-domain policy, the retired XSS filter). /docs adds the opener
+      // policy it needs.
+      crossOriginOpenerPolicy: false,
+      originAgentCluster: false,
+      xDnsPrefetchControl: false,
+      xDownloadOptions: false,
+      xPermittedCrossDomainPolicies: false,
+      xXssProtection: false,
       // Keep a route's own choice (the /docs page's policy).
       overwrite: false,
     }),

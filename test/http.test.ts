@@ -141,6 +141,34 @@ describe("request logs", () => {
     expect(lines.join("\n")).not.toContain(REVOKED_KEY);
   });
 
+  it("samples successful requests at REQUEST_LOG_SAMPLE, saying the rate, and always logs failed ones", async () => {
+    const app = createApp();
+    const lines: Record<string, unknown>[] = [];
+    const info = vi.spyOn(console, "info").mockImplementation((line: string) => lines.push(JSON.parse(line)));
+    const random = vi.spyOn(Math, "random");
+    const send = (sample: string, key: string) =>
+      app.request(uncached(), { headers: { "x-api-key": key } }, { ...env, REQUEST_LOG_SAMPLE: sample });
+    try {
+      random.mockReturnValue(0.3);
+      expect((await send("0.25", TEST_KEY)).status).toBe(200);
+      expect((await send("0", TEST_KEY)).status).toBe(200);
+      expect(lines).toEqual([]);
+      random.mockReturnValue(0.2);
+      expect((await send("0.25", TEST_KEY)).status).toBe(200);
+      expect((await send("0", REVOKED_KEY)).status).toBe(401);
+      // Not a rate between 0 and 1: every request, as when unset.
+      expect((await send("lots", TEST_KEY)).status).toBe(200);
+    } finally {
+      random.mockRestore();
+      info.mockRestore();
+    }
+    expect(lines.map((l) => [l.status, l.sample_rate])).toEqual([
+      [200, 0.25],
+      [401, undefined],
+      [200, undefined],
+    ]);
+  });
+
   it("reports D1 time and rows read in Server-Timing", async () => {
     const res = await get(uncached());
     expect(res.headers.get("server-timing")).toMatch(/^d1;dur=\d+;desc="1 batch, \d+ rows read"$/);
@@ -155,6 +183,10 @@ describe("HTTP behaviour", () => {
       expect(res.headers.get("x-frame-options")).toBe("DENY");
       expect(res.headers.get("referrer-policy")).toBe("no-referrer");
       expect(res.headers.get("strict-transport-security")).toContain("max-age=");
+      // Document-only and obsolete headers are not sent with JSON.
+      for (const name of ["cross-origin-opener-policy", "x-xss-protection", "x-download-options"]) {
+        expect(res.headers.get(name)).toBeNull();
+      }
     }
   });
 

@@ -52,3 +52,36 @@ export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", fields
   else if (level === "warn") console.warn(line);
   else console.info(line);
 }
+
+/** REQUEST_LOG_SAMPLE as last read, and the rate it means. */
+let sampleSetting: { text: string | undefined; rate: number } = { text: undefined, rate: 1 };
+
+/**
+ * The share of successful requests whose request line is written, from
+ * REQUEST_LOG_SAMPLE (0 to 1; unset or not such a number: 1, every request).
+ * At national volume one line per lookup is the largest part of the log
+ * bill, and under `wrangler dev` each line costs more CPU than a simple
+ * lookup (docs/operations.md).
+ */
+function sampleRate(text: string | undefined): number {
+  if (text !== sampleSetting.text) {
+    const rate = text === undefined || text.trim() === "" ? Number.NaN : Number(text);
+    sampleSetting = { text, rate: rate >= 0 && rate <= 1 ? rate : 1 };
+  }
+  return sampleSetting.rate;
+}
+
+/**
+ * Whether this request's line is written: always when it did not succeed
+ * (refused keys, limits, bad parameters and faults stay visible whatever the
+ * rate), else with the configured rate. The rate it was written at, or
+ * undefined when it is skipped: a query multiplies sampled lines by
+ * 1 / sample_rate.
+ */
+export function requestLogSample(c: Context<AppEnv>): number | undefined {
+  const status = c.res.status;
+  if (status >= 400) return 1;
+  const rate = sampleRate(c.env?.REQUEST_LOG_SAMPLE);
+  if (rate >= 1) return 1;
+  return Math.random() < rate ? rate : undefined;
+}

@@ -99,6 +99,8 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
       "Content-Security-Policy",
       "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
     );
+    // A page, unlike the JSON answers: no other window keeps a handle on it.
+    c.header("Cross-Origin-Opener-Policy", "same-origin");
     return c.html(html`<!doctype html>
       <html lang="en">
         <head>
