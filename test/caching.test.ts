@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { ifNoneMatchMatches } from "../src/http/caching.ts";
 import type { Body } from "./bodies.ts";
@@ -133,6 +133,22 @@ describe("edge cache", () => {
     expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("miss");
     expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("hit");
     expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("hit");
+  });
+
+  it("looks in the cache only for a lookup this isolate already answered within the minute", async () => {
+    const url = "/filings/recent-by-state?state=CA&t=lookup";
+    const lookups = vi.spyOn(caches.default, "match");
+    const lookedUp = () => lookups.mock.calls.filter(([req]) => String((req as Request).url).includes("t=lookup"));
+    try {
+      await get(url, KEY_A);
+      expect(lookedUp()).toHaveLength(0);
+      await get(url, KEY_A);
+      expect(lookedUp()).toHaveLength(1);
+      expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("hit");
+      expect(lookedUp()).toHaveLength(2);
+    } finally {
+      lookups.mockRestore();
+    }
   });
 
   it("keeps entries per key and per URL", async () => {

@@ -11,7 +11,11 @@
  *   for another key or another request. An answer is stored the second time
  *   this isolate reads it from D1 within CACHE_SECONDS, not the first: most
  *   lookups are asked once, and writing each of those cost more than the
- *   rest of the miss (docs/operations.md). It runs after authentication: a
+ *   rest of the miss (docs/operations.md). For the same reason the cache is
+ *   looked in only for a lookup this isolate answered within CACHE_SECONDS:
+ *   a first request (almost never stored by another isolate either) costs
+ *   no cache read. A repeated lookup is a miss twice, then a hit, as an
+ *   isolate sees it. It runs after authentication: a
  *   refused key never reaches the cache. A hit is re-stamped with this
  *   request's id and time before it is sent, and says
  *   `Server-Timing: cache;dur=…;desc="hit"` (a miss carries the D1 metric).
@@ -113,26 +117,34 @@ async function store(c: Context<AppEnv>, key: Request, body: Body, etag: string)
   }
 }
 
-/** Most cache keys remembered as read once (about 150 bytes each). */
-const SEEN_ONCE_MAX = 10_000;
-/** Cache keys this isolate has read from D1 once, with when that stops counting (insertion order: oldest first). */
-const seenOnce = new Map<string, number>();
+/** Most cache keys remembered (about 150 bytes each). */
+const RECENT_MAX = 10_000;
+/**
+ * Cache keys this isolate answered from D1 within CACHE_SECONDS, with when
+ * that stops counting (insertion order: oldest first, so the bound forgets
+ * the oldest).
+ */
+const recentlyRead = new Map<string, number>();
+
+/** Whether this isolate answered `key` within CACHE_SECONDS: only then is the edge cache worth a look. */
+function readRecently(key: string, now: number): boolean {
+  return (recentlyRead.get(key) ?? 0) > now;
+}
 
 /**
- * Whether to store the answer under `key`: yes if this isolate already read
- * it once within CACHE_SECONDS (a lookup that is asked again), else it is
- * remembered for that long and not stored. Bounded: the oldest is forgotten.
+ * Records that `key` was just answered from D1; whether to store the answer:
+ * yes if it had been answered within CACHE_SECONDS already (a lookup that is
+ * asked again), not the first time.
  */
 function admit(key: string, now: number): boolean {
-  const until = seenOnce.get(key);
-  seenOnce.delete(key);
-  if (until !== undefined && until > now) return true;
-  if (seenOnce.size >= SEEN_ONCE_MAX) {
-    const oldest = seenOnce.keys().next();
-    if (!oldest.done) seenOnce.delete(oldest.value);
+  const again = readRecently(key, now);
+  recentlyRead.delete(key);
+  if (recentlyRead.size >= RECENT_MAX) {
+    const oldest = recentlyRead.keys().next();
+    if (!oldest.done) recentlyRead.delete(oldest.value);
   }
-  seenOnce.set(key, now + CACHE_SECONDS * 1000);
-  return false;
+  recentlyRead.set(key, now + CACHE_SECONDS * 1000);
+  return again;
 }
 
 /** The layout's shards (a layout that does not fit fails later, at the first D1 read). */
@@ -170,7 +182,9 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
   let etag: string;
   let hit = false;
   const started = Date.now();
-  const cached = await cache.match(key).catch(() => undefined);
+  // A lookup the isolate has not answered within the minute is not looked
+  // up: it is stored only when asked again, so it is almost never there.
+  const cached = readRecently(key.url, started) ? await cache.match(key).catch(() => undefined) : undefined;
   // An entry older than the client's bookmark would take the client back in time.
   const stored = cached?.headers.get(BOOKMARK_HEADER);
   const entryBookmarks = stored ? parseBookmarks(stored) : undefined;
