@@ -55,6 +55,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "8793" },
     write: { type: "boolean", default: false },
     "rows-only": { type: "boolean", default: false },
+    "request-log": { type: "boolean", default: false },
   },
 });
 const FILINGS = Number(values.filings);
@@ -65,6 +66,14 @@ const BASE = `http://127.0.0.1:${PORT}`;
 const BASELINE_PORT = PORT + 1;
 const CEILING_PORT = PORT + 2;
 const ROWS_ONLY = values["rows-only"];
+/**
+ * The service writes no request log line unless --request-log: under
+ * `wrangler dev` each line costs wrangler and its inspector relay about 2 ms
+ * of CPU, more than the ceiling's whole request, where production's
+ * console costs microseconds (docs/operations.md). Failed requests are
+ * logged either way.
+ */
+const REQUEST_LOG = values["request-log"];
 const OUT = values.write ? "bench/RESULTS.md" : "bench/RESULTS.local.md";
 /** The issue's goals (issue 13): at a million filings over 4 shards. */
 const GOAL = { ceilingRatio: 0.5, rowsRead: 100, singleStateRoundTrips: 1 };
@@ -95,6 +104,8 @@ if (countFilings(databases) !== generatedCount(FILINGS)) {
   databases = localDatabases();
 }
 const filingCount = countFilings(databases);
+/** Shards of the local layout: the ones a cross-state request reads. */
+const shardCount = databases.length;
 const now = new Date();
 
 // --- 2. The query mix, from the data itself ----------------------------------
@@ -278,6 +289,8 @@ interface Row {
   baselineRps: number;
   /** The ceiling's requests/s, measured just before the endpoint. */
   ceilingRps: number;
+  /** For an endpoint spanning states: the fan-out ceiling's requests/s (one trivial query on every shard). */
+  fanoutRps: number | null;
 }
 
 /** Page 1 of a request, once: its D1 round trips and rows read (per shard read), from Server-Timing. */
@@ -303,7 +316,7 @@ async function probe(path: string, headers: Record<string, string>): Promise<Pro
 
 const key = await unmeteredKey("benchmark");
 const allPaths = MIX.flatMap((m) => m.paths);
-const server = startDevServer(PORT, PORT + 1000);
+const server = startDevServer(PORT, PORT + 1000, REQUEST_LOG ? [] : ["--var", "REQUEST_LOG_SAMPLE:0"]);
 const probes = new Map<string, Probe[]>();
 try {
   await waitUntilUp(server, BASE);
@@ -374,6 +387,8 @@ try {
     const tripsOf = (scope: "state" | "all") => results.filter((p) => scopeOf(p.path) === scope).map((p) => p.trips);
     // The ceiling right before the endpoint, so both see the machine in the same state.
     const top = await drive(CEILING, ["/"], headers);
+    const spans = tripsOf("all").length > 0;
+    const fanout = spans ? await drive(CEILING, [`/fanout/${shardCount}`], headers) : null;
     const service = await drive(BASE, paths, headers);
     const bare = await drive(`http://127.0.0.1:${BASELINE_PORT}`, paths, {});
     rows.push({
@@ -388,6 +403,7 @@ try {
       tripsAll: tripsOf("all").length ? Math.max(...tripsOf("all")) : null,
       baselineRps: bare.requests.average,
       ceilingRps: top.requests.average,
+      fanoutRps: fanout ? fanout.requests.average : null,
     });
     console.log(JSON.stringify(rows.at(-1)));
   }
@@ -432,7 +448,8 @@ const fmtTrips = (t: number | null, goal?: number) => (t === null ? "–" : `${t
 const table = rows
   .map((r) => {
     const ratio = r.rps / r.ceilingRps;
-    return `| ${r.endpoint} | ${r.rps.toFixed(0)} | ${r.ceilingRps.toFixed(0)} | ${ratio.toFixed(2)}${mark(ratio >= GOAL.ceilingRatio)} | ${(r.rps / r.baselineRps).toFixed(2)} | ${r.baselineRps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.rowsMean} | ${r.rowsMax}${mark(r.rowsMax <= GOAL.rowsRead)} | ${fmtTrips(r.tripsState, GOAL.singleStateRoundTrips)} | ${fmtTrips(r.tripsAll)} |`;
+    const fanout = r.fanoutRps ? `${r.fanoutRps.toFixed(0)} | ${(r.rps / r.fanoutRps).toFixed(2)}` : "– | –";
+    return `| ${r.endpoint} | ${r.rps.toFixed(0)} | ${r.ceilingRps.toFixed(0)} | ${ratio.toFixed(2)}${mark(ratio >= GOAL.ceilingRatio)} | ${fanout} | ${(r.rps / r.baselineRps).toFixed(2)} | ${r.baselineRps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.rowsMean} | ${r.rowsMax}${mark(r.rowsMax <= GOAL.rowsRead)} | ${fmtTrips(r.tripsState, GOAL.singleStateRoundTrips)} | ${fmtTrips(r.tripsAll)} |`;
   })
   .join("\n");
 mkdirSync("bench", { recursive: true });
@@ -451,6 +468,11 @@ served from the edge cache: the figures are the database path.
   \`wrangler dev\` with the service's flags and compatibility date, driven just before each endpoint
   with the same connections and headers. **÷ ceiling** is the service's share of it (goal: at
   least ${GOAL.ceilingRatio}).
+- **fan-out ceiling**: the same Worker at \`/fanout/${shardCount}\`: one \`select 1\` on each of ${shardCount} local D1
+  databases at once, each through its own session, as a request spanning states reads every shard.
+  **÷ fan-out** is the cross-state endpoints' share of it: how much of their gap is the fan-out
+  itself (each extra local D1 call costs about as much CPU as the ceiling's whole request).
+- **request log**: ${REQUEST_LOG ? "on (`--request-log`): every request writes its log line" : "off for successful requests (`REQUEST_LOG_SAMPLE=0`; `--request-log` turns it on): under `wrangler dev` each line costs wrangler's console relay about 2 ms of CPU, more than the ceiling's whole request, which production's console does not"}.
 - **baseline**: the SQL the service sends for each request (captured by running the app in-process
   over the same SQLite file), replayed with node:sqlite behind node:http. **÷ baseline** is the
   service's share of that.
@@ -462,8 +484,8 @@ served from the edge cache: the figures are the database path.
   for requests spanning states.
 - ✗ marks a figure that misses its goal.
 
-| endpoint | req/s | ceiling req/s | ÷ ceiling | ÷ baseline | baseline req/s | p50 ms | p99 ms | errors | rows read per shard (mean) | rows read per shard (max) | round trips, one state | round trips, all states |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| endpoint | req/s | ceiling req/s | ÷ ceiling | fan-out ceiling req/s | ÷ fan-out | ÷ baseline | baseline req/s | p50 ms | p99 ms | errors | rows read per shard (mean) | rows read per shard (max) | round trips, one state | round trips, all states |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table}
 
 Bytes per filing: ${size.perFiling.toFixed(0)} (${size.how}).
