@@ -1,6 +1,7 @@
 /** ISO 8601 UTC to the second, with Z: the form timestamps are stored and served in. */
 export function isoSeconds(date: Date | number): string {
-  return new Date(date).toISOString().replace(/\.\d{3}Z$/, "Z");
+  // Years 0 to 9999: YYYY-MM-DDTHH:MM:SS is the first 19 characters.
+  return `${new Date(date).toISOString().slice(0, 19)}Z`;
 }
 
 /** Length of the recency window of the recent-* and recently-terminated routes. */
