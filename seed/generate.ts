@@ -22,7 +22,8 @@
  */
 import type { AmendmentRecord, FilingRecord, PartyRecord } from "../src/db/records.ts";
 import { INDUSTRIES } from "../src/domain/industries.ts";
-import { type FilingKind, lapseDate, shiftDate } from "../src/domain/lifecycle.ts";
+import type { FilingKind } from "../src/domain/kinds.ts";
+import { lapseDate, shiftDate } from "../src/domain/lifecycle.ts";
 import type { StateCode } from "../src/domain/states.ts";
 import { isoSeconds as iso } from "../src/domain/time.ts";
 import {

@@ -134,6 +134,42 @@ describe("other oversized input", () => {
   });
 });
 
+describe("choices", () => {
+  it.each([
+    [
+      "/secureds/recent-by-secured-party?name=acme&state=CA&borrower_type=robot",
+      "borrower_type",
+      "must be Organization or Individual",
+    ],
+    [
+      "/secureds/recent-by-secured-party?name=acme&state=CA&borrower_type=individual&borrower_type=Organization",
+      "borrower_type",
+      "must be given once, as Organization or Individual",
+    ],
+    ["/filings/recent-by-postal-code?postal_code=30301&envelope=c", "envelope", "must be a or b"],
+    [
+      "/filings/recent-by-postal-code?postal_code=30301&envelope=a&envelope=b",
+      "envelope",
+      "must be given once, as a or b",
+    ],
+  ])("refuses %s, listing the choices", async (path, parameter, message) => {
+    const { body } = await refusal(path);
+    expect(body.error.details).toEqual([{ parameter, message }]);
+  });
+
+  it("reads a choice in any case, with spaces around it", async () => {
+    for (const value of ["ORGANIZATION", " individual ", "Individual"]) {
+      const res = await get(
+        `/secureds/recent-by-secured-party?name=acme&state=CA&borrower_type=${encodeURIComponent(value)}`,
+      );
+      expect(res.status, value).toBe(200);
+    }
+    const res = await get("/filings/recent-by-postal-code?postal_code=30301&envelope=B");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toHaveProperty("response_metadata.next_page");
+  });
+});
+
 describe("integers", () => {
   it.each(["0x10", "1e4", "+3", "-1", " 3", "3 ", "3.0", "1_000", "0", "10001", "010000", "٣", "99999999999999999999"])(
     "refuses page=%s as not an integer from 1 to 10000 in decimal digits",

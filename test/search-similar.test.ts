@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { SIMILARITY_THRESHOLD } from "../src/domain/similarity.ts";
+import { MAX_KEY_WORDS } from "../src/domain/soundKeys.ts";
 import { MAX_ROWS_READ } from "../src/queries/similar.ts";
-import { filing, get, getJson, load, party, registerKeys } from "./helpers.ts";
+import { filing, get, getJson, load, party, registerKeys, shards } from "./helpers.ts";
 
 const names: [string, string][] = [
   ["Prairie Bakery LLC", "CA"],
@@ -36,11 +37,22 @@ const DENSE: string[] = [
   ...WORDS.slice(0, 60).map((w) => `${w} Allen`),
 ];
 
+/** A 66-word name: only its first MAX_KEY_WORDS words make sound keys. */
+const LONG = WORDS.slice(0, 66).join(" ");
+/**
+ * A crowd in two states that the test layout keeps in two shards (TX, CA):
+ * names of LONG's key words and one more, so that every sound-key probe of
+ * LONG reads up to its cap in each of them.
+ */
+const CROWD = WORDS.slice(70, 86).map((w) => `${WORDS.slice(0, MAX_KEY_WORDS).join(" ")} ${w}`);
+const CROWDED_STATES = ["TX", "CA"];
+
 beforeAll(async () => {
   await registerKeys();
   await load([
     ...names.map(([name, state]) => filing({ state, debtors: [party(name, { state })] })),
     ...DENSE.map((name) => filing({ state: "TX", debtors: [party(name, { state: "TX" })] })),
+    ...CROWDED_STATES.flatMap((state) => CROWD.map((name) => filing({ state, debtors: [party(name, { state })] }))),
     // Two debtors that read alike without their middle word, in six states each.
     ...["OR", "WA", "ID", "MT", "WY", "UT"].flatMap((state) =>
       ["Sunbelt Lift Services LLC", "Sunbelt Data Services LLC"].map((name) =>
@@ -118,7 +130,7 @@ describe("GET /debtors/search-similar", () => {
   });
 });
 
-describe("GET /debtors/search-similar in a dense state", () => {
+describe("GET /debtors/search-similar in dense states", () => {
   let asked = 0;
   const first = async (query: string, state?: string) => {
     // A fresh parameter each time, so no answer comes from the edge cache.
@@ -132,6 +144,8 @@ describe("GET /debtors/search-similar in a dense state", () => {
       names: body.similar_debtors.map((d) => d.debtor_name),
       scores: body.similar_debtors.map((d) => d.score),
       rowsRead: Number(/(\d+) rows read/.exec(timing)?.[1]),
+      // Shards read, named in Server-Timing when more than one.
+      shards: Number(/(\d+) shards/.exec(timing)?.[1] ?? 1),
       batches: Number(/(\d+) batch/.exec(timing)?.[1]),
     };
   };
@@ -179,14 +193,21 @@ describe("GET /debtors/search-similar in a dense state", () => {
     expect(found.scores[0]).toBe(1);
   });
 
-  it("answers in one round trip within the documented rows-read bound, even for a 66-word name", async () => {
-    const long = Array.from({ length: 66 }, (_, i) => WORDS[i]).join(" ");
-    for (const query of ["Magsolia Goods, Inc.", "Nancy Allen", long]) {
-      for (const state of ["TX", undefined]) {
+  it("answers in one round trip within the documented rows-read bound per shard read, even for a 66-word name", async () => {
+    for (const query of ["Magsolia Goods, Inc.", "Nancy Allen", LONG]) {
+      for (const state of [...CROWDED_STATES, undefined]) {
         const found = await first(query, state);
         expect(found.batches).toBe(1);
-        expect(found.rowsRead).toBeLessThanOrEqual(MAX_ROWS_READ);
+        expect(found.shards).toBe(state ? 1 : shards.layout.shards.length);
+        expect(found.rowsRead / found.shards).toBeLessThanOrEqual(MAX_ROWS_READ);
       }
     }
+  });
+
+  it("bounds each shard, not the request: a name crowded in two shards reads more than one bound in all", async () => {
+    for (const state of CROWDED_STATES) expect((await first(LONG, state)).rowsRead).toBeGreaterThan(MAX_ROWS_READ / 2);
+    // Over one database (the one-shard layout) the crowd shares one bound.
+    const anywhere = await first(LONG);
+    if (anywhere.shards > 1) expect(anywhere.rowsRead).toBeGreaterThan(MAX_ROWS_READ);
   });
 });

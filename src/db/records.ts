@@ -7,7 +7,8 @@
 
 import { ZIP_COUNTRIES } from "../domain/countries.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
-import { type AmendmentKind, type FilingKind, lapseOf, terminatedAt } from "../domain/lifecycle.ts";
+import type { AmendmentKind, FilingKind, PartyType } from "../domain/kinds.ts";
+import { lapseOf, terminatedAt } from "../domain/lifecycle.ts";
 import { US_ZIP } from "../domain/limits.ts";
 import { debtorKey, securedNameWords } from "../domain/names.ts";
 import { nameSoundKeys } from "../domain/soundKeys.ts";
@@ -30,7 +31,7 @@ export interface AddressRecord {
 
 export interface PartyRecord {
   name: string;
-  type: "Individual" | "Organization";
+  type: PartyType;
   /** Debtor industry, or secured-party category. */
   label?: string | null;
   address: AddressRecord;

@@ -17,8 +17,9 @@
  *   debtor addresses with a five-digit ZIP and a dedup key, so requests
  *   compare stored columns through indexes instead of normalizing rows.
  * - Size is designed (bench/STORAGE.md, `npm run db:size`): timestamps,
- *   kinds and types are stored as integers (src/db/encodings.ts); tables
- *   keyed by a composite primary key are WITHOUT ROWID, so the key is the
+ *   kinds and types (src/domain/kinds.ts) are stored as integers
+ *   (src/db/encodings.ts); tables keyed by a composite primary key are
+ *   WITHOUT ROWID, so the key is the
  *   table's own B-tree rather than a second copy beside it. Drizzle cannot
  *   declare WITHOUT ROWID: migration 0010 creates those tables (listed in
  *   WITHOUT_ROWID below, checked by test/node/schema-layout.test.ts), and a
@@ -27,35 +28,8 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { INDUSTRIES } from "../domain/industries.ts";
+import { AMENDMENT_KINDS, FILING_KINDS, LAPSE_SOURCES, PARTY_TYPES } from "../domain/kinds.ts";
 import { addressKeySet, day, enumCode, instant, labelCode, setMask } from "./encodings.ts";
-
-/** What a filing is (lapse rules by kind: src/domain/lifecycle.ts). */
-export const FILING_KINDS = [
-  "standard",
-  "manufactured_home",
-  "public_finance",
-  "transmitting_utility",
-  "agricultural_lien",
-  "state_tax_lien",
-  "federal_tax_lien",
-  "judgment_lien",
-  "other_lien",
-] as const;
-
-/** What an amendment does; `other` keeps any kind an office names that these do not. */
-export const AMENDMENT_KINDS = [
-  "continuation",
-  "termination",
-  "reinstatement",
-  "assignment",
-  "party_change",
-  "collateral_change",
-  "other",
-] as const;
-
-export const LAPSE_SOURCES = ["office", "estimated"] as const;
-
-export const PARTY_TYPES = ["Individual", "Organization"] as const;
 
 /** Tables whose B-tree is their primary key (see the layout notes above). */
 export const WITHOUT_ROWID = [

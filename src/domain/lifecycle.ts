@@ -25,12 +25,7 @@
  * A termination ends the filing's effect, unless a later reinstatement
  * (`Termination Revoked`, `Erroneous Termination`) says it was filed in error.
  */
-import type { AMENDMENT_KINDS, FILING_KINDS } from "../db/schema.ts";
-
-export type FilingKind = (typeof FILING_KINDS)[number];
-export type AmendmentKind = (typeof AMENDMENT_KINDS)[number];
-export type LienStatus = "Active" | "Lapsed" | "Terminated";
-export type LapseSource = "office" | "estimated";
+import type { AmendmentKind, FilingKind, LapseSource, LienStatus } from "./kinds.ts";
 
 /** Kinds that are liens rather than UCC financing statements. */
 const LIEN_KINDS: ReadonlySet<FilingKind> = new Set([

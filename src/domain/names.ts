@@ -29,6 +29,7 @@
  * search matches whole leading words: "wells fargo" finds
  * "WELLS FARGO BANK, N.A." but "wells far" does not.
  */
+import type { PartyType } from "./kinds.ts";
 
 /**
  * Ending noise words and phrases: words at the end of an organization's
@@ -330,7 +331,7 @@ function personKey(p: PersonName): string {
  * by their name parts, organizations by debtorNameKey(). An individual's
  * name with no letters or digits falls back to the organization key ("").
  */
-export function debtorKey(name: string, type: "Individual" | "Organization"): string {
+export function debtorKey(name: string, type: PartyType): string {
   const person = type === "Individual" ? personName(name) : null;
   return person ? personKey(person) : debtorNameKey(name);
 }
@@ -422,7 +423,7 @@ export function debtorQuery(name: string): DebtorQuery {
 }
 
 /** Whether a search for `query` finds a debtor filed as `name` of `type`: the rules above, in one place for tests and docs. */
-export function findsDebtor(query: string, name: string, type: "Individual" | "Organization"): boolean {
+export function findsDebtor(query: string, name: string, type: PartyType): boolean {
   const stored = debtorKey(name, type);
   if (stored === "") return false;
   const q = debtorQuery(query);

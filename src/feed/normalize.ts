@@ -3,9 +3,9 @@
  * loaded, whatever the feed's format. Each function is idempotent, so data
  * exported by this service and imported again comes back unchanged.
  */
-import { FILING_KINDS } from "../db/schema.ts";
 import { canonicalIndustry as industryOf } from "../domain/industries.ts";
-import { type AmendmentKind, type FilingKind, lapseDate } from "../domain/lifecycle.ts";
+import { type AmendmentKind, FILING_KINDS, type FilingKind } from "../domain/kinds.ts";
+import { lapseDate } from "../domain/lifecycle.ts";
 import { isoSeconds } from "../domain/time.ts";
 
 const CONTROL = /\p{Cc}/gu;

@@ -24,8 +24,7 @@
  */
 import { z } from "zod";
 import type { AmendmentRecord, FilingRecord, PartyRecord } from "../db/records.ts";
-import { FILING_KINDS } from "../db/schema.ts";
-import type { FilingKind } from "../domain/lifecycle.ts";
+import { FILING_KINDS, type FilingKind } from "../domain/kinds.ts";
 import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH } from "../domain/limits.ts";
 import { isStateCode } from "../domain/states.ts";
 import { normalizeAddress, type RawAddress } from "./address.ts";

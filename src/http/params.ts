@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { canonicalIndustry, INDUSTRIES, type Industry } from "../domain/industries.ts";
+import { PARTY_TYPES } from "../domain/kinds.ts";
 import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH, US_ZIP } from "../domain/limits.ts";
 import { debtorNameKey, securedNameWords } from "../domain/names.ts";
 import { isStateCode, STATE_CODES } from "../domain/states.ts";
@@ -174,30 +175,40 @@ const postalCode = text("a ZIP code")
   .regex(US_ZIP, { error: "must be five digits or ZIP+4 (12345-6789)" })
   .openapi({ description: "Debtor ZIP code; ZIP+4 matches on its first five digits." });
 
-const borrowerType = optional(
-  text("Organization or Individual")
+/**
+ * One of `values`, in any case, read as written in `values`. The refusal
+ * names them in their order. The caller documents the parameter (the
+ * schema's input is any string) with `enum: [...values]`.
+ */
+function caseInsensitiveEnum<const T extends string>(values: readonly T[]) {
+  const listed = `${values.slice(0, -1).join(", ")} or ${values.at(-1)}`;
+  const byLowerCase = new Map(values.map((v) => [v.toLowerCase(), v]));
+  return text(listed)
     .trim()
     .toLowerCase()
-    .pipe(z.enum(["organization", "individual"], { error: "must be Organization or Individual" }))
-    .transform((t) => (t === "organization" ? ("Organization" as const) : ("Individual" as const)))
-    .openapi({
-      type: "string",
-      enum: ["Organization", "Individual"],
-      description: "Only filings with a debtor of this type (case-insensitive).",
-    }),
+    .pipe(z.enum([...byLowerCase.keys()], { error: `must be ${listed}` }))
+    .transform((v) => byLowerCase.get(v) as T);
+}
+
+/** The party types in the order the interface lists them (PARTY_TYPES keeps stored-code order). */
+const BORROWER_TYPES = PARTY_TYPES.toReversed();
+
+const borrowerType = optional(
+  caseInsensitiveEnum(BORROWER_TYPES).openapi({
+    type: "string",
+    enum: [...BORROWER_TYPES],
+    description: "Only filings with a debtor of this type (case-insensitive).",
+  }),
 );
 
-function envelope(fallback: "a" | "b") {
-  return optional(
-    text("a or b")
-      .trim()
-      .toLowerCase()
-      .pipe(z.enum(["a", "b"], { error: "must be a or b" })),
-  )
+const ENVELOPES = ["a", "b"] as const;
+
+function envelope(fallback: (typeof ENVELOPES)[number]) {
+  return optional(caseInsensitiveEnum(ENVELOPES))
     .transform((e) => e ?? fallback)
     .openapi({
       type: "string",
-      enum: ["a", "b"],
+      enum: [...ENVELOPES],
       default: fallback,
       description: `Response shape (case-insensitive): \`a\` for envelope A (pages of 5, counted), \`b\` for envelope B (pages of 10, with \`next_page\`).`,
     });

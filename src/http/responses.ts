@@ -3,7 +3,7 @@
  * describe every field in the OpenAPI document.
  */
 import { z } from "@hono/zod-openapi";
-import { AMENDMENT_KINDS, FILING_KINDS, LAPSE_SOURCES } from "../db/schema.ts";
+import { AMENDMENT_KINDS, FILING_KINDS, LAPSE_SOURCES, LIEN_STATUSES, PARTY_TYPES } from "../domain/kinds.ts";
 import { describeStatuses, ERROR_CODES } from "./errorCodes.ts";
 
 /**
@@ -75,7 +75,7 @@ const securedPartyA = component("SecuredPartyA", "A secured party (lender) in en
 
 const partyB = component("PartyB", "A debtor or secured party in envelope B.", {
   name: z.string(),
-  type: z.enum(["Individual", "Organization", "Secured Party"]),
+  type: z.enum([...PARTY_TYPES, "Secured Party"]),
   category: z.string().openapi({ description: "Debtor industry, lender kind or party kind." }),
   address: addressB,
 });
@@ -103,7 +103,7 @@ const lienB = component("LienB", "A filing in envelope B; `amendments` where the
     .string()
     .nullable()
     .openapi({ format: "date", description: "YYYY-MM-DD; null for a filing that does not lapse." }),
-  estimated_lien_status: z.enum(["Active", "Lapsed", "Terminated"]),
+  estimated_lien_status: z.enum(LIEN_STATUSES),
   jurisdiction_state: z.string(),
   search_url: z.string().openapi({ description: "The filing state's own UCC search page." }),
   involved_parties: component("InvolvedPartiesB", "The debtors and secured parties of a filing in envelope B.", {

@@ -38,6 +38,7 @@ import {
   securedParties,
 } from "../db/schema.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
+import type { PartyType } from "../domain/kinds.ts";
 import { type DebtorQuery, debtorQuery, securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
 import { keyMatches, spansOf, spanWhere } from "./nameMatch.ts";
@@ -97,7 +98,7 @@ function setIncludesAny(column: SQLiteColumn, labels: string[]): SQL | undefined
 
 /** Which facets a query covers (see facetCounts in schema.ts). */
 interface FacetQuery {
-  scope: "s" | "z" | "l" | "t" | "o";
+  scope: (typeof facetCounts.$inferSelect)["scope"];
   place: string;
   /** Lender names in this range; else the facets of the one name `name` (default ""). */
   names?: { from: string; to: string };
@@ -268,7 +269,7 @@ export interface LenderQuery {
   name: string;
   state: string;
   since: string;
-  borrowerType?: "Organization" | "Individual" | undefined;
+  borrowerType?: PartyType | undefined;
 }
 
 function lenderFacets(q: LenderQuery): FacetQuery & Required<Pick<FacetQuery, "names" | "labels">> {

@@ -26,7 +26,8 @@
  */
 import { eq, max, type SQL, sql } from "drizzle-orm";
 import { maskBit } from "../db/encodings.ts";
-import { dataLoads, filings, PARTY_TYPES, securedParties } from "../db/schema.ts";
+import { dataLoads, filings, securedParties } from "../db/schema.ts";
+import { PARTY_TYPES } from "../domain/kinds.ts";
 import { securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
 import {

@@ -1,0 +1,46 @@
+/**
+ * The closed sets of values a filing carries: the one list of each, which
+ * the schema stores, the loaders check, the lapse rules key on and the API
+ * validates and documents. Adding a value is one edit here.
+ *
+ * Kinds, lapse sources and party types are stored as their position in the
+ * list (src/db/encodings.ts): append new values at the end only.
+ */
+
+/** What a filing is (lapse rules by kind: src/domain/lifecycle.ts). */
+export const FILING_KINDS = [
+  "standard",
+  "manufactured_home",
+  "public_finance",
+  "transmitting_utility",
+  "agricultural_lien",
+  "state_tax_lien",
+  "federal_tax_lien",
+  "judgment_lien",
+  "other_lien",
+] as const;
+export type FilingKind = (typeof FILING_KINDS)[number];
+
+/** What an amendment does; `other` keeps any kind an office names that these do not. */
+export const AMENDMENT_KINDS = [
+  "continuation",
+  "termination",
+  "reinstatement",
+  "assignment",
+  "party_change",
+  "collateral_change",
+  "other",
+] as const;
+export type AmendmentKind = (typeof AMENDMENT_KINDS)[number];
+
+/** Whose lapse date a filing carries: the filing office's, or one computed from its kind. */
+export const LAPSE_SOURCES = ["office", "estimated"] as const;
+export type LapseSource = (typeof LAPSE_SOURCES)[number];
+
+/** What a debtor or secured party is (the `borrower_type` filter's values). */
+export const PARTY_TYPES = ["Individual", "Organization"] as const;
+export type PartyType = (typeof PARTY_TYPES)[number];
+
+/** A filing's estimated status on a given day (src/domain/lifecycle.ts); not stored. */
+export const LIEN_STATUSES = ["Active", "Lapsed", "Terminated"] as const;
+export type LienStatus = (typeof LIEN_STATUSES)[number];
