@@ -138,7 +138,8 @@ describe("edge cache", () => {
   it("looks in the cache only for a lookup this isolate already answered within the minute", async () => {
     const url = "/filings/recent-by-state?state=CA&t=lookup";
     const lookups = vi.spyOn(caches.default, "match");
-    const lookedUp = () => lookups.mock.calls.filter(([req]) => String((req as Request).url).includes("t=lookup"));
+    const lookedUp = () =>
+      lookups.mock.calls.filter(([req]) => String(req instanceof Request ? req.url : req).includes("t=lookup"));
     try {
       await get(url, KEY_A);
       expect(lookedUp()).toHaveLength(0);
@@ -149,6 +150,13 @@ describe("edge cache", () => {
     } finally {
       lookups.mockRestore();
     }
+  });
+
+  it("shares an entry between orders of the same parameters and a trailing slash", async () => {
+    expect((await get("/filings/recent-by-state?state=CA&t=order&page=1", KEY_A)).headers.get("x-cache")).toBe("miss");
+    expect((await get("/filings/recent-by-state/?page=1&t=order&state=CA", KEY_A)).headers.get("x-cache")).toBe("miss");
+    expect((await get("/filings/recent-by-state?t=order&page=1&state=CA", KEY_A)).headers.get("x-cache")).toBe("hit");
+    expect((await get("/filings/recent-by-state?t=order&page=2&state=CA", KEY_A)).headers.get("x-cache")).toBe("miss");
   });
 
   it("keeps entries per key and per URL", async () => {

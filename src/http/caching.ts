@@ -63,11 +63,27 @@ async function etagOf(body: Body): Promise<string> {
   return `W/"${await digest(JSON.stringify({ ...body, response_metadata: metadata }))}"`;
 }
 
-function cacheKey(c: Context<AppEnv>): Request {
-  const url = new URL(c.req.url);
-  url.searchParams.sort();
-  const path = url.pathname.replace(/\/+$/, "") || "/";
-  return new Request(`https://lookup-cache.internal/${c.get("keyDigest") ?? "public"}${path}?${url.searchParams}`);
+/**
+ * The entry's URL: the caller (key digest or "public"), the path without
+ * trailing slashes, and the query's pairs sorted as sent, so parameter order
+ * does not split entries. Pairs are compared as raw text: two spellings of
+ * one value are two entries, never one entry for two questions (and a
+ * repeated parameter is refused before anything is stored).
+ */
+function cacheKey(c: Context<AppEnv>): string {
+  const url = c.req.url;
+  const query = url.indexOf("?");
+  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+  const path = url.slice(pathStart, query < 0 ? undefined : query).replace(/\/+$/, "") || "/";
+  const pairs =
+    query < 0
+      ? []
+      : url
+          .slice(query + 1)
+          .split("&")
+          .filter(Boolean)
+          .sort();
+  return `https://lookup-cache.internal/${c.get("keyDigest") ?? "public"}${path}?${pairs.join("&")}`;
 }
 
 /** One member of an entity-tag list: optional `W/`, a quoted opaque tag, then a comma or the end (RFC 9110 §8.8.3). */
@@ -100,7 +116,7 @@ export function ifNoneMatchMatches(field: string | undefined, etag: string): boo
   return false;
 }
 
-async function store(c: Context<AppEnv>, key: Request, body: Body, etag: string): Promise<void> {
+async function store(c: Context<AppEnv>, key: string, body: Body, etag: string): Promise<void> {
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
     "Cache-Control": `max-age=${CACHE_SECONDS}`,
@@ -184,7 +200,7 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
   const started = Date.now();
   // A lookup the isolate has not answered within the minute is not looked
   // up: it is stored only when asked again, so it is almost never there.
-  const cached = readRecently(key.url, started) ? await cache.match(key).catch(() => undefined) : undefined;
+  const cached = readRecently(key, started) ? await cache.match(key).catch(() => undefined) : undefined;
   // An entry older than the client's bookmark would take the client back in time.
   const stored = cached?.headers.get(BOOKMARK_HEADER);
   const entryBookmarks = stored ? parseBookmarks(stored) : undefined;
@@ -211,7 +227,7 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
     // Only answers read without a client's bookmark are stored: a session
     // reports the bookmark it was opened at when no newer one comes back, so
     // a made-up (future) bookmark must not label an entry others are served.
-    if (!wanted && admit(key.url, started)) await store(c, key, body, etag);
+    if (!wanted && admit(key, started)) await store(c, key, body, etag);
   }
 
   c.header("ETag", etag);
