@@ -13,6 +13,9 @@ const RECENT_DAYS = 90;
  * from per-day totals and a page's contents hold still within a day.
  */
 export function recentWindowStart(now: Date | number): string {
-  const today = Date.parse(`${new Date(now).toISOString().slice(0, 10)}T00:00:00Z`);
-  return isoSeconds(today - RECENT_DAYS * 86_400_000);
+  const day = Math.floor(new Date(now).getTime() / 86_400_000);
+  if (day !== windowOf.day) windowOf = { day, start: isoSeconds((day - RECENT_DAYS) * 86_400_000) };
+  return windowOf.start;
 }
+/** The last day's window start: every request of a day asks for the same one. */
+let windowOf = { day: Number.NaN, start: "" };

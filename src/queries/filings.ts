@@ -445,13 +445,25 @@ function partiesOf(table: typeof debtorParties | typeof securedParties | typeof 
   return sql`(select json_group_array(json_array(${values})) from ${table} where ${table.filingId} = ${filings.id})`;
 }
 
+/** Each party table's columns in partiesOf() order, listed once (every page row reads them). */
+const partyColumns = new Map<unknown, [string, SQLiteColumn][]>();
+function columnsOf(table: typeof debtorParties | typeof securedParties | typeof amendments): [string, SQLiteColumn][] {
+  let columns = partyColumns.get(table);
+  if (!columns) {
+    columns = Object.entries(getTableColumns(table));
+    partyColumns.set(table, columns);
+  }
+  return columns;
+}
+
 /** The rows a partiesOf() array holds, each column read back as Drizzle reads it. */
 function rowsOf<T extends typeof debtorParties | typeof securedParties | typeof amendments>(
   table: T,
   json: string | null,
 ): T["$inferSelect"][] {
-  const columns = Object.entries(getTableColumns(table));
-  const rows = JSON.parse(json ?? "[]") as unknown[][];
+  if (json === null || json === "[]") return [];
+  const columns = columnsOf(table);
+  const rows = JSON.parse(json) as unknown[][];
   return rows.map(
     (values) =>
       Object.fromEntries(
