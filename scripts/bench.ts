@@ -225,8 +225,10 @@ async function captureSql(paths: string[], key: string): Promise<Map<string, Cap
   };
   const allow = { limit: async () => ({ success: true }) };
   const context = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} };
-  const quiet = console.log;
+  // The app's request lines (console.info) would bury the report.
+  const quiet = { log: console.log, info: console.info };
   console.log = () => {};
+  console.info = () => {};
   const out = new Map<string, Captured>();
   try {
     for (const path of paths) {
@@ -245,7 +247,7 @@ async function captureSql(paths: string[], key: string): Promise<Map<string, Cap
       out.set(path, log);
     }
   } finally {
-    console.log = quiet;
+    Object.assign(console, quiet);
   }
   return out;
 }
