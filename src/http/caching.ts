@@ -230,10 +230,14 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
     if (!wanted && admit(key, started)) await store(c, key, body, etag);
   }
 
-  c.header("ETag", etag);
-  c.header("Cache-Control", `${visibility}, max-age=${CACHE_SECONDS}`);
-  c.header("Vary", `x-api-key, ${BOOKMARK_HEADER}`);
-  c.header("x-cache", hit ? "hit" : "miss");
+  // On a miss the route's response is already made: its headers are set in
+  // place (c.header would copy the whole response for each one).
+  const headers = hit ? undefined : c.res.headers;
+  const set = (name: string, value: string) => (headers ? headers.set(name, value) : c.header(name, value));
+  set("ETag", etag);
+  set("Cache-Control", `${visibility}, max-age=${CACHE_SECONDS}`);
+  set("Vary", `x-api-key, ${BOOKMARK_HEADER}`);
+  set("x-cache", hit ? "hit" : "miss");
   if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) {
     c.res = c.body(null, 304);
     return;
