@@ -492,14 +492,17 @@ function rowsOf<T extends typeof debtorParties | typeof securedParties | typeof 
 
 /**
  * The columns of a filing in hand with its parties (and amendments, when
- * asked for) as partiesOf() arrays: what assemble() reads back.
+ * asked for) as partiesOf() arrays: what assemble() reads back. With
+ * `shown`, only a row for which it holds reads them (the others get none).
  */
-export function withParties(withAmendments: boolean) {
+export function withParties(withAmendments: boolean, shown?: SQL) {
+  const read = (table: Parameters<typeof partiesOf>[0]) =>
+    shown ? sql<string | null>`case when ${shown} then ${partiesOf(table)} end` : sql<string>`${partiesOf(table)}`;
   return {
     ...getTableColumns(filings),
-    debtors: sql<string>`${partiesOf(debtorParties)}`,
-    secured: sql<string>`${partiesOf(securedParties)}`,
-    amended: withAmendments ? sql<string>`${partiesOf(amendments)}` : sql<null>`null`,
+    debtors: read(debtorParties),
+    secured: read(securedParties),
+    amended: withAmendments ? read(amendments) : sql<null>`null`,
   };
 }
 
@@ -523,10 +526,6 @@ type PageRow = Awaited<ReturnType<typeof pageWithParties>>[number];
 const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 const byPosition = (a: { position: number }, b: { position: number }) => a.position - b.position;
 const byFiled = (a: Amendment, b: Amendment) => compare(a.filedAt, b.filedAt) || compare(a.number, b.number);
-
-/** A list's order: newest first, then by number and id. */
-export const listOrder = (a: FilingWithParties, b: FilingWithParties) =>
-  compare(b.filing.filedAt, a.filing.filedAt) || compare(b.filing.number, a.filing.number) || b.filing.id - a.filing.id;
 
 /** Rows of withParties() as filings with their parties in filing order. */
 export function assemble(rows: PageRow[]): FilingWithParties[] {

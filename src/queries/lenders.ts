@@ -37,7 +37,6 @@ import {
   type FilingWithParties,
   type LenderQuery,
   lenderCount,
-  listOrder,
   type PageWindow,
   withParties,
 } from "./filings.ts";
@@ -98,16 +97,30 @@ function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
   ) select distinct j ->> ${sql.raw(String(FILING))} as fid from walk where j is not null limit ${limit} offset ${offset})`;
 }
 
-/** The page's filings with their parties (and amendments), in list order by assemble(). */
-function pageStatement(db: Db, q: LenderQuery, offset: number, limit: number, withAmendments: boolean) {
+/**
+ * The filings of the lender list from `offset`, at most `limit`, with the
+ * parties (and amendments) of the first `shown` of them. The list's ids are
+ * one JSON array, computed once (an uncorrelated subquery), and a VALUES
+ * list of slots (which D1 does not count as rows read) takes them in list
+ * order, so SQLite keeps no page of ids in a temporary table; a look-ahead
+ * filing past `shown` (envelope B's "is there a next page") reads its
+ * filing row only.
+ */
+function pageStatement(db: Db, q: LenderQuery, offset: number, limit: number, shown: number, withAmendments: boolean) {
+  const slots = sql.raw(Array.from({ length: limit }, (_, i) => `(${i})`).join(", "));
+  const ids = sql`(select json_group_array(fid) from (${lenderPageIds(q, offset, limit)}))`;
+  const slot = sql.raw("slot.column1");
+  // CROSS JOIN keeps SQLite's join order: each slot, then its filing by id.
   return db
-    .select(withParties(withAmendments))
-    .from(sql`(${lenderPageIds(q, offset, limit)}) page`)
-    .innerJoin(filings, eq(filings.id, sql`page.fid`));
+    .select({ ...withParties(withAmendments, sql`${slot} < ${shown}`), slot: sql<number>`${slot}` })
+    .from(sql`(values ${slots}) as slot`)
+    .crossJoin(filings)
+    .where(eq(filings.id, sql`${ids} ->> ${slot}`));
 }
 
-/** Rows of pageStatement in list order (the join does not keep the page's order). */
-const assemble = (rows: Awaited<ReturnType<typeof pageStatement>>) => assembleParties(rows).sort(listOrder);
+/** Rows of pageStatement in list order (by slot). */
+const assemble = (rows: Awaited<ReturnType<typeof pageStatement>>) =>
+  assembleParties(rows.sort((a, b) => a.slot - b.slot).map(({ slot: _, ...row }) => row));
 
 /** A page with the total number of matches (envelope A): one batch. */
 export async function lenderCountedPage(
@@ -115,18 +128,21 @@ export async function lenderCountedPage(
   q: LenderQuery,
   { page, size, offset = (page - 1) * size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
-  const [rows, [counted]] = await db.batch([pageStatement(db, q, offset, size, false), lenderCount(db, q)]);
+  const [rows, [counted]] = await db.batch([pageStatement(db, q, offset, size, size, false), lenderCount(db, q)]);
   return { items: assemble(rows), total: Number(counted?.total ?? 0) };
 }
 
-/** A page that says whether another follows (envelope B), with amendments: one batch. */
+/**
+ * A page that says whether another follows (envelope B), with amendments:
+ * one batch. The list is read one filing past the page, without its parties.
+ */
 export async function lenderOpenPage(
   db: Db,
   q: LenderQuery,
   { page, size, offset = (page - 1) * size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
   const [rows, [loaded]] = await db.batch([
-    pageStatement(db, q, offset, size + 1, true),
+    pageStatement(db, q, offset, size + 1, size, true),
     db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads),
   ]);
   const items = assemble(rows);
