@@ -20,7 +20,7 @@
  * test/bounded-work that rows read do not grow with the data.
  */
 import { and, eq, getTableColumns, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
-import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { ANY_FACET, INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
 import {
   type Amendment,
@@ -435,44 +435,37 @@ function pageKeys(filter: FilingFilter, offset: number, limit: number): SQL {
 }
 
 /**
- * Parties (and amendments) per filing read by position, one primary-key
- * lookup each (PARTY_LOOKUPS); a filing with more has the rest read as a
- * range. Positions run 0, 1, 2, ... per filing (records.ts, toRows).
+ * Parties (and amendments) of a filing looked up one position at a time
+ * before the rest is read as a range (partiesOf). Positions run 0, 1, 2,
+ * ... per filing (records.ts, toRows).
  */
 export const PARTY_LOOKUPS = 4;
 
 /**
- * A party table's rows of the filing in hand, as one JSON array of column
- * arrays (parsed by rowsOf). A range scan of the filing's key would read
- * one row past its last party (D1 counts it); a lookup by full key reads
- * the row it finds and nothing when there is none. So positions below
- * PARTY_LOOKUPS are looked up one by one, from a VALUES list (which D1
- * does not count as rows read); only a filing whose last lookup found a
- * row scans on from PARTY_LOOKUPS. A filing with k parties reads k rows
- * (k + 2 beyond PARTY_LOOKUPS), not k + 1.
+ * A party table's rows of the filing in hand, as JSON text: an array of
+ * column arrays (parsed by rowsOf). A range scan of the filing's key reads
+ * one row past its last party (D1 counts it); a lookup by the full key
+ * reads the row it finds and nothing when there is none. So position 0 is
+ * looked up, then, only if it was found, position 1, and so on (nested
+ * subqueries); after PARTY_LOOKUPS found, the rest is one range. A filing
+ * with k parties reads k rows (k + 1 beyond PARTY_LOOKUPS), and SQLite
+ * seeks k + 1 times.
  */
 function partiesOf(table: typeof debtorParties | typeof securedParties | typeof amendments): SQL {
-  const columns = Object.values(getTableColumns(table));
-  const values = sql.join(
-    columns.map((c) => sql`${c}`),
+  const values = sql`json_array(${sql.join(
+    Object.values(getTableColumns(table)).map((c) => sql`${c}`),
     sql`, `,
-  );
-  const positions = sql.raw(Array.from({ length: PARTY_LOOKUPS }, (_, i) => `(${i})`).join(", "));
-  const lastName = "last_looked_up";
-  const last = alias(table, lastName);
-  // CROSS JOIN keeps SQLite's join order: each position, then its row.
-  const lookedUp = sql`select ${values} from (values ${positions}) as position cross join ${table} on ${table.filingId} = ${filings.id} and ${table.position} = position.column1`;
-  // CROSS JOIN keeps SQLite's join order: the last lookup first, then the rest only if it found a row.
-  const beyond = sql`select ${values} from ${table} as ${sql.identifier(lastName)} cross join ${table} on ${table.filingId} = ${last.filingId} and ${table.position} > ${last.position} where ${last.filingId} = ${filings.id} and ${last.position} = ${sql.raw(String(PARTY_LOOKUPS - 1))}`;
-  const found = alias(table, "found");
-  const foundValues = sql.join(
-    Object.values(getTableColumns(found)).map((c) => sql`${c}`),
-    sql`, `,
-  );
-  return sql`(select json_group_array(json_array(${foundValues})) from (${lookedUp} union all ${beyond}) as ${sql.identifier("found")})`;
+  )})`;
+  const ofFiling = sql`${table.filingId} = ${filings.id}`;
+  // Each level's table shadows the one around it; filings is the outer query's.
+  let found = sql`(select group_concat(${values}, ',') from ${table} where ${ofFiling} and ${table.position} >= ${sql.raw(String(PARTY_LOOKUPS))})`;
+  for (let i = PARTY_LOOKUPS - 1; i >= 0; i--) {
+    found = sql`(select ${values} || coalesce(',' || ${found}, '') from ${table} where ${ofFiling} and ${table.position} = ${sql.raw(String(i))})`;
+  }
+  return sql`'[' || coalesce(${found}, '') || ']'`;
 }
 
-/** The rows a partiesOf() array holds, each column read back as Drizzle reads it. */
+/** The rows a partiesOf() text holds, each column read back as Drizzle reads it. */
 function rowsOf<T extends typeof debtorParties | typeof securedParties | typeof amendments>(
   table: T,
   json: string | null,
