@@ -100,11 +100,12 @@ function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
 /**
  * The filings of the lender list from `offset`, at most `limit`, with the
  * parties (and amendments) of the first `shown` of them. The list's ids are
- * one JSON array, computed once (an uncorrelated subquery), and a VALUES
- * list of slots (which D1 does not count as rows read) takes them in list
- * order, so SQLite keeps no page of ids in a temporary table; a look-ahead
- * filing past `shown` (envelope B's "is there a next page") reads its
- * filing row only.
+ * one JSON array, computed once (an uncorrelated subquery), taken in list
+ * order by a VALUES list of slots, so each row knows its place: a
+ * look-ahead filing past `shown` (envelope B's "is there a next page")
+ * reads its filing row only. The slots come first: D1 does not count a
+ * leading VALUES list as rows read, while one joined after the ids would
+ * be copied into a temporary table (counted).
  */
 function pageStatement(db: Db, q: LenderQuery, offset: number, limit: number, shown: number, withAmendments: boolean) {
   const slots = sql.raw(Array.from({ length: limit }, (_, i) => `(${i})`).join(", "));
