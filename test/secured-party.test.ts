@@ -1,10 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { PARTY_LOOKUPS } from "../src/queries/filings.ts";
 import { firstOf } from "./bodies.ts";
 import { daysAgo, filing, getJson, load, party, registerKeys } from "./helpers.ts";
 
 const wells = party("WELLS FARGO BANK, N.A.", { label: "Bank", zip: "94104" });
 const assignedAt = daysAgo(30);
 const individualFiledAt = daysAgo(40);
+const many = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`);
+const MANY_DEBTORS = many("Debtor Holdings", PARTY_LOOKUPS + 3);
+const MANY_LENDERS = many("Lender Capital", PARTY_LOOKUPS);
+const MANY_AMENDMENTS = many("WF-MANY-A", 2 * PARTY_LOOKUPS + 1);
 
 beforeAll(async () => {
   await registerKeys();
@@ -32,6 +37,19 @@ beforeAll(async () => {
       securedParties: [party("Wells Fargo Equipment Finance, Inc."), wells, party("Wells Fargo Bank NA")],
     }),
     filing({ number: "WF-OR", state: "OR", filedAt: daysAgo(5), securedParties: [wells] }),
+    // More parties and amendments than a page looks up one by one (PARTY_LOOKUPS).
+    filing({
+      number: "WF-MANY",
+      state: "WA",
+      debtors: MANY_DEBTORS.map((name) => party(name)),
+      securedParties: [...MANY_LENDERS.map((name) => party(name)), wells],
+      amendments: MANY_AMENDMENTS.map((number, i) => ({
+        number,
+        filedAt: daysAgo(9 - i / 10),
+        kind: "party_change",
+        description: "Amendment - Party Information",
+      })),
+    }),
   ]);
 });
 
@@ -51,6 +69,16 @@ describe("GET /secureds/recent-by-secured-party", () => {
     const body = await getJson("/secureds/recent-by-secured-party?name=wells%20fargo&state=OR");
     expect(body.ucc_liens.map((l) => l.initial_financing_number)).toEqual(["WF-OR", "WF-TWO"]);
     expect(body.response_metadata.next_page).toBe(false);
+  });
+
+  it("lists every party and amendment of a filing with more of them than are looked up one by one", async () => {
+    const body = await getJson("/secureds/recent-by-secured-party?name=wells%20fargo&state=WA");
+    const lien = firstOf(body.ucc_liens);
+    expect(lien.involved_parties.debtor_parties.map((d) => d.name)).toEqual(MANY_DEBTORS);
+    expect(lien.involved_parties.secured_parties.map((s) => s.name)).toEqual([...MANY_LENDERS, wells.name]);
+    expect(lien.amendments?.map((a) => a.amendment_financing_number)).toEqual(MANY_AMENDMENTS);
+    const listed = await getJson("/filings/recent-by-state?state=WA");
+    expect(firstOf(listed.ucc_liens).involved_parties.debtor_parties).toHaveLength(MANY_DEBTORS.length);
   });
 
   it("does not match a partial word", async () => {

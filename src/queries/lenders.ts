@@ -6,27 +6,30 @@
  * A query covers several index ranges of secured_parties_name, one per
  * lender key (whole-word name and debtor-type set): "wells fargo" covers
  * "wells fargo bank na" and "wells fargo equipment finance inc", each with
- * up to three debtor-type sets. One statement finds the keys and merges
- * their ranges in list order with a recursive CTE whose queue is ordered
- * (SQLite's priority queue):
- * - a scout walks the keys from the top of the name range down, one index
- *   seek each (the key's newest entry comes with it), and sorts ahead of
- *   every entry so each key is known before the merge passes it;
- * - each key's newest recent entry enters the queue; popping an entry (the
- *   newest left of all keys) queues the next entry of its key, one seek;
+ * up to three debtor-type sets. One statement merges their ranges in list
+ * order with a recursive CTE whose queue is ordered (SQLite's priority
+ * queue):
+ * - the keys are the state's lender facets under the name (facet_counts,
+ *   scope "l": one row per key, kept by the loaders), those of the
+ *   borrower type asked for only; each one's newest recent entry, one
+ *   index seek, enters the queue;
+ * - popping an entry (the newest left of all keys) queues the next entry
+ *   of its key, one seek;
  * - a filing with two matching lenders comes out of the merge once per
  *   lender, its entries side by side (same sort key); the page takes
  *   DISTINCT ids, so it is listed once. (Skipping all but a filing's first
  *   matching lender instead would walk the whole range of a lender named
  *   only ever second.)
- * Rows read: about 2.3 per key plus 3 per row up to the page's end (queue
- * pops and DISTINCT probes are reads too), then the page's filings and
- * parties. The page's parties come back as JSON beside each filing, so the
- * merge runs once per request rather than once per statement.
+ * Rows read: one per key (its facet), one per key of the borrower type
+ * (its newest entry), and 3 per row up to the page's end (queue pops and
+ * DISTINCT probes are reads too), then the page's filings and parties
+ * (read by position: src/queries/filings.ts, partiesOf). The page's
+ * parties come back as JSON beside each filing, so the merge runs once per
+ * request rather than once per statement.
  */
-import { eq, max, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, lt, max, or, type SQL, sql } from "drizzle-orm";
 import { maskBit } from "../db/encodings.ts";
-import { dataLoads, filings, securedParties } from "../db/schema.ts";
+import { dataLoads, facetCounts, filings, securedParties } from "../db/schema.ts";
 import { PARTY_TYPES } from "../domain/kinds.ts";
 import { securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
@@ -35,7 +38,6 @@ import {
   type FilingWithParties,
   type LenderQuery,
   lenderCount,
-  listOrder,
   type PageWindow,
   withParties,
 } from "./filings.ts";
@@ -47,18 +49,25 @@ const sp = securedParties;
  * debtor types, filed at, number, filing id, position]. The sort key
  * (filing time as fixed-width digits, then the number in hex) orders the
  * JSON text itself newest first under DESC, so the queue can be ordered by
- * the one column a recursive CTE carries. A scout's sort key is "~",
- * above every entry.
+ * the one column a recursive CTE carries.
  */
 const entry = sql`json_array(printf('%012d', ${sp.filedAt}) || hex(${sp.filingNumber}), ${sp.nameWords}, ${sp.debtorTypes}, ${sp.filedAt}, ${sp.filingNumber}, ${sp.filingId}, ${sp.position})`;
-const SCOUT = "~";
 const at = (ref: SQL, i: number) => sql`(${ref} ->> ${sql.raw(String(i))})`;
 const NAME = 1;
 const TYPES = 2;
 const FILED = 3;
 const NUMBER = 4;
 const FILING = 5;
-const byKeyDesc = sql`order by ${sp.nameWords} desc, ${sp.debtorTypes} desc, ${sp.filedAt} desc, ${sp.filingNumber} desc, ${sp.filingId} desc limit 1`;
+const newestFirst = sql`order by ${sp.filedAt} desc, ${sp.filingNumber} desc, ${sp.filingId} desc limit 1`;
+
+/** Whether a lender facet's debtor-type set (facet_counts.facet, "A|B") holds `type`. */
+const facetHolds = (type: string) => sql`instr('|' || ${facetCounts.facet} || '|', ${`|${type}|`}) > 0`;
+
+/** A lender facet's debtor-type set as secured_parties.debtor_types stores it (a bit mask). */
+const facetMask = sql.join(
+  PARTY_TYPES.map((type) => sql`(${facetHolds(type)}) * ${sql.raw(String(maskBit(PARTY_TYPES, type)))}`),
+  sql` + `,
+);
 
 /**
  * The ids of filings `offset` to `offset + limit` of the lender list, in list
@@ -66,42 +75,54 @@ const byKeyDesc = sql`order by ${sp.nameWords} desc, ${sp.debtorTypes} desc, ${s
  */
 function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
   const { from, to } = securedNameRange(q.name);
-  const mask = q.borrowerType ? maskBit(PARTY_TYPES, q.borrowerType) : (1 << PARTY_TYPES.length) - 1;
   const since = Math.floor(Date.parse(q.since) / 1000);
   const walk = sql.raw("walk.j");
-  const inRange = sql`${sp.nameWords} >= ${from} and ${sp.nameWords} < ${to}`;
+  const types = q.borrowerType ? [q.borrowerType] : PARTY_TYPES;
+  // The lender keys: the state's "l" facets under the name, one per name and debtor-type set (schema.ts).
+  const keys = and(
+    eq(facetCounts.scope, "l"),
+    eq(facetCounts.place, q.state),
+    gte(facetCounts.name, from),
+    lt(facetCounts.name, to),
+    or(...types.map(facetHolds)),
+  );
+  const newest = sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${facetCounts.name} and ${sp.debtorTypes} = ${facetMask} and ${sp.filedAt} >= ${since} ${newestFirst})`;
   // The entry after `ref` in its key's range, if recent.
   const next = (ref: SQL) =>
-    sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${at(ref, NAME)} and ${sp.debtorTypes} = ${at(ref, TYPES)} and ${sp.filedAt} >= ${since} and (${sp.filedAt}, ${sp.filingNumber}, ${sp.filingId}) < (${at(ref, FILED)}, ${at(ref, NUMBER)}, ${at(ref, FILING)}) order by ${sp.filedAt} desc, ${sp.filingNumber} desc, ${sp.filingId} desc limit 1)`;
-  const scout = (e: SQL) => sql`json_set(${e}, '$[0]', ${SCOUT})`;
-  const isScout = sql`${at(walk, 0)} = ${SCOUT}`;
+    sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${at(ref, NAME)} and ${sp.debtorTypes} = ${at(ref, TYPES)} and ${sp.filedAt} >= ${since} and (${sp.filedAt}, ${sp.filingNumber}, ${sp.filingId}) < (${at(ref, FILED)}, ${at(ref, NUMBER)}, ${at(ref, FILING)}) ${newestFirst})`;
   return sql`select fid from (with recursive walk(j) as (
-    select ${scout(sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${inRange} ${byKeyDesc})`)}
+    select ${newest} from ${facetCounts} where ${keys}
     union all
-    select ${scout(
-      sql`coalesce(
-        (select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${at(walk, NAME)} and ${sp.debtorTypes} < ${at(walk, TYPES)} ${byKeyDesc}),
-        (select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} >= ${from} and ${sp.nameWords} < ${at(walk, NAME)} ${byKeyDesc}))`,
-    )} from walk where ${isScout}
-    union all
-    select json_set(${walk}, '$[0]', printf('%012d', ${at(walk, FILED)}) || hex(${at(walk, NUMBER)}))
-    from walk where ${isScout} and ${at(walk, FILED)} >= ${since} and (${at(walk, TYPES)} & ${mask}) <> 0
-    union all
-    select ${next(walk)} from walk where ${at(walk, 0)} <> ${SCOUT}
+    select ${next(walk)} from walk where ${walk} is not null
     order by 1 desc
-  ) select distinct j ->> 5 as fid from walk where ${at(sql.raw("j"), 0)} <> ${SCOUT} limit ${limit} offset ${offset})`;
+  ) select distinct j ->> ${sql.raw(String(FILING))} as fid from walk where j is not null limit ${limit} offset ${offset})`;
 }
 
-/** The page's filings with their parties (and amendments), in list order by assemble(). */
-function pageStatement(db: Db, q: LenderQuery, offset: number, limit: number, withAmendments: boolean) {
+/**
+ * The filings of the lender list from `offset`, at most `limit`, with the
+ * parties (and amendments) of the first `shown` of them. The list's ids are
+ * one JSON array, computed once (an uncorrelated subquery), taken in list
+ * order by a VALUES list of slots, so each row knows its place: a
+ * look-ahead filing past `shown` (envelope B's "is there a next page")
+ * reads its filing row only. The slots come first: D1 does not count a
+ * leading VALUES list as rows read, while one joined after the ids would
+ * be copied into a temporary table (counted).
+ */
+function pageStatement(db: Db, q: LenderQuery, offset: number, limit: number, shown: number, withAmendments: boolean) {
+  const slots = sql.raw(Array.from({ length: limit }, (_, i) => `(${i})`).join(", "));
+  const ids = sql`(select json_group_array(fid) from (${lenderPageIds(q, offset, limit)}))`;
+  const slot = sql.raw("slot.column1");
+  // CROSS JOIN keeps SQLite's join order: each slot, then its filing by id.
   return db
-    .select(withParties(withAmendments))
-    .from(sql`(${lenderPageIds(q, offset, limit)}) page`)
-    .innerJoin(filings, eq(filings.id, sql`page.fid`));
+    .select({ ...withParties(withAmendments, sql`${slot} < ${shown}`), slot: sql<number>`${slot}` })
+    .from(sql`(values ${slots}) as slot`)
+    .crossJoin(filings)
+    .where(eq(filings.id, sql`${ids} ->> ${slot}`));
 }
 
-/** Rows of pageStatement in list order (the join does not keep the page's order). */
-const assemble = (rows: Awaited<ReturnType<typeof pageStatement>>) => assembleParties(rows).sort(listOrder);
+/** Rows of pageStatement in list order (by slot). */
+const assemble = (rows: Awaited<ReturnType<typeof pageStatement>>) =>
+  assembleParties(rows.sort((a, b) => a.slot - b.slot).map(({ slot: _, ...row }) => row));
 
 /** A page with the total number of matches (envelope A): one batch. */
 export async function lenderCountedPage(
@@ -109,18 +130,21 @@ export async function lenderCountedPage(
   q: LenderQuery,
   { page, size, offset = (page - 1) * size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
-  const [rows, [counted]] = await db.batch([pageStatement(db, q, offset, size, false), lenderCount(db, q)]);
+  const [rows, [counted]] = await db.batch([pageStatement(db, q, offset, size, size, false), lenderCount(db, q)]);
   return { items: assemble(rows), total: Number(counted?.total ?? 0) };
 }
 
-/** A page that says whether another follows (envelope B), with amendments: one batch. */
+/**
+ * A page that says whether another follows (envelope B), with amendments:
+ * one batch. The list is read one filing past the page, without its parties.
+ */
 export async function lenderOpenPage(
   db: Db,
   q: LenderQuery,
   { page, size, offset = (page - 1) * size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
   const [rows, [loaded]] = await db.batch([
-    pageStatement(db, q, offset, size + 1, true),
+    pageStatement(db, q, offset, size + 1, size, true),
     db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads),
   ]);
   const items = assemble(rows);
