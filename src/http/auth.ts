@@ -88,11 +88,6 @@ export const keyStores = {
   blocked: new ExpiringStore<true>(10_000),
 };
 
-/** The key's digest, from `keyStores.digests` when the key was valid, else computed. */
-async function digestOf(key: string, now: number): Promise<string> {
-  return keyStores.digests.get(key, now) ?? (await hashKey(key));
-}
-
 class KvTimeout extends Error {
   override name = "KvTimeout";
 }
@@ -161,11 +156,12 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   if (key.length > MAX_KEY_LENGTH) throw invalidKey();
 
   const now = Date.now();
-  const digest = await digestOf(key, now);
+  const remembered = keyStores.digests.get(key, now);
+  const digest = remembered ?? (await hashKey(key));
   const metadata = await lookup(c, digest);
   if (!metadata || !isUsable(metadata, c.get("now"))) throw invalidKey();
   // Until the key's KV answer is re-read: a key KV dropped is hashed again.
-  if (!keyStores.digests.get(key, now)) keyStores.digests.set(key, digest, now + KEY_CACHE_TTL_MS);
+  if (!remembered) keyStores.digests.set(key, digest, now + KEY_CACHE_TTL_MS);
   c.set("keyLabel", metadata.label);
   c.set("keyDigest", digest);
 

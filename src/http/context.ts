@@ -53,9 +53,6 @@ export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", fields
   else console.info(line);
 }
 
-/** REQUEST_LOG_SAMPLE as last read, and the rate it means. */
-let sampleSetting: { text: string | undefined; rate: number } = { text: undefined, rate: 1 };
-
 /**
  * The share of successful requests whose request line is written, from
  * REQUEST_LOG_SAMPLE (0 to 1; unset or not such a number: 1, every request).
@@ -64,11 +61,8 @@ let sampleSetting: { text: string | undefined; rate: number } = { text: undefine
  * lookup (docs/operations.md).
  */
 function sampleRate(text: string | undefined): number {
-  if (text !== sampleSetting.text) {
-    const rate = text === undefined || text.trim() === "" ? Number.NaN : Number(text);
-    sampleSetting = { text, rate: rate >= 0 && rate <= 1 ? rate : 1 };
-  }
-  return sampleSetting.rate;
+  const rate = text === undefined || text.trim() === "" ? Number.NaN : Number(text);
+  return rate >= 0 && rate <= 1 ? rate : 1;
 }
 
 /**
