@@ -7,6 +7,8 @@ import { daysAgo, filing, get, load } from "./helpers.ts";
 
 const KEY_A = "cache-key-a";
 const KEY_B = "cache-key-b";
+/** How the edge cache answered a GET of `url` with `key`: "hit" or "miss". */
+const cacheOf = async (url: string, key: string) => (await get(url, key)).headers.get("x-cache");
 
 beforeAll(async () => {
   for (const key of [KEY_A, KEY_B]) {
@@ -129,10 +131,10 @@ describe("Server-Timing", () => {
 describe("edge cache", () => {
   it("stores an answer the second time it is read within its lifetime, and serves it from the third", async () => {
     const url = "/filings/recent-by-state?state=CA&t=admit";
-    expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("miss");
-    expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("miss");
-    expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("hit");
-    expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("hit");
+    expect(await cacheOf(url, KEY_A)).toBe("miss");
+    expect(await cacheOf(url, KEY_A)).toBe("miss");
+    expect(await cacheOf(url, KEY_A)).toBe("hit");
+    expect(await cacheOf(url, KEY_A)).toBe("hit");
   });
 
   it("looks in the cache only for a lookup this isolate already answered within the minute", async () => {
@@ -145,7 +147,7 @@ describe("edge cache", () => {
       expect(lookedUp()).toHaveLength(0);
       await get(url, KEY_A);
       expect(lookedUp()).toHaveLength(1);
-      expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("hit");
+      expect(await cacheOf(url, KEY_A)).toBe("hit");
       expect(lookedUp()).toHaveLength(2);
     } finally {
       lookups.mockRestore();
@@ -153,20 +155,20 @@ describe("edge cache", () => {
   });
 
   it("shares an entry between orders of the same parameters and a trailing slash", async () => {
-    expect((await get("/filings/recent-by-state?state=CA&t=order&page=1", KEY_A)).headers.get("x-cache")).toBe("miss");
-    expect((await get("/filings/recent-by-state/?page=1&t=order&state=CA", KEY_A)).headers.get("x-cache")).toBe("miss");
-    expect((await get("/filings/recent-by-state?t=order&page=1&state=CA", KEY_A)).headers.get("x-cache")).toBe("hit");
-    expect((await get("/filings/recent-by-state?t=order&page=2&state=CA", KEY_A)).headers.get("x-cache")).toBe("miss");
+    expect(await cacheOf("/filings/recent-by-state?state=CA&t=order&page=1", KEY_A)).toBe("miss");
+    expect(await cacheOf("/filings/recent-by-state/?page=1&t=order&state=CA", KEY_A)).toBe("miss");
+    expect(await cacheOf("/filings/recent-by-state?t=order&page=1&state=CA", KEY_A)).toBe("hit");
+    expect(await cacheOf("/filings/recent-by-state?t=order&page=2&state=CA", KEY_A)).toBe("miss");
   });
 
   it("keeps entries per key and per URL", async () => {
     const url = "/filings/recent-by-state?state=CA&t=iso";
-    expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("miss");
-    expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("miss");
-    expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("hit");
-    expect((await get(url, KEY_B)).headers.get("x-cache")).toBe("miss");
-    expect((await get(url, KEY_B)).headers.get("x-cache")).toBe("miss");
-    expect((await get(`${url}&page=2`, KEY_A)).headers.get("x-cache")).toBe("miss");
+    expect(await cacheOf(url, KEY_A)).toBe("miss");
+    expect(await cacheOf(url, KEY_A)).toBe("miss");
+    expect(await cacheOf(url, KEY_A)).toBe("hit");
+    expect(await cacheOf(url, KEY_B)).toBe("miss");
+    expect(await cacheOf(url, KEY_B)).toBe("miss");
+    expect(await cacheOf(`${url}&page=2`, KEY_A)).toBe("miss");
   });
 
   it("re-stamps a hit with this request's id and time", async () => {
@@ -185,7 +187,7 @@ describe("edge cache", () => {
     const url = "/filings/recent-by-state?state=CA&t=auth";
     await get(url, KEY_A);
     await get(url, KEY_A);
-    expect((await get(url, KEY_A)).headers.get("x-cache")).toBe("hit");
+    expect(await cacheOf(url, KEY_A)).toBe("hit");
     expect((await get(url, "not-a-key")).status).toBe(401);
     expect((await get(url, null)).status).toBe(401);
   });
