@@ -29,6 +29,15 @@ beforeAll(async () => {
   ]);
 });
 
+describe("the recency window", () => {
+  it("starts at midnight UTC 90 days back, and moves only when the day changes", () => {
+    expect(recentWindowStart(Date.parse("2026-03-31T23:59:59Z"))).toBe("2025-12-31T00:00:00Z");
+    expect(recentWindowStart(Date.parse("2026-04-01T00:00:00Z"))).toBe("2026-01-01T00:00:00Z");
+    expect(recentWindowStart(new Date("2026-04-01T12:00:00Z"))).toBe("2026-01-01T00:00:00Z");
+    expect(recentWindowStart(Date.parse("2026-03-31T12:00:00Z"))).toBe("2025-12-31T00:00:00Z");
+  });
+});
+
 describe("GET /filings/recent-by-state", () => {
   it("returns five filings in envelope A, newest first", async () => {
     const body = await getJson("/filings/recent-by-state?state=CA");
