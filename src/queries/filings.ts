@@ -19,7 +19,7 @@
  * test/query-plans checks every statement with EXPLAIN QUERY PLAN, and
  * test/bounded-work that rows read do not grow with the data.
  */
-import { and, eq, getTableColumns, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, getTableName, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { ANY_FACET, INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
 import {
@@ -40,7 +40,7 @@ import {
 import { INDUSTRIES } from "../domain/industries.ts";
 import type { PartyType } from "../domain/kinds.ts";
 import { type DebtorQuery, debtorQuery, securedNameRange } from "../domain/names.ts";
-import type { Db } from "./db.ts";
+import { type Db, frozen } from "./db.ts";
 import { keyMatches, spansOf, spanWhere } from "./nameMatch.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
@@ -457,6 +457,10 @@ export const PARTY_LOOKUPS = 3;
  * seeks k + 1 times.
  */
 function partiesOf(table: typeof debtorParties | typeof securedParties | typeof amendments): SQL {
+  return frozen(`partiesOf:${getTableName(table)}`, () => partyLookups(table));
+}
+
+function partyLookups(table: typeof debtorParties | typeof securedParties | typeof amendments): SQL {
   const values = sql`json_array(${sql.join(
     Object.values(getTableColumns(table)).map((c) => sql`${c}`),
     sql`, `,
@@ -470,51 +474,79 @@ function partiesOf(table: typeof debtorParties | typeof securedParties | typeof 
   return sql`'[' || coalesce(${found}, '') || ']'`;
 }
 
-/** Each party table's columns in partiesOf() order, listed once (every page row reads them). */
-const partyColumns = new Map<unknown, [string, SQLiteColumn][]>();
-function columnsOf(table: typeof debtorParties | typeof securedParties | typeof amendments): [string, SQLiteColumn][] {
-  let columns = partyColumns.get(table);
+type Table = typeof filings | typeof debtorParties | typeof securedParties | typeof amendments;
+
+/** Each table's columns in select order, listed once (every page row reads them). */
+const tableColumns = new Map<Table, [string, SQLiteColumn][]>();
+function columnsOf(table: Table): [string, SQLiteColumn][] {
+  let columns = tableColumns.get(table);
   if (!columns) {
     columns = Object.entries(getTableColumns(table));
-    partyColumns.set(table, columns);
+    tableColumns.set(table, columns);
   }
   return columns;
 }
 
-/** The rows a partiesOf() text holds, each column read back as Drizzle reads it. */
+/** A row of `table` from its stored values (in columnsOf order), each read back as Drizzle reads it. */
+function rowOf<T extends Table>(table: T, value: (key: string, i: number) => unknown): T["$inferSelect"] {
+  const row: Record<string, unknown> = {};
+  columnsOf(table).forEach(([key, column], i) => {
+    const stored = value(key, i);
+    row[key] = stored === null || stored === undefined ? null : column.mapFromDriverValue(stored);
+  });
+  return row as T["$inferSelect"];
+}
+
+/** The rows a partiesOf() text holds. */
 function rowsOf<T extends typeof debtorParties | typeof securedParties | typeof amendments>(
   table: T,
   json: string | null,
 ): T["$inferSelect"][] {
   if (json === null || json === "[]") return [];
-  const columns = columnsOf(table);
-  const rows = JSON.parse(json) as unknown[][];
-  return rows.map(
-    (values) =>
-      Object.fromEntries(
-        columns.map(([key, column], i) => {
-          const value = values[i];
-          return [key, value === null || value === undefined ? null : column.mapFromDriverValue(value)];
-        }),
-      ) as T["$inferSelect"],
-  );
+  return (JSON.parse(json) as unknown[][]).map((values) => rowOf(table, (_, i) => values[i]));
 }
 
 /**
- * The columns of a filing in hand with its parties (and amendments, when
- * asked for) as partiesOf() arrays: what assemble() reads back. With
+ * The select list of a page row: the filing's columns named by their keys,
+ * then its parties (and amendments, when asked for) as partiesOf() arrays
+ * named debtors, secured and amended: what assemble() reads back. With
  * `shown`, only a row for which it holds reads them (the others get none).
+ * Its text is the same on every request, so it is rendered once (frozen).
  */
-export function withParties(withAmendments: boolean, shown?: SQL) {
-  const read = (table: Parameters<typeof partiesOf>[0]) =>
-    shown ? sql<string | null>`case when ${shown} then ${partiesOf(table)} end` : sql<string>`${partiesOf(table)}`;
-  return {
-    ...getTableColumns(filings),
-    debtors: read(debtorParties),
-    secured: read(securedParties),
-    amended: withAmendments ? read(amendments) : sql<null>`null`,
-  };
+export function withParties(withAmendments: boolean, shown?: SQL): SQL {
+  const filingColumns = frozen("filingColumns", () =>
+    sql.join(
+      columnsOf(filings).map(([key, column]) => sql`${column} as ${sql.identifier(key)}`),
+      sql`, `,
+    ),
+  );
+  if (!shown) {
+    return frozen(
+      `withParties:${withAmendments}`,
+      () =>
+        sql`${filingColumns}, ${partiesOf(debtorParties)} as debtors, ${partiesOf(securedParties)} as secured, ${
+          withAmendments ? partiesOf(amendments) : sql`null`
+        } as amended`,
+    );
+  }
+  const read = (table: Parameters<typeof partiesOf>[0]) => sql`case when ${shown} then ${partiesOf(table)} end`;
+  return sql`${filingColumns}, ${read(debtorParties)} as debtors, ${read(securedParties)} as secured, ${
+    withAmendments ? read(amendments) : sql`null`
+  } as amended`;
 }
+
+/** A row of a withParties() select, as D1 returns it. */
+export interface PageRow {
+  [column: string]: unknown;
+  debtors: string | null;
+  secured: string | null;
+  amended: string | null;
+}
+
+/** After the page's index entries: their filings, in list order. */
+const PAGE_JOIN = sql.raw(
+  ") as page inner join filings on filings.id = page.fid order by page.at desc, page.num desc, page.fid desc",
+);
 
 /**
  * One page of `filter`'s list with each filing's parties (and amendments,
@@ -522,16 +554,13 @@ export function withParties(withAmendments: boolean, shown?: SQL) {
  * once and joined to their filings, and each filing's parties are read
  * by primary key (partiesOf), returned as a JSON array. (Three
  * statements, one per table, would each read the page's entries again.)
+ * Rows come back as D1 sends them (assemble() reads them).
  */
 function pageWithParties(db: Db, filter: FilingFilter, offset: number, limit: number, withAmendments = false) {
-  return db
-    .select(withParties(withAmendments))
-    .from(sql`(${pageKeys(filter, offset, limit)}) as page`)
-    .innerJoin(filings, eq(filings.id, sql`page.fid`))
-    .orderBy(sql`page.at desc, page.num desc, page.fid desc`);
+  return db.all<PageRow>(
+    sql`select ${withParties(withAmendments)} from (${pageKeys(filter, offset, limit)}${PAGE_JOIN}`,
+  );
 }
-
-type PageRow = Awaited<ReturnType<typeof pageWithParties>>[number];
 
 const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 const byPosition = (a: { position: number }, b: { position: number }) => a.position - b.position;
@@ -539,11 +568,11 @@ const byFiled = (a: Amendment, b: Amendment) => compare(a.filedAt, b.filedAt) ||
 
 /** Rows of withParties() as filings with their parties in filing order. */
 export function assemble(rows: PageRow[]): FilingWithParties[] {
-  return rows.map(({ debtors, secured, amended, ...filing }) => ({
-    filing,
-    debtors: rowsOf(debtorParties, debtors).sort(byPosition),
-    securedParties: rowsOf(securedParties, secured).sort(byPosition),
-    amendments: rowsOf(amendments, amended).sort(byFiled),
+  return rows.map((row) => ({
+    filing: rowOf(filings, (key) => row[key]),
+    debtors: rowsOf(debtorParties, row.debtors).sort(byPosition),
+    securedParties: rowsOf(securedParties, row.secured).sort(byPosition),
+    amendments: rowsOf(amendments, row.amended).sort(byFiled),
   }));
 }
 

@@ -38,6 +38,7 @@ import {
   type FilingWithParties,
   type LenderQuery,
   lenderCount,
+  type PageRow,
   type PageWindow,
   withParties,
 } from "./filings.ts";
@@ -113,11 +114,9 @@ function pageStatement(db: Db, q: LenderQuery, offset: number, limit: number, sh
   const ids = sql`(select json_group_array(fid) from (${lenderPageIds(q, offset, limit)}))`;
   const slot = sql.raw("slot.column1");
   // CROSS JOIN keeps SQLite's join order: each slot, then its filing by id.
-  return db
-    .select({ ...withParties(withAmendments, sql`${slot} < ${shown}`), slot: sql<number>`${slot}` })
-    .from(sql`(values ${slots}) as slot`)
-    .crossJoin(filings)
-    .where(eq(filings.id, sql`${ids} ->> ${slot}`));
+  return db.all<PageRow & { slot: number }>(
+    sql`select ${withParties(withAmendments, sql`${slot} < ${shown}`)}, ${slot} as slot from (values ${slots}) as slot cross join ${filings} where ${filings.id} = ${ids} ->> ${slot}`,
+  );
 }
 
 /** Rows of pageStatement in list order (by slot). */
