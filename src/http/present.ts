@@ -55,11 +55,11 @@ function lienA({ filing, debtors, securedParties }: FilingWithParties): LienA {
   };
 }
 
-function debtorB(d: FilingItem["debtors"][number]) {
+function debtorB(d: FilingWithParties["debtors"][number]) {
   return { name: d.name, type: d.type, category: d.industry ?? d.type, address: addressB(d) };
 }
 
-function securedB(s: FilingItem["securedParties"][number]) {
+function securedB(s: FilingWithParties["securedParties"][number]) {
   return {
     name: s.name,
     type: "Secured Party" as const,
@@ -68,7 +68,7 @@ function securedB(s: FilingItem["securedParties"][number]) {
   };
 }
 
-function amendmentB(a: FilingItem["amendments"][number]) {
+function amendmentB(a: FilingWithParties["amendments"][number]) {
   return {
     amendment_financing_number: a.number,
     amendment_financing_date: a.filedAt,
@@ -76,7 +76,7 @@ function amendmentB(a: FilingItem["amendments"][number]) {
   };
 }
 
-function lienB(item: FilingItem, today: string, withAmendments: boolean): LienB {
+function lienB(item: FilingWithParties, today: string, withAmendments: boolean): LienB {
   const { filing } = item;
   return {
     initial_financing_number: filing.number,
@@ -98,7 +98,7 @@ function lienB(item: FilingItem, today: string, withAmendments: boolean): LienB 
  * what the office recorded beyond it, and each amendment's kind. Exports
  * write the same object (src/feed/export.ts).
  */
-export function lienFull(item: FilingItem, today: string): LienFull {
+export function lienFull(item: FilingWithParties, today: string): LienFull {
   const { filing } = item;
   return {
     ...lienB(item, today, false),

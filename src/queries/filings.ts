@@ -399,11 +399,21 @@ export function byNumber(db: Db, q: { number: string; state?: string | undefined
   return { arms: [filingArm(db, and(eq(filings.number, q.number), q.state ? eq(filings.state, q.state) : undefined))] };
 }
 
+/**
+ * The party columns a page reads: what the presenters show (src/http/
+ * present.ts), and the position that orders them. The rest (search keys,
+ * copies of the filing's own columns) would only lengthen every row D1
+ * sends and the Worker parses. Amendments are read whole.
+ */
+const ADDRESS = ["street1", "street2", "city", "state", "zip", "country"] as const;
+const SHOWN_DEBTOR = ["position", "type", "name", "industry", ...ADDRESS] as const;
+const SHOWN_SECURED = ["position", "name", "category", ...ADDRESS] as const;
+
 /** A filing with its parties (and amendments, when asked for), in filing order. */
 export interface FilingWithParties {
   filing: Filing;
-  debtors: DebtorParty[];
-  securedParties: SecuredParty[];
+  debtors: Pick<DebtorParty, (typeof SHOWN_DEBTOR)[number]>[];
+  securedParties: Pick<SecuredParty, (typeof SHOWN_SECURED)[number]>[];
   amendments: Amendment[];
 }
 
@@ -462,7 +472,7 @@ function partiesOf(table: typeof debtorParties | typeof securedParties | typeof 
 
 function partyLookups(table: typeof debtorParties | typeof securedParties | typeof amendments): SQL {
   const values = sql`json_array(${sql.join(
-    Object.values(getTableColumns(table)).map((c) => sql`${c}`),
+    columnsOf(table).map(([, c]) => sql`${c}`),
     sql`, `,
   )})`;
   const ofFiling = sql`${table.filingId} = ${filings.id}`;
@@ -476,34 +486,33 @@ function partyLookups(table: typeof debtorParties | typeof securedParties | type
 
 type Table = typeof filings | typeof debtorParties | typeof securedParties | typeof amendments;
 
-/** Each table's columns in select order, listed once (every page row reads them). */
+/** The columns a page reads of each table, in select order, listed once (every page row reads them). */
 const tableColumns = new Map<Table, [string, SQLiteColumn][]>();
 function columnsOf(table: Table): [string, SQLiteColumn][] {
   let columns = tableColumns.get(table);
   if (!columns) {
-    columns = Object.entries(getTableColumns(table));
+    const shown: readonly string[] | undefined =
+      table === debtorParties ? SHOWN_DEBTOR : table === securedParties ? SHOWN_SECURED : undefined;
+    columns = Object.entries(getTableColumns(table)).filter(([key]) => !shown || shown.includes(key));
     tableColumns.set(table, columns);
   }
   return columns;
 }
 
-/** A row of `table` from its stored values (in columnsOf order), each read back as Drizzle reads it. */
-function rowOf<T extends Table>(table: T, value: (key: string, i: number) => unknown): T["$inferSelect"] {
+/** A row of `table`'s page columns from its stored values (in columnsOf order), each read back as Drizzle reads it. */
+function rowOf<R>(table: Table, value: (key: string, i: number) => unknown): R {
   const row: Record<string, unknown> = {};
   columnsOf(table).forEach(([key, column], i) => {
     const stored = value(key, i);
     row[key] = stored === null || stored === undefined ? null : column.mapFromDriverValue(stored);
   });
-  return row as T["$inferSelect"];
+  return row as R;
 }
 
 /** The rows a partiesOf() text holds. */
-function rowsOf<T extends typeof debtorParties | typeof securedParties | typeof amendments>(
-  table: T,
-  json: string | null,
-): T["$inferSelect"][] {
+function rowsOf<R>(table: typeof debtorParties | typeof securedParties | typeof amendments, json: string | null): R[] {
   if (json === null || json === "[]") return [];
-  return (JSON.parse(json) as unknown[][]).map((values) => rowOf(table, (_, i) => values[i]));
+  return (JSON.parse(json) as unknown[][]).map((values) => rowOf<R>(table, (_, i) => values[i]));
 }
 
 /**
@@ -569,10 +578,10 @@ const byFiled = (a: Amendment, b: Amendment) => compare(a.filedAt, b.filedAt) ||
 /** Rows of withParties() as filings with their parties in filing order. */
 export function assemble(rows: PageRow[]): FilingWithParties[] {
   return rows.map((row) => ({
-    filing: rowOf(filings, (key) => row[key]),
-    debtors: rowsOf(debtorParties, row.debtors).sort(byPosition),
-    securedParties: rowsOf(securedParties, row.secured).sort(byPosition),
-    amendments: rowsOf(amendments, row.amended).sort(byFiled),
+    filing: rowOf<Filing>(filings, (key) => row[key]),
+    debtors: rowsOf<FilingWithParties["debtors"][number]>(debtorParties, row.debtors).sort(byPosition),
+    securedParties: rowsOf<FilingWithParties["securedParties"][number]>(securedParties, row.secured).sort(byPosition),
+    amendments: rowsOf<Amendment>(amendments, row.amended).sort(byFiled),
   }));
 }
 
