@@ -32,7 +32,7 @@
  * --port + 1000), the baseline on --port + 1, the ceiling on --port + 2
  * (inspector --port + 1002).
  */
-import { execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
@@ -44,7 +44,7 @@ import { runnerImport } from "vite";
 import { unstable_readConfig } from "wrangler";
 import { generatedCount } from "../seed/generate.ts";
 import { type DataPicks, LOOKUPS, scopeOf } from "../test/endpoints.ts";
-import { startDevServer, unmeteredKey, waitUntilUp } from "./devServer.ts";
+import { startDevServer, unmeteredKey, waitUntilUp, workerdCpuMs } from "./devServer.ts";
 import { localD1File } from "./shardConfig.ts";
 
 const { values } = parseArgs({
@@ -277,6 +277,13 @@ async function drive(base: string, paths: string[], headers: Record<string, stri
   });
 }
 
+/** `run` with the workerd CPU time of `dev` (a wrangler dev process) per request it answered. */
+async function metered(dev: ChildProcess, run: () => Promise<autocannon.Result>) {
+  const cpuBefore = workerdCpuMs(dev.pid ?? 0);
+  const result = await run();
+  return { result, cpuMs: (workerdCpuMs(dev.pid ?? 0) - cpuBefore) / Math.max(1, result.requests.total) };
+}
+
 interface Row {
   endpoint: string;
   rps: number;
@@ -289,8 +296,12 @@ interface Row {
   tripsState: number | null;
   tripsAll: number | null;
   baselineRps: number;
-  /** The ceiling's requests/s, measured just before the endpoint. */
+  /** workerd CPU ms per request of the service. */
+  cpuMs: number;
+  /** The ceiling's requests/s, the mean of a reading just before and just after the endpoint's. */
   ceilingRps: number;
+  /** The ceiling's workerd CPU ms per request over both readings. */
+  ceilingCpuMs: number;
   /** For an endpoint spanning states: the fan-out ceiling's requests/s (one trivial query on every shard). */
   fanoutRps: number | null;
 }
@@ -387,11 +398,13 @@ try {
     const results = probes.get(endpoint) ?? [];
     const reads = results.map((p) => p.rows);
     const tripsOf = (scope: "state" | "all") => results.filter((p) => scopeOf(p.path) === scope).map((p) => p.trips);
-    // The ceiling right before the endpoint, so both see the machine in the same state.
-    const top = await drive(CEILING, ["/"], headers);
+    // The ceiling right before and right after the endpoint, so both see the
+    // machine in about the same state; CPU per request barely depends on it.
+    const before = await metered(ceiling, () => drive(CEILING, ["/"], headers));
     const spans = tripsOf("all").length > 0;
     const fanout = spans ? await drive(CEILING, [`/fanout/${shardCount}`], headers) : null;
-    const service = await drive(BASE, paths, headers);
+    const { result: service, cpuMs } = await metered(server, () => drive(BASE, paths, headers));
+    const after = await metered(ceiling, () => drive(CEILING, ["/"], headers));
     const bare = await drive(`http://127.0.0.1:${BASELINE_PORT}`, paths, {});
     rows.push({
       endpoint,
@@ -404,7 +417,11 @@ try {
       tripsState: tripsOf("state").length ? Math.max(...tripsOf("state")) : null,
       tripsAll: tripsOf("all").length ? Math.max(...tripsOf("all")) : null,
       baselineRps: bare.requests.average,
-      ceilingRps: top.requests.average,
+      cpuMs,
+      ceilingRps: mean([before.result.requests.average, after.result.requests.average]),
+      ceilingCpuMs:
+        (before.cpuMs * before.result.requests.total + after.cpuMs * after.result.requests.total) /
+        Math.max(1, before.result.requests.total + after.result.requests.total),
       fanoutRps: fanout ? fanout.requests.average : null,
     });
     console.log(JSON.stringify(rows.at(-1)));
@@ -451,7 +468,8 @@ const table = rows
   .map((r) => {
     const ratio = r.rps / r.ceilingRps;
     const fanout = r.fanoutRps ? `${r.fanoutRps.toFixed(0)} | ${(r.rps / r.fanoutRps).toFixed(2)}` : "– | –";
-    return `| ${r.endpoint} | ${r.rps.toFixed(0)} | ${r.ceilingRps.toFixed(0)} | ${ratio.toFixed(2)}${mark(ratio >= GOAL.ceilingRatio)} | ${fanout} | ${(r.rps / r.baselineRps).toFixed(2)} | ${r.baselineRps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.rowsMean} | ${r.rowsMax}${mark(r.rowsMax <= GOAL.rowsRead)} | ${fmtTrips(r.tripsState, GOAL.singleStateRoundTrips)} | ${fmtTrips(r.tripsAll)} |`;
+    const cpu = `${r.cpuMs.toFixed(2)} | ${r.ceilingCpuMs.toFixed(2)} | ${(r.ceilingCpuMs / r.cpuMs).toFixed(2)}`;
+    return `| ${r.endpoint} | ${r.rps.toFixed(0)} | ${r.ceilingRps.toFixed(0)} | ${ratio.toFixed(2)}${mark(ratio >= GOAL.ceilingRatio)} | ${cpu} | ${fanout} | ${(r.rps / r.baselineRps).toFixed(2)} | ${r.baselineRps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.rowsMean} | ${r.rowsMax}${mark(r.rowsMax <= GOAL.rowsRead)} | ${fmtTrips(r.tripsState, GOAL.singleStateRoundTrips)} | ${fmtTrips(r.tripsAll)} |`;
   })
   .join("\n");
 mkdirSync("bench", { recursive: true });
@@ -467,9 +485,12 @@ for ${SECONDS} s per endpoint and server. Every request carries a fresh counter 
 served from the edge cache: the figures are the database path.
 
 - **ceiling**: bench/ceiling, a Worker that answers after one \`select 1\` against a local D1, under
-  \`wrangler dev\` with the service's flags and compatibility date, driven just before each endpoint
-  with the same connections and headers. **÷ ceiling** is the service's share of it (goal: at
-  least ${GOAL.ceilingRatio}).
+  \`wrangler dev\` with the service's flags and compatibility date, driven just before and just
+  after each endpoint with the same connections and headers (req/s: the mean of the two).
+  **÷ ceiling** is the service's share of it (goal: at least ${GOAL.ceilingRatio}).
+- **CPU ms/req**: CPU time (user and system, from \`/proc\`) of the \`wrangler dev\`'s workerd
+  processes per request answered, for the service and the ceiling; **÷ ceiling, CPU** is the
+  ceiling's over the service's. Unlike req/s it hardly moves with what else the machine runs.
 - **fan-out ceiling**: the same Worker at \`/fanout/${shardCount}\`: one \`select 1\` on each of ${shardCount} local D1
   databases at once, each through its own session, as a request spanning states reads every shard.
   **÷ fan-out** is the cross-state endpoints' share of it: how much of their gap is the fan-out
@@ -486,8 +507,8 @@ served from the edge cache: the figures are the database path.
   for requests spanning states.
 - ✗ marks a figure that misses its goal.
 
-| endpoint | req/s | ceiling req/s | ÷ ceiling | fan-out ceiling req/s | ÷ fan-out | ÷ baseline | baseline req/s | p50 ms | p99 ms | errors | rows read per shard (mean) | rows read per shard (max) | round trips, one state | round trips, all states |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| endpoint | req/s | ceiling req/s | ÷ ceiling | CPU ms/req | ceiling CPU ms/req | ÷ ceiling, CPU | fan-out ceiling req/s | ÷ fan-out | ÷ baseline | baseline req/s | p50 ms | p99 ms | errors | rows read per shard (mean) | rows read per shard (max) | round trips, one state | round trips, all states |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table}
 
 Bytes per filing: ${size.perFiling.toFixed(0)} (${size.how}).
