@@ -35,12 +35,13 @@ export function createApp() {
   app.use(async (c, next) => {
     const started = Date.now();
     c.set("now", new Date(started));
-    c.set("d1", { batches: 0, shards: 0, rowsRead: 0, ms: 0 });
+    c.set("d1", { batches: 0, shards: 0, rowsRead: 0, shardRows: new Map(), ms: 0 });
     c.header("x-request-id", c.get("requestId"));
     await next();
     const d1 = c.get("d1");
     if (d1.batches > 0) {
-      const shards = d1.shards > 1 ? `, ${d1.shards} shards` : "";
+      // Over several shards, also the most read on one: the bound is per shard.
+      const shards = d1.shards > 1 ? `, ${d1.shards} shards, at most ${Math.max(...d1.shardRows.values())} on one` : "";
       setMetric(c, "d1", d1.ms, `${d1.batches} batch, ${d1.rowsRead} rows read${shards}`, 0);
     }
     // One line per request (a sample of the successful ones, REQUEST_LOG_SAMPLE): never the key, only its label.

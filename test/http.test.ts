@@ -4,7 +4,7 @@ import { createApp } from "../src/app.ts";
 import { DB_TIMEOUT_MS } from "../src/queries/db.ts";
 import type { ErrorBody } from "./bodies.ts";
 import { LOOKUPS, sampleFilings } from "./endpoints.ts";
-import { envWithShards, filing, get, getJson, load, REVOKED_KEY, registerKeys, TEST_KEY } from "./helpers.ts";
+import { envWithShards, filing, get, getJson, load, REVOKED_KEY, registerKeys, shards, TEST_KEY } from "./helpers.ts";
 
 /** Each keyed endpoint's plain request (test/endpoints.ts). */
 const PATHS = LOOKUPS.filter((e) => e.access === "key").map((e) => e.sample[0]!);
@@ -172,6 +172,22 @@ describe("request logs", () => {
   it("reports D1 time and rows read in Server-Timing", async () => {
     const res = await get(uncached());
     expect(res.headers.get("server-timing")).toMatch(/^d1;dur=\d+;desc="1 batch, \d+ rows read"$/);
+  });
+
+  it("reports, for a request read from several shards, how many and the most rows one of them read", async () => {
+    const res = await get(`/filings/recent-by-postal-code?postal_code=94107&run=${Date.now()}`);
+    const timing = res.headers.get("server-timing") ?? "";
+    const count = shards.layout.shards.length;
+    if (count === 1) {
+      expect(timing).toMatch(/^d1;dur=\d+;desc="1 batch, \d+ rows read"$/);
+      return;
+    }
+    const [, all, read, most] =
+      /desc="1 batch, (\d+) rows read, (\d+) shards, at most (\d+) on one"$/.exec(timing) ?? [];
+    expect(Number(read), timing).toBe(count);
+    // Every shard reads some index entries, so the busiest read less than all of them together.
+    expect(Number(most)).toBeGreaterThan(0);
+    expect(Number(most)).toBeLessThan(Number(all));
   });
 });
 

@@ -30,6 +30,8 @@ export interface D1Meter {
   /** Shards the request read (more than one: a cross-state request fanned out). */
   shards: number;
   rowsRead: number;
+  /** Rows read on each shard read (a request's bound is per shard). */
+  shardRows: Map<string, number>;
   /** Wall time of the D1 round trips, in ms. */
   ms: number;
 }

@@ -88,8 +88,11 @@ function database(d1: D1Database | D1DatabaseSession): Db {
   return new DrizzleD1Database("async", dialect, new D1Session(d1 as D1Database), undefined);
 }
 
+/** One shard's part of a request's D1Meter. */
+type ShardMeter = Pick<D1Meter, "batches" | "rowsRead" | "ms">;
+
 /** `d1` with its batches counted into `meter`. */
-function metered(d1: D1DatabaseSession, meter: Omit<D1Meter, "shards">): D1DatabaseSession {
+function metered(d1: D1DatabaseSession, meter: ShardMeter): D1DatabaseSession {
   return new Proxy(d1, {
     get(target, prop) {
       if (prop === "batch") {
@@ -173,7 +176,7 @@ export async function withShards<T>(
   const handles = names.map((shard) => ({
     shard,
     d1: session(c, layout, shard),
-    meter: { batches: 0, rowsRead: 0, ms: 0 } satisfies Omit<D1Meter, "shards">,
+    meter: { batches: 0, rowsRead: 0, ms: 0 } satisfies ShardMeter,
   }));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -188,7 +191,10 @@ export async function withShards<T>(
     const meter = c.get("d1");
     meter.batches += Math.max(0, ...meters.map((m) => m.batches));
     meter.ms += Math.max(0, ...meters.map((m) => m.ms));
-    for (const m of meters) meter.rowsRead += m.rowsRead;
+    handles.forEach(({ shard, meter: m }) => {
+      meter.rowsRead += m.rowsRead;
+      meter.shardRows.set(shard, (meter.shardRows.get(shard) ?? 0) + m.rowsRead);
+    });
     meter.shards = c.get("d1Sessions")?.size ?? 0;
     setBookmarks(c, layout);
     return results;
