@@ -8,8 +8,11 @@
  *   the other (edit distance, adjacent swaps counting once), weighted by
  *   length; the query's words weigh more than the candidate's extra words,
  *   so "Acme" finds "Acme Industries" but not the reverse as strongly;
- * - as a whole: the edit distance of the two keys, which catches words run
- *   together or split ("Prairiebakery").
+ * - as a whole: the edit distance of the two names' words run together,
+ *   which catches words run together or split ("Prairiebakery"); when one
+ *   name has more words, also with its first word moved last or its last
+ *   word moved first, so a person's name run together first name first
+ *   matches it filed last name first ("Bettywalker" and "Walker, Betty").
  * Both compare the names' comparable words (soundKeys.ts): "and", "of" and
  * "the" left out, and abbreviations read as their long form, so "Mfg" and
  * "Manufacturing" are one word. A word that could abbreviate the other
@@ -81,10 +84,25 @@ function coverage(from: string[], to: string[]): number {
   return weight === 0 ? 0 : total / weight;
 }
 
+/** The words run together as written, and with the first word moved last or the last moved first. */
+function runTogether(words: string[]): string[] {
+  if (words.length < 2) return [words.join("")];
+  const [head, ...tail] = words;
+  return [words.join(""), [...tail, head].join(""), [words.at(-1), ...words.slice(0, -1)].join("")];
+}
+
+/** Likeness of two names as a whole, the one with more words in any order runTogether reads. */
+function wholeLikeness(q: string[], c: string[]): number {
+  if (q.length === c.length) return likeness(q.join(""), c.join(""));
+  const [fewer, more] = q.length < c.length ? [q, c] : [c, q];
+  const joined = fewer.join("");
+  return Math.max(...runTogether(more).map((w) => likeness(joined, w)));
+}
+
 export function similarity(query: string, candidate: string): number {
   const q = comparableWords(query);
   const c = comparableWords(candidate);
   const byWords = 0.7 * coverage(q, c) + 0.3 * coverage(c, q);
-  const whole = likeness(q.join(""), c.join(""));
+  const whole = wholeLikeness(q, c);
   return Math.round(Math.max(byWords, whole) * 1000) / 1000;
 }

@@ -1,0 +1,92 @@
+/**
+ * A one-word query read as an individual's first and last names run
+ * together (src/domain/joinedNames.ts), and its score against the name
+ * filed either way round (src/domain/similarity.ts).
+ */
+import { describe, expect, it } from "vitest";
+import { joinedNameRanges, MAX_JOINED_READINGS } from "../src/domain/joinedNames.ts";
+import { debtorKey } from "../src/domain/names.ts";
+import { SIMILARITY_THRESHOLD, similarity } from "../src/domain/similarity.ts";
+
+const inAnyRange = (query: string, stored: string) =>
+  joinedNameRanges(query).some((r) => stored >= r.from && stored < r.to);
+
+describe("joined-name readings", () => {
+  it.each([
+    ["Bettywalker", "Betty Walker"],
+    ["Walkerbetty", "Betty Walker"],
+    ["BETTYWALKER", "Walker, Betty"],
+    ["Bettywalker", "Betty A. Walker"],
+    ["Bettywalker", "WALKER, BETTY ANN"],
+    ["Jwalker", "J. Walker"],
+    ["Obrienbetty", "Betty O'Brien"],
+    ["Josemunoz", "José Muñoz"],
+    ["Bettywalker LLC", "Betty Walker"],
+  ])("%s reads as the person key of %s", (query, name) => {
+    expect(inAnyRange(query, debtorKey(name, "Individual"))).toBe(true);
+  });
+
+  it.each([
+    ["Bettywalker", "Bettye Walker"],
+    ["Bettywalker", "Betty Walkers"],
+    ["Bettywalker", "Walker"],
+    ["Bettywalker", "Bettywalker"],
+  ])("%s does not read as %s (another first or last name)", (query, name) => {
+    expect(inAnyRange(query, debtorKey(name, "Individual"))).toBe(false);
+  });
+
+  it("never reads an organization's key", () => {
+    expect(inAnyRange("Acmeholdings", debtorKey("Acme Holdings LLC", "Organization"))).toBe(false);
+  });
+
+  it.each([
+    ["two words", "Betty Walker"],
+    ["digits", "Owner3"],
+    ["too short for a first and a last name", "Ng"],
+    ["no letters", "&&"],
+  ])("has none for %s", (_, query) => {
+    expect(joinedNameRanges(query)).toEqual([]);
+  });
+
+  it("cuts no one-letter last name, and reads a first name of one letter as an initial", () => {
+    const stems = joinedNameRanges("Jwalker").map((r) => r.from);
+    expect(stems).toContain("walker j ");
+    expect(stems).toContain("jwalke r ");
+    expect(stems.some((s) => /^[a-z] /.test(s))).toBe(false);
+  });
+
+  it("has at most MAX_JOINED_READINGS readings however long the word", () => {
+    expect(joinedNameRanges("Bettywalker")).toHaveLength(2 * (11 - 2));
+    expect(joinedNameRanges("x".repeat(5) + "y".repeat(300)).length).toBeLessThanOrEqual(MAX_JOINED_READINGS);
+  });
+});
+
+describe("scoring a joined name", () => {
+  it.each(["Betty Walker", "Walker, Betty", "WALKER BETTY"])(
+    "scores Bettywalker and Walkerbetty 1 against %s",
+    (name) => {
+      expect(similarity("Bettywalker", name)).toBe(1);
+      expect(similarity("Walkerbetty", name)).toBe(1);
+    },
+  );
+
+  it("scores the same name with a middle initial lower, yet above the threshold", () => {
+    for (const name of ["Betty A. Walker", "Walker, Betty A."]) {
+      const score = similarity("Bettywalker", name);
+      expect(score).toBeLessThan(1);
+      expect(score).toBeGreaterThanOrEqual(SIMILARITY_THRESHOLD);
+    }
+  });
+
+  it("scores a name split in two against its words run together either way", () => {
+    expect(similarity("Walker Betty", "Bettywalker")).toBe(1);
+  });
+
+  it.each([
+    ["Bettywalker", "Nancy Walker"],
+    ["Walkerbetty", "Nancy Walsh"],
+    ["Acmeholdings", "Holly Smith"],
+  ])("leaves %s and %s below the threshold", (query, name) => {
+    expect(similarity(query, name)).toBeLessThan(SIMILARITY_THRESHOLD);
+  });
+});
