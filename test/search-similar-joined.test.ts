@@ -84,9 +84,25 @@ describe("scoring a joined name", () => {
 
   it.each([
     ["Bettywalker", "Nancy Walker"],
-    ["Walkerbetty", "Nancy Walsh"],
+    ["Walkerbetty", "Nancy Walker"],
     ["Acmeholdings", "Holly Smith"],
   ])("leaves %s and %s below the threshold", (query, name) => {
     expect(similarity(query, name)).toBeLessThan(SIMILARITY_THRESHOLD);
+  });
+
+  it.each([
+    ["Johnsonplumbing", "Aaliyah Johnson"],
+    ["Smithbakery", "Smith, Aaliyah"],
+    ["Acmeholdings", "Acme Smith"],
+  ])("does not read the first word of %s as an abbreviation of it: %s stays below the threshold", (query, name) => {
+    expect(similarity(query, name)).toBeLessThan(SIMILARITY_THRESHOLD);
+  });
+
+  it.each([
+    ["Logistics", "Logis"],
+    ["Smith Logistics", "Smith Logis"],
+    ["Logis Partners", "Logistics Partners"],
+  ])("still reads a word of as many words as an abbreviation: %s and %s", (query, name) => {
+    expect(similarity(query, name)).toBeGreaterThanOrEqual(0.9);
   });
 });

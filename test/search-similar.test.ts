@@ -73,6 +73,7 @@ beforeAll(async () => {
     ...DENSE.map((name) => filing({ state: "TX", debtors: [party(name, { state: "TX" })] })),
     ...PEOPLE.map(([name, state]) => filing({ state, debtors: [party(name, { state, type: "Individual" })] })),
     filing({ state: "TX", debtors: [party("Acme Holdings LLC", { state: "TX" })] }),
+    filing({ state: "TX", debtors: [party("Walker Freight Inc", { state: "TX" })] }),
     ...CROWDED_STATES.flatMap((state) => CROWD.map((name) => filing({ state, debtors: [party(name, { state })] }))),
     // Two debtors that read alike without their middle word, in six states each.
     ...["OR", "WA", "ID", "MT", "WY", "UT"].flatMap((state) =>
@@ -216,6 +217,14 @@ describe("GET /debtors/search-similar in dense states", () => {
       const found = await first("Acmeholdings", state);
       expect(found.names).toEqual(["Acme Holdings LLC"]);
       expect(found.scores).toEqual([1]);
+    }
+  });
+
+  it("finds an organization from its words run together without the people whose last name begins it", async () => {
+    // The key-prefix probe reads people named Walker: none is "Walkerfreight".
+    for (const state of ["TX", undefined]) {
+      const found = await first("Walkerfreight", state);
+      expect(found.names).toEqual(["Walker Freight Inc"]);
     }
   });
 

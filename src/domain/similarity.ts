@@ -18,7 +18,9 @@
  * "Manufacturing" are one word. A word that could abbreviate the other
  * (same first letter, then some of its letters in order: "Logis" and
  * "Logistics") counts as nearly the same word, so abbreviations the table
- * does not know still score high.
+ * does not know still score high; but not a word of the name with more
+ * words against a word of the other, which may be words run together
+ * ("Smith" of "Aaliyah Smith" does not abbreviate "Smithbakery").
  */
 import { comparableWords } from "./soundKeys.ts";
 
@@ -68,17 +70,25 @@ function likeness(a: string, b: string): number {
   return longest === 0 ? 0 : 1 - editDistance(a, b) / longest;
 }
 
-function wordLikeness(a: string, b: string): number {
-  const byEdits = likeness(a, b);
-  return abbreviates(a, b) || abbreviates(b, a) ? Math.max(byEdits, ABBREVIATION_LIKENESS) : byEdits;
+/** Likeness of a word `w` and a word `t`; `t` may abbreviate `w` only if `shortT`. */
+function wordLikeness(w: string, t: string, shortT: boolean): number {
+  const byEdits = likeness(w, t);
+  return abbreviates(w, t) || (shortT && abbreviates(t, w)) ? Math.max(byEdits, ABBREVIATION_LIKENESS) : byEdits;
 }
 
-/** Length-weighted mean, over `from`'s words, of each one's best likeness in `to`. */
+/**
+ * Length-weighted mean, over `from`'s words, of each one's best likeness in
+ * `to`. When `from` has fewer words, a long word of it may be words of `to`
+ * run together, and a word of `to` it starts with is no abbreviation of it:
+ * "Smithbakery" is not "Smith" abbreviated, so "Aaliyah Smith" does not
+ * cover it.
+ */
 function coverage(from: string[], to: string[]): number {
+  const shortTo = from.length >= to.length;
   let total = 0;
   let weight = 0;
   for (const w of from) {
-    total += w.length * Math.max(0, ...to.map((t) => wordLikeness(w, t)));
+    total += w.length * Math.max(0, ...to.map((t) => wordLikeness(w, t, shortTo)));
     weight += w.length;
   }
   return weight === 0 ? 0 : total / weight;
