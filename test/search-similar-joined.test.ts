@@ -78,6 +78,19 @@ describe("scoring a joined name", () => {
     }
   });
 
+  it.each([
+    ["Silvercreek", "Silver Creek Industries LLC"],
+    ["Redwoodtool", "Redwood Tool & Equipment L.L.C."],
+    ["Creekindustries", "Silver Creek Industries LLC"],
+  ])("scores %s, some words of %s run together, above the threshold", (query, name) => {
+    expect(similarity(query, name)).toBeGreaterThan(0.8);
+  });
+
+  it("does not find a run inside a word: Ace is not in Pace Industries", () => {
+    expect(similarity("Aceindustries", "Pace Industries")).toBeLessThan(similarity("Aceindustries", "Ace Industries"));
+    expect(similarity("Ace", "Pace Industries")).toBeLessThan(SIMILARITY_THRESHOLD);
+  });
+
   it("scores a name split in two against its words run together either way", () => {
     expect(similarity("Walker Betty", "Bettywalker")).toBe(1);
   });

@@ -228,6 +228,14 @@ describe("GET /debtors/search-similar in dense states", () => {
     }
   });
 
+  it("finds an organization from its first words run together, the rest left out", async () => {
+    for (const state of ["TX", undefined]) {
+      const found = await first("Redriver", state);
+      expect(found.names[0]).toBe("The Red River Freight LLC");
+      expect(found.scores[0]).toBeGreaterThan(0.8);
+    }
+  });
+
   it("shows different debtors before the same debtor in another state", async () => {
     const found = await first("Sunbelt Services");
     expect(found.names.slice(0, 2).sort()).toEqual(["Sunbelt Data Services LLC", "Sunbelt Lift Services LLC"]);

@@ -27,16 +27,20 @@ import { comparableWords } from "./soundKeys.ts";
 /** Names scoring below this are not similar enough to show. */
 export const SIMILARITY_THRESHOLD = 0.7;
 
-/** Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps. */
-function editDistance(a: string, b: string): number {
-  if (a === b) return 0;
+/**
+ * The last row of an optimal string alignment of `a` and `b` (insertions,
+ * deletions, substitutions, adjacent swaps): entry j is the distance from
+ * `a` to b[..j], where b[..j] may start for free where `start(j)` says (the
+ * cost of reaching position j of `b` before any letter of `a`).
+ */
+function alignment(a: string, b: string, start: (j: number) => number): number[] {
   const rows = a.length + 1;
   const cols = b.length + 1;
   const d: number[] = new Array(rows * cols).fill(0);
   // Every cell read below was written before (the first row and column here, the rest in order).
   const at = (k: number) => d[k] ?? 0;
   for (let i = 0; i < rows; i++) d[i * cols] = i;
-  for (let j = 0; j < cols; j++) d[j] = j;
+  for (let j = 0; j < cols; j++) d[j] = start(j);
   for (let i = 1; i < rows; i++) {
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
@@ -47,7 +51,29 @@ function editDistance(a: string, b: string): number {
       d[i * cols + j] = v;
     }
   }
-  return at(rows * cols - 1);
+  return d.slice((rows - 1) * cols);
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps. */
+function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  return alignment(a, b, (j) => j).at(-1) ?? 0;
+}
+
+/**
+ * Edits from `a` to the closest run of consecutive whole `words` run
+ * together: "silvercreek" is none from "Silver Creek" of "Silver Creek
+ * Industries", and "johnsonplumbing" eight from "Johnson" of "Aaliyah
+ * Johnson" (a run never starts or ends inside a word).
+ */
+function wordRunDistance(a: string, words: string[]): number {
+  const b = words.join("");
+  const bounds = [0];
+  for (const w of words) bounds.push((bounds.at(-1) ?? 0) + w.length);
+  const before = (j: number) => bounds.findLast((k) => k <= j) ?? 0;
+  const after = (j: number) => bounds.find((k) => k >= j) ?? b.length;
+  const last = alignment(a, b, (j) => j - before(j));
+  return Math.min(...last.map((v, j) => v + after(j) - j));
 }
 
 /** Likeness of a word and a longer word it could abbreviate. */
@@ -101,12 +127,29 @@ function runTogether(words: string[]): string[] {
   return [words.join(""), [...tail, head].join(""), [words.at(-1), ...words.slice(0, -1)].join("")];
 }
 
-/** Likeness of two names as a whole, the one with more words in any order runTogether reads. */
+/**
+ * Likeness of a query run together and some consecutive words of a name
+ * with more words, run together: like coverage, the query's letters weigh
+ * 0.7 and the name's 0.3, so "Silvercreek" scores 0.86 against "Silver
+ * Creek Industries" and "Johnsonplumbing" 0.48 against "Aaliyah Johnson".
+ */
+function runLikeness(q: string, words: string[]): number {
+  if (q.length === 0) return 0;
+  const matched = Math.max(0, q.length - wordRunDistance(q, words));
+  return 0.7 * (matched / q.length) + 0.3 * (matched / words.join("").length);
+}
+
+/**
+ * Likeness of two names as a whole: their words run together, the name with
+ * more words in any order runTogether reads; a query with fewer words may
+ * also be some of the name's words only (runLikeness).
+ */
 function wholeLikeness(q: string[], c: string[]): number {
   if (q.length === c.length) return likeness(q.join(""), c.join(""));
-  const [fewer, more] = q.length < c.length ? [q, c] : [c, q];
-  const joined = fewer.join("");
-  return Math.max(...runTogether(more).map((w) => likeness(joined, w)));
+  const joined = (q.length < c.length ? q : c).join("");
+  const readings = runTogether(q.length < c.length ? c : q).map((w) => likeness(joined, w));
+  if (q.length < c.length) readings.push(runLikeness(joined, c));
+  return Math.max(...readings);
 }
 
 export function similarity(query: string, candidate: string): number {
