@@ -9,10 +9,13 @@
  *   length; the query's words weigh more than the candidate's extra words,
  *   so "Acme" finds "Acme Industries" but not the reverse as strongly;
  * - as a whole: the edit distance of the two names' words run together,
- *   which catches words run together or split ("Prairiebakery"); when one
- *   name has more words, also with its first word moved last or its last
- *   word moved first, so a person's name run together first name first
- *   matches it filed last name first ("Bettywalker" and "Walker, Betty").
+ *   which catches words run together or split ("Prairiebakery"). When one
+ *   name is one word and the other more, also the other's words with the
+ *   first moved last or the last moved first, so a person's name run
+ *   together first name first matches it filed last name first
+ *   ("Bettywalker" and "Walker, Betty"); and when the query is that one
+ *   word, its closest run of the name's whole words (runLikeness:
+ *   "Silvercreek" and "Silver Creek Industries").
  * Both compare the names' comparable words (soundKeys.ts): "and", "of" and
  * "the" left out, and abbreviations read as their long form, so "Mfg" and
  * "Manufacturing" are one word. A word that could abbreviate the other
@@ -27,37 +30,44 @@ import { comparableWords } from "./soundKeys.ts";
 /** Names scoring below this are not similar enough to show. */
 export const SIMILARITY_THRESHOLD = 0.7;
 
+/** Rows that alignment() reuses, grown to the longest name met: scoring runs it for every candidate. */
+let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+
 /**
  * The last row of an optimal string alignment of `a` and `b` (insertions,
  * deletions, substitutions, adjacent swaps): entry j is the distance from
- * `a` to b[..j], where b[..j] may start for free where `start(j)` says (the
- * cost of reaching position j of `b` before any letter of `a`).
+ * `a` to b[..j], given row 0 as `first` writes it (the cost of reaching
+ * position j of `b` before any letter of `a`). The row is valid until the
+ * next call.
  */
-function alignment(a: string, b: string, start: (j: number) => number): number[] {
-  const rows = a.length + 1;
+function alignment(a: string, b: string, first: (row: Int32Array) => void): Int32Array {
   const cols = b.length + 1;
-  const d: number[] = new Array(rows * cols).fill(0);
-  // Every cell read below was written before (the first row and column here, the rest in order).
-  const at = (k: number) => d[k] ?? 0;
-  for (let i = 0; i < rows; i++) d[i * cols] = i;
-  for (let j = 0; j < cols; j++) d[j] = start(j);
-  for (let i = 1; i < rows; i++) {
+  if (rows[0].length < cols) rows = [new Int32Array(cols), new Int32Array(cols), new Int32Array(cols)];
+  let [before, above, row] = rows;
+  first(above);
+  for (let i = 1; i <= a.length; i++) {
+    row[0] = i;
+    const x = a.charCodeAt(i - 1);
+    const xBefore = a.charCodeAt(i - 2);
     for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(at((i - 1) * cols + j) + 1, at(i * cols + j - 1) + 1, at((i - 1) * cols + j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        v = Math.min(v, at((i - 2) * cols + j - 2) + 1);
-      }
-      d[i * cols + j] = v;
+      const y = b.charCodeAt(j - 1);
+      let v = Math.min((above[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (above[j - 1] ?? 0) + (x === y ? 0 : 1));
+      if (i > 1 && j > 1 && x === b.charCodeAt(j - 2) && xBefore === y) v = Math.min(v, (before[j - 2] ?? 0) + 1);
+      row[j] = v;
     }
+    [before, above, row] = [above, row, before];
   }
-  return d.slice((rows - 1) * cols);
+  return above;
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps. */
 function editDistance(a: string, b: string): number {
   if (a === b) return 0;
-  return alignment(a, b, (j) => j).at(-1) ?? 0;
+  return (
+    alignment(a, b, (row) => {
+      for (let j = 0; j <= b.length; j++) row[j] = j;
+    })[b.length] ?? 0
+  );
 }
 
 /**
@@ -68,12 +78,20 @@ function editDistance(a: string, b: string): number {
  */
 function wordRunDistance(a: string, words: string[]): number {
   const b = words.join("");
-  const bounds = [0];
-  for (const w of words) bounds.push((bounds.at(-1) ?? 0) + w.length);
-  const before = (j: number) => bounds.findLast((k) => k <= j) ?? 0;
-  const after = (j: number) => bounds.find((k) => k >= j) ?? b.length;
-  const last = alignment(a, b, (j) => j - before(j));
-  return Math.min(...last.map((v, j) => v + after(j) - j));
+  // Row 0: reaching position j costs the letters since its word's start (none at a word's end).
+  const last = alignment(a, b, (row) => {
+    let j = 0;
+    row[0] = 0;
+    for (const w of words) for (let k = 1; k <= w.length; k++) row[++j] = k % w.length;
+  });
+  // A run ending at j leaves out the rest of its word.
+  let best = Number.POSITIVE_INFINITY;
+  let end = b.length;
+  for (const w of words.toReversed()) {
+    for (let k = 0; k < w.length; k++) best = Math.min(best, (last[end - k] ?? 0) + k);
+    end -= w.length;
+  }
+  return Math.min(best, last[0] ?? 0);
 }
 
 /** Likeness of a word and a longer word it could abbreviate. */
@@ -139,23 +157,35 @@ function runLikeness(q: string, words: string[]): number {
   return 0.7 * (matched / q.length) + 0.3 * (matched / words.join("").length);
 }
 
+/** At most likeness(a, b) for strings of these lengths. */
+const likenessBound = (a: number, b: number) => (Math.max(a, b) === 0 ? 0 : 1 - Math.abs(a - b) / Math.max(a, b));
+
 /**
- * Likeness of two names as a whole: their words run together, the name with
- * more words in any order runTogether reads; a query with fewer words may
- * also be some of the name's words only (runLikeness).
+ * The better of `best` and the likeness of two names as a whole: their
+ * words run together; when one of them is one word (words run together),
+ * the other's words also in any order runTogether reads, and, when the
+ * query is that one word, some of the name's words only (runLikeness).
+ * Readings that cannot beat `best` are not computed.
  */
-function wholeLikeness(q: string[], c: string[]): number {
-  if (q.length === c.length) return likeness(q.join(""), c.join(""));
-  const joined = (q.length < c.length ? q : c).join("");
-  const readings = runTogether(q.length < c.length ? c : q).map((w) => likeness(joined, w));
-  if (q.length < c.length) readings.push(runLikeness(joined, c));
-  return Math.max(...readings);
+function wholeLikeness(q: string[], c: string[], best: number): number {
+  const [joinedQ, joinedC] = [q.join(""), c.join("")];
+  // Every order of the words run together has these lengths.
+  const bound = likenessBound(joinedQ.length, joinedC.length);
+  if (bound > best) best = Math.max(best, likeness(joinedQ, joinedC));
+  if (q.length === c.length || Math.min(q.length, c.length) !== 1) return best;
+  const [one, more] = q.length === 1 ? [joinedQ, c] : [joinedC, q];
+  if (bound > best) {
+    for (const w of runTogether(more).slice(1)) best = Math.max(best, likeness(one, w));
+  }
+  if (q.length === 1 && 0.7 + 0.3 * Math.min(1, one.length / joinedC.length) > best) {
+    best = Math.max(best, runLikeness(one, c));
+  }
+  return best;
 }
 
 export function similarity(query: string, candidate: string): number {
   const q = comparableWords(query);
   const c = comparableWords(candidate);
   const byWords = 0.7 * coverage(q, c) + 0.3 * coverage(c, q);
-  const whole = wholeLikeness(q, c);
-  return Math.round(Math.max(byWords, whole) * 1000) / 1000;
+  return Math.round(wholeLikeness(q, c, byWords) * 1000) / 1000;
 }
