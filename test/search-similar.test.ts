@@ -35,6 +35,9 @@ const DENSE: string[] = [
   ...WORDS.slice(0, 40).map((w) => `${w} River Freight`),
   ...GIVEN.flatMap((g) => ["A", "Q", "R", "T", "W", "Z"].map((i) => `${g} ${i}. Allen`)),
   ...WORDS.slice(0, 60).map((w) => `${w} Allen`),
+  // Names that begin like Cedar Ridge Builders and come before it in key order.
+  "Cedar Ridge Builders LLC",
+  ...WORDS.slice(0, 12).map((w) => `Cedar ${w} Supply`),
 ];
 
 /** Betty Walker's namesakes with a middle initial, last name first: more than one probe reads. */
@@ -233,6 +236,15 @@ describe("GET /debtors/search-similar in dense states", () => {
       const found = await first("Redriver", state);
       expect(found.names[0]).toBe("The Red River Freight LLC");
       expect(found.scores[0]).toBeGreaterThan(0.8);
+    }
+  });
+
+  it("finds an organization from its leading words run together beyond the first four letters' crowd", async () => {
+    for (const query of ["Cedarridge", "Cedar Ridge"]) {
+      for (const state of ["TX", undefined]) {
+        const found = await first(query, state);
+        expect(found.names[0]).toBe("Cedar Ridge Builders LLC");
+      }
     }
   });
 

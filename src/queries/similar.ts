@@ -5,7 +5,7 @@
  *
  * Candidates:
  * - the exact UCC key (legal endings, punctuation, case and spacing; words
- *   run together);
+ *   run together), then the keys it begins (a name's leading words);
  * - keys sharing the query key's first four characters (a one-word name
  *   misspelled past its start);
  * - the query's sound keys (src/domain/soundKeys.ts: the same words in any
@@ -35,7 +35,7 @@ import type { Db } from "./db.ts";
 const BROAD_KEY_LIMIT = 24;
 /** Names read per narrow sound key (two words or more). */
 const NARROW_KEY_LIMIT = 12;
-/** Names read from the key-prefix probe (and the exact key without a state). */
+/** Names read from each key-prefix probe (the query's key, and its first four characters). */
 const PREFIX_LIMIT = 10;
 const PREFIX_LENGTH = 4;
 /**
@@ -105,6 +105,10 @@ function unionAll(arms: SQL[]): SQL {
   );
 }
 
+/** Keys that start with `prefix` (keys hold only [a-z0-9] and spaces; "{" follows "z"): one index range. */
+const startsWith = (prefix: string) =>
+  and(sql`${debtorNames.nameKey} >= ${prefix}`, sql`${debtorNames.nameKey} < ${`${prefix}{`}`);
+
 /** The query's candidate probes, the same on every shard. */
 function probesOf(q: { name: string; state?: string | undefined }): Probe[] {
   const key = debtorNameKey(q.name);
@@ -112,12 +116,15 @@ function probesOf(q: { name: string; state?: string | undefined }): Probe[] {
   const inState = q.state ? eq(debtorNames.state, q.state) : undefined;
   const keys = querySoundKeys(q.name);
   return [
-    { kind: "name", limit: PREFIX_LIMIT, where: and(eq(debtorNames.nameKey, key), inState) },
+    // The exact key first (in key order), then the keys it begins: an
+    // organization named by its leading words ("Silvercreek", "Silver
+    // Creek" for Silver Creek Industries LLC).
     {
       kind: "name",
       limit: PREFIX_LIMIT,
-      where: and(inState, sql`${debtorNames.nameKey} >= ${prefix}`, sql`${debtorNames.nameKey} < ${`${prefix}{`}`),
+      where: and(inState, key === "" ? eq(debtorNames.nameKey, key) : startsWith(key)),
     },
+    { kind: "name", limit: PREFIX_LIMIT, where: and(inState, startsWith(prefix)) },
     ...keys.broad.map((key) => ({ kind: "sound" as const, limit: BROAD_KEY_LIMIT, key })),
     ...keys.narrow.map((key) => ({ kind: "sound" as const, limit: NARROW_KEY_LIMIT, key })),
     ...joinedNameRanges(q.name).map(
