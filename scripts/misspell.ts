@@ -24,6 +24,7 @@ export const KINDS = [
   "individual: last name first",
   "individual: middle initial left out",
   "individual: another middle initial",
+  "individual: first and last name joined",
 ] as const;
 export type Kind = (typeof KINDS)[number];
 
@@ -312,6 +313,16 @@ export function misspell(rng: Rng, kind: Kind, name: string, individual: boolean
       let letter = rng.pick([...LETTERS]).toUpperCase();
       while (letter === ts[middle]!.word.toUpperCase()) letter = rng.pick([...LETTERS]).toUpperCase();
       return join(withWord(ts, middle, letter));
+    }
+    case "individual: first and last name joined": {
+      // "Betty A. Walker" or "Walker, Betty A." typed as one word, middle
+      // initial left out: "Bettywalker", or last name first, "Walkerbetty".
+      if (!individual) return null;
+      const named = ts.filter((t) => norm(t.word).length > 1);
+      if (named.length !== 2) return null;
+      const [first, last] = name.includes(",") ? [named[1]!, named[0]!] : [named[0]!, named[1]!];
+      const [a, b] = rng.chance(0.5) ? [first, last] : [last, first];
+      return cased(`${a.word}${b.word}`, a.word);
     }
   }
 }

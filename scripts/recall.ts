@@ -21,9 +21,10 @@
  * right answer; neither has a left-out word when five or more other names
  * read the same without one of their words ("Smith Bakery" for one of
  * "Smith & Sons Bakery", "Smith & Jones Bakery", ...), nor a left-out or
- * changed middle initial when five or more other people share the first
- * and last name. Those samples are counted as ambiguous and left out of
- * recall; their number is reported.
+ * changed middle initial, or a first and last name run together without
+ * the middle initial, when five or more other people share the first and
+ * last name. Those samples are counted as ambiguous and left out of recall; their
+ * number is reported.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { SQLInputValue } from "node:sqlite";
@@ -167,11 +168,23 @@ function sameWithoutInitials(query: string, target: Name, state?: string): numbe
   );
 }
 
+/**
+ * Other people in scope with the target's first and last name when the
+ * target has a middle name: a query of the two run together reads like
+ * each of them.
+ */
+function sameFirstAndLast(target: Name, state?: string): number {
+  const [last, first, middle] = target.nameKey.split(" ");
+  if (!middle) return 0;
+  return distinct(keysFrom(`${last} ${first} `, target, state), state);
+}
+
 function ambiguity(kind: Kind, query: string, target: Name) {
   const check = (state?: string) =>
     namesAnother(query, target, state) ||
     (kind === "a middle word left out" && sameReadings(query, target, state) >= PAGE) ||
-    (kind.includes("middle initial") && sameWithoutInitials(query, target, state) >= PAGE);
+    (kind.includes("middle initial") && sameWithoutInitials(query, target, state) >= PAGE) ||
+    (kind === "individual: first and last name joined" && sameFirstAndLast(target, state) >= PAGE);
   return { state: check(target.state), any: check() };
 }
 

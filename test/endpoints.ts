@@ -246,11 +246,15 @@ export const LOOKUPS: Lookup[] = [
       "/debtors/search-similar?name=Acme%20Mfg%20Intl%20Svcs",
       // Five words: 26 sound keys, nested compound SELECTs.
       "/debtors/search-similar?name=Golden%20Gate%20Machine%20Works%20Tool%20Supply&state=CA",
+      // One word: a person-key range per reading as a first and last name run together.
+      "/debtors/search-similar?name=Johnsmith",
+      "/debtors/search-similar?name=Smithjohn&state=CA",
     ],
     dense: [
       "/debtors/search-similar?name=Busy%20Borower",
       "/debtors/search-similar?name=Borrower%20Busy&state=CA",
       "/debtors/search-similar?name=Ownr%203&state=CA",
+      "/debtors/search-similar?name=Busyborrower",
     ],
     seeded: [
       "/debtors/search-similar?name=Sanches%20and%20Son%20Cafe",

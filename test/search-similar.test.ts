@@ -35,6 +35,28 @@ const DENSE: string[] = [
   ...WORDS.slice(0, 40).map((w) => `${w} River Freight`),
   ...GIVEN.flatMap((g) => ["A", "Q", "R", "T", "W", "Z"].map((i) => `${g} ${i}. Allen`)),
   ...WORDS.slice(0, 60).map((w) => `${w} Allen`),
+  // Names that begin like Cedar Ridge Builders and come before it in key order.
+  "Cedar Ridge Builders LLC",
+  ...WORDS.slice(0, 12).map((w) => `Cedar ${w} Supply`),
+];
+
+/** Betty Walker's namesakes with a middle initial, last name first: more than one probe reads. */
+const BETTY_WALKERS = [..."ABCDEFGHIJKL"].map((m) => `Walker, Betty ${m}.`);
+/**
+ * People, filed as individuals: Betty Walker (TX), her namesakes in TX and
+ * CA (two shards in the test layout), people sharing her first or her
+ * last name, and people sharing a part of an organization's name.
+ */
+const PEOPLE: [string, string][] = [
+  ["Betty Walker", "TX"],
+  ...BETTY_WALKERS.flatMap((name): [string, string][] => [
+    [name, "TX"],
+    [name, "CA"],
+  ]),
+  ...GIVEN.map((g): [string, string] => [`${g} Walker`, "TX"]),
+  ...WORDS.slice(0, 30).map((w): [string, string] => [`Betty ${w}`, "TX"]),
+  ["Acme Smith", "TX"],
+  ["Al Holdings", "TX"],
 ];
 
 /** A 66-word name: only its first MAX_KEY_WORDS words make sound keys. */
@@ -52,6 +74,9 @@ beforeAll(async () => {
   await load([
     ...names.map(([name, state]) => filing({ state, debtors: [party(name, { state })] })),
     ...DENSE.map((name) => filing({ state: "TX", debtors: [party(name, { state: "TX" })] })),
+    ...PEOPLE.map(([name, state]) => filing({ state, debtors: [party(name, { state, type: "Individual" })] })),
+    filing({ state: "TX", debtors: [party("Acme Holdings LLC", { state: "TX" })] }),
+    filing({ state: "TX", debtors: [party("Walker Freight Inc", { state: "TX" })] }),
     ...CROWDED_STATES.flatMap((state) => CROWD.map((name) => filing({ state, debtors: [party(name, { state })] }))),
     // Two debtors that read alike without their middle word, in six states each.
     ...["OR", "WA", "ID", "MT", "WY", "UT"].flatMap((state) =>
@@ -171,6 +196,58 @@ describe("GET /debtors/search-similar in dense states", () => {
     expect((await first(query, "TX")).names).toContain("Nancy Q. Allen");
   });
 
+  it.each(["Bettywalker", "Walkerbetty", "BETTYWALKER"])(
+    "finds an individual from her first and last names run together (%s), first, scored 1",
+    async (query) => {
+      for (const state of ["TX", undefined]) {
+        const found = await first(query, state);
+        expect(found.names[0]).toBe("Betty Walker");
+        expect(found.scores[0]).toBe(1);
+      }
+    },
+  );
+
+  it("ranks her namesakes with a middle initial next, scored below 1", async () => {
+    for (const query of ["Bettywalker", "Walkerbetty"]) {
+      const found = await first(query, "TX");
+      expect(found.names.slice(1)).toEqual(BETTY_WALKERS.slice(0, 4));
+      for (const score of found.scores.slice(1)) expect(score).toBeLessThan(1);
+    }
+  });
+
+  it("finds an organization from its words run together as before, and no one sharing a part of them", async () => {
+    for (const state of ["TX", undefined]) {
+      const found = await first("Acmeholdings", state);
+      expect(found.names).toEqual(["Acme Holdings LLC"]);
+      expect(found.scores).toEqual([1]);
+    }
+  });
+
+  it("finds an organization from its words run together without the people whose last name begins it", async () => {
+    // The key-prefix probe reads people named Walker: none is "Walkerfreight".
+    for (const state of ["TX", undefined]) {
+      const found = await first("Walkerfreight", state);
+      expect(found.names).toEqual(["Walker Freight Inc"]);
+    }
+  });
+
+  it("finds an organization from its first words run together, the rest left out", async () => {
+    for (const state of ["TX", undefined]) {
+      const found = await first("Redriver", state);
+      expect(found.names[0]).toBe("The Red River Freight LLC");
+      expect(found.scores[0]).toBeGreaterThan(0.8);
+    }
+  });
+
+  it("finds an organization from its leading words run together beyond the first four letters' crowd", async () => {
+    for (const query of ["Cedarridge", "Cedar Ridge"]) {
+      for (const state of ["TX", undefined]) {
+        const found = await first(query, state);
+        expect(found.names[0]).toBe("Cedar Ridge Builders LLC");
+      }
+    }
+  });
+
   it("shows different debtors before the same debtor in another state", async () => {
     const found = await first("Sunbelt Services");
     expect(found.names.slice(0, 2).sort()).toEqual(["Sunbelt Data Services LLC", "Sunbelt Lift Services LLC"]);
@@ -194,7 +271,7 @@ describe("GET /debtors/search-similar in dense states", () => {
   });
 
   it("answers in one round trip within the documented rows-read bound per shard read, even for a 66-word name", async () => {
-    for (const query of ["Magsolia Goods, Inc.", "Nancy Allen", LONG]) {
+    for (const query of ["Magsolia Goods, Inc.", "Nancy Allen", "Bettywalker", LONG]) {
       for (const state of [...CROWDED_STATES, undefined]) {
         const found = await first(query, state);
         expect(found.batches).toBe(1);

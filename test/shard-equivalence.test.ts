@@ -241,6 +241,9 @@ describe.skipIf(shards.layout.shards.length === 1)(
         "Harbour Mfg",
         "Acme Widget",
         "Smith John",
+        // One word: John Smith's names run together, read in TX's shard and CA and NY's.
+        "Johnsmith",
+        "Smithjohn",
       ]) {
         const path = `/debtors/search-similar?name=${encodeURIComponent(name)}`;
         const { body } = await answer(whole, path);

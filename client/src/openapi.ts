@@ -113,7 +113,7 @@ export interface paths {
         };
         /**
          * Debtor names similar to a name
-         * @description Debtor names ranked by similarity to `name`, despite typos, word order, punctuation and legal endings: each with its state, the number of filings naming it there, and a score from 0 to 1 (1 is the same name under UCC search logic). Abbreviations such as Mfg, Svcs, Intl or Bros count as their long forms, and an individual may be written last name first, with or without a middle initial. Names scoring below 0.7 are left out. Candidates come from bounded index probes (one misspelled, abbreviated, missing or extra word is tolerated), so a request ranks at most 332 names. Envelope A.
+         * @description Debtor names ranked by similarity to `name`, despite typos, word order, punctuation and legal endings: each with its state, the number of filings naming it there, and a score from 0 to 1 (1 is the same name under UCC search logic). Abbreviations such as Mfg, Svcs, Intl or Bros count as their long forms, and an individual may be written last name first, with or without a middle initial, or with first and last name run together in either order ("Bettywalker"). Names scoring below 0.7 are left out. Candidates come from bounded index probes (one misspelled, abbreviated, missing or extra word is tolerated), so a request ranks at most 332 names. Envelope A.
          */
         get: operations["searchSimilarDebtors"];
         put?: never;

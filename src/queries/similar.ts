@@ -5,13 +5,16 @@
  *
  * Candidates:
  * - the exact UCC key (legal endings, punctuation, case and spacing; words
- *   run together);
+ *   run together), then the keys it begins (a name's leading words);
  * - keys sharing the query key's first four characters (a one-word name
  *   misspelled past its start);
  * - the query's sound keys (src/domain/soundKeys.ts: the same words in any
  *   order, or one word misspelled, abbreviated, left out, added or
  *   replaced): each a range of debtor_sound_keys, cut at BROAD_KEY_LIMIT or
- *   NARROW_KEY_LIMIT names.
+ *   NARROW_KEY_LIMIT names;
+ * - for a one-word query, the individuals whose first and last names run
+ *   together, either way round, are the word (src/domain/joinedNames.ts):
+ *   a range of person keys per reading, cut at JOINED_LIMIT names.
  *
  * Each probe's cap keeps the first names in an order of its own, read from
  * an index: over several shards, each shard sends its own first names of
@@ -22,6 +25,7 @@
 import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import { type DebtorName, debtorNames, debtorSoundKeys } from "../db/schema.ts";
 import { keyRange, nameIdOf, placeInKeyOf } from "../db/soundKeys.ts";
+import { joinedNameRanges, MAX_JOINED_READINGS } from "../domain/joinedNames.ts";
 import { debtorNameKey } from "../domain/names.ts";
 import { SIMILARITY_THRESHOLD, similarity } from "../domain/similarity.ts";
 import { MAX_KEY_WORDS, maxQueryKeys, querySoundKeys } from "../domain/soundKeys.ts";
@@ -31,17 +35,27 @@ import type { Db } from "./db.ts";
 const BROAD_KEY_LIMIT = 24;
 /** Names read per narrow sound key (two words or more). */
 const NARROW_KEY_LIMIT = 12;
-/** Names read from the key-prefix probe (and the exact key without a state). */
+/** Names read from each key-prefix probe (the query's key, and its first four characters). */
 const PREFIX_LIMIT = 10;
 const PREFIX_LENGTH = 4;
+/**
+ * Names read per reading of a one-word query as a first and last name (a
+ * person-key range): the name without a middle name sorts first, so the
+ * same name in several states, or with middle initials, fills the cap.
+ */
+const JOINED_LIMIT = 10;
 
-/** Most candidates a request scores, whatever the number of words in the query. */
+/**
+ * Most candidates a request scores, whatever the number of words in the
+ * query: only a one-word query has joined-name readings.
+ */
 export const MAX_CANDIDATES =
   2 * PREFIX_LIMIT +
   Math.max(
     ...Array.from({ length: MAX_KEY_WORDS }, (_, i) => {
       const keys = maxQueryKeys(i + 1);
-      return keys.broad * BROAD_KEY_LIMIT + keys.narrow * NARROW_KEY_LIMIT;
+      const joined = i === 0 ? MAX_JOINED_READINGS * JOINED_LIMIT : 0;
+      return keys.broad * BROAD_KEY_LIMIT + keys.narrow * NARROW_KEY_LIMIT + joined;
     }),
   );
 /**
@@ -91,6 +105,10 @@ function unionAll(arms: SQL[]): SQL {
   );
 }
 
+/** Keys that start with `prefix` (keys hold only [a-z0-9] and spaces; "{" follows "z"): one index range. */
+const startsWith = (prefix: string) =>
+  and(sql`${debtorNames.nameKey} >= ${prefix}`, sql`${debtorNames.nameKey} < ${`${prefix}{`}`);
+
 /** The query's candidate probes, the same on every shard. */
 function probesOf(q: { name: string; state?: string | undefined }): Probe[] {
   const key = debtorNameKey(q.name);
@@ -98,14 +116,24 @@ function probesOf(q: { name: string; state?: string | undefined }): Probe[] {
   const inState = q.state ? eq(debtorNames.state, q.state) : undefined;
   const keys = querySoundKeys(q.name);
   return [
-    { kind: "name", limit: PREFIX_LIMIT, where: and(eq(debtorNames.nameKey, key), inState) },
+    // The exact key first (in key order), then the keys it begins: an
+    // organization named by its leading words ("Silvercreek", "Silver
+    // Creek" for Silver Creek Industries LLC).
     {
       kind: "name",
       limit: PREFIX_LIMIT,
-      where: and(inState, sql`${debtorNames.nameKey} >= ${prefix}`, sql`${debtorNames.nameKey} < ${`${prefix}{`}`),
+      where: and(inState, key === "" ? eq(debtorNames.nameKey, key) : startsWith(key)),
     },
+    { kind: "name", limit: PREFIX_LIMIT, where: and(inState, startsWith(prefix)) },
     ...keys.broad.map((key) => ({ kind: "sound" as const, limit: BROAD_KEY_LIMIT, key })),
     ...keys.narrow.map((key) => ({ kind: "sound" as const, limit: NARROW_KEY_LIMIT, key })),
+    ...joinedNameRanges(q.name).map(
+      (range): Probe => ({
+        kind: "name",
+        limit: JOINED_LIMIT,
+        where: and(inState, sql`${debtorNames.nameKey} >= ${range.from}`, sql`${debtorNames.nameKey} < ${range.to}`),
+      }),
+    ),
   ];
 }
 
@@ -113,16 +141,13 @@ function probesOf(q: { name: string; state?: string | undefined }): Probe[] {
  * A probe's rows (probe, nid: the debtor_names id, place: see Hit), the
  * first `limit` in its order, read in that order from an index.
  */
-function probeRows(db: Db, probe: Probe, i: number, state: string | undefined): SQL {
+function probeRows(probe: Probe, i: number, state: string | undefined): SQL {
   const tag = sql.raw(String(i));
   const limit = sql.raw(String(probe.limit));
   if (probe.kind === "name") {
-    const rows = db
-      .select({ id: debtorNames.id })
-      .from(debtorNames)
-      .where(probe.where)
-      .orderBy(debtorNames.nameKey, debtorNames.state)
-      .limit(probe.limit);
+    // The limit is written in, not bound: a one-word query's many probes stay within 100 parameters.
+    const rows = sql`select ${debtorNames.id} from ${debtorNames} where ${probe.where}
+      order by ${debtorNames.nameKey}, ${debtorNames.state} limit ${limit}`;
     return sql`select ${tag} as probe, id as nid, 0 as place from (${rows})`;
   }
   const range = keyRange(sql`${probe.key}`, state);
@@ -137,14 +162,22 @@ function probeRows(db: Db, probe: Probe, i: number, state: string | undefined): 
  * looking the candidates up.
  */
 export async function probeNames(db: Db, q: { name: string; state?: string | undefined }): Promise<Hit[]> {
-  const arms = probesOf(q).map((probe, i) => probeRows(db, probe, i, q.state));
-  const [rows] = await db.batch([
-    db
-      .select({ probe: sql<number>`p.probe`, place: sql<number>`p.place`, name: getTableColumns(debtorNames) })
-      .from(sql`(${unionAll(arms)}) p`)
-      .leftJoin(debtorNames, sql`${debtorNames.id} = p.nid`),
-  ]);
+  const [rows] = await db.batch([probeStatement(db, q)]);
   return rows.map((r) => ({ probe: Number(r.probe), place: Number(r.place), name: r.name }));
+}
+
+/** The statement probeNames sends: every probe's rows, each joined to its debtor_names row. */
+export function probeStatement(db: Db, q: { name: string; state?: string | undefined }) {
+  const arms = probesOf(q).map((probe, i) => probeRows(probe, i, q.state));
+  return db
+    .select({ probe: sql<number>`p.probe`, place: sql<number>`p.place`, name: getTableColumns(debtorNames) })
+    .from(sql`(${unionAll(arms)}) p`)
+    .leftJoin(debtorNames, sql`${debtorNames.id} = p.nid`);
+}
+
+/** Most candidates the query's probes can find in one database: at most MAX_CANDIDATES. */
+export function candidateLimit(q: { name: string; state?: string | undefined }): number {
+  return probesOf(q).reduce((n, probe) => n + probe.limit, 0);
 }
 
 /** Order of a name probe's rows, as the index reads them (keys hold only [a-z0-9], states two capitals). */

@@ -53,7 +53,7 @@ export const debtorSimilarRoute = lookupRoute({
   path: "/debtors/search-similar",
   tags: ["Debtors"],
   summary: "Debtor names similar to a name",
-  description: `Debtor names ranked by similarity to \`name\`, despite typos, word order, punctuation and legal endings: each with its state, the number of filings naming it there, and a score from 0 to 1 (1 is the same name under UCC search logic). Abbreviations such as Mfg, Svcs, Intl or Bros count as their long forms, and an individual may be written last name first, with or without a middle initial. Names scoring below ${SIMILARITY_THRESHOLD} are left out. Candidates come from bounded index probes (one misspelled, abbreviated, missing or extra word is tolerated), so a request ranks at most ${MAX_CANDIDATES} names. Envelope A.`,
+  description: `Debtor names ranked by similarity to \`name\`, despite typos, word order, punctuation and legal endings: each with its state, the number of filings naming it there, and a score from 0 to 1 (1 is the same name under UCC search logic). Abbreviations such as Mfg, Svcs, Intl or Bros count as their long forms, and an individual may be written last name first, with or without a middle initial, or with first and last name run together in either order ("Bettywalker"). Names scoring below ${SIMILARITY_THRESHOLD} are left out. Candidates come from bounded index probes (one misspelled, abbreviated, missing or extra word is tolerated), so a request ranks at most ${MAX_CANDIDATES} names. Envelope A.`,
   query: similarQuery,
   examples: { name: "Harbour Manufacturing" },
   schema: similarDebtors,
