@@ -647,7 +647,7 @@ export interface components {
          */
         D1Bookmark: string;
         /**
-         * @description Where the time went: `d1;dur=…;desc="N batch, M rows read"` when the answer was read from the database, `cache;dur=…;desc="hit"` when it came from the edge cache.
+         * @description Where the time went: `d1;dur=…;desc="N batch, M rows read"` when the answer was read from the database (with `, S shards, at most R on one` when it read several databases at once), `cache;dur=…;desc="hit"` when it came from the edge cache.
          * @example d1;dur=12;desc="2 batch, 14 rows read"
          */
         ServerTiming: string;

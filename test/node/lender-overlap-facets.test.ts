@@ -19,7 +19,9 @@ function withSharedPrefixes(record: FilingRecord, i: number): FilingRecord {
   const lender = record.securedParties[0]!;
   const lenders = BRANCHES.slice(0, 2 + (i % 3)).map((name) => ({ ...lender, name }));
   const debtors =
-    i % 2 === 0 ? record.debtors : [...record.debtors, { ...record.debtors[0]!, name: "Pat Doe", type: "Individual" as const }];
+    i % 2 === 0
+      ? record.debtors
+      : [...record.debtors, { ...record.debtors[0]!, name: "Pat Doe", type: "Individual" as const }];
   return { ...record, debtors, securedParties: [...record.securedParties, ...lenders] };
 }
 
