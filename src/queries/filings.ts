@@ -552,10 +552,13 @@ export interface PageRow {
   amended: string | null;
 }
 
-/** After the page's index entries: their filings, in list order. */
-const PAGE_JOIN = sql.raw(
-  ") as page inner join filings on filings.id = page.fid order by page.at desc, page.num desc, page.fid desc",
-);
+/** After the page's index entries (`page`): their filings, in list order. */
+const pageJoin = () =>
+  frozen(
+    "pageJoin",
+    () =>
+      sql` as page inner join ${filings} on ${filings.id} = page.fid order by page.at desc, page.num desc, page.fid desc`,
+  );
 
 /**
  * One page of `filter`'s list with each filing's parties (and amendments,
@@ -567,7 +570,7 @@ const PAGE_JOIN = sql.raw(
  */
 function pageWithParties(db: Db, filter: FilingFilter, offset: number, limit: number, withAmendments = false) {
   return db.all<PageRow>(
-    sql`select ${withParties(withAmendments)} from (${pageKeys(filter, offset, limit)}${PAGE_JOIN}`,
+    sql`select ${withParties(withAmendments)} from (${pageKeys(filter, offset, limit)})${pageJoin()}`,
   );
 }
 
