@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { generateFilings } from "../../seed/generate.ts";
-import { refreshAll, writeFilings } from "../../seed/localD1.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
 import { INDUSTRIES } from "../../src/domain/industries.ts";
-import { migratedDatabase, runMigration } from "./migrated.ts";
+import { facetRows, loadedBefore, runMigration } from "./migrated.ts";
 
 const REBUILD = "0012_industry_facets.sql";
 
@@ -23,14 +22,8 @@ describe("migration 0012", () => {
   it("rebuilds the facets and running totals the loaders write", () => {
     const now = Date.now();
     const records = [...generateFilings({ filings: 2000, seed: 5, now })].map(withManyIndustries);
-    const db = migratedDatabase(REBUILD); // up to the rebuild, which runs on data
-    writeFilings(db, records, 1, () => {}, now);
-    refreshAll(db);
-    const facets = () => [
-      db.prepare("select * from facet_days order by scope, place, name, facet, day").all(),
-      db.prepare("select * from facet_counts order by scope, place, name, facet").all(),
-    ];
-    const written = facets();
+    const db = loadedBefore(REBUILD, records, now); // up to the rebuild, which runs on data
+    const written = facetRows(db);
     expect(written[0]!.some((f) => f.scope === "s" && f.name === "e3")).toBe(true);
     // What a database loaded before holds: a state's facets by label set,
     // and running totals summed the other way (here: wrong everywhere).
@@ -38,6 +31,6 @@ describe("migration 0012", () => {
     db.exec(`insert into facet_days values ('s', 'AK', '', 'Equipment|Manufacturing', '0000-00-00', 7, 7)`);
     db.exec("update facet_days set running = -1");
     runMigration(db, REBUILD);
-    expect(facets()).toEqual(written);
+    expect(facetRows(db)).toEqual(written);
   });
 });

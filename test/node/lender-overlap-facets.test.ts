@@ -6,9 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { generateFilings } from "../../seed/generate.ts";
-import { refreshAll, writeFilings } from "../../seed/localD1.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
-import { migratedDatabase, runMigration } from "./migrated.ts";
+import { facetRows, loadedBefore, runMigration } from "./migrated.ts";
 
 const REBUILD = "0013_lender_overlap_facets.sql";
 
@@ -29,14 +28,8 @@ describe("migration 0013", () => {
   it("rebuilds the lender overlap facets and their running totals as the loaders write them", () => {
     const now = Date.now();
     const records = [...generateFilings({ filings: 1500, seed: 11, now })].map(withSharedPrefixes);
-    const db = migratedDatabase(REBUILD);
-    writeFilings(db, records, 1, () => {}, now);
-    refreshAll(db);
-    const facets = () => [
-      db.prepare("select * from facet_days order by scope, place, name, facet, day").all(),
-      db.prepare("select * from facet_counts order by scope, place, name, facet").all(),
-    ];
-    const written = facets();
+    const db = loadedBefore(REBUILD, records, now); // up to the rebuild, which runs on data
+    const written = facetRows(db);
     const overlaps = written[1]!.filter((f) => f.scope === "o");
     expect(overlaps.some((f) => f.name === "wells fargo" && Number(f.filings) > 1)).toBe(true);
     expect(overlaps.some((f) => f.facet === "Individual|Organization")).toBe(true);
@@ -44,9 +37,9 @@ describe("migration 0013", () => {
     db.exec("delete from facet_days where scope = 'o'");
     db.exec("delete from facet_counts where scope = 'o'");
     runMigration(db, REBUILD);
-    expect(facets()).toEqual(written);
+    expect(facetRows(db)).toEqual(written);
     // Run again on its own output, it changes nothing.
     runMigration(db, REBUILD);
-    expect(facets()).toEqual(written);
+    expect(facetRows(db)).toEqual(written);
   });
 });

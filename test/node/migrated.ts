@@ -4,6 +4,8 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
+import { refreshAll, writeFilings } from "../../seed/localD1.ts";
+import type { FilingRecord } from "../../src/db/records.ts";
 
 /** Runs one migration file of migrations/ on `db`. */
 export function runMigration(db: DatabaseSync, file: string): void {
@@ -21,4 +23,23 @@ export function migratedDatabase(before?: string): DatabaseSync {
     runMigration(db, file);
   }
   return db;
+}
+
+/**
+ * `records` written by the loaders into a database migrated up to the
+ * file `before` (a data migration to test against what the loaders write).
+ */
+export function loadedBefore(before: string, records: FilingRecord[], now: number): DatabaseSync {
+  const db = migratedDatabase(before);
+  writeFilings(db, records, 1, () => {}, now);
+  refreshAll(db);
+  return db;
+}
+
+/** Every facet row, by day and in total, in key order. */
+export function facetRows(db: DatabaseSync) {
+  return [
+    db.prepare("select * from facet_days order by scope, place, name, facet, day").all(),
+    db.prepare("select * from facet_counts order by scope, place, name, facet").all(),
+  ];
 }
