@@ -8,7 +8,7 @@ import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { setMetric, timing } from "hono/timing";
 import { BOOKMARK_HEADER } from "./http/bookmark.ts";
-import { type AppEnv, log, requestLogSample } from "./http/context.ts";
+import { type AppEnv, d1Totals, log, requestLogSample } from "./http/context.ts";
 import { ApiError, errorResponse, invalidParameters, notFound, onError } from "./http/errors.ts";
 import { boundedUrl } from "./http/params.ts";
 import { registerDebtorRoutes } from "./routes/debtors.ts";
@@ -35,14 +35,15 @@ export function createApp() {
   app.use(async (c, next) => {
     const started = Date.now();
     c.set("now", new Date(started));
-    c.set("d1", { batches: 0, shards: 0, rowsRead: 0, shardRows: new Map(), ms: 0 });
+    c.set("d1", { batches: 0, shardRows: new Map(), ms: 0 });
     c.header("x-request-id", c.get("requestId"));
     await next();
     const d1 = c.get("d1");
+    const read = d1Totals(d1);
     if (d1.batches > 0) {
       // Over several shards, also the most read on one: the bound is per shard.
-      const shards = d1.shards > 1 ? `, ${d1.shards} shards, at most ${Math.max(...d1.shardRows.values())} on one` : "";
-      setMetric(c, "d1", d1.ms, `${d1.batches} batch, ${d1.rowsRead} rows read${shards}`, 0);
+      const shards = read.shards > 1 ? `, ${read.shards} shards, at most ${read.busiestShard} on one` : "";
+      setMetric(c, "d1", d1.ms, `${d1.batches} batch, ${read.rowsRead} rows read${shards}`, 0);
     }
     // One line per request (a sample of the successful ones, REQUEST_LOG_SAMPLE): never the key, only its label.
     const sampled = requestLogSample(c);
@@ -54,8 +55,8 @@ export function createApp() {
       status: c.res.status,
       duration_ms: Date.now() - started,
       d1_ms: d1.ms,
-      d1_shards: d1.shards,
-      rows_read: d1.rowsRead,
+      d1_shards: read.shards,
+      rows_read: read.rowsRead,
       key_label: c.get("keyLabel") ?? null,
       ...(sampled < 1 ? { sample_rate: sampled } : {}),
     });

@@ -27,13 +27,16 @@ export interface AppEnv {
 export interface D1Meter {
   /** Round trips: batches one after another (a cross-state request's shards are read at once). */
   batches: number;
-  /** Shards the request read (more than one: a cross-state request fanned out). */
-  shards: number;
-  rowsRead: number;
-  /** Rows read on each shard read (a request's bound is per shard). */
+  /** Rows read on each shard the request read (more than one: a cross-state request fanned out). */
   shardRows: Map<string, number>;
   /** Wall time of the D1 round trips, in ms. */
   ms: number;
+}
+
+/** A meter's shards read, rows read in all, and the most rows one shard read (the bounds are per shard). */
+export function d1Totals(meter: D1Meter): { shards: number; rowsRead: number; busiestShard: number } {
+  const rows = [...meter.shardRows.values()];
+  return { shards: rows.length, rowsRead: rows.reduce((a, b) => a + b, 0), busiestShard: Math.max(0, ...rows) };
 }
 
 export function responseMetadata(c: Context<AppEnv>) {

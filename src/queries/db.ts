@@ -89,7 +89,7 @@ function database(d1: D1Database | D1DatabaseSession): Db {
 }
 
 /** One shard's part of a request's D1Meter. */
-type ShardMeter = Pick<D1Meter, "batches" | "rowsRead" | "ms">;
+type ShardMeter = Pick<D1Meter, "batches" | "ms"> & { rowsRead: number };
 
 /** `d1` with its batches counted into `meter`. */
 function metered(d1: D1DatabaseSession, meter: ShardMeter): D1DatabaseSession {
@@ -191,11 +191,8 @@ export async function withShards<T>(
     const meter = c.get("d1");
     meter.batches += Math.max(0, ...meters.map((m) => m.batches));
     meter.ms += Math.max(0, ...meters.map((m) => m.ms));
-    handles.forEach(({ shard, meter: m }) => {
-      meter.rowsRead += m.rowsRead;
+    for (const { shard, meter: m } of handles)
       meter.shardRows.set(shard, (meter.shardRows.get(shard) ?? 0) + m.rowsRead);
-    });
-    meter.shards = c.get("d1Sessions")?.size ?? 0;
     setBookmarks(c, layout);
     return results;
   } catch (err) {
