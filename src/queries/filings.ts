@@ -90,10 +90,14 @@ const debtorArm = (db: Db, where: SQL | undefined) =>
     .where(where)
     .getSQL();
 
+/** Whether a stored set ("A|B") includes `label`. */
+export const setIncludes = (column: SQLiteColumn, label: string) =>
+  sql`instr('|' || ${column} || '|', ${`|${label}|`}) > 0`;
+
 /** Whether a stored set ("A|B") includes any of `labels`. */
-function setIncludesAny(column: SQLiteColumn, labels: string[]): SQL | undefined {
+export function setIncludesAny(column: SQLiteColumn, labels: readonly string[]): SQL | undefined {
   if (labels.length === 0) return undefined;
-  return or(...labels.map((l) => sql`instr('|' || ${column} || '|', ${`|${l}|`}) > 0`));
+  return or(...labels.map((l) => setIncludes(column, l)));
 }
 
 /** Which facets a query covers (see facetCounts in schema.ts). */

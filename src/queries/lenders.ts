@@ -40,6 +40,8 @@ import {
   lenderCount,
   type PageRow,
   type PageWindow,
+  setIncludes,
+  setIncludesAny,
   withParties,
 } from "./filings.ts";
 
@@ -61,12 +63,11 @@ const NUMBER = 4;
 const FILING = 5;
 const newestFirst = sql`order by ${sp.filedAt} desc, ${sp.filingNumber} desc, ${sp.filingId} desc limit 1`;
 
-/** Whether a lender facet's debtor-type set (facet_counts.facet, "A|B") holds `type`. */
-const facetHolds = (type: string) => sql`instr('|' || ${facetCounts.facet} || '|', ${`|${type}|`}) > 0`;
-
 /** A lender facet's debtor-type set as secured_parties.debtor_types stores it (a bit mask). */
 const facetMask = sql.join(
-  PARTY_TYPES.map((type) => sql`(${facetHolds(type)}) * ${sql.raw(String(maskBit(PARTY_TYPES, type)))}`),
+  PARTY_TYPES.map(
+    (type) => sql`(${setIncludes(facetCounts.facet, type)}) * ${sql.raw(String(maskBit(PARTY_TYPES, type)))}`,
+  ),
   sql` + `,
 );
 
@@ -85,7 +86,7 @@ function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
     eq(facetCounts.place, q.state),
     gte(facetCounts.name, from),
     lt(facetCounts.name, to),
-    or(...types.map(facetHolds)),
+    setIncludesAny(facetCounts.facet, types),
   );
   const newest = sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${facetCounts.name} and ${sp.debtorTypes} = ${facetMask} and ${sp.filedAt} >= ${since} ${newestFirst})`;
   // The entry after `ref` in its key's range, if recent.
