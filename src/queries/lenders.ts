@@ -88,10 +88,17 @@ function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
     lt(facetCounts.name, to),
     setIncludesAny(facetCounts.facet, types),
   );
-  const newest = sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${facetCounts.name} and ${sp.debtorTypes} = ${facetMask} and ${sp.filedAt} >= ${since} ${newestFirst})`;
+  // A key's newest recent entry matching `after` (one index seek).
+  const newestOf = (name: SQL, types: SQL, after?: SQL) =>
+    sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${name} and ${sp.debtorTypes} = ${types} and ${sp.filedAt} >= ${since}${after ? sql` and ${after}` : sql``} ${newestFirst})`;
+  const newest = newestOf(sql`${facetCounts.name}`, facetMask);
   // The entry after `ref` in its key's range, if recent.
   const next = (ref: SQL) =>
-    sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${at(ref, NAME)} and ${sp.debtorTypes} = ${at(ref, TYPES)} and ${sp.filedAt} >= ${since} and (${sp.filedAt}, ${sp.filingNumber}, ${sp.filingId}) < (${at(ref, FILED)}, ${at(ref, NUMBER)}, ${at(ref, FILING)}) ${newestFirst})`;
+    newestOf(
+      at(ref, NAME),
+      at(ref, TYPES),
+      sql`(${sp.filedAt}, ${sp.filingNumber}, ${sp.filingId}) < (${at(ref, FILED)}, ${at(ref, NUMBER)}, ${at(ref, FILING)})`,
+    );
   return sql`select fid from (with recursive walk(j) as (
     select ${newest} from ${facetCounts} where ${keys}
     union all
