@@ -93,6 +93,26 @@ describe("query plans", () => {
     }
   });
 
+  it("reads of each party only the columns the answer shows, not its search keys or the filing's copies", async () => {
+    const { sql } = (await plans("/filings/recently-terminated?state=CA")).find((s) => s.sql.includes("json_array("))!;
+    const partyArrays = [...sql.matchAll(/json_array\(("(?:debtor|secured)_parties"[^)]*)\)/g)].map((m) => m[1]!);
+    expect(partyArrays.length).toBeGreaterThan(0);
+    for (const columns of partyArrays) {
+      expect(columns).toContain('."name"');
+      for (const hidden of [
+        "name_key",
+        "name_words",
+        "address_key",
+        "zip5",
+        "filing_state",
+        "filed_at",
+        "filing_number",
+      ]) {
+        expect(columns).not.toContain(`."${hidden}"`);
+      }
+    }
+  });
+
   it("reads known addresses debtor by debtor, each debtor's rows by its key in list order", async () => {
     const listing = (await plans("/debtors/addresses?name=John%20Smith")).filter((s) =>
       /from "debtor_address_sets" cross join "debtor_addresses"/.test(s.sql),
