@@ -1,0 +1,83 @@
+/**
+ * Opaque continuation cursors: where a client resumes a list or the change
+ * feed. A cursor is a small JSON payload (positions, never SQL or a key),
+ * bound to the list it came from and sealed with a digest, so a cursor that
+ * was cut, edited or taken from another list is refused with a 400 naming
+ * `cursor` rather than read as some other position. The digest detects
+ * accidents and edits; it is not a secret: a position is nothing a client
+ * could not ask for otherwise.
+ *
+ * Text form: `<payload>.<seal>`, both base64url without padding; the seal is
+ * the first 9 bytes of SHA-256 over the list's name and the payload.
+ */
+import { z } from "@hono/zod-openapi";
+import { ApiError } from "./errors.ts";
+
+/** Longest cursor accepted: far above any cursor the API hands out (a few hundred characters over six shards). */
+export const MAX_CURSOR_LENGTH = 1024;
+
+const SEAL_BYTES = 9;
+const encoder = new TextEncoder();
+
+function toBase64Url(bytes: Uint8Array): string {
+  let text = "";
+  for (const b of bytes) text += String.fromCharCode(b);
+  return btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text: string): Uint8Array {
+  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+async function seal(list: string, payload: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(`${list}\u0000${payload}`));
+  return toBase64Url(new Uint8Array(digest).slice(0, SEAL_BYTES));
+}
+
+/** The cursor of `position` in the list named `list`. */
+export async function encodeCursor(list: string, position: unknown): Promise<string> {
+  const payload = toBase64Url(encoder.encode(JSON.stringify(position)));
+  return `${payload}.${await seal(list, payload)}`;
+}
+
+function refused(message: string): ApiError {
+  return new ApiError("invalid_parameter", "Invalid query parameter: cursor.", {
+    details: [{ parameter: "cursor", message }],
+  });
+}
+
+/**
+ * The position a cursor of the list `list` holds, checked by `schema`.
+ * Throws a 400 naming `cursor` when it is not a cursor this list handed out.
+ */
+export async function decodeCursor<T>(list: string, text: string, schema: z.ZodType<T>): Promise<T> {
+  const [payload, sealed, extra] = text.split(".");
+  if (!payload || !sealed || extra !== undefined || sealed !== (await seal(list, payload))) {
+    throw refused("is not a cursor this list handed out: pass `next_cursor` of an earlier response as it was given");
+  }
+  let position: unknown;
+  try {
+    position = JSON.parse(new TextDecoder().decode(fromBase64Url(payload)));
+  } catch {
+    throw refused("is not a cursor this list handed out");
+  }
+  const parsed = schema.safeParse(position);
+  // Sealed but not of this version's shape: a cursor from an older release.
+  if (!parsed.success) throw refused("is from an earlier version of this list: start again without it");
+  return parsed.data;
+}
+
+/** The `cursor` query parameter: an opaque token, checked for form here and for content by decodeCursor. */
+export const cursorParam = z
+  .string({
+    error: (issue) => (issue.input === undefined ? "is required" : "must be given once, as `next_cursor` was given"),
+  })
+  .max(MAX_CURSOR_LENGTH, { error: `must be at most ${MAX_CURSOR_LENGTH} characters`, abort: true })
+  .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, { error: "is not a cursor: pass `next_cursor` as it was given" })
+  .openapi({
+    pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$",
+    maxLength: MAX_CURSOR_LENGTH,
+    description:
+      "Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held.",
+  });
