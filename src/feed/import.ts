@@ -27,6 +27,7 @@ import {
   readStored,
 } from "./merge.ts";
 import { FeedFileError, type FeedFormat, type FeedItem, type Reject, readFeed, type Warning } from "./read.ts";
+import { keyHash, type Repeats } from "./repeats.ts";
 
 export interface ImportSummary extends LoadSummary {
   /** Records read (filings, amendment records), good or bad. */
@@ -79,6 +80,12 @@ export interface ImportOptions {
   onWarning?: (warning: Warning) => void | Promise<void>;
   /** After each group is written. */
   onProgress?: (summary: ImportSummary) => void;
+  /**
+   * The filings the file gives more than once (findRepeats, read first):
+   * each is compared with what is stored in its last version only, the
+   * earlier ones held back until it comes (see importFeed).
+   */
+  repeats?: Repeats;
   /** Records the file's data load, in place of recordLoad on `db` (a sharded import records it in every shard). */
   recordLoad?: (source: string, filings: number, at: Date) => Promise<void>;
 }
@@ -89,6 +96,22 @@ export type Loaded = Exclude<FeedItem, { reject: Reject }>;
 
 /** Writes one group of read records, adding to `summary`; returns warnings to report. */
 export type WriteItems = (items: Loaded[], summary: ImportSummary) => Promise<Warning[]>;
+
+type FilingItem = Extract<Loaded, { record: FilingRecord }>;
+
+/**
+ * A filing met again within one load: the later record replaces the
+ * earlier one, or, when it adds to what is stored (XML), merges into it.
+ */
+function combineRepeat(
+  before: { record: FilingRecord; merge: boolean } | undefined,
+  item: { record: FilingRecord; merge: boolean },
+): { record: FilingRecord; merge: boolean } {
+  return {
+    record: before && item.merge ? mergeWithStored(item.record, before.record) : item.record,
+    merge: item.merge || (before?.merge ?? false),
+  };
+}
 
 /**
  * Resolves a group into whole filings and writes them; returns the
@@ -113,10 +136,7 @@ export async function writeGroup(
     const key = filingKey(item.record.state, item.record.number);
     const before = records.get(key);
     if (before) summary.repeated += 1;
-    records.set(key, {
-      record: before && item.merge ? mergeWithStored(item.record, before.record) : item.record,
-      merge: item.merge || (before?.merge ?? false),
-    });
+    records.set(key, combineRepeat(before, item));
   }
   // What the database holds for bulk records and for amendments whose filing is not in the group.
   const lookups: Keyed[] = [
@@ -200,6 +220,32 @@ export async function importFeed(
       return waiting;
     });
   let group: Loaded[] = [];
+  /** Earlier copies of repeated filings, by key hash, until their last copy is read. */
+  const held = new Map<string, FilingItem[]>();
+  /** The record to load for `item`, a filing the file repeats: held back, or its copies folded into its last. */
+  const settleRepeat = (item: FilingItem, position: number): FilingItem | undefined => {
+    const hash = keyHash(item.record);
+    const last = options.repeats?.get(hash);
+    if (last === undefined) return item;
+    const earlier = held.get(hash) ?? [];
+    if (position < last) {
+      earlier.push(item);
+      held.set(hash, earlier);
+      return undefined;
+    }
+    held.delete(hash);
+    const key = filingKey(item.record.state, item.record.number);
+    let combined: { record: FilingRecord; merge: boolean } | undefined;
+    for (const copy of [...earlier, item]) {
+      // A different filing whose key shares the hash is loaded as read.
+      if (filingKey(copy.record.state, copy.record.number) !== key) group.push(copy);
+      else {
+        if (combined) summary.repeated += 1;
+        combined = combineRepeat(combined, copy);
+      }
+    }
+    return { ...item, ...combined };
+  };
   const write = async () => {
     if (group.length === 0) return;
     const warnings = await writeItems(group, summary);
@@ -208,6 +254,9 @@ export async function importFeed(
     options.onProgress?.({ ...summary });
   };
   const finish = async () => {
+    // Copies still held (their last copy was never read: the file stopped) load as read.
+    for (const copies of held.values()) group.push(...copies);
+    held.clear();
     await write();
     // One data load per feed file, however many groups it took.
     const source = options.source ?? `import ${file}`;
@@ -217,6 +266,7 @@ export async function importFeed(
   const read = readFeed(file, body, { now, format: options.format, defaultState: options.defaultState });
   try {
     for await (const item of read) {
+      const position = summary.read;
       summary.read += 1;
       if ("reject" in item) {
         summary.rejected += 1;
@@ -228,7 +278,9 @@ export async function importFeed(
         summary.warned += 1;
         await options.onWarning?.(item.warning);
       }
-      group.push(item);
+      const next = "record" in item ? settleRepeat(item, position) : item;
+      if (!next) continue;
+      group.push(next);
       if (group.length >= size) await write();
     }
   } catch (err) {

@@ -1,0 +1,106 @@
+/**
+ * Filings a feed gives more than once, found by reading it once before it
+ * is loaded (findRepeats), so the load compares each filing with what is
+ * stored in its last version only (importFeed holds the earlier versions
+ * back, see foldRepeat): loading the same file twice then writes nothing and
+ * reports every filing unchanged, where comparing each version in turn
+ * would report (and record as a change) the flip from the last version back
+ * to an earlier one and forward again, every time.
+ *
+ * Bounded memory whatever the file's size: each filing key read is kept as
+ * a 64-bit hash in an open-addressed table of typed arrays (16 bytes a
+ * filing at most, half of it empty), and only the keys met again are kept
+ * in a map with the position of their last copy. Two keys may share a
+ * hash; that only makes the load hold a record it need not (and it is then
+ * written in its own place), never merge two filings.
+ */
+import { filingKey } from "./merge.ts";
+import { FeedFileError, type FeedItem } from "./read.ts";
+
+/** FNV-1a over the string's UTF-16 units, from `seed`: one 32-bit half of a key's hash. */
+function fnv(text: string, seed: number): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  // Final mix, so keys differing in their last characters spread over the table.
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+
+/** A filing's key as two 32-bit halves of a 64-bit hash. */
+function hashOf(record: { state: string; number: string }): [number, number] {
+  const key = filingKey(record.state.toUpperCase(), record.number);
+  return [fnv(key, 0x811c9dc5), fnv(key, 0x2f5a7c1d)];
+}
+
+/** A filing's 64-bit key hash as text: how Repeats names it. */
+export function keyHash(record: { state: string; number: string }): string {
+  const [a, b] = hashOf(record);
+  return `${a.toString(36)}:${b.toString(36)}`;
+}
+
+/** The hashes of every key read: an open-addressed set of 64-bit values in two Uint32Arrays. */
+class HashSet {
+  private hi = new Uint32Array(1 << 12);
+  private lo = new Uint32Array(1 << 12);
+  private size = 0;
+
+  /** Adds the hash; whether it was there already. */
+  add(a: number, b: number): boolean {
+    // (0, 0) marks an empty slot.
+    if (a === 0 && b === 0) b = 1;
+    if (this.size * 2 >= this.hi.length) this.grow();
+    const mask = this.hi.length - 1;
+    for (let i = (a ^ Math.imul(b, 0x9e3779b1)) & mask; ; i = (i + 1) & mask) {
+      if (this.hi[i] === 0 && this.lo[i] === 0) {
+        this.hi[i] = a;
+        this.lo[i] = b;
+        this.size += 1;
+        return false;
+      }
+      if (this.hi[i] === a && this.lo[i] === b) return true;
+    }
+  }
+
+  private grow() {
+    const [hi, lo] = [this.hi, this.lo];
+    this.hi = new Uint32Array(hi.length * 2);
+    this.lo = new Uint32Array(lo.length * 2);
+    this.size = 0;
+    hi.forEach((a, i) => {
+      const b = lo[i] ?? 0;
+      if (a !== 0 || b !== 0) this.add(a, b);
+    });
+  }
+}
+
+/** The filings a feed repeats: for each repeated key hash, the position (in read order) of its last copy. */
+export type Repeats = ReadonlyMap<string, number>;
+
+/**
+ * Reads `items` (a feed, as readFeed yields it) and returns its repeats.
+ * Positions count every item read, rejects and amendments included, as
+ * importFeed counts them. A file that stops being readable has the repeats
+ * read before the problem, where its load stops too.
+ */
+export async function findRepeats(items: AsyncIterable<FeedItem>): Promise<Repeats> {
+  const seen = new HashSet();
+  const repeats = new Map<string, number>();
+  let position = 0;
+  try {
+    for await (const item of items) {
+      if ("record" in item) {
+        const [a, b] = hashOf(item.record);
+        if (seen.add(a, b)) repeats.set(keyHash(item.record), position);
+      }
+      position += 1;
+    }
+  } catch (err) {
+    if (!(err instanceof FeedFileError)) throw err;
+  }
+  return repeats;
+}
