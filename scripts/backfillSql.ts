@@ -24,8 +24,9 @@ import { appendFileSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { openLocalD1File } from "../seed/localD1.ts";
 import * as schema from "../src/db/schema.ts";
+import { isBackfilling } from "./bulk/load.ts";
+import { openLocalD1File } from "./localD1.ts";
 import { localFiles, shardConfig } from "./shardConfig.ts";
 
 const USAGE = "usage: npm run backfill:sql -- --out FILE";
@@ -43,13 +44,30 @@ if (!out) {
 
 /** Tables whose integers do not fit a JavaScript number: written here, not by wrangler. */
 const WIDE = getTableName(schema.debtorSoundKeys);
+/** Local bookkeeping of a bulk load (scripts/bulk/load.ts), not data. */
+const LOCAL_ONLY = getTableName(schema.bulkLoad);
 const tables = Object.values(schema)
   .filter((value) => is(value, SQLiteTable))
-  .map((table) => getTableName(table));
+  .map((table) => getTableName(table))
+  .filter((t) => t !== LOCAL_ONLY);
 const started = Date.now();
 const exported = tables.filter((t) => t !== WIDE);
 const config = await shardConfig();
 const files = localFiles(config);
+// A database a stopped load left without its indexes and aggregates is not a backfill to send.
+for (const { shard, file } of files) {
+  const sqlite = openLocalD1File(file);
+  try {
+    if (isBackfilling(sqlite)) {
+      console.error(
+        `${shard.binding}: its local bulk load did not finish; run npm run db:migrate to finish it, then the same import again to load the rest`,
+      );
+      process.exit(1);
+    }
+  } finally {
+    sqlite.close();
+  }
+}
 /** One file per shard: FILE itself for one shard, else FILE with the binding before its extension. */
 const outOf = (binding: string) =>
   files.length === 1 ? out : out.replace(/(\.sql)?$/, (ext) => `.${binding}${ext || ".sql"}`);

@@ -20,9 +20,9 @@ import { join, resolve } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
-import { localD1Database, openLocalD1File } from "../seed/localD1.ts";
 import * as schema from "../src/db/schema.ts";
 import type { ShardDatabases } from "../src/feed/shardedImport.ts";
+import { localD1Database, openLocalD1File } from "./localD1.ts";
 import { CONFIG, localFiles, migrateAll, type ShardConfig, type ShardDatabase, shardConfig } from "./shardConfig.ts";
 
 export interface Target {
@@ -89,9 +89,18 @@ export function describeTarget(target: Target): string {
   return `local D1 database in ${target.persistTo ?? ".wrangler/state"}`;
 }
 
-/** Applies pending migrations to every local shard (remote ones are left to deployment). */
+/**
+ * Applies pending migrations to every local shard (remote ones are left to
+ * deployment), first finishing any load that was stopped part-way; says so
+ * on stderr.
+ */
 export async function migrateLocal(target: Target): Promise<void> {
-  migrateAll(await shardConfig(), target);
+  await migrateAll(
+    await shardConfig(),
+    target,
+    () => {},
+    (line) => console.error(line),
+  );
 }
 
 /** A copy of the shards' D1 bindings of wrangler.toml marked remote, for getPlatformProxy. */

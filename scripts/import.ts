@@ -30,9 +30,11 @@ import { Readable } from "node:stream";
 import { refreshQueued } from "../src/db/load.ts";
 import { isStateCode } from "../src/domain/states.ts";
 import { emptySummary, type ImportOptions, type ImportSummary } from "../src/feed/import.ts";
-import { FeedFileError, feedFormat, type Place } from "../src/feed/read.ts";
+import { FeedFileError, feedFormat, type Place, readFeed } from "../src/feed/read.ts";
+import { findRepeats } from "../src/feed/repeats.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
-import { BULK_GROUP, BulkImport, isEmpty } from "./bulkImport.ts";
+import { BULK_GROUP, BulkImport, isEmpty } from "./bulk/import.ts";
+import { endBulkLoad, isBackfilling } from "./bulk/load.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openShards } from "./feedDb.ts";
 
 const USAGE =
@@ -160,28 +162,49 @@ try {
   if (!target.remote) await migrateLocal(target);
   const { shards, sqlite, dispose } = await openShards(target);
   opened = true;
-  // Empty local databases load in bulk (scripts/bulkImport.ts): a backfill.
+  // Empty local databases load in bulk (scripts/bulk/import.ts): a backfill.
   const empty = sqlite && !values["no-bulk"] && [...sqlite.values()].every(isEmpty);
-  const bulk = empty ? new Map([...sqlite].map(([shard, file]) => [shard, new BulkImport(file)])) : undefined;
+  const source = `import ${files.join(" ")}`;
+  const bulk = empty ? new Map([...sqlite].map(([shard, file]) => [shard, new BulkImport(file, source)])) : undefined;
+  // Shards whose backfill was stopped: this import loads the rest of it, and ends it if it runs to its end.
+  const resumed = bulk ? [] : [...(sqlite ?? [])].filter(([, file]) => isBackfilling(file));
+  if (resumed.length > 0) {
+    console.error(
+      `The backfill of ${resumed.map(([shard]) => shard).join(", ")} was interrupted: this import loads the rest of it, recording no changes, and ends it if it completes.`,
+    );
+  }
   const shardCount = shards.layout.shards.length;
   console.error(
     `Importing ${files.length === 1 ? files[0] : `${files.length} files`} into the ${describeTarget(target)}${shardCount > 1 ? ` (${shardCount} shards)` : ""}${bulk ? ", empty: bulk mode" : ""} (ready in ${((Date.now() - started) / 1000).toFixed(1)}s)`,
   );
   started = Date.now();
+  /** Every file was read to its end (some may have had rejects, none stopped). */
+  let complete = false;
   try {
     for (const file of files) {
       rejects.clear(file);
       warnings.clear(file);
       const fileStarted = Date.now();
+      const now = new Date(fileStarted);
+      const stream = () => Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>;
+      // Filings the file gives more than once are compared in their last
+      // version only (src/feed/repeats.ts), which takes a first reading. A
+      // bulk load compares nothing: it holds every repeat back anyway.
+      const repeats = bulk ? undefined : await findRepeats(readFeed(file, stream(), { now, defaultState }));
+      if (repeats && repeats.size > 0) {
+        console.error(
+          `  ${file}: ${number(repeats.size)} ${repeats.size === 1 ? "filing" : "filings"} given more than once; each is compared with what is stored in its last version`,
+        );
+      }
       const bar = progress(file, statSync(file).size, fileStarted);
-      const body = (Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>).pipeThrough(
-        bar.counter,
-      );
+      const body = stream().pipeThrough(bar.counter);
       /** What is written so far: the summary after the last group. */
       let written: ImportSummary = emptySummary();
       try {
         const options: ImportOptions = {
+          now,
           source: `import ${file}`,
+          ...(repeats ? { repeats } : {}),
           ...(defaultState ? { defaultState } : {}),
           // Locally the aggregates are rebuilt once, after the last file (below).
           deferRefresh: !target.remote,
@@ -227,6 +250,7 @@ try {
         } else console.error(`  ${file}: not imported: ${err.message}`);
       }
     }
+    complete = !failed;
   } finally {
     try {
       // Also after a failure: what was written gets its indexes and aggregates.
@@ -235,6 +259,7 @@ try {
         for (const [shard, b] of bulk) {
           const later = await b.finish(
             shards.databases.get(shard)!,
+            complete,
             (step) => console.error(`  ${shardCount > 1 ? `${shard}: ` : ""}${step}...`),
             (w) => warnings.write(w),
           );
@@ -244,6 +269,7 @@ try {
       } else if (!target.remote) {
         console.error("  rebuilding the aggregates of the debtors loaded...");
         for (const db of shards.databases.values()) await refreshQueued(db);
+        if (complete) for (const [, file] of resumed) endBulkLoad(file);
       }
       if (!target.remote) console.error(`  finished in ${((Date.now() - phase) / 1000).toFixed(1)}s`);
     } finally {
@@ -255,7 +281,9 @@ try {
   aborted = true;
   console.error(`\nImport failed: ${(err as Error).message}`);
   if (opened) {
-    console.error("Filings written before the failure stay; importing again is safe (unchanged filings are skipped).");
+    console.error(
+      "Every group of filings written before the failure is kept whole. The next import (or npm run db:migrate, or npm start) first finishes what this one left undone; running this import again then loads the rest and leaves what is loaded unchanged.",
+    );
   }
 } finally {
   await rejects.close();

@@ -39,7 +39,7 @@ try {
     const target = values.remote
       ? { remote: true, env: values.env }
       : { remote: false, ...(values["persist-to"] ? { persistTo: values["persist-to"] } : {}) };
-    migrateAll(config, target, (line) => console.log(line));
+    await migrateAll(config, target, (line) => console.log(line));
   }
 } catch (err) {
   console.error((err as Error).message);

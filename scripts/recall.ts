@@ -30,11 +30,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { SQLInputValue } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { prng } from "../seed/generate.ts";
-import { openLocalD1File } from "../seed/localD1.ts";
 import { debtorParties } from "../src/db/schema.ts";
 import type { PartyType } from "../src/domain/kinds.ts";
 import { debtorKey, significantWords } from "../src/domain/names.ts";
 import { startDevServer, unmeteredKey, waitUntilUp } from "./devServer.ts";
+import { openLocalD1File } from "./localD1.ts";
 import { INDIVIDUAL_KINDS, KINDS, type Kind, misspell } from "./misspell.ts";
 import { localFiles, shardConfig } from "./shardConfig.ts";
 

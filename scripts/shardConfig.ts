@@ -10,6 +10,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { layoutOf, type ShardLayout, statesOf } from "../src/db/shards.ts";
+import { describeFinished, type Finished, finishInterruptedLoad, rebuildDroppedIndexes } from "./bulk/load.ts";
 
 export const CONFIG = "wrangler.toml";
 
@@ -82,12 +83,24 @@ export function localFiles(config: ShardConfig, stateDir?: string): { shard: Sha
   return config.databases.map((shard) => ({ shard, file: localD1File(shard.databaseId, stateDir) }));
 }
 
-/** Applies pending migrations to every shard: local state (default) or a deployed environment's databases. */
-export function migrateAll(
+/**
+ * Applies pending migrations to every shard: local state (default) or a
+ * deployed environment's databases. Locally it first finishes any load
+ * that was stopped part-way (scripts/bulk/load.ts): indexes a bulk load
+ * dropped are built before the migrations, aggregates it or an ordinary
+ * load left undone after them, with one line each in the report.
+ */
+export async function migrateAll(
   config: ShardConfig,
   target: { remote: boolean; env?: string; persistTo?: string },
   report: (line: string) => void = () => {},
-): void {
+  /** Where the line about a finished load goes (default: with the others). */
+  finished: (line: string) => void = report,
+): Promise<void> {
+  const local = target.remote
+    ? []
+    : config.databases.map((shard) => ({ shard, file: localD1File(shard.databaseId, target.persistTo) }));
+  for (const { file } of local) await withLocalFile(file, rebuildDroppedIndexes);
   /** A local shard wrangler just migrated from nothing: empty, the template of the other new ones. */
   let template: string | undefined;
   for (const shard of config.databases) {
@@ -122,6 +135,26 @@ export function migrateAll(
       const { stdout, stderr } = err as { stdout?: string; stderr?: string };
       throw new Error(`wrangler ${args.join(" ")} failed:\n${stdout ?? ""}${stderr ?? ""}`);
     }
+  }
+  const started = Date.now();
+  const done: [string, Finished][] = [];
+  for (const { shard, file } of local) {
+    const what = await withLocalFile(file, finishInterruptedLoad);
+    if (what) done.push([shard.binding, what]);
+  }
+  if (done.length > 0) finished(describeFinished(done, Date.now() - started));
+}
+
+/** `work` on a local D1 file that exists and is migrated; undefined otherwise (nothing to finish). */
+async function withLocalFile<T>(file: string, work: (db: DatabaseSync) => T | Promise<T>): Promise<T | undefined> {
+  if (!existsSync(file)) return undefined;
+  const db = new DatabaseSync(file);
+  try {
+    db.exec("pragma busy_timeout = 10000");
+    const migrated = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'filings'").get();
+    return migrated ? await work(db) : undefined;
+  } finally {
+    db.close();
   }
 }
 

@@ -17,20 +17,13 @@ import { once } from "node:events";
 import { createWriteStream, statSync } from "node:fs";
 import type { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
+import { beginBulkLoad, endBulkLoad, finishBulkWrite, writeShardedFilings } from "../scripts/bulk/load.ts";
+import { openLocalD1File } from "../scripts/localD1.ts";
 import { localFiles, shardConfig } from "../scripts/shardConfig.ts";
 import { shardOf } from "../src/db/shards.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { generatedCount, generateFilings } from "./generate.ts";
-import {
-  createIndexes,
-  dropSecondaryIndexes,
-  type IndexDefinition,
-  openLocalD1File,
-  refreshAll,
-  tuneForLoading,
-  writeShardedFilings,
-} from "./localD1.ts";
 import { putLocalKey } from "./localKv.ts";
 
 /** The key the README's examples use. It exists in local state only. */
@@ -51,6 +44,7 @@ const TABLES = [
   "secured_parties",
   "filings",
   "data_loads",
+  "bulk_load",
 ];
 
 const { values } = parseArgs({
@@ -105,18 +99,16 @@ if (values["if-empty"] && existing > 0) {
   console.log(
     `Seeding ${total.toLocaleString()} filings (${count.toLocaleString()} generated and ${(total - count).toLocaleString()} shaped like office data; seed ${seed}) into ${shards.size === 1 ? "the local D1 database" : `${shards.size} local D1 shards`}...`,
   );
-  const indexes = new Map<string, IndexDefinition[]>();
-  for (const [shard, db] of shards) {
+  const source = `seed --filings ${count} --seed ${seed}`;
+  for (const db of shards.values()) {
     db.exec("begin");
     for (const table of TABLES) db.exec(`delete from ${table}`);
     db.exec("commit");
     // Give the space of the data just deleted back, so the size reported is this load's.
     db.exec("vacuum");
-    // Bulk-load trick: build secondary indexes once at the end instead of
-    // maintaining them row by row.
-    indexes.set(shard, dropSecondaryIndexes(db));
-    db.exec("pragma synchronous = off");
-    tuneForLoading(db);
+    // Secondary indexes are built once at the end instead of maintained row
+    // by row; the database records that it is mid-load (scripts/bulk/load.ts).
+    beginBulkLoad(db, source);
   }
   writeShardedFilings(
     shards,
@@ -128,16 +120,14 @@ if (values["if-empty"] && existing > 0) {
   const phase = timer(started);
   console.log(`\n  filings written (${phase()}); building indexes, debtor aggregates and running totals...`);
   for (const [shard, db] of shards) {
-    createIndexes(db, indexes.get(shard) ?? []);
-    refreshAll(db);
+    finishBulkWrite(db);
     // Every shard records the load, as an import does: its data_loaded_at.
     db.prepare("insert into data_loads (source, loaded_at, filings) values (?, ?, ?)").run(
-      `seed --filings ${count} --seed ${seed}`,
+      source,
       isoSeconds(Date.now()),
       total,
     );
-    // Statistics for the query planner, as `PRAGMA optimize` keeps them on D1.
-    db.exec("analyze");
+    endBulkLoad(db);
     db.exec("pragma wal_checkpoint(truncate)");
     const megabytes = (statSync(db.location()!).size / 1_048_576).toFixed(0);
     console.log(`  ${shard}: ${rowsOf(db, "filings").toLocaleString()} filings, ${megabytes} MB (${phase()})`);

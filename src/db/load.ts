@@ -17,7 +17,7 @@
  * place, so its id, and the keys already written for it, stay valid.
  */
 
-import { and, eq, inArray, notExists, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
@@ -246,6 +246,17 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
         .groupBy(self.nameKey, self.filingState, other.nameKey, other.addressKey),
     ),
     db.delete(debtorsToRefresh),
+    // Facets and days a replaced filing took back to nothing go, as if never
+    // counted: only stale facets can have them (the subtraction marks them).
+    db
+      .delete(facetCounts)
+      .where(
+        and(
+          eq(facetCounts.filings, 0),
+          sql`(${facetCounts.scope}, ${facetCounts.place}, ${facetCounts.name}, ${facetCounts.facet}) in (select scope, place, name, facet from ${facetDays} where running is null)`,
+        ),
+      ),
+    db.delete(facetDays).where(and(isNull(facetDays.running), eq(facetDays.filings, 0))),
     // Running totals of every facet with a stale day, in one pass: each
     // day's filings and those of every later day (schema.ts, facetDays).
     db.run(sql`

@@ -395,6 +395,27 @@ export const debtorLinks = sqliteTable(
 /** Debtors whose aggregates (names, addresses, links) a load must rebuild. */
 export const debtorsToRefresh = sqliteTable("debtors_to_refresh", { nameKey: text().primaryKey() });
 
+/**
+ * A bulk load (scripts/bulk/) that has not finished: at most one row. It is
+ * written in the same transaction that drops the secondary indexes, so a
+ * database without them always says so, whatever stopped the load (a kill,
+ * a crash, a power cut). `writing`: rows are being written without indexes
+ * or aggregates; the next command that opens the database builds them
+ * (`indexes` holds their definitions). `incomplete`: indexes and aggregates
+ * are built, but the load's files were not read to their end: the
+ * database is a backfill still under way, so loads record no per-filing
+ * changes until an import runs to its end and deletes the row.
+ */
+export const bulkLoad = sqliteTable("bulk_load", {
+  id: integer().primaryKey(),
+  stage: text({ enum: ["writing", "incomplete"] }).notNull(),
+  /** JSON `[{name, sql}]`: the secondary indexes dropped, as sqlite_master had them. */
+  indexes: text().notNull(),
+  /** What started it (`seed ...`, `import FILE ...`), and when (ISO 8601 UTC). */
+  source: text().notNull(),
+  startedAt: text().notNull(),
+});
+
 /** One row per data load; the newest is `data_source_last_updated`. */
 export const dataLoads = sqliteTable(
   "data_loads",

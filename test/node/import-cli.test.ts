@@ -5,29 +5,20 @@
  * --persist-to.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join, resolve } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { shardConfig } from "../../scripts/shardConfig.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
-import { MAX_INDEXED_NAME_ID, NAME_ID_BITS } from "../../src/db/soundKeys.ts";
 import { lienLine } from "../../src/feed/export.ts";
 import { readFeed } from "../../src/feed/read.ts";
+import { root, runScript, scriptEnv, tablesOf } from "./localState.ts";
 
-const root = resolve(import.meta.dirname, "../..");
 const work = mkdtempSync(join(tmpdir(), "lien-import-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function run(script: "import" | "export", args: string[]) {
-  const result = spawnSync(process.execPath, [`scripts/${script}.ts`, ...args], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, PATH: `${join(root, "node_modules/.bin")}${delimiter}${process.env.PATH}` },
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const run = (script: "import" | "export", args: string[]) => runScript(`scripts/${script}`, args);
 
 const fixtures = ["test/fixtures/feed.ndjson", "test/fixtures/feed.csv", "test/fixtures/mixed.ndjson"];
 const state = join(work, "state");
@@ -243,62 +234,6 @@ describe("npm run export", () => {
   }, 30_000);
 });
 
-/**
- * Every table's rows (without row ids the loaders assign freely), from a
- * local state directory: every shard's, keyed by its file (a shard's file
- * name is the same in every state directory).
- */
-function tablesOf(stateDir: string): Record<string, unknown[]> {
-  const dir = join(stateDir, "v3/d1/miniflare-D1DatabaseObject");
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")
-    .sort();
-  const out: Record<string, unknown[]> = {};
-  for (const file of files) {
-    for (const [table, rows] of Object.entries(shardTablesOf(join(dir, file)))) {
-      out[`${file.slice(0, 8)}:${table}`] = rows;
-      // Tables of all shards together, as one database would hold them.
-      if (table !== "indexes") out[table] = [...(out[table] ?? []), ...rows].sort();
-    }
-  }
-  return out;
-}
-
-function shardTablesOf(path: string): Record<string, unknown[]> {
-  const db = new DatabaseSync(path);
-  try {
-    const tables = db
-      .prepare(
-        // Not SQLite's or D1's own tables (statistics, the migrations journal, _cf_ tables).
-        "select name from sqlite_master where type = 'table' and name not like 'sqlite%' and name not like '\\_%' escape '\\' and name <> 'd1_migrations'",
-      )
-      .all() as { name: string }[];
-    const out: Record<string, unknown[]> = {};
-    for (const { name } of tables) {
-      if (name === "debtor_sound_keys") {
-        // A row packs sound key, state and debtor_names id into one 63-bit
-        // integer; the id is the loader's to assign, so compare the debtor it
-        // names instead.
-        const keys = db.prepare(
-          `select k.id >> ${NAME_ID_BITS} as keyAndState, n.name_key as debtor, n.state
-           from debtor_sound_keys k left join debtor_names n on n.id = (k.id & ${MAX_INDEXED_NAME_ID})`,
-        );
-        keys.setReadBigInts(true);
-        out[name] = (keys.all() as Record<string, unknown>[])
-          .map((r) => JSON.stringify(r, (_, v) => (typeof v === "bigint" ? v.toString() : v)))
-          .sort();
-        continue;
-      }
-      const rows = db.prepare(`select * from "${name}"`).all() as Record<string, unknown>[];
-      out[name] = rows.map((r) => JSON.stringify(name === "debtor_names" ? { ...r, id: 0 } : r)).sort();
-    }
-    out.indexes = db.prepare("select name from sqlite_master where type = 'index' order by name").all();
-    return out;
-  } finally {
-    db.close();
-  }
-}
-
 describe("npm run import into an empty database (bulk mode)", () => {
   it(
     "ends with the same tables as an ordinary import, the last of a repeated filing winning",
@@ -349,7 +284,7 @@ describe("npm run backfill:sql", () => {
       expect(run("import", ["test/fixtures/feed.ndjson", "--persist-to", source]).status).toBe(0);
 
       const sqlFile = join(work, "backfill.sql");
-      const env = { ...process.env, PATH: `${join(root, "node_modules/.bin")}${delimiter}${process.env.PATH}` };
+      const env = scriptEnv;
       const written = spawnSync(process.execPath, [join(root, "scripts/backfillSql.ts"), "--out", sqlFile], {
         cwd: project,
         encoding: "utf8",

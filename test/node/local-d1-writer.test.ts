@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { refreshAll, writeFilings } from "../../scripts/bulk/load.ts";
 import { generateFilings } from "../../seed/generate.ts";
-import { refreshAll, writeFilings } from "../../seed/localD1.ts";
 import { soundKeyRows, toRows } from "../../src/db/records.ts";
 import { filings } from "../../src/db/schema.ts";
 import { migratedDatabase } from "./migrated.ts";

@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
-import { refreshAll, writeFilings } from "../../seed/localD1.ts";
+import { refreshAll, writeFilings } from "../../scripts/bulk/load.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
 
 /** Runs one migration file of migrations/ on `db`. */

@@ -1,35 +1,31 @@
 /**
  * Bulk mode of `npm run import`: loading feeds into an EMPTY local database
- * (a state's backfill) the way the seed loads generated data.
+ * (a state's backfill) the way the seed loads generated data (load.ts).
  *
  * The ordinary import (src/feed/import.ts) compares every filing with the
  * stored one and rebuilds the aggregates of the debtors each group touches,
  * which is what an update needs. With nothing stored there is nothing to
  * compare, so bulk mode, plugged into importFeed as its group writer
  * (reading, counting, rejects and warnings stay the ordinary import's):
- * - drops the secondary indexes and writes the filings' rows with large
- *   INSERTs, one transaction per group, straight into the local D1 file;
+ * - drops the secondary indexes (beginBulkLoad, which records that it did)
+ *   and writes the filings' rows with large INSERTs, one transaction per
+ *   group, straight into the local D1 file;
  * - at the end, builds the indexes once, rebuilds every debtor aggregate and
- *   running total once (refreshAll), and runs ANALYZE;
+ *   running total once, and runs ANALYZE (finishBulkWrite);
  * - keeps the set of (state, number) pairs written, so a filing that comes
  *   again (in the same or a later file), and every amendment record, is
  *   held back and then loaded through the ordinary path once the indexes
  *   exist: the last filing line still wins, as in an ordinary import.
- * If the run fails or is interrupted, finish() still rebuilds the indexes and
- * aggregates of what was written, so the database is never left without them.
+ * A backfill records no per-filing changes (the change feed would otherwise
+ * announce a whole state's history as new). If the run is stopped, the
+ * database says so (load.ts) and the next command finishes the indexes and
+ * aggregates; running the same import again then loads the rest through
+ * the ordinary path, still recording no changes, and ends the backfill.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import {
-  createIndexes,
-  dropSecondaryIndexes,
-  type IndexDefinition,
-  refreshAll,
-  tuneForLoading,
-  writeFilingRows,
-} from "../seed/localD1.ts";
-import type { Db } from "../src/db/database.ts";
-import { FILINGS_PER_GROUP, facetCutoffDay, groups, refreshQueued } from "../src/db/load.ts";
-import { type FilingRecord, toRows } from "../src/db/records.ts";
+import type { Db } from "../../src/db/database.ts";
+import { FILINGS_PER_GROUP, facetCutoffDay, groups, refreshQueued } from "../../src/db/load.ts";
+import { type FilingRecord, toRows } from "../../src/db/records.ts";
 import {
   emptySummary,
   IMPORT_GROUP,
@@ -37,9 +33,10 @@ import {
   type Loaded,
   type WriteItems,
   writeGroup,
-} from "../src/feed/import.ts";
-import { filingKey } from "../src/feed/merge.ts";
-import type { Warning } from "../src/feed/read.ts";
+} from "../../src/feed/import.ts";
+import { filingKey } from "../../src/feed/merge.ts";
+import type { Warning } from "../../src/feed/read.ts";
+import { beginBulkLoad, endBulkLoad, finishBulkWrite, writeFilingRows } from "./load.ts";
 
 /** Filings written per transaction: large statements, bounded memory. */
 export const BULK_GROUP = FILINGS_PER_GROUP * 4;
@@ -57,21 +54,17 @@ export class BulkImport {
    * in finish(): a filing met again, and amendment records.
    */
   private readonly held: Loaded[] = [];
-  private readonly indexes: IndexDefinition[];
   private readonly cutoff: string;
   private readonly sqlite: DatabaseSync;
   private readonly now: Date;
   private nextId = 1;
   private finished = false;
 
-  constructor(sqlite: DatabaseSync, now: Date = new Date()) {
+  constructor(sqlite: DatabaseSync, source: string, now: Date = new Date()) {
     this.sqlite = sqlite;
     this.now = now;
     this.cutoff = facetCutoffDay(now);
-    // Nothing to lose on a crash that a second import would not restore.
-    sqlite.exec("pragma synchronous = off");
-    tuneForLoading(sqlite);
-    this.indexes = dropSecondaryIndexes(sqlite);
+    beginBulkLoad(sqlite, source);
   }
 
   /**
@@ -108,26 +101,24 @@ export class BulkImport {
   /**
    * Builds the indexes and aggregates, then loads the held records through
    * the ordinary path (a repeated filing line replaces, an XML record or an
-   * amendment merges, as in any import). Safe to call after a failure; runs
-   * once. Returns what the held records did: filings they inserted (an
-   * amendment's filing that was never written) and amendments still waiting;
-   * a held record that changed a filing written in bulk changed one already
+   * amendment merges, as in any import), and, when `complete` (every file
+   * read to its end), ends the backfill. Runs once; after a failure it
+   * leaves the database consistent and still marked as a backfill. Returns
+   * what the held records did: filings they inserted (an amendment's
+   * filing that was never written) and amendments still waiting; a held
+   * record that changed a filing written in bulk changed one already
    * counted as inserted.
    */
   async finish(
     db: Db,
+    complete: boolean,
     report: (phase: string) => void = () => {},
     onWarning: (warning: Warning) => void | Promise<void> = () => {},
   ): Promise<ImportSummary> {
     const later = emptySummary();
     if (this.finished) return later;
     this.finished = true;
-    report(`building ${this.indexes.length} indexes`);
-    createIndexes(this.sqlite, this.indexes);
-    report("building debtor aggregates and running totals");
-    refreshAll(this.sqlite);
-    this.sqlite.exec("analyze");
-    this.sqlite.exec("pragma synchronous = normal");
+    finishBulkWrite(this.sqlite, report);
     if (this.held.length > 0) {
       report(`loading ${this.held.length} held-back records (repeated filings, amendments)`);
       for (const part of groups(this.held, IMPORT_GROUP)) {
@@ -135,6 +126,7 @@ export class BulkImport {
       }
       await refreshQueued(db);
     }
+    if (complete) endBulkLoad(this.sqlite);
     return later;
   }
 }

@@ -1,0 +1,98 @@
+/**
+ * Running the project's scripts as an operator does, against local D1
+ * state in a directory of the test's own (`--persist-to`), and reading back
+ * every table of that state to compare two loads.
+ */
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { delimiter, join, resolve } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { MAX_INDEXED_NAME_ID, NAME_ID_BITS } from "../../src/db/soundKeys.ts";
+
+export const root = resolve(import.meta.dirname, "../..");
+
+/** The environment scripts run in: the project's Node and binaries first on PATH. */
+export const scriptEnv = { ...process.env, PATH: `${join(root, "node_modules/.bin")}${delimiter}${process.env.PATH}` };
+
+/** Runs `node [nodeArgs] SCRIPT.ts args` from the project root (`script`: a path there, such as scripts/import). */
+export function runScript(
+  script: string,
+  args: string[],
+  options: { env?: Record<string, string>; nodeArgs?: string[] } = {},
+) {
+  const result = spawnSync(process.execPath, [...(options.nodeArgs ?? []), `${script}.ts`, ...args], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...scriptEnv, ...options.env },
+  });
+  return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Every table's rows from a local state directory: every shard's, keyed by
+ * its file (a shard's file name is the same in every state directory), and
+ * all shards' together under the table's name, as one database would hold
+ * them. Rows are as stored, but for the ids a loader assigns as it goes:
+ * a party or amendment names its filing by state and number, and filings,
+ * debtor names, similar-name keys and waiting amendments are compared
+ * without their ids, so two loads that wrote the same data in another
+ * order compare equal.
+ */
+export function tablesOf(stateDir: string): Record<string, unknown[]> {
+  const dir = join(stateDir, "v3/d1/miniflare-D1DatabaseObject");
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")
+    .sort();
+  const out: Record<string, unknown[]> = {};
+  for (const file of files) {
+    for (const [table, rows] of Object.entries(shardTablesOf(join(dir, file)))) {
+      out[`${file.slice(0, 8)}:${table}`] = rows;
+      if (table !== "indexes") out[table] = [...(out[table] ?? []), ...rows].sort();
+    }
+  }
+  return out;
+}
+
+/** Statements reading a table with the loader's ids replaced by what they stand for. */
+const BY_NATURAL_KEY: Record<string, string> = {
+  filings: "select * from filings",
+  debtor_parties:
+    "select f.state || ' ' || f.number as filing, p.* from debtor_parties p join filings f on f.id = p.filing_id",
+  secured_parties:
+    "select f.state || ' ' || f.number as filing, p.* from secured_parties p join filings f on f.id = p.filing_id",
+  amendments: "select f.state || ' ' || f.number as filing, a.* from amendments a join filings f on f.id = a.filing_id",
+  // A row packs sound key, state and debtor_names id into one 63-bit integer: compare the debtor it names.
+  debtor_sound_keys: `select k.id >> ${NAME_ID_BITS} as keyAndState, n.name_key as debtor, n.state
+    from debtor_sound_keys k left join debtor_names n on n.id = (k.id & ${MAX_INDEXED_NAME_ID})`,
+};
+const ASSIGNED_IDS = new Set(["id", "filing_id"]);
+
+function shardTablesOf(path: string): Record<string, unknown[]> {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const tables = db
+      .prepare(
+        // Not SQLite's or D1's own tables (statistics, the migrations journal, _cf_ tables).
+        "select name from sqlite_master where type = 'table' and name not like 'sqlite%' and name not like '\\_%' escape '\\' and name <> 'd1_migrations'",
+      )
+      .all() as { name: string }[];
+    const out: Record<string, unknown[]> = {};
+    for (const { name } of tables) {
+      const statement = db.prepare(BY_NATURAL_KEY[name] ?? `select * from "${name}"`);
+      // Sound-key rows are 63-bit integers; elsewhere numbers compare as values (an integer column may hold 10.0).
+      statement.setReadBigInts(name === "debtor_sound_keys");
+      out[name] = (statement.all() as Record<string, unknown>[])
+        .map((row) =>
+          JSON.stringify(
+            Object.fromEntries(Object.entries(row).filter(([column]) => !ASSIGNED_IDS.has(column))),
+            (_, v) => (typeof v === "bigint" ? v.toString() : v),
+          ),
+        )
+        .sort();
+    }
+    out.indexes = db.prepare("select name from sqlite_master where type = 'index' order by name").all();
+    return out;
+  } finally {
+    db.close();
+  }
+}
