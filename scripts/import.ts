@@ -29,7 +29,7 @@ import { createReadStream, createWriteStream, existsSync, rmSync, statSync, type
 import { Readable } from "node:stream";
 import { refreshQueued } from "../src/db/load.ts";
 import { isStateCode } from "../src/domain/states.ts";
-import { emptySummary, type ImportOptions, type ImportSummary } from "../src/feed/import.ts";
+import { emptySummary, type ImportSummary } from "../src/feed/import.ts";
 import { FeedFileError, feedFormat, type Place, readFeed } from "../src/feed/read.ts";
 import { findRepeats } from "../src/feed/repeats.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
@@ -201,10 +201,12 @@ try {
       /** What is written so far: the summary after the last group. */
       let written: ImportSummary = emptySummary();
       try {
-        const options: ImportOptions = {
+        const options: Parameters<typeof importSharded>[3] = {
           now,
           source: `import ${file}`,
           ...(repeats ? { repeats } : {}),
+          // The rest of an interrupted backfill records no changes, as the backfill would not have.
+          backfilling: new Set(resumed.map(([shard]) => shard)),
           ...(defaultState ? { defaultState } : {}),
           // Locally the aggregates are rebuilt once, after the last file (below).
           deferRefresh: !target.remote,

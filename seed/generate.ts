@@ -493,3 +493,56 @@ function amendmentsFor(
       };
     });
 }
+
+/** One generated filing in this many changes in generateDelta. */
+const DELTA_EVERY = 97;
+
+/**
+ * A small daily delta over generateFilings' data, as an office's next file
+ * would bring: for one generated filing in every DELTA_EVERY, a new
+ * continuation, termination, assignment (with its assignee), termination
+ * and reinstatement, collateral amendment or corrected debtor address, in
+ * turn; and a few new filings. `npm start` loads it after the backfill, so
+ * the change feed (GET /filings/changes) has changes of every kind to show.
+ * Every record is a filing's whole new state, as an NDJSON line carries it.
+ */
+export function* generateDelta({ filings, seed, now }: GenerateOptions): Generator<FilingRecord> {
+  const day = (ago: number) => iso(now - ago * DAY);
+  let i = 0;
+  let fresh = 0;
+  for (const record of generateFilings({ filings, seed, now })) {
+    i += 1;
+    if (i % DELTA_EVERY !== 0) continue;
+    const kind = (i / DELTA_EVERY) % 7;
+    const number = (suffix: string) => `${record.number}-${suffix}`;
+    const amend = (suffix: string, k: AmendmentRecord["kind"], description: string, ago = 1): AmendmentRecord => ({
+      number: number(suffix),
+      filedAt: day(ago),
+      kind: k,
+      description,
+    });
+    if (kind === 0) yield { ...record, amendments: [...record.amendments, amend("C", "continuation", "Continuation")] };
+    else if (kind === 1) yield { ...record, amendments: [...record.amendments, amend("T", "termination", "Termination")] };
+    else if (kind === 2) {
+      const assignee = { ...(record.securedParties[0] ?? record.debtors[0]!), name: "Harbor Point Capital LLC" };
+      yield {
+        ...record,
+        securedParties: [...record.securedParties, assignee],
+        amendments: [...record.amendments, amend("A", "assignment", "Assignment")],
+      };
+    } else if (kind === 3) {
+      const both = [amend("T", "termination", "Termination", 3), amend("R", "reinstatement", "Termination Revoked")];
+      yield { ...record, amendments: [...record.amendments, ...both] };
+    } else if (kind === 4) {
+      yield { ...record, amendments: [...record.amendments, amend("K", "collateral_change", "Amendment - Collateral")] };
+    } else if (kind === 5) {
+      const [first, ...rest] = record.debtors;
+      if (!first) continue;
+      const moved = { ...first, address: { ...first.address, street1: `${first.address.street1 ?? "1 Main St"} Suite 200` } };
+      yield { ...record, debtors: [moved, ...rest] };
+    } else {
+      fresh += 1;
+      yield { ...record, number: `${record.number}N${fresh}`, filedAt: day(1), amendments: [] };
+    }
+  }
+}

@@ -18,12 +18,13 @@ import { createWriteStream, statSync } from "node:fs";
 import type { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { beginBulkLoad, endBulkLoad, finishBulkWrite, writeShardedFilings } from "../scripts/bulk/load.ts";
-import { openLocalD1File } from "../scripts/localD1.ts";
+import { localD1Database, openLocalD1File } from "../scripts/localD1.ts";
 import { localFiles, shardConfig } from "../scripts/shardConfig.ts";
 import { shardOf } from "../src/db/shards.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { lienLine } from "../src/feed/export.ts";
-import { generatedCount, generateFilings } from "./generate.ts";
+import { upsertFilings } from "../src/db/load.ts";
+import { generatedCount, generateDelta, generateFilings } from "./generate.ts";
 import { putLocalKey } from "./localKv.ts";
 
 /** The key the README's examples use. It exists in local state only. */
@@ -45,6 +46,9 @@ const TABLES = [
   "filings",
   "data_loads",
   "bulk_load",
+  "changes",
+  "change_marks",
+  "state_loads",
 ];
 
 const { values } = parseArgs({
@@ -127,11 +131,24 @@ if (values["if-empty"] && existing > 0) {
       isoSeconds(Date.now()),
       total,
     );
+    // Each state it holds was loaded now (GET /states); generated data states no office date.
+    db.prepare(
+      "insert or replace into state_loads (state, last_loaded_at, office_through) select place, unixepoch(), null from facet_counts where scope = 's' and name = '' and facet = '*'",
+    ).run();
     endBulkLoad(db);
     db.exec("pragma wal_checkpoint(truncate)");
     const megabytes = (statSync(db.location()!).size / 1_048_576).toFixed(0);
     console.log(`  ${shard}: ${rowsOf(db, "filings").toLocaleString()} filings, ${megabytes} MB (${phase()})`);
   }
+  // A day's delta over the backfill (seed/generate.ts): the change feed's first changes.
+  const delta = [...generateDelta({ filings: count, seed, now: started })];
+  let changed = 0;
+  for (const [shard, db] of shards) {
+    const mine = delta.filter((r) => shardOf(config.layout, r.state) === shard);
+    const done = await upsertFilings(localD1Database(db), mine, { source: `${source} (delta)`, now: new Date() });
+    changed += done.inserted + done.updated;
+  }
+  console.log(`  a day's delta: ${changed.toLocaleString()} filings new or changed, recorded in the change feed (${phase()})`);
   const rows = [...shards.values()].reduce((sum, db) => TABLES.reduce((n, t) => n + rowsOf(db, t), sum), 0);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const megabytes = [...shards.values()].reduce((sum, db) => sum + statSync(db.location()!).size, 0) / 1_048_576;

@@ -14,6 +14,7 @@ import { boundedUrl } from "./http/params.ts";
 import { registerDebtorRoutes } from "./routes/debtors.ts";
 import { registerDocs } from "./routes/docs.ts";
 import { registerFilingRoutes } from "./routes/filings.ts";
+import { registerMonitoringRoutes } from "./routes/monitoring.ts";
 import { registerSecuredRoutes } from "./routes/secureds.ts";
 
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
@@ -97,6 +98,7 @@ export function createApp() {
   // After the headers above are in place, before any route parses a query.
   app.use(boundedUrl);
 
+  registerMonitoringRoutes(app);
   registerFilingRoutes(app);
   registerSecuredRoutes(app);
   registerDebtorRoutes(app);

@@ -1,4 +1,38 @@
-/** Worker entry point. */
+/**
+ * Worker entry point: HTTP requests go to the Hono app (src/app.ts); the
+ * daily Cron Trigger (wrangler.toml `[triggers]`) runs the change feed's
+ * daily job on every shard (src/changes/daily.ts).
+ */
+import { drizzle } from "drizzle-orm/d1";
 import { createApp } from "./app.ts";
+import { retentionDays, runDaily } from "./changes/daily.ts";
+import { shardsOf } from "./db/shards.ts";
 
-export default createApp();
+const app = createApp();
+
+/** The daily job on every shard, one after another; a shard that fails is logged and the others still run. */
+async function daily(env: Env, now: Date): Promise<void> {
+  const retention = retentionDays(env.CHANGE_RETENTION_DAYS);
+  let failed = false;
+  for (const [shard, d1] of shardsOf(env).databases) {
+    try {
+      const done = await runDaily(drizzle(d1, { casing: "snake_case" }), now, retention);
+      console.info(JSON.stringify({ level: "info", event: "daily_changes", shard, ...done }));
+    } catch (err) {
+      failed = true;
+      // The kind of failure only: D1 messages can quote SQL.
+      console.error(
+        JSON.stringify({ level: "error", event: "daily_changes_failed", shard, error: (err as Error).name }),
+      );
+    }
+  }
+  // A failed run shows as failed in the Cron Trigger's history; the next run catches up.
+  if (failed) throw new Error("the daily change-feed job failed on at least one shard");
+}
+
+export default {
+  fetch: app.fetch,
+  async scheduled(controller, env, _ctx) {
+    await daily(env, new Date(controller.scheduledTime));
+  },
+} satisfies ExportedHandler<Env>;

@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { type errorBody, type liensA, type liensB, pagination } from "../src/http/responses.ts";
 import type * as debtorRoutes from "../src/routes/debtors.ts";
 import type * as filingRoutes from "../src/routes/filings.ts";
+import type * as monitoringRoutes from "../src/routes/monitoring.ts";
 import type * as securedRoutes from "../src/routes/secureds.ts";
 
 export type ErrorBody = z.output<typeof errorBody>;
@@ -18,7 +19,7 @@ interface LookupRoute {
   responses: { 200: { content: { "application/json": { schema: z.ZodType } } } };
 }
 
-type Exports = typeof debtorRoutes & typeof filingRoutes & typeof securedRoutes;
+type Exports = typeof debtorRoutes & typeof filingRoutes & typeof securedRoutes & typeof monitoringRoutes;
 /** Every lookup route the app registers. */
 type Route = { [K in keyof Exports]: Exports[K] extends LookupRoute ? Exports[K] : never }[keyof Exports];
 
@@ -40,6 +41,7 @@ type SuccessBody<P extends string> = [RouteAt<P>] extends [never]
 interface DefaultEnvelope {
   "/filings/recent-by-postal-code": PageA;
   "/secureds/recent-by-secured-party": PageB;
+  "/filings/lapsing": PageB;
 }
 
 /** An operation answering in either envelope: the one the query names, else its default. */

@@ -92,7 +92,7 @@ async function rowsRead(): Promise<Map<string, number>> {
   run += 1;
   const out = new Map<string, number>();
   for (const path of [...REQUESTS, ...LENDER_REQUESTS]) {
-    const res = await get(`${path}&run=${run}`);
+    const res = await get(`${path}${path.includes("?") ? "&" : "?"}run=${run}`);
     expect(res.status, path).toBe(200);
     const timing = res.headers.get("server-timing") ?? "";
     const rows = /(\d+) rows read/.exec(timing)?.[1];

@@ -1,16 +1,16 @@
 /**
  * The reference page's "Try it out" examples are real: over the data
  * `npm start` seeds (seed/seed.ts's defaults: 20,000 filings from seed
- * 20250908, dated from today), every operation called with exactly the
+ * 20250908, dated from today, and a day's delta over them), every operation called with exactly the
  * example values the OpenAPI document gives answers a non-empty list.
  * Required parameters have an example; optional ones have none, so the page
  * does not narrow results the reader did not ask to narrow.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { generateFilings } from "../seed/generate.ts";
+import { generateDelta, generateFilings } from "../seed/generate.ts";
 import { withMetadata } from "./bodies.ts";
 import { LOOKUPS } from "./endpoints.ts";
-import { get, getJson, load, registerKeys } from "./helpers.ts";
+import { get, getJson, load, loadDelta, registerKeys } from "./helpers.ts";
 
 /** seed/seed.ts's defaults, which `npm start` uses. */
 const SEEDED = { filings: 20_000, seed: 20250908 };
@@ -20,7 +20,10 @@ let doc: any;
 
 beforeAll(async () => {
   await registerKeys();
-  await load([...generateFilings({ ...SEEDED, now: Date.now() })]);
+  const now = Date.now();
+  await load([...generateFilings({ ...SEEDED, now })]);
+  // seed/seed.ts then loads a day's delta: the change feed's first changes.
+  await loadDelta([...generateDelta({ ...SEEDED, now })]);
   doc = await (await get("/openapi.json", null)).json();
 }, 180_000);
 

@@ -72,7 +72,7 @@ describe("the endpoint registry", () => {
       expect(urls.length, list).toBeGreaterThan(0);
       for (const url of urls) {
         expect(lookupOf(url)?.path, `${list}: ${url}`).toBe(path);
-        expect(url, `${list}: ${url}`).toContain("?");
+        if (Object.keys(e.params).length > 0) expect(url, `${list}: ${url}`).toContain("?");
       }
     }
   });

@@ -26,6 +26,7 @@ import {
   recentByStateRoute,
   recentlyTerminatedRoute,
 } from "../src/routes/filings.ts";
+import { changesRoute, lapsingRoute, statesRoute } from "../src/routes/monitoring.ts";
 import { recentBySecuredPartyRoute } from "../src/routes/secureds.ts";
 
 /**
@@ -55,7 +56,10 @@ type LookupRoute =
   | typeof debtorSearchRoute
   | typeof debtorAddressesRoute
   | typeof debtorAssociatedRoute
-  | typeof debtorSimilarRoute;
+  | typeof debtorSimilarRoute
+  | typeof changesRoute
+  | typeof lapsingRoute
+  | typeof statesRoute;
 
 /** A documented lookup (a route in the OpenAPI document). */
 export interface Lookup {
@@ -85,6 +89,15 @@ export interface StaticEndpoint {
 }
 
 const enc = encodeURIComponent;
+
+/**
+ * A change-feed cursor at the start of every shard (`{"p":{}}`, sealed as
+ * src/http/cursor.ts seals it): a valid `cursor` that needs no request.
+ */
+export const START_CURSOR = "eyJwIjp7fX0.1XiAJjvvbB-6";
+
+/** A day `days` from today (UTC), YYYY-MM-DD. */
+const dayFromNow = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 function lookup(route: LookupRoute, entry: Omit<Lookup, "route" | "path" | "access">): Lookup {
   return { route, path: route.path, access: route.security?.length ? "key" : "public", ...entry };
@@ -271,6 +284,90 @@ export const LOOKUPS: Lookup[] = [
     seeded: ["/filings?initial_financing_number=00001434&state=OH"],
     bench: (d) => d.numbers.map((n) => `/filings?initial_financing_number=${enc(n.number)}&state=${n.state}`),
   }),
+  lookup(changesRoute, {
+    scope: "optional",
+    params: {
+      state: ["CA", "ny"],
+      cursor: [START_CURSOR],
+      types: ["filing.created", "filing.terminated,filing.assigned"],
+      since: ["2026-01-01T00:00:00Z", "2026-06-01T09:30:00+02:00"],
+      debtor_name: ["Contract Co", "Carla Contract"],
+      secured_party: ["first test"],
+      limit: ["1", "100"],
+    },
+    sample: ["/filings/changes?limit=100", "/filings/changes?state=CA&types=filing.created"],
+    variants: [
+      "/filings/changes?limit=100",
+      "/filings/changes?state=CA",
+      `/filings/changes?cursor=${START_CURSOR}&limit=10`,
+      "/filings/changes?since=2026-01-01T00:00:00Z",
+      "/filings/changes?types=filing.created,filing.terminated",
+      "/filings/changes?state=CA&types=filing.created,filing.continued,filing.terminated,filing.assigned,filing.reinstated,filing.amended,filing.updated,filing.lapsed",
+      "/filings/changes?debtor_name=Contract%20Co&state=CA",
+      "/filings/changes?debtor_name=John%20Smith&types=filing.created",
+      "/filings/changes?secured_party=first%20test&state=CA",
+      "/filings/changes?secured_party=first%20test&types=filing.terminated",
+    ],
+    dense: [
+      "/filings/changes?limit=20",
+      "/filings/changes?state=CA&limit=20",
+      "/filings/changes?state=CA&types=filing.terminated,filing.created&limit=20",
+      // A party filter examines ten changes per change asked for.
+      "/filings/changes?debtor_name=Owner%203&state=CA&limit=4",
+      "/filings/changes?secured_party=wells%20fargo&state=CA&limit=4",
+      "/filings/changes?debtor_name=Busy%20Borrower&secured_party=wells&types=filing.created&limit=4",
+    ],
+    seeded: ["/filings/changes?state=CA", "/filings/changes?types=filing.continued,filing.terminated"],
+    bench: (d) =>
+      d.states.flatMap((s) => [
+        "/filings/changes?limit=100",
+        `/filings/changes?state=${s}`,
+        `/filings/changes?state=${s}&types=filing.created,filing.terminated`,
+      ]),
+  }),
+  lookup(lapsingRoute, {
+    scope: "state",
+    params: {
+      state: ["CA"],
+      from: [dayFromNow(0)],
+      to: [dayFromNow(180), dayFromNow(400)],
+      secured_party: ["first test"],
+      industry: ["Manufacturing"],
+      envelope: ["a", "b"],
+    },
+    sample: ["/filings/lapsing?state=CA", "/filings/lapsing?state=CA&envelope=a"],
+    variants: [
+      "/filings/lapsing?state=CA",
+      "/filings/lapsing?state=CA&envelope=a&page=2",
+      `/filings/lapsing?state=CA&from=${dayFromNow(-30)}&to=${dayFromNow(30)}`,
+      "/filings/lapsing?state=CA&industry=Manufacturing,Equipment",
+      "/filings/lapsing?state=CA&industry=Manufacturing&envelope=a",
+      "/filings/lapsing?state=CA&secured_party=first%20test",
+      "/filings/lapsing?state=CA&secured_party=first&industry=Manufacturing&envelope=a",
+    ],
+    dense: [
+      `/filings/lapsing?state=CA&to=${dayFromNow(2000)}`,
+      `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&envelope=a`,
+      `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&industry=${enc("Manufacturing,Equipment")}`,
+      `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&secured_party=wells%20fargo`,
+      // Envelope A of a filtered list counts its entries in the window: test/lapsing.test.ts bounds it by its total.
+    ],
+    seeded: ["/filings/lapsing?state=CA", "/filings/lapsing?state=TX&secured_party=wells%20fargo&envelope=a"],
+    bench: (d) =>
+      d.states.flatMap((s) => [
+        `/filings/lapsing?state=${s}`,
+        `/filings/lapsing?state=${s}&industry=Manufacturing&envelope=a`,
+      ]),
+  }),
+  lookup(statesRoute, {
+    scope: "all",
+    params: {},
+    sample: ["/states"],
+    variants: ["/states"],
+    dense: ["/states"],
+    seeded: ["/states"],
+    bench: () => ["/states"],
+  }),
 ];
 
 const STATIC_ENDPOINTS: StaticEndpoint[] = [
@@ -304,7 +401,9 @@ function party(name: string, over: Partial<PartyRecord> = {}): PartyRecord {
 /**
  * The data every `sample` request finds: one filing in CA, ten days old, at
  * ZIP 94107, with an organization and an individual debtor (co-borrowers),
- * a lender named "First Test Bank, N.A." and a recent termination.
+ * a lender named "First Test Bank, N.A." and a recent termination; and one
+ * of the same lender, filed nearly five years ago, that lapses in about 100
+ * days.
  */
 export function sampleFilings(now = Date.now()): FilingRecord[] {
   const daysAgo = (days: number) => isoSeconds(now - days * DAY);
@@ -320,6 +419,16 @@ export function sampleFilings(now = Date.now()): FilingRecord[] {
         { number: "C-1-A", filedAt: daysAgo(5), kind: "assignment", description: "Assignment" },
         { number: "C-1-T", filedAt: daysAgo(2), kind: "termination", description: "Termination" },
       ],
+    },
+    // Live, lapsing in about 100 days (/filings/lapsing): filed five years before that.
+    {
+      state: "CA",
+      number: "C-2",
+      filedAt: daysAgo(5 * 365 - 100),
+      kind: "standard",
+      debtors: [party("Lapsing Lumber LLC", { label: "Manufacturing" })],
+      securedParties: [party("First Test Bank, N.A.", { label: "Bank" })],
+      amendments: [],
     },
   ];
 }

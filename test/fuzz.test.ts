@@ -147,7 +147,8 @@ describe("hostile query strings", () => {
       );
       // The generator reaches the handlers, not only the validator.
       expect(statuses.get(200) ?? 0, JSON.stringify([...statuses])).toBeGreaterThan(RUNS * 0.05);
-      expect(statuses.get(400) ?? 0).toBeGreaterThan(RUNS * 0.05);
+      // An endpoint without parameters has nothing to refuse (unknown ones are ignored).
+      if (Object.keys(params).length > 0) expect(statuses.get(400) ?? 0).toBeGreaterThan(RUNS * 0.05);
     },
     120_000,
   );

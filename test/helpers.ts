@@ -6,7 +6,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/d1";
-import { insertFilings, recordLoad } from "../src/db/load.ts";
+import { insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord, PartyRecord } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
 import { shardOf, shardsOf } from "../src/db/shards.ts";
@@ -114,8 +114,16 @@ export async function load(records: FilingRecord[]): Promise<void> {
     const mine = records.filter((r) => shardOf(shards.layout, r.state) === shard);
     if (mine.length > 0) await insertFilings(db, mine, nextId);
     nextId += mine.length;
-    // Every shard records the load, as a sharded import does.
-    await recordLoad(db, "test", records.length);
+    // Every shard records the load, as a sharded import does, and the currency of its states.
+    await recordLoad(db, "test", records.length, new Date(), new Map(mine.map((r) => [r.state, null])));
+  }
+}
+
+/** Loads `records` as an import does (upsert: new, changed or unchanged), each into its state's shard. */
+export async function loadDelta(records: FilingRecord[], now = new Date()): Promise<void> {
+  for (const [shard, db] of shardDatabases.databases) {
+    const mine = records.filter((r) => shardOf(shards.layout, r.state) === shard);
+    if (mine.length > 0) await upsertFilings(db, mine, { source: "test delta", now });
   }
 }
 

@@ -122,7 +122,8 @@ export class BulkImport {
     if (this.held.length > 0) {
       report(`loading ${this.held.length} held-back records (repeated filings, amendments)`);
       for (const part of groups(this.held, IMPORT_GROUP)) {
-        for (const w of await writeGroup(db, part, this.now, later, true, false)) await onWarning(w);
+        const options = { refresh: false, recordChanges: false };
+        for (const w of await writeGroup(db, part, this.now, later, true, options)) await onWarning(w);
       }
       await refreshQueued(db);
     }

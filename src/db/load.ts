@@ -20,6 +20,7 @@
 import { and, eq, inArray, isNull, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import { type ChangeRow, changeStatements, changesOf } from "../changes/record.ts";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
 import type { Db } from "./database.ts";
 import { packedAddressKeys } from "./encodings.ts";
@@ -41,6 +42,7 @@ import {
   filings,
   type SecuredParty,
   securedParties,
+  stateLoads,
 } from "./schema.ts";
 import { soundKeyStatements } from "./soundKeys.ts";
 
@@ -333,6 +335,10 @@ export async function insertFilings(
     const rows = group.map((r, i) => toRows(r, firstId + written + i));
     await runBatches(db, [
       ...insertStatements(db, rows),
+      ...changeStatements(
+        db,
+        rows.flatMap((r) => changesOf(undefined, r)),
+      ),
       ...facetStatements(db, facetDayRows(rows, cutoff)),
       ...queueDebtorStatements(db, rows),
       ...refreshStatements(db),
@@ -344,13 +350,39 @@ export async function insertFilings(
   return written;
 }
 
-/** Records a completed data load; its time becomes `data_source_last_updated`. */
-export async function recordLoad(db: Db, source: string, count: number, at = new Date()) {
-  await db.insert(dataLoads).values({
-    source,
-    loadedAt: isoSeconds(at),
-    filings: count,
-  });
+/** The states a load touched, each with the office's as-of date when its feed gave one. */
+export type LoadedStates = ReadonlyMap<string, string | null>;
+
+/**
+ * Records a completed data load: its time becomes `data_source_last_updated`,
+ * and each state it touched is marked loaded then (state_loads, GET
+ * /states), with the office's as-of date when known (a later load without
+ * one keeps the earlier).
+ */
+export async function recordLoad(
+  db: Db,
+  source: string,
+  count: number,
+  at = new Date(),
+  states: LoadedStates = new Map(),
+) {
+  const loadedAt = isoSeconds(at);
+  const rows = [...states].map(([state, officeThrough]) => ({ state, lastLoadedAt: loadedAt, officeThrough }));
+  await db.batch([
+    db.insert(dataLoads).values({ source, loadedAt, filings: count }),
+    ...chunk(rows, Math.floor(D1_MAX_PARAMS / 3)).map((part) =>
+      db
+        .insert(stateLoads)
+        .values(part)
+        .onConflictDoUpdate({
+          target: stateLoads.state,
+          set: {
+            lastLoadedAt: sql`excluded.last_loaded_at`,
+            officeThrough: sql`coalesce(excluded.office_through, ${stateLoads.officeThrough})`,
+          },
+        }),
+    ),
+  ]);
 }
 
 export interface LoadSummary {
@@ -447,13 +479,17 @@ export async function upsertFilings(
      * aggregates and counts lag the filings.
      */
     refresh?: boolean;
+    /** False to record no change-feed rows (a backfill: scripts/bulk/import.ts). */
+    recordChanges?: boolean;
   } = {},
 ): Promise<LoadSummary> {
   const now = options.now ?? new Date();
   const cutoff = facetCutoffDay(now);
   const summary: LoadSummary = { inserted: 0, updated: 0, unchanged: 0 };
   let done = 0;
+  const states = new Set<string>();
   for (const group of groups(records, UPSERT_GROUP)) {
+    for (const r of group) states.add(r.state.toUpperCase());
     const latest = new Map(group.map((r) => [`${r.state.toUpperCase()}\u0000${r.number}`, r]));
     // By number alone (one bound parameter each; numbers rarely repeat
     // across states), then matched on state too below.
@@ -471,6 +507,7 @@ export async function upsertFilings(
     const added: FilingRows[] = [];
     const removed: FilingRows[] = [];
     const replaced: number[] = [];
+    const changed: ChangeRow[] = [];
     for (const [key, record] of latest) {
       const before = oldRows.get(key);
       const id = before?.filing.id ?? nextId++;
@@ -478,17 +515,21 @@ export async function upsertFilings(
       if (!before) {
         added.push(after);
         summary.inserted += 1;
+        changed.push(...changesOf(undefined, after));
       } else if (fingerprint(before) !== fingerprint(after)) {
         removed.push(before);
         replaced.push(id);
         added.push(after);
         summary.updated += 1;
+        changed.push(...changesOf(before, after));
       } else {
         summary.unchanged += 1;
       }
     }
     if (added.length > 0) {
-      await runBatches(db, [
+      // The rows, their changes and their counts: one transaction, so a
+      // change is seen exactly when what it describes is.
+      const data = [
         // Children first: the rows go whether or not D1 enforces the cascade.
         ...(replaced.length > 0
           ? [
@@ -499,19 +540,27 @@ export async function upsertFilings(
             ]
           : []),
         ...insertStatements(db, added),
+        ...(options.recordChanges === false ? [] : changeStatements(db, changed)),
         ...facetStatements(db, [...facetDayRows(removed, cutoff, -1), ...facetDayRows(added, cutoff)]),
         ...queueDebtorStatements(db, [...removed, ...added]),
-        // The sound keys point at debtor_names ids, which the refresh assigns.
-        ...(options.refresh === false
+      ];
+      // The aggregates follow (the sound keys point at debtor_names ids, which the refresh assigns).
+      const derived =
+        options.refresh === false
           ? []
-          : [...refreshStatements(db), ...soundKeyStatements(db, soundKeyRows(added.flatMap((r) => r.debtors)))]),
-      ]);
+          : [...refreshStatements(db), ...soundKeyStatements(db, soundKeyRows(added.flatMap((r) => r.debtors)))];
+      if (data.length + derived.length <= STATEMENTS_PER_BATCH) await runBatches(db, [...data, ...derived]);
+      else {
+        await db.batch(data as [Statement, ...Statement[]]);
+        await runBatches(db, derived);
+      }
     }
     done += group.length;
     options.onProgress?.(done);
   }
   if (options.record !== false) {
-    await recordLoad(db, options.source ?? "import", summary.inserted + summary.updated, now);
+    const loaded = new Map([...states].map((state) => [state, null]));
+    await recordLoad(db, options.source ?? "import", summary.inserted + summary.updated, now, loaded);
   }
   return summary;
 }

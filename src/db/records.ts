@@ -124,6 +124,9 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
   const shared = { filingId: id, filingState: state, filedAt: record.filedAt, filingNumber: record.number };
   const debtorTypes = setOf(record.debtors.map((d) => d.type));
   const lapse = lapseOf(record.kind, record.filedAt, record.amendments, record.officeLapseDate ?? null);
+  const terminated = terminatedAt(record.amendments);
+  // Copied onto the parties (schema.ts, lapseCopy): the lapse date of a live filing.
+  const lapsesOn = terminated === null ? lapse.date : null;
   return {
     filing: {
       id,
@@ -136,7 +139,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       officeLapseDate: record.officeLapseDate ?? null,
       collateral: record.collateral ?? null,
       filingOffice: record.filingOffice ?? null,
-      terminatedAt: terminatedAt(record.amendments),
+      terminatedAt: terminated,
     },
     debtors: record.debtors.map((p, position) => ({
       ...shared,
@@ -148,6 +151,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       ...addressColumns(p.address),
       zip5: zip5Of(p.address),
       addressKey: hashKey(addressText(p.address)),
+      lapsesOn,
     })),
     securedParties: record.securedParties.map((p, position) => ({
       ...shared,
@@ -157,6 +161,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       nameWords: securedNameWords(p.name),
       category: p.label ?? null,
       ...addressColumns(p.address),
+      lapsesOn,
       debtorTypes,
     })),
     amendments: record.amendments.map((a, position) => ({
@@ -262,6 +267,9 @@ function industryFacets(industries: (string | null)[]): { name: string; facet: s
 /** Day bucket of every day before the recency window's reach. */
 const OLD_DAYS = "0000-00-00";
 
+/** The lapse "day" of a live filing that never lapses, after every real one ("x" facets, schema.ts). */
+export const NEVER_LAPSES = "9999-12-31";
+
 /**
  * The facets of each filing (see facetCounts in schema.ts), counted by day:
  * `sign` 1 for filings added, -1 for filings removed. Days before
@@ -270,7 +278,8 @@ const OLD_DAYS = "0000-00-00";
 export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1 = 1): FacetDay[] {
   const counts = new Map<string, FacetDay>();
   const add = (scope: FacetDay["scope"], place: string, name: string, facet: string, at: string, weight = 1) => {
-    const day = at.slice(0, 10) < cutoffDay ? OLD_DAYS : at.slice(0, 10);
+    // Lapse days are all kept: a lapse window is any range of days.
+    const day = scope !== "x" && at.slice(0, 10) < cutoffDay ? OLD_DAYS : at.slice(0, 10);
     const id = [scope, place, name, facet, day].join("\u0000");
     const seen = counts.get(id);
     if (seen) seen.filings += sign * weight;
@@ -289,6 +298,7 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
     for (const name of lenders) add("l", filing.state, name, types, filing.filedAt);
     for (const [prefix, extra] of sharedPrefixes(lenders)) add("o", filing.state, prefix, types, filing.filedAt, extra);
     if (filing.terminatedAt) add("t", filing.state, "", "", filing.terminatedAt);
+    else add("x", filing.state, "", "", filing.lapseDate ?? NEVER_LAPSES);
   }
   return [...counts.values()].filter((c) => c.filings !== 0);
 }

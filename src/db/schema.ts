@@ -28,7 +28,14 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { INDUSTRIES } from "../domain/industries.ts";
-import { AMENDMENT_KINDS, FILING_KINDS, LAPSE_SOURCES, PARTY_TYPES } from "../domain/kinds.ts";
+import {
+  AMENDMENT_KINDS,
+  CHANGE_TYPES,
+  CHANGED_FIELDS,
+  FILING_KINDS,
+  LAPSE_SOURCES,
+  PARTY_TYPES,
+} from "../domain/kinds.ts";
 import { addressKeySet, day, enumCode, instant, labelCode, setMask } from "./encodings.ts";
 
 /** Tables whose B-tree is their primary key (see the layout notes above). */
@@ -83,6 +90,16 @@ const filingCopies = {
   filingNumber: text().notNull(),
 };
 
+/**
+ * The filing's lapse date while it is live, copied onto each party row so a
+ * party index can list a lender's or an industry's filings by when they
+ * lapse (GET /filings/lapsing). Null once the filing is terminated, or for
+ * one that never lapses. Not immutable like filingCopies: a continuation or
+ * termination changes it, and the loader rewrites a changed filing's party
+ * rows whole, so the copies follow.
+ */
+const lapseCopy = { lapsesOn: day() };
+
 export const filings = sqliteTable(
   "filings",
   {
@@ -113,6 +130,11 @@ export const filings = sqliteTable(
     index("filings_state_filed").on(t.state, t.filedAt, t.number),
     // Recently terminated in a state, newest first (GET /filings/recently-terminated).
     index("filings_state_terminated").on(t.state, t.terminatedAt, t.number).where(sql`terminated_at is not null`),
+    // Live filings in a state by lapse date, soonest first (GET /filings/lapsing), and
+    // the lapses the daily job records (src/changes/lapses.ts).
+    index("filings_state_lapsing")
+      .on(t.state, t.lapseDate, t.number)
+      .where(sql`terminated_at is null and lapse_date is not null`),
   ],
 );
 
@@ -138,6 +160,7 @@ export const debtorParties = sqliteTable(
     ...addressColumns,
     ...debtorAddressKeys,
     ...filingCopies,
+    ...lapseCopy,
   },
   (t) => [
     primaryKey({ columns: [t.filingId, t.position] }),
@@ -157,6 +180,10 @@ export const debtorParties = sqliteTable(
     index("debtor_parties_state_industry")
       .on(t.filingState, t.industry, t.filedAt, t.filingNumber, t.filingId)
       .where(sql`industry is not null`),
+    // A state's live filings by debtor industry and lapse date (GET /filings/lapsing with industries).
+    index("debtor_parties_lapsing")
+      .on(t.filingState, t.industry, t.lapsesOn, t.filingNumber, t.filingId)
+      .where(sql`lapses_on is not null and industry is not null`),
   ],
 );
 
@@ -177,6 +204,7 @@ export const securedParties = sqliteTable(
     category: text(),
     ...addressColumns,
     ...filingCopies,
+    ...lapseCopy,
     /** The kinds of debtor on the filing ("Individual", "Organization", or both joined by "|"). */
     debtorTypes: setMask(PARTY_TYPES)().notNull(),
   },
@@ -186,6 +214,10 @@ export const securedParties = sqliteTable(
     // (GET /secureds/recent-by-secured-party): one ordered range per lender
     // name and debtor-type set.
     index("secured_parties_name").on(t.filingState, t.nameWords, t.debtorTypes, t.filedAt, t.filingNumber, t.filingId),
+    // A lender's live filings in a state by lapse date (GET /filings/lapsing with secured_party).
+    index("secured_parties_lapsing")
+      .on(t.filingState, t.nameWords, t.lapsesOn, t.filingNumber, t.filingId)
+      .where(sql`lapses_on is not null`),
   ],
 );
 
@@ -284,7 +316,11 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * - "o": its state, a whole-word prefix two or more of its lender names
  *   share (name) and its debtor-type set, weighted by how many share it less
  *   one: a lender search sums the "l" facets under its prefix and takes
- *   this away, so a filing with two matching lenders counts once.
+ *   this away, so a filing with two matching lenders counts once;
+ * - "x": its state, dated by lapse date rather than filing date, for live
+ *   filings only (not terminated); one that never lapses is dated
+ *   "9999-12-31". Every day is kept (none is old): a lapse window is any
+ *   range of days, and "live on day D" is the running total after D.
  * Sets of "z" and "l" are sorted and joined with "|", so every filing has
  * exactly one facet per scope and place, and a filter ("any of these
  * industries") is a sum over the facets it matches: exact, with no double
@@ -304,7 +340,7 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * Kept by the loaders (src/db/load.ts).
  */
 const facetKey = {
-  scope: text({ enum: ["s", "z", "l", "t", "o"] }).notNull(),
+  scope: text({ enum: ["s", "z", "l", "t", "o", "x"] }).notNull(),
   place: text().notNull(),
   name: text().notNull(),
   facet: text().notNull(),
@@ -414,6 +450,71 @@ export const bulkLoad = sqliteTable("bulk_load", {
   /** What started it (`seed ...`, `import FILE ...`), and when (ISO 8601 UTC). */
   source: text().notNull(),
   startedAt: text().notNull(),
+});
+
+/**
+ * The change feed (GET /filings/changes, docs/monitoring.md): one row per
+ * filing and kind of change, written by the load that makes the change, in
+ * the same D1 batch (one transaction) as the rows it describes, or by the
+ * daily lapse job. A row refers to what changed (the filing by id, the
+ * amendment by number); the filing itself is read when the change is
+ * served, as it stands then.
+ *
+ * `seq` is AUTOINCREMENT: never reused, even after the oldest rows are
+ * purged, so a client's position (the last seq it saw) keeps its meaning.
+ * SQLite has one writer: a change gets its seq when its transaction
+ * writes it, and transactions commit in that order, so no change can
+ * appear behind a position a client already holds. `recorded_at` is the
+ * database's own clock, never behind the previous change's (insertChanges),
+ * so `since` finds its first change with one index seek.
+ */
+export const changes = sqliteTable(
+  "changes",
+  {
+    seq: integer().primaryKey({ autoIncrement: true }),
+    /** The filing's state (changes of one state are one index range). */
+    state: text().notNull(),
+    type: enumCode(CHANGE_TYPES)().notNull(),
+    filingId: integer().notNull(),
+    /** The amendment's number, for a change an amendment made. */
+    amendment: text(),
+    amendmentKind: enumCode(AMENDMENT_KINDS)(),
+    /** For filing.updated: the fields whose stored facts changed. */
+    changedFields: setMask(CHANGED_FIELDS)(),
+    recordedAt: instant().notNull(),
+    /** The office's date: the filing's, the amendment's, or the lapse date (midnight UTC). */
+    occurredAt: instant().notNull(),
+  },
+  (t) => [
+    index("changes_state").on(t.state, t.seq),
+    index("changes_type").on(t.type, t.seq),
+    index("changes_state_type").on(t.state, t.type, t.seq),
+    // A debtor's changes (through its filings), and the lapse job's check for one recorded already.
+    index("changes_filing").on(t.filingId, t.seq),
+    index("changes_recorded").on(t.recordedAt),
+  ],
+);
+
+/**
+ * The change feed's bookkeeping, one row (id 1): the last day whose lapses
+ * the daily job recorded, and the newest change retention purged (a
+ * position at or before it has lost changes: 410 cursor_expired).
+ */
+export const changeMarks = sqliteTable("change_marks", {
+  id: integer().primaryKey(),
+  lapsesThrough: day(),
+  purgedThrough: integer().notNull(),
+});
+
+/**
+ * How current each state's data is (GET /states): when it was last loaded,
+ * and the office's own as-of date when its feed gave one (an IACA file's
+ * ThruDate). Written with each load's data_loads row.
+ */
+export const stateLoads = sqliteTable("state_loads", {
+  state: text().primaryKey(),
+  lastLoadedAt: instant().notNull(),
+  officeThrough: day(),
 });
 
 /** One row per data load; the newest is `data_source_last_updated`. */

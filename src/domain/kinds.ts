@@ -44,3 +44,48 @@ export type PartyType = (typeof PARTY_TYPES)[number];
 /** A filing's estimated status on a given day (src/domain/lifecycle.ts); not stored. */
 export const LIEN_STATUSES = ["Active", "Lapsed", "Terminated"] as const;
 export type LienStatus = (typeof LIEN_STATUSES)[number];
+
+/**
+ * What a change of the change feed says happened to a filing (docs/monitoring.md):
+ * - `filing.created`: a filing the service did not hold;
+ * - `filing.continued`, `.terminated`, `.assigned`, `.reinstated`,
+ *   `.amended`: an amendment of that kind arrived (`amended`: a party,
+ *   collateral or other change);
+ * - `filing.updated`: a filing delivered again with stored facts changed;
+ * - `filing.lapsed`: its lapse date passed.
+ */
+export const CHANGE_TYPES = [
+  "filing.created",
+  "filing.continued",
+  "filing.terminated",
+  "filing.assigned",
+  "filing.reinstated",
+  "filing.amended",
+  "filing.updated",
+  "filing.lapsed",
+] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
+
+/** The change an amendment of each kind records. */
+export const AMENDMENT_CHANGES: Record<AmendmentKind, ChangeType> = {
+  continuation: "filing.continued",
+  termination: "filing.terminated",
+  reinstatement: "filing.reinstated",
+  assignment: "filing.assigned",
+  party_change: "filing.amended",
+  collateral_change: "filing.amended",
+  other: "filing.amended",
+};
+
+/** The fields a `filing.updated` change names, as the filing's JSON calls them. */
+export const CHANGED_FIELDS = [
+  "initial_financing_date",
+  "filing_kind",
+  "estimated_lien_lapse_date",
+  "filing_office",
+  "collateral",
+  "debtor_parties",
+  "secured_parties",
+  "amendments",
+] as const;
+export type ChangedField = (typeof CHANGED_FIELDS)[number];

@@ -13,7 +13,7 @@
  */
 
 import type { Db } from "../db/database.ts";
-import { type LoadSummary, recordLoad, upsertFilings } from "../db/load.ts";
+import { type LoadedStates, type LoadSummary, recordLoad, upsertFilings } from "../db/load.ts";
 import type { FilingRecord } from "../db/records.ts";
 import {
   type AmendmentEntry,
@@ -69,6 +69,8 @@ export interface ImportOptions {
    * (local imports, where nothing needs them fresh group by group).
    */
   deferRefresh?: boolean;
+  /** False to record no change-feed rows (the rest of a backfill: scripts/import.ts). */
+  recordChanges?: boolean;
   /** Records handed to upsertFilings at a time. */
   groupSize?: number;
   /**
@@ -87,10 +89,16 @@ export interface ImportOptions {
    */
   repeats?: Repeats;
   /** Records the file's data load, in place of recordLoad on `db` (a sharded import records it in every shard). */
-  recordLoad?: (source: string, filings: number, at: Date) => Promise<void>;
+  recordLoad?: (source: string, filings: number, at: Date, states: LoadedStates) => Promise<void>;
 }
 
 export const IMPORT_GROUP = 500;
+
+/** How writeGroup writes for an import with `options`. */
+export const writeOptions = (options: ImportOptions) => ({
+  refresh: !options.deferRefresh,
+  recordChanges: options.recordChanges !== false,
+});
 
 export type Loaded = Exclude<FeedItem, { reject: Reject }>;
 
@@ -123,7 +131,7 @@ export async function writeGroup(
   now: Date,
   summary: ImportSummary,
   pendingMayExist: boolean,
-  refresh = true,
+  { refresh = true, recordChanges = true }: { refresh?: boolean; recordChanges?: boolean } = {},
 ) {
   const records = new Map<string, { record: FilingRecord; merge: boolean }>();
   const amendments: (AmendmentEntry & Keyed & { item: Loaded })[] = [];
@@ -192,7 +200,7 @@ export async function writeGroup(
   const loaded = await upsertFilings(
     db,
     [...records.values()].map((r) => r.record),
-    { now, record: false, refresh },
+    { now, record: false, refresh, recordChanges },
   );
   summary.inserted += loaded.inserted;
   summary.updated += loaded.updated;
@@ -215,11 +223,19 @@ export async function importFeed(
   const writeItems: WriteItems =
     options.writeItems ??
     (async (items, into) => {
-      const waiting = await writeGroup(db, items, now, into, pendingMayExist, !options.deferRefresh);
+      const waiting = await writeGroup(db, items, now, into, pendingMayExist, writeOptions(options));
       if (waiting.length > 0) pendingMayExist = true;
       return waiting;
     });
   let group: Loaded[] = [];
+  /** The states of the records loaded, each with the newest as-of date the file gave for it. */
+  const states = new Map<string, string | null>();
+  const noteState = (item: Loaded) => {
+    const state = ("amendment" in item ? item.amendment.state : item.record.state).toUpperCase();
+    const asOf = "asOf" in item ? (item.asOf ?? null) : null;
+    const known = states.get(state) ?? null;
+    states.set(state, known === null || (asOf !== null && asOf > known) ? asOf : known);
+  };
   /** Earlier copies of repeated filings, by key hash, until their last copy is read. */
   const held = new Map<string, FilingItem[]>();
   /** The record to load for `item`, a filing the file repeats: held back, or its copies folded into its last. */
@@ -260,8 +276,8 @@ export async function importFeed(
     await write();
     // One data load per feed file, however many groups it took.
     const source = options.source ?? `import ${file}`;
-    if (options.recordLoad) await options.recordLoad(source, summary.inserted + summary.updated, now);
-    else await recordLoad(db, source, summary.inserted + summary.updated, now);
+    if (options.recordLoad) await options.recordLoad(source, summary.inserted + summary.updated, now, states);
+    else await recordLoad(db, source, summary.inserted + summary.updated, now, states);
   };
   const read = readFeed(file, body, { now, format: options.format, defaultState: options.defaultState });
   try {
@@ -278,6 +294,7 @@ export async function importFeed(
         summary.warned += 1;
         await options.onWarning?.(item.warning);
       }
+      noteState(item);
       const next = "record" in item ? settleRepeat(item, position) : item;
       if (!next) continue;
       group.push(next);

@@ -55,6 +55,8 @@ export type FeedItem =
       merge: boolean;
       place: Place;
       warning: Warning | null;
+      /** The office's as-of date for the file (YYYY-MM-DD), when it states one (an IACA ThruDate). */
+      asOf?: string;
     }
   | { amendment: ParsedAmendment; place: Place; warning: Warning | null }
   | { reject: Reject };
@@ -96,6 +98,15 @@ function item(
     : { amendment: entry, place, warning };
 }
 
+/** An office's as-of date written YYYYMMDD (IACA) or YYYY-MM-DD, as YYYY-MM-DD; undefined if it is not a real day. */
+function officeDate(text: string | undefined): string | undefined {
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(text ?? "");
+  if (!m) return undefined;
+  const date = `${m[1]}-${m[2]}-${m[3]}`;
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === date ? date : undefined;
+}
+
 /** Records of the feed `file` read from `body`. */
 export async function* readFeed(
   file: string,
@@ -126,7 +137,8 @@ export async function* readFeed(
     for await (const record of xmlRecords(body)) {
       const place = { file, line: record.line, ...(record.endLine > record.line ? { end_line: record.endLine } : {}) };
       const parsed = schema.safeParse(record.lien);
-      if (parsed.success) yield item(parsed.data, place, true, xmlLabel);
+      const asOf = officeDate(record.thruDate);
+      if (parsed.success) yield { ...item(parsed.data, place, true, xmlLabel), ...(asOf ? { asOf } : {}) };
       else yield { reject: { ...place, reason: describeIssues(parsed.error, xmlLabel), raw: record.raw } };
     }
     return;

@@ -17,6 +17,7 @@ import {
   type Loaded,
   type WriteItems,
   writeGroup,
+  writeOptions,
 } from "./import.ts";
 import { anyPending } from "./merge.ts";
 import type { Warning } from "./read.ts";
@@ -53,7 +54,11 @@ export async function importSharded(
   shards: ShardDatabases,
   file: string,
   body: ReadableStream<Uint8Array>,
-  options: ImportOptions & { bulkWriters?: ReadonlyMap<string, WriteItems> } = {},
+  options: ImportOptions & {
+    bulkWriters?: ReadonlyMap<string, WriteItems>;
+    /** Shards still being backfilled (scripts/bulk/load.ts): their writes record no changes. */
+    backfilling?: ReadonlySet<string>;
+  } = {},
 ): Promise<ImportSummary> {
   const now = options.now ?? new Date();
   const dbOf = (shard: string): Db => {
@@ -71,7 +76,17 @@ export async function importSharded(
       const bulk = options.bulkWriters?.get(shard);
       const written = bulk
         ? await bulk(part, summary)
-        : await writeGroup(dbOf(shard), part, now, summary, pending.get(shard) ?? true, !options.deferRefresh);
+        : await writeGroup(
+            dbOf(shard),
+            part,
+            now,
+            summary,
+            pending.get(shard) ?? true,
+            writeOptions({
+              ...options,
+              recordChanges: options.recordChanges !== false && !options.backfilling?.has(shard),
+            }),
+          );
       if (written.length > 0) pending.set(shard, true);
       warnings.push(...written);
     }
@@ -81,8 +96,12 @@ export async function importSharded(
     ...options,
     now,
     writeItems,
-    recordLoad: async (source, filings, at) => {
-      for (const shard of shards.layout.shards) await recordLoad(dbOf(shard), source, filings, at);
+    recordLoad: async (source, filings, at, states) => {
+      // Every shard records the load; each state's currency goes to its own shard.
+      for (const shard of shards.layout.shards) {
+        const own = new Map([...states].filter(([state]) => shardOf(shards.layout, state) === shard));
+        await recordLoad(dbOf(shard), source, filings, at, own);
+      }
     },
   });
 }

@@ -28,6 +28,8 @@ export interface XmlRecord {
   endLine: number;
   raw: string;
   lien: Record<string, unknown>;
+  /** The file's `ThruDate` read before the record (the office's as-of date), as written. */
+  thruDate?: string;
 }
 
 interface Node {
@@ -257,6 +259,9 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>): AsyncGenera
   const ready: XmlRecord[] = [];
   let failure: Error | undefined;
   let rootSeen = false;
+  /** The office's as-of date (`ThruDate`, outside the records), and whether it is being read. */
+  let thruDate: string | undefined;
+  let inThruDate = false;
 
   /** Line, column and byte of the parser, for messages. */
   const where = () => {
@@ -268,6 +273,10 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>): AsyncGenera
   parser.onopentag = (tag) => {
     const name = local(tag.name);
     rootSeen = true;
+    if (recordStart < 0 && name === "thrudate") {
+      inThruDate = true;
+      thruDate = tag.attributes.Date ?? tag.attributes.date ?? "";
+    }
     if (recordStart < 0 && name !== RECORD) return;
     const node: Node = { name, attributes: tag.attributes, children: [], text: "" };
     if (recordStart < 0) {
@@ -279,14 +288,22 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>): AsyncGenera
   parser.ontext = (text) => {
     const open = stack.at(-1);
     if (open) open.text += text;
+    else if (inThruDate) thruDate = `${thruDate ?? ""}${text}`.trim();
   };
   parser.oncdata = parser.ontext;
   parser.onclosetag = () => {
+    inThruDate = false;
     const node = stack.pop();
     if (!node) return;
     if (stack.length > 0) return;
     const raw = buffer.slice(recordStart - bufferStart, parser.position - bufferStart);
-    ready.push({ line: recordLine, endLine: parser.line + 1, raw, lien: lienOf(node) });
+    ready.push({
+      line: recordLine,
+      endLine: parser.line + 1,
+      raw,
+      lien: lienOf(node),
+      ...(thruDate ? { thruDate } : {}),
+    });
     recordStart = -1;
   };
   parser.onerror = (error) => {

@@ -187,64 +187,76 @@ function keepAnswer(c: Context<AppEnv>): { body?: Body } {
   return answered;
 }
 
-export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
-  const cache = caches.default;
-  const key = cacheKey(c);
-  const visibility = c.get("keyDigest") ? "private" : "public";
-  // Checked first: a malformed bookmark is a 400, cached entry or not.
-  const wanted = requestedBookmarks(c);
+/**
+ * The caching of a lookup: the ETag and 304 contract always; with `edge`,
+ * the edge cache too. A feed that must show what was just loaded (the
+ * change feed) revalidates only: its clients poll with If-None-Match.
+ */
+const caching = (edge: boolean) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const cache = caches.default;
+    const key = cacheKey(c);
+    const visibility = c.get("keyDigest") ? "private" : "public";
+    // Checked first: a malformed bookmark is a 400, cached entry or not.
+    const wanted = requestedBookmarks(c);
 
-  let body: Body;
-  let etag: string;
-  let hit = false;
-  const started = Date.now();
-  // A lookup the isolate has not answered within the minute is not looked
-  // up: it is stored only when asked again, so it is almost never there.
-  const cached = readRecently(key, started) ? await cache.match(key).catch(() => undefined) : undefined;
-  // An entry older than the client's bookmark would take the client back in time.
-  const stored = cached?.headers.get(BOOKMARK_HEADER);
-  const entryBookmarks = stored ? parseBookmarks(stored) : undefined;
-  if (cached && (!wanted || isAtLeast(entryBookmarks, wanted))) {
-    body = await cached.json<Body>();
-    // Stored with the entry, so a hit does not hash the body again.
-    etag = cached.headers.get("ETag") ?? (await etagOf(body));
-    if (entryBookmarks) {
-      // With the client's newer bookmarks of other shards, as a D1 read sends them.
-      const shards = layoutShards(c);
-      const bookmark = wanted
-        ? formatBookmarks(newest(entryBookmarks, knownShards(wanted, shards)), shards.length === 1)
-        : stored;
-      if (bookmark) c.header(BOOKMARK_HEADER, bookmark);
+    let body: Body;
+    let etag: string;
+    let hit = false;
+    const started = Date.now();
+    // A lookup the isolate has not answered within the minute is not looked
+    // up: it is stored only when asked again, so it is almost never there.
+    const cached = edge && readRecently(key, started) ? await cache.match(key).catch(() => undefined) : undefined;
+    // An entry older than the client's bookmark would take the client back in time.
+    const stored = cached?.headers.get(BOOKMARK_HEADER);
+    const entryBookmarks = stored ? parseBookmarks(stored) : undefined;
+    if (cached && (!wanted || isAtLeast(entryBookmarks, wanted))) {
+      body = await cached.json<Body>();
+      // Stored with the entry, so a hit does not hash the body again.
+      etag = cached.headers.get("ETag") ?? (await etagOf(body));
+      if (entryBookmarks) {
+        // With the client's newer bookmarks of other shards, as a D1 read sends them.
+        const shards = layoutShards(c);
+        const bookmark = wanted
+          ? formatBookmarks(newest(entryBookmarks, knownShards(wanted, shards)), shards.length === 1)
+          : stored;
+        if (bookmark) c.header(BOOKMARK_HEADER, bookmark);
+      }
+      hit = true;
+      setMetric(c, "cache", Date.now() - started, "hit", 0);
+    } else {
+      const answered = keepAnswer(c);
+      await next();
+      if (c.res.status !== 200) return;
+      body = answered.body ?? (await c.res.clone().json<Body>());
+      etag = await etagOf(body);
+      // Only answers read without a client's bookmark are stored: a session
+      // reports the bookmark it was opened at when no newer one comes back, so
+      // a made-up (future) bookmark must not label an entry others are served.
+      if (edge && !wanted && admit(key, started)) await store(c, key, body, etag);
     }
-    hit = true;
-    setMetric(c, "cache", Date.now() - started, "hit", 0);
-  } else {
-    const answered = keepAnswer(c);
-    await next();
-    if (c.res.status !== 200) return;
-    body = answered.body ?? (await c.res.clone().json<Body>());
-    etag = await etagOf(body);
-    // Only answers read without a client's bookmark are stored: a session
-    // reports the bookmark it was opened at when no newer one comes back, so
-    // a made-up (future) bookmark must not label an entry others are served.
-    if (!wanted && admit(key, started)) await store(c, key, body, etag);
-  }
 
-  // On a miss the route's response is already made: its headers are set in
-  // place (c.header would copy the whole response for each one).
-  const headers = hit ? undefined : c.res.headers;
-  const set = (name: string, value: string) => (headers ? headers.set(name, value) : c.header(name, value));
-  set("ETag", etag);
-  set("Cache-Control", `${visibility}, max-age=${CACHE_SECONDS}`);
-  set("Vary", `x-api-key, ${BOOKMARK_HEADER}`);
-  set("x-cache", hit ? "hit" : "miss");
-  if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) {
-    c.res = c.body(null, 304);
-    return;
-  }
-  if (hit) {
-    body.response_metadata.request_id = c.get("requestId");
-    body.response_metadata.timestamp = isoSeconds(c.get("now"));
-    c.res = c.json(body, 200);
-  }
-});
+    // On a miss the route's response is already made: its headers are set in
+    // place (c.header would copy the whole response for each one).
+    const headers = hit ? undefined : c.res.headers;
+    const set = (name: string, value: string) => (headers ? headers.set(name, value) : c.header(name, value));
+    set("ETag", etag);
+    set("Cache-Control", edge ? `${visibility}, max-age=${CACHE_SECONDS}` : `${visibility}, no-cache`);
+    set("Vary", `x-api-key, ${BOOKMARK_HEADER}`);
+    set("x-cache", hit ? "hit" : "miss");
+    if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) {
+      c.res = c.body(null, 304);
+      return;
+    }
+    if (hit) {
+      body.response_metadata.request_id = c.get("requestId");
+      body.response_metadata.timestamp = isoSeconds(c.get("now"));
+      c.res = c.json(body, 200);
+    }
+  });
+
+/** Lookups: ETag, 304 and the edge cache. */
+export const httpCache = caching(true);
+
+/** The change feed: ETag and 304, always read fresh. */
+export const revalidateOnly = caching(false);

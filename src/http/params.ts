@@ -6,11 +6,12 @@
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { canonicalIndustry, INDUSTRIES, type Industry } from "../domain/industries.ts";
-import { PARTY_TYPES } from "../domain/kinds.ts";
+import { CHANGE_TYPES, PARTY_TYPES } from "../domain/kinds.ts";
 import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH, US_ZIP } from "../domain/limits.ts";
 import { debtorNameKey, securedNameWords } from "../domain/names.ts";
 import { isStateCode, STATE_CODES } from "../domain/states.ts";
 import type { AppEnv } from "./context.ts";
+import { cursorParam } from "./cursor.ts";
 import { ApiError } from "./errors.ts";
 
 const MAX_PAGE = 10_000;
@@ -221,10 +222,11 @@ export const recentByPostalCodeQuery = z.object({
   envelope: envelope("a"),
   page,
 });
+/** A secured party name: whole leading words, case-insensitive. */
+const securedName = name.refine((n) => securedNameWords(n) !== "", { error: "must contain a letter or digit" });
+
 export const recentBySecuredPartyQuery = z.object({
-  name: name
-    .refine((n) => securedNameWords(n) !== "", { error: "must contain a letter or digit" })
-    .openapi({ description: "Secured party name: case-insensitive, matching whole leading words." }),
+  name: securedName.openapi({ description: "Secured party name: case-insensitive, matching whole leading words." }),
   state,
   borrower_type: borrowerType,
   envelope: envelope("b"),
@@ -259,3 +261,122 @@ export const filingLookupQuery = z.object({
   state: optional(state).openapi({ description: "The filing's state, when the number alone is ambiguous." }),
   page,
 });
+
+/** A day, YYYY-MM-DD, that exists. */
+const date = text("a date, YYYY-MM-DD").refine(
+  (d) => /^\d{4}-\d{2}-\d{2}$/.test(d) && new Date(Date.parse(`${d}T00:00:00Z`) || 0).toISOString().startsWith(d),
+  { error: "must be a date written YYYY-MM-DD" },
+);
+
+/** Days ahead of today that a lapse window covers by default. */
+export const LAPSING_DAYS = 180;
+
+export const lapsingQuery = z
+  .object({
+    state,
+    from: optional(date).openapi({
+      type: "string",
+      format: "date",
+      description: "First lapse date of the window (inclusive), YYYY-MM-DD. Default: today (UTC).",
+    }),
+    to: optional(date).openapi({
+      type: "string",
+      format: "date",
+      description: `Last lapse date of the window (inclusive), YYYY-MM-DD. Default: ${LAPSING_DAYS} days after \`from\` or today.`,
+    }),
+    secured_party: optional(securedName).openapi({
+      description: "Only filings with a secured party of this name: case-insensitive, matching whole leading words.",
+    }),
+    industry,
+    envelope: envelope("b"),
+    page,
+  })
+  .superRefine((q, ctx) => {
+    if (q.from !== undefined && q.to !== undefined && q.from > q.to) {
+      ctx.addIssue({ code: "custom", path: ["to"], message: `must not be before from (${q.from})` });
+    }
+  });
+
+/** Most changes a page holds. */
+export const MAX_CHANGES_LIMIT = 100;
+
+/** A comma list of change types, each once, exactly as named. */
+const changeTypes = optional(
+  text("a comma-separated list of change types")
+    .max(300, { error: "must be at most 300 characters: each change type at most once", abort: true })
+    .transform((raw, ctx) => {
+      const found: (typeof CHANGE_TYPES)[number][] = [];
+      const unknown: number[] = [];
+      for (const [i, item] of raw.split(",").entries()) {
+        const type = CHANGE_TYPES.find((t) => t === item.trim());
+        if (!type) unknown.push(i + 1);
+        else if (!found.includes(type)) found.push(type);
+      }
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must list change types separated by commas (not a change type: ${items(unknown)}); allowed: ${CHANGE_TYPES.join(", ")}`,
+        });
+      }
+      return found;
+    })
+    .openapi({
+      type: "array",
+      items: { type: "string", enum: [...CHANGE_TYPES] },
+      maxItems: CHANGE_TYPES.length,
+      uniqueItems: true,
+      param: { style: "form", explode: false },
+      description: `Only changes of these types (comma-separated, as named): ${CHANGE_TYPES.join(", ")}.`,
+    }),
+);
+
+/** An instant, ISO 8601 with a Z or an offset (`2026-11-01T00:00:00Z`). */
+const since = text("an ISO 8601 timestamp")
+  .max(40, { error: "must be an ISO 8601 timestamp such as 2026-11-01T00:00:00Z", abort: true })
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/, {
+    error: "must be an ISO 8601 timestamp with a time zone, such as 2026-11-01T00:00:00Z",
+    abort: true,
+  })
+  .refine((t) => !Number.isNaN(Date.parse(t)), { error: "must be a real time, such as 2026-11-01T00:00:00Z" })
+  .transform((t) => new Date(Date.parse(t)).toISOString().replace(/\.\d{3}Z$/, "Z"));
+
+export const changesQuery = z
+  .object({
+    state: optional(state).openapi({ description: "Only changes of filings in this state. Default: every state." }),
+    cursor: optional(cursorParam),
+    since: optional(since).openapi({
+      type: "string",
+      format: "date-time",
+      description: "Start with the changes recorded at or after this time (not with `cursor`).",
+    }),
+    types: changeTypes,
+    debtor_name: optional(debtorName).openapi({
+      description:
+        "Only changes of filings naming this debtor, matched as `/debtors/search` matches names (UCC standard search logic).",
+    }),
+    secured_party: optional(securedName).openapi({
+      description: "Only changes of filings naming this secured party: case-insensitive, matching whole leading words.",
+    }),
+    limit: optional(integer(1, MAX_CHANGES_LIMIT))
+      .transform((l) => l ?? MAX_CHANGES_LIMIT)
+      .openapi({
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_CHANGES_LIMIT,
+        default: MAX_CHANGES_LIMIT,
+        description: "Most changes in the page.",
+      }),
+  })
+  .superRefine((q, ctx) => {
+    if (q.cursor !== undefined && q.since !== undefined) {
+      for (const path of ["cursor", "since"]) {
+        ctx.addIssue({
+          code: "custom",
+          path: [path],
+          message: "cursor and since cannot be given together: resume with cursor, or start again with since",
+        });
+      }
+    }
+  });
+
+export const statesQuery = z.object({});

@@ -4,8 +4,10 @@
  */
 import type { Context } from "hono";
 import pkg from "../../package.json" with { type: "json" };
+import type { ChangeItem } from "../changes/read.ts";
 import type { FilingRows } from "../db/records.ts";
 import type { DebtorParty } from "../db/schema.ts";
+import type { ChangedField } from "../domain/kinds.ts";
 import { lienStatus } from "../domain/lifecycle.ts";
 import { isStateCode, STATE_SEARCH_URLS } from "../domain/states.ts";
 import type { FilingWithParties, PageWindow } from "../queries/filings.ts";
@@ -223,4 +225,64 @@ export function lienPageFull(
 ) {
   const today = c.get("now").toISOString().slice(0, 10);
   return { ucc_liens: items.map((i) => lienFull(i, today)), ...envelopeB(c, page, size, hasMore, dataLoadedAt) };
+}
+
+/** One change of the change feed: what happened, and the filing as it stands now (envelope B, with amendments). */
+function change(item: ChangeItem, today: string) {
+  const { filing } = item.filing;
+  const amendment =
+    item.amendment === null ? undefined : item.filing.amendments.find((a) => a.number === item.amendment);
+  return {
+    id: `${item.state}-${item.seq}`,
+    type: item.type,
+    recorded_at: item.recordedAt,
+    occurred_at: item.occurredAt,
+    jurisdiction_state: filing.state,
+    initial_financing_number: filing.number,
+    ...(amendment ? { amendment: { ...amendmentB(amendment), amendment_kind: amendment.kind } } : {}),
+    ...(item.changedFields ? { changed_fields: item.changedFields.split("|") as ChangedField[] } : {}),
+    lien: lienB(item.filing, today, true),
+  };
+}
+
+/** A page of the change feed. */
+export function changePageBody(
+  c: Context<AppEnv>,
+  page: { changes: ChangeItem[]; hasMore: boolean; dataLoadedAt: string | null },
+  nextCursor: string,
+) {
+  const today = c.get("now").toISOString().slice(0, 10);
+  return {
+    changes: page.changes.map((item) => change(item, today)),
+    response_metadata: {
+      next_cursor: nextCursor,
+      has_more: page.hasMore,
+      ...responseMetadata(c),
+      data_source_last_updated: page.dataLoadedAt,
+      api_version: pkg.version,
+    },
+  };
+}
+
+/** The states list (GET /states). */
+export function statesBody(
+  c: Context<AppEnv>,
+  states: {
+    state: string;
+    filings: number;
+    activeFilings: number;
+    lastLoadedAt: string | null;
+    dataThrough: string | null;
+  }[],
+) {
+  return {
+    states: states.map((s) => ({
+      state: s.state,
+      filings: s.filings,
+      active_filings: s.activeFilings,
+      last_loaded_at: s.lastLoadedAt,
+      data_through: s.dataThrough,
+    })),
+    response_metadata: { ...responseMetadata(c), api_version: pkg.version },
+  };
 }

@@ -3,7 +3,15 @@
  * describe every field in the OpenAPI document.
  */
 import { z } from "@hono/zod-openapi";
-import { AMENDMENT_KINDS, FILING_KINDS, LAPSE_SOURCES, LIEN_STATUSES, PARTY_TYPES } from "../domain/kinds.ts";
+import {
+  AMENDMENT_KINDS,
+  CHANGE_TYPES,
+  CHANGED_FIELDS,
+  FILING_KINDS,
+  LAPSE_SOURCES,
+  LIEN_STATUSES,
+  PARTY_TYPES,
+} from "../domain/kinds.ts";
 import { describeStatuses, ERROR_CODES } from "./errorCodes.ts";
 
 /**
@@ -286,6 +294,84 @@ export const errorBody = component("Error", "The body of every error response.",
     details: z.array(errorDetail).optional(),
   }),
   response_metadata: metadataA,
+});
+
+const change = component(
+  "Change",
+  "One change of the change feed: what happened to which filing, and the filing as it stands now.",
+  {
+    id: z.string().openapi({
+      description: "Stable and unique: a client that sees a change twice (after a retry) can drop the second.",
+      example: "CA-10423",
+    }),
+    type: z.enum(CHANGE_TYPES).openapi({
+      description:
+        "`filing.created`: a filing the service did not hold. `filing.continued`, `filing.terminated`, `filing.assigned`, `filing.reinstated` (a termination revoked), `filing.amended` (a party, collateral or other change): an amendment of that kind arrived (see `amendment`). `filing.updated`: the filing was delivered again with stored facts changed (see `changed_fields`). `filing.lapsed`: its lapse date passed.",
+    }),
+    recorded_at: timestamp.openapi({ description: "When the service recorded the change (the load that brought it)." }),
+    occurred_at: timestamp.openapi({
+      description:
+        "The office's date: the filing date (`filing.created`, `filing.updated`), the amendment's date, or the lapse date (midnight UTC).",
+    }),
+    jurisdiction_state: z.string(),
+    initial_financing_number: z.string(),
+    amendment: amendmentFull
+      .pick({
+        amendment_financing_number: true,
+        amendment_financing_date: true,
+        amendment_financing_type_description: true,
+        amendment_kind: true,
+      })
+      .openapi("ChangeAmendment", { description: "The amendment that made the change." })
+      .optional(),
+    changed_fields: z
+      .array(z.enum(CHANGED_FIELDS))
+      .optional()
+      .openapi({ description: "For `filing.updated`: the fields of the filing whose stored facts changed." }),
+    lien: lienB.openapi({ description: "The filing as it stands now (envelope B, with its amendments)." }),
+  },
+);
+
+export const changePage = component(
+  "ChangePage",
+  "A page of the change feed, oldest first; resume from `next_cursor`.",
+  {
+    changes: z.array(change),
+    response_metadata: component("ChangeFeedMetadata", "The change feed's metadata: where to resume.", {
+      next_cursor: z.string().openapi({
+        description:
+          "Where to resume: pass it as `cursor` on the next poll. Always present, also on an empty page; it never moves past a change the client has not been given.",
+      }),
+      has_more: z
+        .boolean()
+        .openapi({ description: "Whether more changes are ready now: poll again at once rather than wait." }),
+      timestamp,
+      request_id: z.string().uuid(),
+      data_source_last_updated: timestamp.nullable(),
+      api_version: z.string().openapi({ example: "1.0.0" }),
+    }),
+  },
+);
+
+const stateCurrency = component("StateCurrency", "How current one state's data is.", {
+  state: z.string().openapi({ example: "CA" }),
+  filings: z.number().int().openapi({ description: "Filings held for the state." }),
+  active_filings: z.number().int().openapi({ description: "Of those, neither terminated nor lapsed today (UTC)." }),
+  last_loaded_at: timestamp.nullable().openapi({ description: "When the state's data was last loaded." }),
+  data_through: z.string().nullable().openapi({
+    format: "date",
+    description:
+      "YYYY-MM-DD: the date the filing office says its data runs through, where its feed states one; else the newest filing date loaded.",
+  }),
+});
+
+export const statesPage = component("StatePage", "Every state the service holds, and how current its data is.", {
+  states: z.array(stateCurrency),
+  response_metadata: component("StatesMetadata", "The metadata of the states list.", {
+    timestamp,
+    request_id: z.string().uuid(),
+    api_version: z.string().openapi({ example: "1.0.0" }),
+  }),
 });
 
 export type LienA = z.infer<typeof lienA>;

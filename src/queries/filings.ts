@@ -36,6 +36,7 @@ import {
   filings,
   type SecuredParty,
   securedParties,
+  stateLoads,
 } from "../db/schema.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
 import type { PartyType } from "../domain/kinds.ts";
@@ -51,6 +52,8 @@ export interface FilingFilter {
   arms: Arm[];
   /** Whether the list is ordered by termination rather than filing time. */
   byTermination?: boolean;
+  /** Whether the list runs oldest (soonest) first: a lapse list (src/queries/lapsing.ts). Lists are newest first. */
+  ascending?: boolean;
 }
 
 /** A list that can also be counted, for envelope A's `pagination`. */
@@ -72,7 +75,7 @@ export interface PageWindow {
 }
 
 /** The selection of an arm: list time, filing number, filing id. */
-function arm(at: SQLiteColumn, num: SQLiteColumn, fid: SQLiteColumn) {
+export function arm(at: SQLiteColumn, num: SQLiteColumn, fid: SQLiteColumn) {
   return { at: sql<string>`${at}`.as("at"), num: sql<string>`${num}`.as("num"), fid: sql<number>`${fid}`.as("fid") };
 }
 
@@ -429,24 +432,31 @@ const MAX_COMPOUND = 5;
  * groups are merged first, each cut to the `reach` rows a page can need, so
  * every level stays bounded by the page.
  */
-function merged(arms: Arm[], reach: number): SQL {
+function merged(arms: Arm[], reach: number, order: SQL): SQL {
   if (arms.length <= MAX_COMPOUND) return sql.join(arms, sql` union `);
   const size = Math.ceil(arms.length / MAX_COMPOUND);
   const groups: Arm[] = [];
   for (let i = 0; i < arms.length; i += size) {
-    const group = merged(arms.slice(i, i + size), reach);
-    groups.push(sql`select at, num, fid from (${group} order by 1 desc, 2 desc, 3 desc limit ${reach})`);
+    const group = merged(arms.slice(i, i + size), reach, order);
+    groups.push(sql`select at, num, fid from (${group} ${order} limit ${reach})`);
   }
   return sql.join(groups, sql` union `);
 }
+
+/** The ORDER BY of a list's index entries (at, num, fid). */
+const listOrder = (filter: FilingFilter) =>
+  filter.ascending
+    ? frozen("listOrder:asc", () => sql`order by 1 asc, 2 asc, 3 asc`)
+    : frozen("listOrder:desc", () => sql`order by 1 desc, 2 desc, 3 desc`);
 
 /**
  * One page of `filter`'s list, as index entries in list order: its arms
  * merged, `limit` rows from `offset`.
  */
 function pageKeys(filter: FilingFilter, offset: number, limit: number): SQL {
-  const list = merged(filter.arms, offset + limit);
-  return sql`select at, num, fid from (${list} order by 1 desc, 2 desc, 3 desc limit ${limit} offset ${offset})`;
+  const order = listOrder(filter);
+  const list = merged(filter.arms, offset + limit, order);
+  return sql`select at, num, fid from (${list} ${order} limit ${limit} offset ${offset})`;
 }
 
 /**
@@ -557,12 +567,14 @@ export interface PageRow {
 }
 
 /** After the page's index entries (`page`): their filings, in list order. */
-const pageJoin = () =>
-  frozen(
-    "pageJoin",
+const pageJoin = (filter: FilingFilter) => {
+  const dir = filter.ascending ? "asc" : "desc";
+  return frozen(
+    `pageJoin:${dir}`,
     () =>
-      sql` as page inner join ${filings} on ${filings.id} = page.fid order by page.at desc, page.num desc, page.fid desc`,
+      sql` as page inner join ${filings} on ${filings.id} = page.fid order by page.at ${sql.raw(dir)}, page.num ${sql.raw(dir)}, page.fid ${sql.raw(dir)}`,
   );
+};
 
 /**
  * One page of `filter`'s list with each filing's parties (and amendments,
@@ -574,7 +586,7 @@ const pageJoin = () =>
  */
 function pageWithParties(db: Db, filter: FilingFilter, offset: number, limit: number, withAmendments = false) {
   return db.all<PageRow>(
-    sql`select ${withParties(withAmendments)} from (${pageKeys(filter, offset, limit)})${pageJoin()}`,
+    sql`select ${withParties(withAmendments)} from (${pageKeys(filter, offset, limit)})${pageJoin(filter)}`,
   );
 }
 
@@ -616,17 +628,28 @@ export async function fetchOpenPage(
   db: Db,
   filter: FilingFilter,
   { page, size, offset = (page - 1) * size }: PageWindow,
-  options: { amendments: boolean },
+  options: { amendments: boolean; state?: string | undefined },
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
   const [rows, [loaded]] = await db.batch([
     pageWithParties(db, filter, offset, size + 1, options.amendments),
-    db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads),
+    dataLoadedAt(db, options.state),
   ]);
   return {
     items: assemble(rows.slice(0, size)),
     hasMore: rows.length > size,
     dataLoadedAt: loaded?.at ?? null,
   };
+}
+
+/**
+ * When the data was last loaded (`data_source_last_updated`): the state's
+ * own load time (state_loads) for a list of one state, else the newest load
+ * of the shard.
+ */
+export function dataLoadedAt(db: Db, state?: string) {
+  return state
+    ? db.select({ at: stateLoads.lastLoadedAt }).from(stateLoads).where(eq(stateLoads.state, state))
+    : db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads);
 }
 
 /** A list's position of a filing: its list time and number (ids differ between databases). */
@@ -647,7 +670,7 @@ export async function fetchListKeys(
 ): Promise<{ keys: ListKey[]; total: number; dataLoadedAt: string | null }> {
   const keys = db
     .select({ at: sql<string>`at`, num: sql<string>`num` })
-    .from(sql`(${merged(filter.arms, limit)} order by 1 desc, 2 desc, 3 desc limit ${limit})`);
+    .from(sql`(${merged(filter.arms, limit, listOrder(filter))} ${listOrder(filter)} limit ${limit})`);
   const loaded = db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads);
   const count = "count" in filter ? filter.count : 0;
   if (typeof count === "number") {

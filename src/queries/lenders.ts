@@ -27,14 +27,15 @@
  * parties come back as JSON beside each filing, so the merge runs once per
  * request rather than once per statement.
  */
-import { and, eq, gte, lt, max, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { maskBit } from "../db/encodings.ts";
-import { dataLoads, facetCounts, filings, securedParties } from "../db/schema.ts";
+import { facetCounts, filings, securedParties } from "../db/schema.ts";
 import { PARTY_TYPES } from "../domain/kinds.ts";
 import { securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
 import {
   assemble as assembleParties,
+  dataLoadedAt,
   type FilingWithParties,
   type LenderQuery,
   lenderCount,
@@ -152,7 +153,7 @@ export async function lenderOpenPage(
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
   const [rows, [loaded]] = await db.batch([
     pageStatement(db, q, offset, size + 1, size, true),
-    db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads),
+    dataLoadedAt(db, q.state),
   ]);
   const items = assemble(rows);
   return { items: items.slice(0, size), hasMore: items.length > size, dataLoadedAt: loaded?.at ?? null };

@@ -7,7 +7,7 @@ import { createRoute, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { recentWindowStart } from "../domain/time.ts";
 import { requireApiKey } from "../http/auth.ts";
-import { httpCache } from "../http/caching.ts";
+import { httpCache, revalidateOnly } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
 import { limitByClientAddress } from "../http/rateLimit.ts";
 import { errorResponses, requestHeaders, successHeaders } from "./openapi.ts";
@@ -48,6 +48,10 @@ export function lookupRoute<P extends string, Q extends z.ZodObject, S extends z
   examples: Partial<Record<keyof Q["shape"], string>>;
   schema: S;
   access?: "key" | "public";
+  /** `revalidate`: ETag and 304 only, never the edge cache (a feed must show the last load at once). */
+  cache?: "edge" | "revalidate";
+  /** Error responses beyond every lookup's (the change feed's 410). */
+  moreErrors?: Record<number, { $ref: string }>;
 }) {
   const isPublic = config.access === "public";
   const { 401: unauthorized, ...otherErrors } = errorResponses;
@@ -60,7 +64,10 @@ export function lookupRoute<P extends string, Q extends z.ZodObject, S extends z
     description: config.description,
     security: isPublic ? [] : [{ ApiKey: [] }],
     // Access first: nothing reaches the cache (or the database) unauthorized.
-    middleware: [isPublic ? limitByClientAddress : requireApiKey, httpCache] as const,
+    middleware: [
+      isPublic ? limitByClientAddress : requireApiKey,
+      config.cache === "revalidate" ? revalidateOnly : httpCache,
+    ] as const,
     request: { query: withExamples(config.query, config.examples) },
     parameters: requestHeaders,
     responses: {
@@ -74,6 +81,7 @@ export function lookupRoute<P extends string, Q extends z.ZodObject, S extends z
         headers: successHeaders,
       },
       ...(isPublic ? {} : { 401: unauthorized }),
+      ...config.moreErrors,
       ...otherErrors,
     },
   });

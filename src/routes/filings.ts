@@ -80,7 +80,9 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const filter = { number: q.initial_financing_number, state: q.state };
     // With a state, its shard; without, every shard.
     const page = q.state
-      ? await withShard(c, q.state, (db) => fetchOpenPage(db, byNumber(db, filter), window, { amendments: true }))
+      ? await withShard(c, q.state, (db) =>
+          fetchOpenPage(db, byNumber(db, filter), window, { amendments: true, state: q.state }),
+        )
       : await openPageAcross(c, (db) => byNumber(db, filter), window, { amendments: true });
     return c.json(lienPageFull(c, window, page), 200);
   });

@@ -47,7 +47,7 @@ const HEADERS = {
     { required: true, example: 'W/"3f0c9a1d2b7e4c55a0d1e2f3a4b5c6d7"' },
   ),
   CacheControl: header(
-    `\`private, max-age=${CACHE_SECONDS}\` on keyed lookups, \`public, max-age=${CACHE_SECONDS}\` on the public one, \`no-store\` on errors.`,
+    `\`private, max-age=${CACHE_SECONDS}\` on keyed lookups, \`public, max-age=${CACHE_SECONDS}\` on the public one, \`private, no-cache\` on the change feed (always revalidate), \`no-store\` on errors.`,
     { type: "string" },
     { required: true, example: `private, max-age=${CACHE_SECONDS}` },
   ),
@@ -139,6 +139,11 @@ const EXAMPLES = {
     summary: "A method other than GET, HEAD or OPTIONS",
     message: "Use GET; this endpoint allows GET, HEAD, OPTIONS.",
   },
+  cursor_expired: {
+    summary: "A cursor older than the change feed keeps",
+    message:
+      "This cursor points at changes the feed no longer keeps (it keeps 90 days). Start again with since (your last recorded_at) or without a cursor, and reconcile with the lookups.",
+  },
   rate_limited: {
     summary: "Over the request rate",
     message: "This key's standard request rate is exceeded; retry later.",
@@ -184,6 +189,9 @@ const RESPONSES = {
     ["rate_limited"],
     { "Retry-After": "RetryAfter" },
   ),
+  CursorExpired: errorResponse("The cursor points at changes past the feed's retention: start again.", [
+    "cursor_expired",
+  ]),
   InternalError: errorResponse("An unexpected error; the request id identifies it in the logs.", ["internal_error"]),
   ServiceUnavailable: errorResponse(
     "The database or key store is unavailable; retry after `Retry-After` seconds.",
@@ -206,6 +214,9 @@ export const errorResponses = {
   [ERROR_STATUS.service_unavailable]: ref("responses", "ServiceUnavailable"),
   default: ref("responses", "OtherError"),
 } as const;
+
+/** The 410 of the change feed, for a cursor past retention. */
+export const cursorExpiredResponse = { [ERROR_STATUS.cursor_expired]: ref("responses", "CursorExpired") } as const;
 
 /** Puts the components above into the document. */
 export function registerContract(registry: OpenAPIRegistry): void {

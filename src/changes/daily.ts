@@ -1,0 +1,135 @@
+/**
+ * The change feed's daily job, run by the Worker's Cron Trigger
+ * (wrangler.toml `[triggers]`, src/index.ts `scheduled`) on every shard:
+ *
+ * - Lapses. Dates pass without a load, so `filing.lapsed` is recorded here:
+ *   for each live filing whose lapse date fell after the last day done
+ *   (change_marks.lapses_through) and on or before today, one change, in
+ *   the same transaction that moves the mark to today. Running it twice
+ *   finds nothing new; running it days late covers every day missed (as far
+ *   back as retention keeps changes); a change already recorded for that
+ *   filing and lapse date is never recorded again, whatever the marks say.
+ * - Retention. Changes recorded before the retention window are deleted,
+ *   oldest first, a bounded number per statement, and the newest deleted
+ *   becomes change_marks.purged_through: a cursor at or before it has lost
+ *   changes (410 cursor_expired).
+ */
+import { and, eq, gt, lte, sql } from "drizzle-orm";
+import type { Db } from "../db/database.ts";
+import { changeMarks, changes, facetCounts, filings } from "../db/schema.ts";
+import { CHANGE_TYPES } from "../domain/kinds.ts";
+import { recordedNow } from "./record.ts";
+
+/** Days changes are kept unless CHANGE_RETENTION_DAYS says more. */
+export const MIN_RETENTION_DAYS = 90;
+/** Changes deleted per statement, and statements per run: a backlog clears over a few days. */
+const PURGE_CHUNK = 10_000;
+const PURGE_STATEMENTS = 20;
+
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** CHANGE_RETENTION_DAYS as a number of days: at least MIN_RETENTION_DAYS (the feed's promise). */
+export function retentionDays(text: string | undefined): number {
+  const days = Number(text);
+  return Number.isInteger(days) && days >= MIN_RETENTION_DAYS ? days : MIN_RETENTION_DAYS;
+}
+
+const LAPSED = CHANGE_TYPES.indexOf("filing.lapsed");
+
+export interface DailyResult {
+  /** Lapses recorded. */
+  lapsed: number;
+  /** Changes past retention deleted. */
+  purged: number;
+}
+
+/** The daily job on one shard (see above), as of `now`. */
+export async function runDaily(db: Db, now: Date, retention: number): Promise<DailyResult> {
+  const today = dayOf(now.getTime());
+  const oldest = dayOf(now.getTime() - retention * DAY_MS);
+  const [mark] = await db.select().from(changeMarks).where(eq(changeMarks.id, 1));
+  // First run: today's lapses only; never further back than changes are kept.
+  const done = mark?.lapsesThrough ?? dayOf(now.getTime() - DAY_MS);
+  // Dates as YYYY-MM-DD compare as text.
+  const after = [done, oldest].sort()[1] ?? done;
+  const lapseAt = sql`${filings.lapseDate} * 86400`;
+  // The states this shard holds (one facet row each), so the lapse index is searched state by state.
+  const held = db
+    .select({ state: facetCounts.place })
+    .from(facetCounts)
+    .where(and(eq(facetCounts.scope, "s"), eq(facetCounts.name, ""), eq(facetCounts.facet, "*")));
+  const [inserted] = await db.batch([
+    db.insert(changes).select(
+      db
+        .select({
+          seq: sql`null`.as("seq"),
+          state: filings.state,
+          type: sql`${LAPSED}`.as("type"),
+          filingId: filings.id,
+          amendment: sql`null`.as("amendment"),
+          amendmentKind: sql`null`.as("amendment_kind"),
+          changedFields: sql`null`.as("changed_fields"),
+          recordedAt: sql`${recordedNow}`.as("recorded_at"),
+          occurredAt: sql`${lapseAt}`.as("occurred_at"),
+        })
+        .from(filings)
+        .where(
+          and(
+            sql`${filings.state} in ${held}`,
+            gt(filings.lapseDate, after),
+            lte(filings.lapseDate, today),
+            sql`${filings.terminatedAt} is null`,
+            sql`not exists (select 1 from ${changes} c where c.filing_id = ${filings.id} and c.type = ${LAPSED} and c.occurred_at = ${lapseAt})`,
+          ),
+        )
+        .orderBy(filings.lapseDate, filings.state, filings.number),
+    ),
+    db
+      .insert(changeMarks)
+      .values({ id: 1, lapsesThrough: today, purgedThrough: 0 })
+      .onConflictDoUpdate({ target: changeMarks.id, set: { lapsesThrough: today } }),
+  ]);
+  return { lapsed: rowsChanged(inserted), purged: await purge(db, now, retention) };
+}
+
+function rowsChanged(result: unknown): number {
+  const meta = (result as { meta?: { changes?: number } } | undefined)?.meta;
+  return meta?.changes ?? 0;
+}
+
+/** Deletes the changes recorded before the retention window; returns how many. */
+async function purge(db: Db, now: Date, retention: number): Promise<number> {
+  const cut = new Date(now.getTime() - retention * DAY_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
+  // recorded_at rises with seq (record.ts, recordedNow): the newest change to purge is one seek.
+  const [last] = await db
+    .select({ seq: changes.seq })
+    .from(changes)
+    .where(sql`${changes.recordedAt} < ${Math.floor(Date.parse(cut) / 1000)}`)
+    .orderBy(sql`${changes.recordedAt} desc`, sql`${changes.seq} desc`)
+    .limit(1);
+  if (!last) return 0;
+  let purged = 0;
+  for (let i = 0; i < PURGE_STATEMENTS; i++) {
+    const [deleted] = await db.batch([
+      db
+        .delete(changes)
+        .where(
+          lte(changes.seq, sql`min(${last.seq}, (select min(${changes.seq}) from ${changes}) + ${PURGE_CHUNK - 1})`),
+        ),
+      db
+        .insert(changeMarks)
+        .values({ id: 1, lapsesThrough: null, purgedThrough: last.seq })
+        .onConflictDoUpdate({
+          target: changeMarks.id,
+          set: {
+            purgedThrough: sql`max(${changeMarks.purgedThrough}, min(${last.seq}, coalesce((select min(${changes.seq}) from ${changes}), ${last.seq} + 1) - 1))`,
+          },
+        }),
+    ]);
+    const n = rowsChanged(deleted);
+    purged += n;
+    if (n < PURGE_CHUNK) break;
+  }
+  return purged;
+}

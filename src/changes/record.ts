@@ -1,0 +1,118 @@
+/**
+ * What a load changes, as change-feed rows (schema.ts, `changes`): worked
+ * out by the loader from each filing's stored rows and the rows it is about
+ * to write (changesOf), and written in the same D1 batch as those rows
+ * (changeStatements), so a change is visible exactly when what it describes
+ * is. A filing that compares unchanged records nothing, so loading a file
+ * again records nothing.
+ */
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/database.ts";
+import type { FilingRows } from "../db/records.ts";
+import { changes } from "../db/schema.ts";
+import { AMENDMENT_CHANGES, type ChangedField, type ChangeType } from "../domain/kinds.ts";
+
+/** One change to record (its seq and recorded_at are the database's). */
+export type ChangeRow = Omit<typeof changes.$inferInsert, "seq" | "recordedAt">;
+
+type Party = FilingRows["debtors"][number] | FilingRows["securedParties"][number];
+
+/** What a party row says that the office recorded (not ids, keys or copies of the filing). */
+function partyFacts(p: Party): string {
+  const label = "industry" in p ? p.industry : p.category;
+  return JSON.stringify([p.name, p.type, label, p.street1, p.street2, p.city, p.state, p.zip, p.country]);
+}
+
+/**
+ * Whether a party list changed; with `additionsExplained`, parties only
+ * added (as an assignment or a party amendment adds them) do not count.
+ */
+function partiesChanged(before: Party[], after: Party[], additionsExplained: boolean): boolean {
+  const was = before.map(partyFacts);
+  const now = after.map(partyFacts);
+  if (was.length === now.length && was.every((p, i) => p === now[i])) return false;
+  if (!additionsExplained) return true;
+  const kept = new Set(now);
+  return !was.every((p) => kept.has(p));
+}
+
+function amendmentFacts(a: FilingRows["amendments"][number]): string {
+  return JSON.stringify([a.filedAt, a.kind, a.description, a.lapseDate, a.collateral]);
+}
+
+/**
+ * The changes that loading `after` over `before` (undefined: not stored)
+ * records: `filing.created`; one change per amendment not stored before, by
+ * its kind; and `filing.updated` naming the fields whose stored facts
+ * changed beyond what those amendments explain (a continuation moves the
+ * lapse date, an assignment adds a party). None for an identical filing.
+ */
+export function changesOf(before: FilingRows | undefined, after: FilingRows): ChangeRow[] {
+  const { filing } = after;
+  const base = { state: filing.state, filingId: filing.id };
+  if (!before) return [{ ...base, type: "filing.created", occurredAt: filing.filedAt }];
+  const stored = new Map(before.amendments.map((a) => [a.number, a]));
+  const arrived = after.amendments.filter((a) => !stored.has(a.number));
+  const out: ChangeRow[] = arrived.map((a) => ({
+    ...base,
+    type: AMENDMENT_CHANGES[a.kind],
+    amendment: a.number,
+    amendmentKind: a.kind,
+    occurredAt: a.filedAt,
+  }));
+  const now = new Map(after.amendments.map((a) => [a.number, a]));
+  const was = before.filing;
+  const fields: ChangedField[] = [];
+  if (was.filedAt !== filing.filedAt) fields.push("initial_financing_date");
+  if (was.kind !== filing.kind) fields.push("filing_kind");
+  if (was.officeLapseDate !== filing.officeLapseDate || (arrived.length === 0 && was.lapseDate !== filing.lapseDate)) {
+    fields.push("estimated_lien_lapse_date");
+  }
+  if (was.filingOffice !== filing.filingOffice) fields.push("filing_office");
+  if (was.collateral !== filing.collateral) fields.push("collateral");
+  const explained = arrived.length > 0;
+  if (partiesChanged(before.debtors, after.debtors, explained)) fields.push("debtor_parties");
+  if (partiesChanged(before.securedParties, after.securedParties, explained)) fields.push("secured_parties");
+  const amendmentChanged = before.amendments.some((a) => {
+    const later = now.get(a.number);
+    return !later || amendmentFacts(later) !== amendmentFacts(a);
+  });
+  if (amendmentChanged) fields.push("amendments");
+  if (fields.length > 0) {
+    out.push({ ...base, type: "filing.updated", changedFields: fields.join("|"), occurredAt: filing.filedAt });
+  }
+  return out;
+}
+
+/** Columns of a change row, for sizing inserts within D1's 100 bound parameters. */
+const COLUMNS = 8;
+
+/**
+ * The database's clock for a new change, never behind the newest change
+ * already recorded: `recorded_at` rises with seq, so `since` finds its first
+ * change with one seek of changes_recorded.
+ */
+export const recordedNow = sql`max(unixepoch(), coalesce((select ${changes.recordedAt} from ${changes} order by ${changes.seq} desc limit 1), 0))`;
+
+/** INSERTs of `rows`, each within `maxParams` bound parameters. */
+export function changeStatements(db: Db, rows: ChangeRow[], maxParams = 100) {
+  const perStatement = Math.floor(maxParams / COLUMNS);
+  const out = [];
+  for (let i = 0; i < rows.length; i += perStatement) {
+    out.push(
+      db.insert(changes).values(
+        rows.slice(i, i + perStatement).map((r) => ({
+          state: r.state,
+          type: r.type as ChangeType,
+          filingId: r.filingId,
+          amendment: r.amendment ?? null,
+          amendmentKind: r.amendmentKind ?? null,
+          changedFields: r.changedFields ?? null,
+          occurredAt: r.occurredAt,
+          recordedAt: recordedNow,
+        })),
+      ),
+    );
+  }
+  return out;
+}

@@ -1,0 +1,151 @@
+/**
+ * GET /filings/lapsing: a state's live filings whose lapse date falls in a
+ * window, soonest first (then by number), optionally only those with a
+ * debtor in given industries or a secured party of a name: a refinancing
+ * lead list and a lender's continuation reminder.
+ *
+ * Each list is arms of index entries in list order (src/queries/filings.ts),
+ * here by lapse date: the state's live filings (filings_state_lapsing), a
+ * debtor industry's (debtor_parties_lapsing) or a lender's
+ * (secured_parties_lapsing, on the lapse date copied onto party rows), so a
+ * page reads about a page of entries.
+ * - A lender name matches whole leading words, so a query covers every
+ *   lender name under it: the state's lender names come from its "l"
+ *   facets, the first NAME_SLOTS get an ordered arm each and any beyond
+ *   share one sorted arm (only a very broad name pays for its filings
+ *   beyond the page).
+ * - Counts (envelope A): the whole state's from its "x" facets (live
+ *   filings by lapse day, schema.ts), two rows; a filtered list's by
+ *   counting its entries in the window, which reads the filtered list's
+ *   window, not the state.
+ */
+import { and, eq, gt, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
+import { debtorParties, facetCounts, facetDays, filings, securedParties } from "../db/schema.ts";
+import { securedNameRange } from "../domain/names.ts";
+import type { Db } from "./db.ts";
+import { arm, type CountedFilter, NAME_SLOTS } from "./filings.ts";
+
+export interface LapsingQuery {
+  state: string;
+  /** First and last lapse day of the window (YYYY-MM-DD, inclusive). */
+  from: string;
+  to: string;
+  industries?: string[] | undefined;
+  securedParty?: string | undefined;
+}
+
+/** The "x" facet's live filings lapsing on or after `day` (its running total from that day on). */
+function liveFrom(state: string, day: SQL) {
+  return sql`coalesce((select ${facetDays.running} from ${facetDays} where ${and(
+    eq(facetDays.scope, "x"),
+    eq(facetDays.place, state),
+    eq(facetDays.name, ""),
+    eq(facetDays.facet, ""),
+  )} and ${facetDays.day} >= ${day} order by ${facetDays.day} limit 1), 0)`;
+}
+
+/** Live filings of `state` lapsing on days `from` to `to`. */
+export function liveBetween(state: string, from: string, to: string): SQL {
+  return sql`${liveFrom(state, sql`${from}`)} - ${liveFrom(state, sql`date(${to}, '+1 day')`)}`;
+}
+
+/** The lender names of `state` under `name` (whole leading words), from its lender facets, in name order. */
+function lenderNames(db: Db, state: string, name: string, after?: SQL) {
+  const { from, to } = securedNameRange(name);
+  return db
+    .selectDistinct({ name: facetCounts.name })
+    .from(facetCounts)
+    .where(
+      and(
+        eq(facetCounts.scope, "l"),
+        eq(facetCounts.place, state),
+        gte(facetCounts.name, from),
+        lt(facetCounts.name, to),
+        after ? gt(facetCounts.name, after) : undefined,
+      ),
+    )
+    .orderBy(facetCounts.name);
+}
+
+export function lapsing(db: Db, q: LapsingQuery): CountedFilter {
+  const industries = q.industries ?? [];
+  const lender = q.securedParty;
+  let arms: SQL[];
+  if (lender) {
+    // A filing of the lender with a debtor in one of the industries, when asked for.
+    const inIndustry =
+      industries.length === 0
+        ? undefined
+        : // Industries are stored as codes: each compared through the column's own encoding.
+          sql`exists (select 1 from ${debtorParties} d where d.filing_id = ${securedParties.filingId} and d.industry in (${sql.join(
+            industries.map((i) => sql`${debtorParties.industry.mapToDriverValue(i)}`),
+            sql`, `,
+          )}))`;
+    const lenderArm = (names: SQL) =>
+      db
+        .selectDistinct(arm(securedParties.lapsesOn, securedParties.filingNumber, securedParties.filingId))
+        .from(securedParties)
+        .where(
+          and(
+            eq(securedParties.filingState, q.state),
+            names,
+            gte(securedParties.lapsesOn, q.from),
+            lte(securedParties.lapsesOn, q.to),
+            inIndustry,
+          ),
+        )
+        .getSQL();
+    const slot = (i: number) => sql`(${lenderNames(db, q.state, lender).limit(1).offset(i)})`;
+    arms = [
+      ...Array.from({ length: NAME_SLOTS }, (_, i) => lenderArm(sql`${securedParties.nameWords} = ${slot(i)}`)),
+      lenderArm(inArray(securedParties.nameWords, lenderNames(db, q.state, lender, slot(NAME_SLOTS - 1)))),
+    ];
+  } else if (industries.length > 0) {
+    arms = industries.map((industry) =>
+      db
+        .selectDistinct(arm(debtorParties.lapsesOn, debtorParties.filingNumber, debtorParties.filingId))
+        .from(debtorParties)
+        .where(
+          and(
+            eq(debtorParties.filingState, q.state),
+            eq(debtorParties.industry, industry),
+            gte(debtorParties.lapsesOn, q.from),
+            lte(debtorParties.lapsesOn, q.to),
+          ),
+        )
+        .getSQL(),
+    );
+  } else {
+    arms = [
+      db
+        .select(arm(filings.lapseDate, filings.number, filings.id))
+        .from(filings)
+        .where(
+          and(
+            eq(filings.state, q.state),
+            gte(filings.lapseDate, q.from),
+            lte(filings.lapseDate, q.to),
+            sql`${filings.terminatedAt} is null`,
+          ),
+        )
+        .getSQL(),
+    ];
+  }
+  const count = lender
+    ? // The lender's arms are five: one compound SELECT, each filing once.
+      db.select({ total: sql<number>`count(*)`.as("total") }).from(sql`(${sql.join(arms, sql` union `)})`)
+    : industries.length > 0
+      ? db
+          .select({ total: sql<number>`count(distinct ${debtorParties.filingId})`.as("total") })
+          .from(debtorParties)
+          .where(
+            and(
+              eq(debtorParties.filingState, q.state),
+              inArray(debtorParties.industry, industries),
+              gte(debtorParties.lapsesOn, q.from),
+              lte(debtorParties.lapsesOn, q.to),
+            ),
+          )
+      : db.select({ total: sql<number>`${liveBetween(q.state, q.from, q.to)}`.as("total") }).from(sql`(select 1)`);
+  return { arms, count: count as CountedFilter["count"], ascending: true };
+}

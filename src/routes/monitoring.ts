@@ -1,0 +1,141 @@
+/**
+ * Monitoring (docs/monitoring.md): GET /filings/changes, the change feed
+ * clients poll; GET /filings/lapsing, filings whose lapse date falls in a
+ * window; GET /states, how current each state's data is.
+ */
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { mergePage, type Positions } from "../changes/feed.ts";
+import { type ChangeFilter, type Start, shardChanges } from "../changes/read.ts";
+import { shardOf, shardsOf } from "../db/shards.ts";
+import type { AppEnv } from "../http/context.ts";
+import { decodeCursor, encodeCursor } from "../http/cursor.ts";
+import { ApiError } from "../http/errors.ts";
+import { changesQuery, LAPSING_DAYS, lapsingQuery, statesQuery } from "../http/params.ts";
+import { changePageBody, lienPageA, lienPageB, statesBody } from "../http/present.ts";
+import { changePage, lienPageAOrB, statesPage } from "../http/responses.ts";
+import { shardNames, withEveryShard, withShard, withShards } from "../queries/db.ts";
+import { fetchCountedPage, fetchOpenPage } from "../queries/filings.ts";
+import { lapsing } from "../queries/lapsing.ts";
+import { statesHeld } from "../queries/states.ts";
+import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B } from "./define.ts";
+import { cursorExpiredResponse } from "./openapi.ts";
+
+/** Seconds a client polling an empty, caught-up feed is asked to wait. */
+export const EMPTY_POLL_SECONDS = 300;
+
+export const changesRoute = lookupRoute({
+  operationId: "listChanges",
+  path: "/filings/changes",
+  tags: ["Monitoring"],
+  summary: "Changes to filings, oldest first (the change feed)",
+  description:
+    "What each load changed, and filings that lapsed, oldest first: new filings, continuations, terminations, assignments, reinstatements, other amendments, corrected facts and lapses, each with the filing as it stands now. Poll it: resume from `next_cursor`, which never skips a change. Without `cursor` or `since` it starts at the oldest change kept. A cursor past retention is a 410 `cursor_expired`. An empty page says how long to wait in `Retry-After`; `If-None-Match` with the last ETag answers 304 while nothing changed. docs/monitoring.md.",
+  query: changesQuery,
+  examples: {},
+  schema: changePage,
+  cache: "revalidate",
+  moreErrors: cursorExpiredResponse,
+});
+
+export const lapsingRoute = lookupRoute({
+  operationId: "listLapsingFilings",
+  path: "/filings/lapsing",
+  tags: ["Monitoring"],
+  summary: "Filings lapsing in a window",
+  description: `Live filings (not terminated) in \`state\` whose lapse date (the office's, or estimated) falls from \`from\` to \`to\`, inclusive (default: today through ${LAPSING_DAYS} days ahead), soonest first, then by number; optionally only those with a secured party of a name or a debtor in given industries. A continuation can be filed in the six months before a lapse date: a lender's reminder, and a refinancing lead list. Envelope B by default (it shows lapse dates); \`envelope=a\` for envelope A.`,
+  query: lapsingQuery,
+  examples: { state: "CA" },
+  schema: lienPageAOrB,
+});
+
+export const statesRoute = lookupRoute({
+  operationId: "listStates",
+  path: "/states",
+  tags: ["Monitoring"],
+  summary: "How current each state's data is",
+  description:
+    "Every state the service holds: its filings, how many are live today, when it was last loaded, and the date its data runs through (the filing office's own as-of date where its feed states one, else the newest filing date loaded).",
+  query: statesQuery,
+  examples: {},
+  schema: statesPage,
+});
+
+/** What a change-feed cursor holds: each shard's position. */
+const cursorPosition = z.object({ p: z.record(z.string(), z.number().int().nonnegative()) });
+
+export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(changesRoute, async (c) => {
+    const q = c.req.valid("query");
+    const filter: ChangeFilter = {
+      state: q.state,
+      types: q.types,
+      debtorName: q.debtor_name,
+      securedParty: q.secured_party,
+    };
+    const given: Positions | undefined = q.cursor
+      ? (await decodeCursor("changes", q.cursor, cursorPosition)).p
+      : undefined;
+    const all = shardNames(c);
+    const read = q.state ? [shardOf(shardsOf(c.env).layout, q.state)] : all;
+    const startOf = (shard: string): Start => {
+      const at = given?.[shard];
+      if (at !== undefined) return { after: at };
+      return q.since && !given ? { since: q.since } : "oldest";
+    };
+    const parts = await withShards(c, read, (db, shard) => shardChanges(db, filter, startOf(shard), q.limit));
+    if (given) {
+      const lost = parts.some((part, i) => {
+        const at = given[read[i] ?? ""];
+        return at !== undefined && at < part.purged;
+      });
+      if (lost) {
+        throw new ApiError(
+          "cursor_expired",
+          "This cursor points at changes the feed no longer keeps. Start again with since (the recorded_at of the last change you handled) or without a cursor, and reconcile with the lookups.",
+        );
+      }
+    }
+    const positions: Positions = { ...given };
+    parts.forEach((part, i) => {
+      positions[read[i] ?? ""] = part.start;
+    });
+    const page = mergePage(
+      parts.map((part, i) => ({ shard: read[i] ?? "", index: all.indexOf(read[i] ?? ""), part })),
+      positions,
+      q.limit,
+    );
+    const next = await encodeCursor("changes", { p: page.next });
+    if (page.changes.length === 0 && !page.hasMore) c.header("Retry-After", String(EMPTY_POLL_SECONDS));
+    return c.json(changePageBody(c, page, next), 200);
+  });
+
+  app.openapi(lapsingRoute, async (c) => {
+    const q = c.req.valid("query");
+    const today = c.get("now").toISOString().slice(0, 10);
+    const from = q.from ?? today;
+    const to = q.to ?? new Date(Date.parse(`${from}T00:00:00Z`) + LAPSING_DAYS * 86_400_000).toISOString().slice(0, 10);
+    if (to < from) {
+      throw new ApiError("invalid_parameter", "Invalid query parameter: to.", {
+        details: [{ parameter: "to", message: `must not be before from (${from})` }],
+      });
+    }
+    const query = { state: q.state, from, to, industries: q.industry, securedParty: q.secured_party };
+    if (q.envelope === "a") {
+      const window = { page: q.page, size: PAGE_SIZE_A };
+      const page = await withShard(c, q.state, (db) => fetchCountedPage(db, lapsing(db, query), window));
+      return c.json(lienPageA(c, window, page), 200);
+    }
+    const window = { page: q.page, size: PAGE_SIZE_B };
+    const page = await withShard(c, q.state, (db) =>
+      fetchOpenPage(db, lapsing(db, query), window, { amendments: false, state: q.state }),
+    );
+    return c.json(lienPageB(c, window, page, false), 200);
+  });
+
+  app.openapi(statesRoute, async (c) => {
+    const today = c.get("now").toISOString().slice(0, 10);
+    const parts = await withEveryShard(c, (db) => statesHeld(db, today));
+    const states = parts.flat().sort((a, b) => (a.state < b.state ? -1 : a.state > b.state ? 1 : 0));
+    return c.json(statesBody(c, states), 200);
+  });
+}

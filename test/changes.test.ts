@@ -1,0 +1,379 @@
+/**
+ * GET /filings/changes, the change feed: what each load records, in the
+ * same transaction as its rows; what a client polling it sees (every change,
+ * once, in order per state, whatever commits while it polls); the daily
+ * job's lapses and retention; and the cursor's contract.
+ */
+import { createExecutionContext, createScheduledController } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FilingRecord } from "../src/db/records.ts";
+import worker from "../src/index.ts";
+import { clearAllShards, daysAgo, filing, get, getJson, loadDelta, party, registerKeys } from "./helpers.ts";
+
+type Change = Awaited<ReturnType<typeof page>>["changes"][number];
+
+/** One page of the feed. */
+async function page(query: string) {
+  return getJson(`/filings/changes?${query}` as "/filings/changes");
+}
+
+/** Every change from `cursor` (or the start) on, following next_cursor; and the cursor to resume from. */
+async function walk(query = "", cursor?: string): Promise<{ changes: Change[]; cursor: string; pages: number }> {
+  const changes: Change[] = [];
+  let at = cursor;
+  let pages = 0;
+  for (;;) {
+    const params = new URLSearchParams(query);
+    if (at) params.set("cursor", at);
+    const body = await page(params.toString());
+    pages += 1;
+    changes.push(...body.changes);
+    at = body.response_metadata.next_cursor;
+    if (!body.response_metadata.has_more) return { changes, cursor: at, pages };
+  }
+}
+
+/** What a change says, without its id or recording time (which the database assigns). */
+const said = (c: Change) => ({
+  type: c.type as string,
+  state: c.jurisdiction_state,
+  number: c.initial_financing_number,
+  occurred_at: c.occurred_at,
+  ...(c.amendment ? { amendment: c.amendment } : {}),
+  ...(c.changed_fields ? { changed_fields: c.changed_fields } : {}),
+});
+const bySubject = (
+  a: { state: string; number: string; type: string },
+  b: { state: string; number: string; type: string },
+) => `${a.state} ${a.number} ${a.type}`.localeCompare(`${b.state} ${b.number} ${b.type}`);
+
+beforeEach(async () => {
+  await clearAllShards();
+  await registerKeys();
+});
+
+/** Six filings in three states (three shards of the four-shard layout). */
+function base(): FilingRecord[] {
+  return [
+    filing({ number: "CHG-A", filedAt: daysAgo(40) }),
+    filing({ number: "CHG-B", filedAt: daysAgo(39), state: "NY" }),
+    filing({ number: "CHG-C", filedAt: daysAgo(38), state: "TX" }),
+    filing({ number: "CHG-D", filedAt: daysAgo(37) }),
+    filing({ number: "CHG-E", filedAt: daysAgo(36), state: "TX" }),
+    filing({ number: "CHG-F", filedAt: daysAgo(35), state: "NY" }),
+  ];
+}
+
+const amendment = (number: string, kind: FilingRecord["amendments"][number]["kind"], description: string, ago = 1) => ({
+  number,
+  filedAt: daysAgo(ago),
+  kind,
+  description,
+});
+
+/** The next day's file: one change of every kind, and a new filing. */
+function nextDay(records: FilingRecord[]): FilingRecord[] {
+  const [a, b, c, d, e, f] = [records[0], records[1], records[2], records[3], records[4], records[5]];
+  return [
+    { ...a!, amendments: [amendment("CHG-A-1", "continuation", "Continuation")] },
+    { ...b!, amendments: [amendment("CHG-B-1", "termination", "Termination")] },
+    {
+      ...c!,
+      securedParties: [...c!.securedParties, party("Harbor Point Capital LLC")],
+      amendments: [amendment("CHG-C-1", "assignment", "Assignment")],
+    },
+    {
+      ...d!,
+      amendments: [
+        amendment("CHG-D-1", "termination", "Termination", 3),
+        amendment("CHG-D-2", "reinstatement", "Termination Revoked"),
+      ],
+    },
+    { ...e!, amendments: [amendment("CHG-E-1", "collateral_change", "Amendment - Collateral")] },
+    { ...f!, debtors: [party("Acme Widgets LLC", { label: "Manufacturing", street1: "9 Harbor Way" })] },
+    filing({ number: "CHG-G", filedAt: daysAgo(1) }),
+  ];
+}
+
+describe("what a load records", () => {
+  it("records one change per filing and kind, with its fields, and nothing when the same load comes again", async () => {
+    const records = base();
+    await loadDelta(records);
+    const first = await walk();
+    expect(first.changes.map(said).sort(bySubject)).toEqual(
+      records
+        .map((r) => ({ type: "filing.created", state: r.state, number: r.number, occurred_at: r.filedAt }))
+        .sort(bySubject),
+    );
+
+    const next = nextDay(records);
+    await loadDelta(next);
+    const second = await walk("", first.cursor);
+    /** The change an amendment of `next` records, its date as loaded. */
+    const amended = (n: string, type: string) => {
+      const record = next.find((r) => r.amendments.some((a) => a.number === n))!;
+      const a = record.amendments.find((x) => x.number === n)!;
+      return {
+        type,
+        state: record.state,
+        number: record.number,
+        occurred_at: a.filedAt,
+        amendment: {
+          amendment_financing_number: n,
+          amendment_financing_date: a.filedAt,
+          amendment_financing_type_description: a.description,
+          amendment_kind: a.kind,
+        },
+      };
+    };
+    expect(second.changes.map(said).sort(bySubject)).toEqual(
+      [
+        amended("CHG-A-1", "filing.continued"),
+        amended("CHG-B-1", "filing.terminated"),
+        amended("CHG-C-1", "filing.assigned"),
+        amended("CHG-D-1", "filing.terminated"),
+        amended("CHG-D-2", "filing.reinstated"),
+        amended("CHG-E-1", "filing.amended"),
+        {
+          type: "filing.updated",
+          state: "NY",
+          number: "CHG-F",
+          occurred_at: next[5]!.filedAt,
+          changed_fields: ["debtor_parties"],
+        },
+        { type: "filing.created", state: "CA", number: "CHG-G", occurred_at: next[6]!.filedAt },
+      ].sort(bySubject),
+    );
+    // Each change carries its filing as it stands now.
+    const terminated = second.changes.find(
+      (c) => c.type === "filing.terminated" && c.initial_financing_number === "CHG-B",
+    );
+    expect(terminated?.lien.estimated_lien_status).toBe("Terminated");
+    expect(terminated?.lien.amendments?.map((a) => a.amendment_financing_number)).toEqual(["CHG-B-1"]);
+    const assigned = second.changes.find((c) => c.type === "filing.assigned");
+    expect(assigned?.lien.involved_parties.secured_parties.map((s) => s.name)).toContain("Harbor Point Capital LLC");
+
+    await loadDelta(next);
+    const third = await walk("", second.cursor);
+    expect(third.changes).toEqual([]);
+    expect(third.cursor).toBe(second.cursor);
+  });
+
+  it("gives every change an id of its own, stable from poll to poll", async () => {
+    await loadDelta(base());
+    const [once, again] = [await walk(), await walk()];
+    expect(new Set(once.changes.map((c) => c.id)).size).toBe(once.changes.length);
+    expect(again.changes.map((c) => c.id)).toEqual(once.changes.map((c) => c.id));
+  });
+});
+
+describe("a client polling the feed", () => {
+  it("sees every change, once, in order per state, while loads into several shards commit as it polls", async () => {
+    const batches = Array.from({ length: 6 }, (_, b) =>
+      Array.from({ length: 25 }, (_, i) =>
+        filing({
+          number: `POLL-${b}-${i}`,
+          state: ["CA", "TX", "NY"][(b + i) % 3]!,
+          filedAt: daysAgo(1 + ((b * 25 + i) % 30)),
+        }),
+      ),
+    );
+    const seen: Change[] = [];
+    let cursor: string | undefined;
+    let loading = true;
+    const poll = async () => {
+      const params = new URLSearchParams({ limit: "7" });
+      if (cursor) params.set("cursor", cursor);
+      const body = await page(params.toString());
+      seen.push(...body.changes);
+      cursor = body.response_metadata.next_cursor;
+      return body.response_metadata.has_more;
+    };
+    const poller = (async () => {
+      while (loading) await poll();
+    })();
+    // Each load writes its groups to three shards while the poller reads them all.
+    for (const batch of batches) await loadDelta(batch);
+    loading = false;
+    await poller;
+    while (await poll());
+
+    const all = (await walk()).changes;
+    expect(all).toHaveLength(150);
+    expect(seen.map((c) => c.id).sort()).toEqual(all.map((c) => c.id).sort());
+    // Per state, in the order the database recorded them.
+    for (const state of ["CA", "TX", "NY"]) {
+      const order = (list: Change[]) => list.filter((c) => c.jurisdiction_state === state).map((c) => c.id);
+      expect(order(seen)).toEqual(order(all));
+    }
+  });
+
+  it("keeps next_cursor on an empty page, asks to wait a while, and answers 304 to the same poll", async () => {
+    await loadDelta(base());
+    const { cursor } = await walk();
+    const res = await get(`/filings/changes?cursor=${cursor}`);
+    const body = (await res.json()) as { changes: unknown[]; response_metadata: { next_cursor: string } };
+    expect(body.changes).toEqual([]);
+    expect(body.response_metadata.next_cursor).toBe(cursor);
+    expect(res.headers.get("retry-after")).toBe("300");
+    expect(res.headers.get("cache-control")).toBe("private, no-cache");
+    const again = await get(`/filings/changes?cursor=${cursor}`, undefined, {
+      headers: { "if-none-match": res.headers.get("etag")! },
+    });
+    expect(again.status).toBe(304);
+    // A new change shows at once: the feed is never answered from the edge cache.
+    await loadDelta([filing({ number: "CHG-NEW" })]);
+    const fresh = await page(`cursor=${cursor}`);
+    expect(fresh.changes.map((c) => c.initial_financing_number)).toEqual(["CHG-NEW"]);
+  });
+
+  it("starts at the oldest change kept, or at the first recorded at or after `since`", async () => {
+    await loadDelta(base());
+    const before = new Date(Date.now() + 1_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    // recorded_at counts whole seconds: the next load is recorded after `before`.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await loadDelta([filing({ number: "CHG-LATER" })]);
+    expect((await walk()).changes).toHaveLength(7);
+    const since = await walk(`since=${before}`);
+    expect(since.changes.map((c) => c.initial_financing_number)).toEqual(["CHG-LATER"]);
+    expect(since.changes.every((c) => c.recorded_at >= before)).toBe(true);
+  });
+});
+
+describe("filters", () => {
+  it("return exactly the changes that match, for each filter and combined", async () => {
+    const records = base();
+    records[0]!.debtors = [party("Smith, John", { type: "Individual" })];
+    records[1]!.securedParties = [party("Wells Fargo Bank, N.A.")];
+    await loadDelta(records);
+    await loadDelta(nextDay(records));
+    const all = (await walk()).changes;
+    const expectFilter = async (query: string, keep: (c: Change) => boolean) => {
+      const got = (await walk(query)).changes.map((c) => c.id).sort();
+      expect(got, query).toEqual(
+        all
+          .filter(keep)
+          .map((c) => c.id)
+          .sort(),
+      );
+      expect(got.length, query).toBeGreaterThan(0);
+    };
+    await expectFilter("state=TX", (c) => c.jurisdiction_state === "TX");
+    await expectFilter("types=filing.terminated,filing.reinstated", (c) =>
+      ["filing.terminated", "filing.reinstated"].includes(c.type),
+    );
+    await expectFilter(
+      "state=CA&types=filing.created",
+      (c) => c.jurisdiction_state === "CA" && c.type === "filing.created",
+    );
+    // The exact-name rule of /debtors/search: "John Smith" finds "Smith, John".
+    await expectFilter("debtor_name=John%20Smith", (c) => c.initial_financing_number === "CHG-A");
+    await expectFilter(
+      "debtor_name=acme%20widgets%20inc&state=NY",
+      (c) => c.jurisdiction_state === "NY" && c.lien.involved_parties.debtor_parties.some((d) => /acme/i.test(d.name)),
+    );
+    // Whole leading words, as /secureds/recent-by-secured-party matches them.
+    await expectFilter("secured_party=wells%20fargo", (c) => c.initial_financing_number === "CHG-B");
+    await expectFilter("secured_party=harbor%20point&types=filing.assigned", (c) => c.type === "filing.assigned");
+    expect((await walk("secured_party=wells%20far")).changes).toEqual([]);
+  });
+
+  it("walk a party filter to its end in pages that examine a bounded window, never skipping a match", async () => {
+    const many = Array.from({ length: 60 }, (_, i) =>
+      filing({
+        number: `WIN-${String(i).padStart(2, "0")}`,
+        debtors: [party(i % 20 === 0 ? "Rare Borrower LLC" : `Common ${i} LLC`)],
+      }),
+    );
+    await loadDelta(many);
+    const { changes, pages } = await walk("debtor_name=Rare%20Borrower&limit=1");
+    expect(changes.map((c) => c.initial_financing_number)).toEqual(["WIN-00", "WIN-20", "WIN-40"]);
+    // limit=1 examines ten changes a page: sixty changes take six pages or more.
+    expect(pages).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe("cursors and parameters", () => {
+  it("refuse a malformed or tampered cursor, cursor with since, an unknown type and a limit out of range", async () => {
+    await loadDelta(base());
+    const { cursor } = await walk();
+    const tampered = `${cursor.slice(0, 3)}${cursor[3] === "A" ? "B" : "A"}${cursor.slice(4)}`;
+    for (const [query, parameters] of [
+      ["cursor=not-a-cursor", ["cursor"]],
+      [`cursor=${tampered}`, ["cursor"]],
+      [`cursor=${cursor}&since=2026-01-01T00:00:00Z`, ["cursor", "since"]],
+      ["types=filing.created,filing.exploded", ["types"]],
+      ["since=yesterday", ["since"]],
+      ["limit=0", ["limit"]],
+      ["limit=101", ["limit"]],
+    ] as const) {
+      const body = await getJson(`/filings/changes?${query}` as "/filings/changes", 400);
+      expect(body.error.code, query).toBe("invalid_parameter");
+      expect(body.error.details?.map((d) => d.parameter).sort(), query).toEqual([...parameters].sort());
+    }
+    const unknown = await getJson("/filings/changes?types=filing.exploded", 400);
+    expect(unknown.error.details?.[0]?.message).toContain("filing.created, filing.continued");
+    // A cursor of another list is not this feed's.
+    const other = await getJson(`/filings/changes?cursor=${cursor.replace(/\.[^.]*$/, ".AAAAAAAAAAAA")}`, 400);
+    expect(other.error.details?.[0]?.parameter).toBe("cursor");
+  });
+
+  it("answers 410 cursor_expired for a cursor past retention, and starts again without one", async () => {
+    await loadDelta(base());
+    const start = await page("limit=1");
+    const later = new Date(Date.now() + 100 * 86_400_000);
+    await worker.scheduled(createScheduledController({ scheduledTime: later }), env, createExecutionContext());
+    const expired = await getJson(`/filings/changes?cursor=${start.response_metadata.next_cursor}`, 410);
+    expect(expired.error.code).toBe("cursor_expired");
+    expect(expired.error.message).toContain("Start again");
+    expect((await walk()).changes).toEqual([]);
+  });
+});
+
+describe("the daily job", () => {
+  const at = (days: number) => new Date(Date.now() + days * 86_400_000);
+  const day = (days: number) => at(days).toISOString().slice(0, 10);
+  const run = (days: number) =>
+    worker.scheduled(createScheduledController({ scheduledTime: at(days) }), env, createExecutionContext());
+  const lapses = async () =>
+    (await walk("types=filing.lapsed")).changes.map((c) => [c.initial_financing_number, c.occurred_at]);
+
+  it("records each lapse once, across repeated and late runs, and never a terminated filing's", async () => {
+    const office = (number: string, lapse: string, more: Partial<FilingRecord> = {}) =>
+      filing({ number, officeLapseDate: lapse, filedAt: daysAgo(400), ...more });
+    await loadDelta([
+      office("LAPSE-TODAY", day(0)),
+      office("LAPSE-YESTERDAY", day(-1)),
+      office("LAPSE-1", day(1)),
+      office("LAPSE-3", day(3)),
+      office("LAPSE-TX-1", day(1), { state: "TX" }),
+      office("LAPSE-TERMINATED", day(1), { amendments: [amendment("T-1", "termination", "Termination", 30)] }),
+      office("LAPSE-LATER", day(30)),
+    ]);
+    await run(0);
+    await run(0);
+    // The first run records the day's lapses only (earlier ones lapsed before the feed watched them).
+    expect(await lapses()).toEqual([["LAPSE-TODAY", `${day(0)}T00:00:00Z`]]);
+    // Two days missed: the late run records both days' lapses, once.
+    await run(3);
+    await run(3);
+    await run(2);
+    expect((await lapses()).sort()).toEqual(
+      [
+        ["LAPSE-TODAY", `${day(0)}T00:00:00Z`],
+        ["LAPSE-1", `${day(1)}T00:00:00Z`],
+        ["LAPSE-TX-1", `${day(1)}T00:00:00Z`],
+        ["LAPSE-3", `${day(3)}T00:00:00Z`],
+      ].sort(),
+    );
+  });
+
+  it("deletes changes past retention, oldest first, and keeps the rest", async () => {
+    await loadDelta(base());
+    await run(89);
+    expect((await walk()).changes).toHaveLength(6);
+    await run(91);
+    expect((await walk()).changes).toHaveLength(0);
+  });
+});
