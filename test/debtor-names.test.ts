@@ -42,6 +42,8 @@ beforeAll(async () => {
     filing({ number: "O-7", filedAt: daysAgo(3), debtors: [org("Teachers Federal Credit Union")] }),
     filing({ number: "O-8", filedAt: daysAgo(2), debtors: [org("TEACHERS FCU")] }),
     filing({ number: "O-9", filedAt: daysAgo(1), debtors: [org("Müller Bäckerei, Joint Venture")] }),
+    filing({ number: "U-1", filedAt: daysAgo(296), debtors: [org("𝐇𝐀𝐑𝐁𝐎𝐑 Manufacturing Inc")] }),
+    filing({ number: "U-2", filedAt: daysAgo(295), debtors: [org("Manufacturing Inc")] }),
   ]);
 });
 
@@ -102,6 +104,11 @@ describe("GET /debtors/search with the published ending words", () => {
     expect(await searched("Farmers Coop")).toEqual(["O-6", "O-5"]);
     expect(await searched("Teachers Credit Union")).toEqual(["O-8", "O-7"]);
     expect(await searched("Muller Backerei JV")).toEqual(["O-9"]);
+  });
+
+  it("reads mathematical capitals as the letters they are, not as separators", async () => {
+    expect(await searched("Harbor Manufacturing")).toEqual(["U-1"]);
+    expect(await searched("Manufacturing Inc")).toEqual(["U-2"]);
   });
 });
 

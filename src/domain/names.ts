@@ -149,13 +149,18 @@ const LETTER_FOLDS: Record<string, string> = {
  * "pena", "Straße" "strasse", "Łódź" "lodz". [TX (D)] and [IACA 503.1.3(b)]
  * ignore accents with punctuation; keeping the base letter makes "PEÑA" and the
  * "PENA" that most office systems store (they accept A-Z only) one name.
- * NFKD also turns compatibility forms (ligatures, full-width letters) into
- * plain letters.
+ * NFKD also turns compatibility forms (ligatures, full-width, mathematical,
+ * enclosed and black-letter letters) into plain letters. It runs before
+ * lowercasing: "𝐇" and "ℌ" have no lowercase form, so lowercased first they
+ * would stay themselves, and NFKD would then give a capital H, which no
+ * later step reads as a letter. (For letters and digits this is Unicode's
+ * compatibility caseless match; a second NFKD after lowercasing changes
+ * nothing.)
  */
 export function foldAccents(name: string): string {
   return name
-    .toLowerCase()
     .normalize("NFKD")
+    .toLowerCase()
     .replace(/\p{M}+/gu, "")
     .replace(/[ßæœøłđðþħıŧŋ]/g, (ch) => LETTER_FOLDS[ch] ?? ch);
 }
