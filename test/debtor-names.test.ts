@@ -44,6 +44,8 @@ beforeAll(async () => {
     filing({ number: "O-9", filedAt: daysAgo(1), debtors: [org("Müller Bäckerei, Joint Venture")] }),
     filing({ number: "U-1", filedAt: daysAgo(296), debtors: [org("𝐇𝐀𝐑𝐁𝐎𝐑 Manufacturing Inc")] }),
     filing({ number: "U-2", filedAt: daysAgo(295), debtors: [org("Manufacturing Inc")] }),
+    filing({ number: "M-1", filedAt: daysAgo(294), debtors: [org("Harbor Dental Prof. Corp.")] }),
+    filing({ number: "M-2", filedAt: daysAgo(293), debtors: [org("Harbor Dental L.L.Co.")] }),
   ]);
 });
 
@@ -104,6 +106,10 @@ describe("GET /debtors/search with the published ending words", () => {
     expect(await searched("Farmers Coop")).toEqual(["O-6", "O-5"]);
     expect(await searched("Teachers Credit Union")).toEqual(["O-8", "O-7"]);
     expect(await searched("Muller Backerei JV")).toEqual(["O-9"]);
+  });
+
+  it("treats Massachusetts's professional corporation and limited liability company forms as endings", async () => {
+    expect(await searched("Harbor Dental, P.C.")).toEqual(["M-2", "M-1"]);
   });
 
   it("reads mathematical capitals as the letters they are, not as separators", async () => {

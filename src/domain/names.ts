@@ -9,6 +9,7 @@
  * - [TX] 1 Tex. Admin. Code §95.503(1)(B)-(H).
  * - [TN] Tenn. Comp. R. & Regs. 1360-08-05-.04(1)(e), the ending list.
  * - [MT] Mont. Admin. R. 44.6.201(3)-(5), the ending list.
+ * - [MA] 950 CMR 140.49(5), the ending list of Massachusetts's rule.
  * - [CO] Colorado Secretary of State, "Standard search"
  *   (coloradosos.gov/pubs/UCC/standardSearch.html): how names are
  *   normalized, with a table of individual-name searches.
@@ -100,12 +101,22 @@ const ENDING_NOISE_PHRASES: readonly string[] = [
   "limited liability limited partnership",
   "lllp",
   "ltd co",
+  // [MA] (a)-(i): the forms no other list here has. Its others are above or
+  // below ("Professional corporation", "P.C."); "L.L.C'" and "L.P" read as
+  // "llc" and "lp".
+  "prof corp",
+  "ltd partnership",
+  "ltd part",
+  "llco",
+  "massachusetts limited liability partnership",
+  "massachusetts business trust",
   // [CO]: its example lists "ABC Partnership" among the matches for "The
   // ABC Company"; it also drops "the" at the end ("ACME COMPANY, THE").
   "partnership",
   "the",
   // Professional forms and spaced-out initials, kept from this service's
-  // first list (the excerpts of [TN] and [MT] found end before the letter P).
+  // first list (the excerpts of [TN] and [MT] found end before the letter P);
+  // [MA] (c) lists "professional corporation" and "pc".
   "professional limited liability company",
   "pllc",
   "professional association",
