@@ -134,6 +134,16 @@ const INDIVIDUALS: Row[] = [
   ["Smith, Mary A", "Smith, Mary Ann", I, true, "TX (H): an initial finds the names it begins"],
   ["Smith, Mary Ann", "Smith, Mary A", I, true, "TX (H): a filed initial stands for the name"],
   ["Smith John", "John Smith", I, false, "without a comma the first word is the first name"],
+  ["Mary Smith Jones", "Mary Smith-Jones", I, true, "TX (D), (G): the hyphen is punctuation, spaces disregarded"],
+  ["Mary Smith Jones", "SMITH-JONES, MARY", I, true, "TX (D), (G): the hyphen is punctuation, spaces disregarded"],
+  ["Mary Ann Smith Jones", "Smith-Jones, Mary A.", I, true, "TX (D), (G), (H): with a middle initial"],
+  ["M Smith Jones Jr", "Mary Smith-Jones", I, true, "TX (D), (G), (H): an initial, a suffix"],
+  ["Smith Jones, Mary", "Mary Smith-Jones", I, true, "TX (D), (G): last name first"],
+  ["Mary Smith Jones", "Jones, Mary Smith", I, true, "TX (H): Smith may still be the middle name"],
+  ["Mary Smith Jones", "Mary Jones-Smith", I, false, "TX (H): the last name must be equal"],
+  ["Mary Smith Jones", "Mary Jones", I, false, "TX (H): a middle name needs a middle name"],
+  ["Mary Smith Jones", "Smith, Mary", I, false, "TX (H): the last name must be equal"],
+  ["Mary Smith-Jones", "Mary Smith Jones", I, false, "TX (H): filed without a comma, Smith is a middle name"],
   ["𝐉𝐨𝐡𝐧 𝐒𝐦𝐢𝐭𝐡", "SMITH, JOHN", I, true, "TX (B): mathematical letters are letters"],
   ["Smith, John", "𝐉𝐎𝐇𝐍 𝐀 𝐒𝐌𝐈𝐓𝐇", I, true, "TX (B), (H): mathematical capitals are capitals"],
   ["John Smith", "JOHN SMITH", O, true, "an organization-type filing matches as an organization"],
@@ -207,7 +217,7 @@ describe("properties", () => {
     );
   });
 
-  it("'First Middle Last' and 'Last, First Middle' find the same individuals", () => {
+  it("'First Middle Last' finds what 'Last, First Middle' finds, and 'Middle-Last, First' too", () => {
     const part = fc.stringMatching(/^[A-Za-z]{2,8}$/);
     fc.assert(
       fc.property(part, part, fc.option(part), part, (first, last, middle, other) => {
@@ -216,6 +226,7 @@ describe("properties", () => {
         for (const filed of [`${other} ${last}`, `${first} ${other} ${last}`, `${first[0]} ${last}`]) {
           expect(findsDebtor(`${given} ${last}`, filed, I)).toBe(findsDebtor(`${last}, ${given}`, filed, I));
         }
+        if (middle) expect(findsDebtor(`${given} ${last}`, `${middle}-${last}, ${first}`, I)).toBe(true);
       }),
     );
   });

@@ -300,24 +300,43 @@ function withoutSuffixes(tokens: string[]): string[] {
  * left.
  */
 export function personName(name: string): PersonName | null {
+  return personReadings(name)[0] ?? null;
+}
+
+/** personName() of `tokens` ("First Middle Last") with the last name starting at token `lastStart`. */
+function givenFirst(tokens: string[], lastStart: number): PersonName {
+  return {
+    last: tokens.slice(lastStart).join(""),
+    first: lastStart > 0 ? (tokens[0] ?? "") : "",
+    middle: tokens.slice(1, lastStart).join(""),
+  };
+}
+
+/**
+ * The ways a search reads an individual's name: personName() first, then,
+ * for "First Middle Last" whose last name is one word, the last two words
+ * as one last name. A hyphen is punctuation and spaces are disregarded
+ * [TX (D), (G)], so "Mary Smith Jones" may mean "Smith-Jones, Mary" as
+ * much as "Jones, Mary Smith". An initial is never half of a last name
+ * ("Mary A Jones" has one reading).
+ */
+function personReadings(name: string): PersonName[] {
   const text = foldAccents(name).replaceAll("&", " and ").replace(JOINERS, "");
   const comma = text.indexOf(",");
   const before = comma < 0 ? text : text.slice(0, comma);
   const after = comma < 0 ? [] : nameTokens(text.slice(comma + 1));
   // "John Smith, Jr.": a comma before a suffix only.
   if (comma >= 0 && after.length > 0 && after.every((t) => SUFFIXES.has(t)) && nameTokens(before).length > 1) {
-    return personName(before);
+    return personReadings(before);
   }
   if (comma >= 0) {
     const last = withoutSuffixes(nameTokens(before)).join("");
-    if (last === "") return null;
+    if (last === "") return [];
     const given = withoutSuffixes(after);
-    return { last, first: given[0] ?? "", middle: given.slice(1).join("") };
+    return [{ last, first: given[0] ?? "", middle: given.slice(1).join("") }];
   }
   const tokens = withoutSuffixes(nameTokens(before));
-  const [given] = tokens;
-  if (given === undefined) return null;
-  if (tokens.length === 1) return { last: given, first: "", middle: "" };
+  if (tokens.length === 0) return [];
   let lastStart = tokens.length - 1;
   for (let i = 1; i < tokens.length - 1; i++) {
     if (SURNAME_PARTICLES.has(tokens[i] ?? "")) {
@@ -325,11 +344,12 @@ export function personName(name: string): PersonName | null {
       break;
     }
   }
-  return {
-    last: tokens.slice(lastStart).join(""),
-    first: given,
-    middle: tokens.slice(1, lastStart).join(""),
-  };
+  const readings = [givenFirst(tokens, lastStart)];
+  const joined = lastStart - 1;
+  if (lastStart === tokens.length - 1 && joined > 0 && (tokens[joined]?.length ?? 0) > 1) {
+    readings.push(givenFirst(tokens, joined));
+  }
+  return readings;
 }
 
 /**
@@ -430,12 +450,16 @@ export interface DebtorQuery {
 
 /**
  * What a debtor-name query means. The query has no type, so it is read both
- * ways: as an organization (one exact key) and as an individual
- * (personSpans), and a debtor matching either is found.
+ * ways: as an organization (one exact key) and as an individual (the spans
+ * of each of its personReadings()), and a debtor matching any is found.
  */
 export function debtorQuery(name: string): DebtorQuery {
-  const person = personName(name);
-  return { orgKey: debtorNameKey(name), personSpans: person ? personSpans(person) : [] };
+  const [person, ...others] = personReadings(name);
+  const spans = person ? personSpans(person) : [];
+  // A last name of two words run together is rare, so its ranges are
+  // marked as holding few debtors.
+  for (const other of others) spans.push(...personSpans(other).map((s) => ("key" in s ? s : { ...s, few: true })));
+  return { orgKey: debtorNameKey(name), personSpans: spans };
 }
 
 /** Whether a search for `query` finds a debtor filed as `name` of `type`: the rules above, in one place for tests and docs. */
