@@ -9,8 +9,7 @@ import type { SQLInputValue } from "node:sqlite";
 import { drizzle } from "drizzle-orm/sqlite-proxy";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Db } from "../../src/db/database.ts";
-import * as schema from "../../src/db/schema.ts";
+import type { Db } from "../../src/queries/db.ts";
 import { associatedDebtors, knownAddressCandidates } from "../../src/queries/debtors.ts";
 import { byDebtorName, fetchCountedPage } from "../../src/queries/filings.ts";
 import { migratedDatabase } from "./migrated.ts";
@@ -28,7 +27,7 @@ function countingDb() {
   const db = drizzle(
     async (sql, params) => run(sql, params),
     async (batch) => batch.map((q) => run(q.sql, q.params)),
-    { schema, casing: "snake_case" },
+    { casing: "snake_case" },
   ) as unknown as Db;
   return { db, counts };
 }
