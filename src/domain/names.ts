@@ -29,6 +29,10 @@
  * Secured-party names keep their word boundaries instead, because lender
  * search matches whole leading words: "wells fargo" finds
  * "WELLS FARGO BANK, N.A." but "wells far" does not.
+ *
+ * Keys are stored when a filing is loaded (src/db/records.ts): a change here
+ * that gives any name another key needs `npm run db:rekey` on every
+ * database (docs/deploying.md).
  */
 import type { PartyType } from "./kinds.ts";
 
