@@ -42,6 +42,14 @@ beforeAll(async () => {
     filing({ number: "O-7", filedAt: daysAgo(3), debtors: [org("Teachers Federal Credit Union")] }),
     filing({ number: "O-8", filedAt: daysAgo(2), debtors: [org("TEACHERS FCU")] }),
     filing({ number: "O-9", filedAt: daysAgo(1), debtors: [org("Müller Bäckerei, Joint Venture")] }),
+    filing({ number: "H-1", filedAt: daysAgo(300), debtors: [person("Mary Smith-Jones")] }),
+    filing({ number: "H-2", filedAt: daysAgo(299), debtors: [person("SMITH-JONES, MARY ANN")] }),
+    filing({ number: "H-3", filedAt: daysAgo(298), debtors: [person("Jones, Mary Smith")] }),
+    filing({ number: "H-4", filedAt: daysAgo(297), debtors: [person("Mary Jones")] }),
+    filing({ number: "U-1", filedAt: daysAgo(296), debtors: [org("𝐇𝐀𝐑𝐁𝐎𝐑 Manufacturing Inc")] }),
+    filing({ number: "U-2", filedAt: daysAgo(295), debtors: [org("Manufacturing Inc")] }),
+    filing({ number: "M-1", filedAt: daysAgo(294), debtors: [org("Harbor Dental Prof. Corp.")] }),
+    filing({ number: "M-2", filedAt: daysAgo(293), debtors: [org("Harbor Dental L.L.Co.")] }),
   ]);
 });
 
@@ -86,6 +94,12 @@ describe("GET /debtors/search with individual names", () => {
     expect(await searched("John Smith", "NV")).toEqual(["I-NV"]);
   });
 
+  it("finds a hyphenated last name searched with a space, and the middle-name reading too", async () => {
+    expect(await searched("Mary Smith Jones")).toEqual(["H-3", "H-2", "H-1"]);
+    expect(await searched("Smith Jones, Mary")).toEqual(["H-2", "H-1"]);
+    expect(await searched("Mary Jones")).toEqual(["H-4", "H-3"]);
+  });
+
   it(`pages through more middle names than the ${NAME_SLOTS} ordered arms of one range, each once`, async () => {
     expect(await searched("Wade Walker")).toEqual(MIDDLES.map((_, i) => `W-${i}`));
     expect(await searched("Walker, W")).toEqual(MIDDLES.map((_, i) => `W-${i}`));
@@ -102,6 +116,15 @@ describe("GET /debtors/search with the published ending words", () => {
     expect(await searched("Farmers Coop")).toEqual(["O-6", "O-5"]);
     expect(await searched("Teachers Credit Union")).toEqual(["O-8", "O-7"]);
     expect(await searched("Muller Backerei JV")).toEqual(["O-9"]);
+  });
+
+  it("treats Massachusetts's professional corporation and limited liability company forms as endings", async () => {
+    expect(await searched("Harbor Dental, P.C.")).toEqual(["M-2", "M-1"]);
+  });
+
+  it("reads mathematical capitals as the letters they are, not as separators", async () => {
+    expect(await searched("Harbor Manufacturing")).toEqual(["U-1"]);
+    expect(await searched("Manufacturing Inc")).toEqual(["U-2"]);
   });
 });
 

@@ -6,7 +6,16 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { debtorKey, debtorNameKey, findsDebtor, foldAccents, personName } from "../src/domain/names.ts";
+import {
+  debtorKey,
+  debtorNameKey,
+  debtorQuery,
+  findsDebtor,
+  foldAccents,
+  personName,
+  securedNameWords,
+} from "../src/domain/names.ts";
+import { nameSoundKeys } from "../src/domain/soundKeys.ts";
 
 const O = "Organization" as const;
 const I = "Individual" as const;
@@ -62,6 +71,24 @@ const ORGANIZATIONS: Row[] = [
   ["Theodore Inc", "Odore Inc", O, false, "TX (F): 'The' only as a whole leading word"],
   ["First National Bank of Omaha", "First National Bank", O, false, "TX (E): endings only at the end"],
   ["Smith Jones", "Jones Smith", O, false, "CO: only exact matches of the normalized name"],
+  ["Harbor Dental Professional Corporation", "Harbor Dental Prof. Corp.", O, true, "MA (c): prof. corp."],
+  ["Harbor Dental", "HARBOR DENTAL P.C.", O, true, "MA (c): P.C."],
+  ["Acme Ltd. Partnership", "Acme Limited Partnership", O, true, "MA (f): ltd. partnership"],
+  ["Acme Ltd. Part.", "ACME L.P", O, true, "MA (f): ltd. part., L.P"],
+  ["Acme Limited Liability Company", "Acme L.L.Co.", O, true, "MA (g): L.L.Co."],
+  ["Acme L.L.C'", "ACME LLC", O, true, "MA (g): L.L.C' as the rule prints it"],
+  ["Acme Massachusetts Limited Liability Partnership", "ACME L.L.P.", O, true, "MA (h)"],
+  ["Acme Massachusetts Business Trust", "Acme Business Trust", O, true, "MA (i)"],
+  ["Acme Massachusetts Business Trust", "ACME", O, true, "MA (i): the ending is disregarded"],
+  ["Acme Massachusetts", "Acme", O, false, "MA (h), (i): Massachusetts only within those endings"],
+  ["Harbor Dental Prof", "Harbor Dental", O, false, "MA (c): prof. only before corp."],
+  ["Acme Auto Part", "Acme Auto", O, false, "MA (f): part. only after ltd."],
+  ["Acme L.L.Co. Holdings", "Acme Holdings", O, false, "MA (g): L.L.Co. only at the end"],
+  ["Harbor Manufacturing Inc", "𝐇𝐀𝐑𝐁𝐎𝐑 Manufacturing Inc", O, true, "TX (B): mathematical capitals are capitals"],
+  ["Harbor Manufacturing", "ℌarbor Manufacturing, Inc.", O, true, "TX (B): a black-letter capital is a capital"],
+  ["🄷🄰🅁🄱🄾🅁 MANUFACTURING", "Harbor Manufacturing", O, true, "TX (B): enclosed capitals are capitals"],
+  ["Harbor Manufacturing", "ＨＡＲＢＯＲ ｍａｎｕｆａｃｔｕｒｉｎｇ", O, true, "TX (B): full-width letters"],
+  ["Manufacturing Inc", "𝐇𝐀𝐑𝐁𝐎𝐑 Manufacturing Inc", O, false, "TX (D): letters in another form are not punctuation"],
 ];
 
 const INDIVIDUALS: Row[] = [
@@ -107,6 +134,18 @@ const INDIVIDUALS: Row[] = [
   ["Smith, Mary A", "Smith, Mary Ann", I, true, "TX (H): an initial finds the names it begins"],
   ["Smith, Mary Ann", "Smith, Mary A", I, true, "TX (H): a filed initial stands for the name"],
   ["Smith John", "John Smith", I, false, "without a comma the first word is the first name"],
+  ["Mary Smith Jones", "Mary Smith-Jones", I, true, "TX (D), (G): the hyphen is punctuation, spaces disregarded"],
+  ["Mary Smith Jones", "SMITH-JONES, MARY", I, true, "TX (D), (G): the hyphen is punctuation, spaces disregarded"],
+  ["Mary Ann Smith Jones", "Smith-Jones, Mary A.", I, true, "TX (D), (G), (H): with a middle initial"],
+  ["M Smith Jones Jr", "Mary Smith-Jones", I, true, "TX (D), (G), (H): an initial, a suffix"],
+  ["Smith Jones, Mary", "Mary Smith-Jones", I, true, "TX (D), (G): last name first"],
+  ["Mary Smith Jones", "Jones, Mary Smith", I, true, "TX (H): Smith may still be the middle name"],
+  ["Mary Smith Jones", "Mary Jones-Smith", I, false, "TX (H): the last name must be equal"],
+  ["Mary Smith Jones", "Mary Jones", I, false, "TX (H): a middle name needs a middle name"],
+  ["Mary Smith Jones", "Smith, Mary", I, false, "TX (H): the last name must be equal"],
+  ["Mary Smith-Jones", "Mary Smith Jones", I, false, "TX (H): filed without a comma, Smith is a middle name"],
+  ["𝐉𝐨𝐡𝐧 𝐒𝐦𝐢𝐭𝐡", "SMITH, JOHN", I, true, "TX (B): mathematical letters are letters"],
+  ["Smith, John", "𝐉𝐎𝐇𝐍 𝐀 𝐒𝐌𝐈𝐓𝐇", I, true, "TX (B), (H): mathematical capitals are capitals"],
   ["John Smith", "JOHN SMITH", O, true, "an organization-type filing matches as an organization"],
   ["John Smith", "Smith, John", O, false, "organizations are not read as individuals"],
 ];
@@ -159,6 +198,10 @@ describe("accent folding", () => {
     );
     expect(debtorNameKey("CAFÉ OLÉ")).toBe(debtorNameKey("Cafe Ole"));
   });
+
+  it("reads capitals that have no lower-case form as the letters they are", () => {
+    expect(foldAccents("𝐇𝐀𝐑𝐁𝐎𝐑 ℌarbor 🄷🄰🅁🄱🄾🅁 ⒽⒶⓇⒷⓄⓇ ᴴᴬᴿᴮᴼᴿ")).toBe("harbor harbor harbor harbor harbor");
+  });
 });
 
 describe("properties", () => {
@@ -174,7 +217,7 @@ describe("properties", () => {
     );
   });
 
-  it("'First Middle Last' and 'Last, First Middle' find the same individuals", () => {
+  it("'First Middle Last' finds what 'Last, First Middle' finds, and 'Middle-Last, First' too", () => {
     const part = fc.stringMatching(/^[A-Za-z]{2,8}$/);
     fc.assert(
       fc.property(part, part, fc.option(part), part, (first, last, middle, other) => {
@@ -183,7 +226,37 @@ describe("properties", () => {
         for (const filed of [`${other} ${last}`, `${first} ${other} ${last}`, `${first[0]} ${last}`]) {
           expect(findsDebtor(`${given} ${last}`, filed, I)).toBe(findsDebtor(`${last}, ${given}`, filed, I));
         }
+        if (middle) expect(findsDebtor(`${given} ${last}`, `${middle}-${last}, ${first}`, I)).toBe(true);
       }),
+    );
+  });
+
+  /** Each letter and digit: itself, its other case, and every character whose NFKD is it (𝐇, ℌ, Ⓗ, 🄷, Ｈ, ᴴ, ...). */
+  const FORMS = new Map<string, string[]>();
+  for (let c = 0; c < 0x110000; c++) {
+    if (c >= 0xd800 && c < 0xe000) continue;
+    const ch = String.fromCodePoint(c);
+    const plain = ch.normalize("NFKD");
+    if (/^[A-Za-z0-9]$/.test(plain)) FORMS.set(plain.toLowerCase(), [...(FORMS.get(plain.toLowerCase()) ?? []), ch]);
+  }
+
+  it("any compatibility form of a name finds, and is found by, what the plain name does", () => {
+    expect(FORMS.get("h")).toEqual(expect.arrayContaining(["H", "h", "𝐇", "ℌ", "Ⓗ", "🄷", "Ｈ", "ᴴ"]));
+    const plain = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9&.,' -]{0,40}$/);
+    const named = plain.chain((name) =>
+      fc.tuple(fc.constant(name), fc.array(fc.nat(), { minLength: name.length, maxLength: name.length })),
+    );
+    fc.assert(
+      fc.property(named, ([name, picks]) => {
+        const forms = (ch: string) => FORMS.get(ch.toLowerCase()) ?? [ch];
+        const variant = [...name].map((ch, i) => forms(ch)[(picks[i] ?? 0) % forms(ch).length]).join("");
+        expect(debtorQuery(variant)).toEqual(debtorQuery(name));
+        expect(debtorKey(variant, O)).toBe(debtorKey(name, O));
+        expect(debtorKey(variant, I)).toBe(debtorKey(name, I));
+        expect(securedNameWords(variant)).toBe(securedNameWords(name));
+        expect(nameSoundKeys(variant)).toEqual(nameSoundKeys(name));
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -129,9 +129,17 @@ export function facetStatements(db: Db, days: FacetDay[], maxParams = D1_MAX_PAR
 }
 
 /** Queues the debtors named in `rows` for refreshStatements. */
-function queueDebtorStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
-  const keys = [...new Set(rows.flatMap((r) => r.debtors.map((d) => d.nameKey)))].map((nameKey) => ({ nameKey }));
-  return chunk(keys, maxParams).map((part) => db.insert(debtorsToRefresh).values(part).onConflictDoNothing());
+function queueDebtorStatements(db: Db, rows: FilingRows[]): Statement[] {
+  return queueKeyStatements(
+    db,
+    rows.flatMap((r) => r.debtors.map((d) => d.nameKey)),
+  );
+}
+
+/** Queues the debtors of `keys` (match keys) for refreshStatements. */
+export function queueKeyStatements(db: Db, keys: string[], maxParams = D1_MAX_PARAMS): Statement[] {
+  const rows = [...new Set(keys)].map((nameKey) => ({ nameKey }));
+  return chunk(rows, maxParams).map((part) => db.insert(debtorsToRefresh).values(part).onConflictDoNothing());
 }
 
 /**

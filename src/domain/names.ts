@@ -9,6 +9,7 @@
  * - [TX] 1 Tex. Admin. Code §95.503(1)(B)-(H).
  * - [TN] Tenn. Comp. R. & Regs. 1360-08-05-.04(1)(e), the ending list.
  * - [MT] Mont. Admin. R. 44.6.201(3)-(5), the ending list.
+ * - [MA] 950 CMR 140.49(5), the ending list of Massachusetts's rule.
  * - [CO] Colorado Secretary of State, "Standard search"
  *   (coloradosos.gov/pubs/UCC/standardSearch.html): how names are
  *   normalized, with a table of individual-name searches.
@@ -28,6 +29,10 @@
  * Secured-party names keep their word boundaries instead, because lender
  * search matches whole leading words: "wells fargo" finds
  * "WELLS FARGO BANK, N.A." but "wells far" does not.
+ *
+ * Keys are stored when a filing is loaded (src/db/records.ts): a change here
+ * that gives any name another key needs `npm run db:rekey` on every
+ * database (docs/deploying.md).
  */
 import type { PartyType } from "./kinds.ts";
 
@@ -100,12 +105,22 @@ const ENDING_NOISE_PHRASES: readonly string[] = [
   "limited liability limited partnership",
   "lllp",
   "ltd co",
+  // [MA] (a)-(i): the forms no other list here has. Its others are above or
+  // below ("Professional corporation", "P.C."); "L.L.C'" and "L.P" read as
+  // "llc" and "lp".
+  "prof corp",
+  "ltd partnership",
+  "ltd part",
+  "llco",
+  "massachusetts limited liability partnership",
+  "massachusetts business trust",
   // [CO]: its example lists "ABC Partnership" among the matches for "The
   // ABC Company"; it also drops "the" at the end ("ACME COMPANY, THE").
   "partnership",
   "the",
   // Professional forms and spaced-out initials, kept from this service's
-  // first list (the excerpts of [TN] and [MT] found end before the letter P).
+  // first list (the excerpts of [TN] and [MT] found end before the letter P);
+  // [MA] (c) lists "professional corporation" and "pc".
   "professional limited liability company",
   "pllc",
   "professional association",
@@ -149,13 +164,18 @@ const LETTER_FOLDS: Record<string, string> = {
  * "pena", "Straße" "strasse", "Łódź" "lodz". [TX (D)] and [IACA 503.1.3(b)]
  * ignore accents with punctuation; keeping the base letter makes "PEÑA" and the
  * "PENA" that most office systems store (they accept A-Z only) one name.
- * NFKD also turns compatibility forms (ligatures, full-width letters) into
- * plain letters.
+ * NFKD also turns compatibility forms (ligatures, full-width, mathematical,
+ * enclosed and black-letter letters) into plain letters. It runs before
+ * lowercasing: "𝐇" and "ℌ" have no lowercase form, so lowercased first they
+ * would stay themselves, and NFKD would then give a capital H, which no
+ * later step reads as a letter. (For letters and digits this is Unicode's
+ * compatibility caseless match; a second NFKD after lowercasing changes
+ * nothing.)
  */
 export function foldAccents(name: string): string {
   return name
-    .toLowerCase()
     .normalize("NFKD")
+    .toLowerCase()
     .replace(/\p{M}+/gu, "")
     .replace(/[ßæœøłđðþħıŧŋ]/g, (ch) => LETTER_FOLDS[ch] ?? ch);
 }
@@ -284,24 +304,43 @@ function withoutSuffixes(tokens: string[]): string[] {
  * left.
  */
 export function personName(name: string): PersonName | null {
+  return personReadings(name)[0] ?? null;
+}
+
+/** personName() of `tokens` ("First Middle Last") with the last name starting at token `lastStart`. */
+function givenFirst(tokens: string[], lastStart: number): PersonName {
+  return {
+    last: tokens.slice(lastStart).join(""),
+    first: lastStart > 0 ? (tokens[0] ?? "") : "",
+    middle: tokens.slice(1, lastStart).join(""),
+  };
+}
+
+/**
+ * The ways a search reads an individual's name: personName() first, then,
+ * for "First Middle Last" whose last name is one word, the last two words
+ * as one last name. A hyphen is punctuation and spaces are disregarded
+ * [TX (D), (G)], so "Mary Smith Jones" may mean "Smith-Jones, Mary" as
+ * much as "Jones, Mary Smith". An initial is never half of a last name
+ * ("Mary A Jones" has one reading).
+ */
+function personReadings(name: string): PersonName[] {
   const text = foldAccents(name).replaceAll("&", " and ").replace(JOINERS, "");
   const comma = text.indexOf(",");
   const before = comma < 0 ? text : text.slice(0, comma);
   const after = comma < 0 ? [] : nameTokens(text.slice(comma + 1));
   // "John Smith, Jr.": a comma before a suffix only.
   if (comma >= 0 && after.length > 0 && after.every((t) => SUFFIXES.has(t)) && nameTokens(before).length > 1) {
-    return personName(before);
+    return personReadings(before);
   }
   if (comma >= 0) {
     const last = withoutSuffixes(nameTokens(before)).join("");
-    if (last === "") return null;
+    if (last === "") return [];
     const given = withoutSuffixes(after);
-    return { last, first: given[0] ?? "", middle: given.slice(1).join("") };
+    return [{ last, first: given[0] ?? "", middle: given.slice(1).join("") }];
   }
   const tokens = withoutSuffixes(nameTokens(before));
-  const [given] = tokens;
-  if (given === undefined) return null;
-  if (tokens.length === 1) return { last: given, first: "", middle: "" };
+  if (tokens.length === 0) return [];
   let lastStart = tokens.length - 1;
   for (let i = 1; i < tokens.length - 1; i++) {
     if (SURNAME_PARTICLES.has(tokens[i] ?? "")) {
@@ -309,11 +348,12 @@ export function personName(name: string): PersonName | null {
       break;
     }
   }
-  return {
-    last: tokens.slice(lastStart).join(""),
-    first: given,
-    middle: tokens.slice(1, lastStart).join(""),
-  };
+  const readings = [givenFirst(tokens, lastStart)];
+  const joined = lastStart - 1;
+  if (lastStart === tokens.length - 1 && joined > 0 && (tokens[joined]?.length ?? 0) > 1) {
+    readings.push(givenFirst(tokens, joined));
+  }
+  return readings;
 }
 
 /**
@@ -414,12 +454,16 @@ export interface DebtorQuery {
 
 /**
  * What a debtor-name query means. The query has no type, so it is read both
- * ways: as an organization (one exact key) and as an individual
- * (personSpans), and a debtor matching either is found.
+ * ways: as an organization (one exact key) and as an individual (the spans
+ * of each of its personReadings()), and a debtor matching any is found.
  */
 export function debtorQuery(name: string): DebtorQuery {
-  const person = personName(name);
-  return { orgKey: debtorNameKey(name), personSpans: person ? personSpans(person) : [] };
+  const [person, ...others] = personReadings(name);
+  const spans = person ? personSpans(person) : [];
+  // A last name of two words run together is rare, so its ranges are
+  // marked as holding few debtors.
+  for (const other of others) spans.push(...personSpans(other).map((s) => ("key" in s ? s : { ...s, few: true })));
+  return { orgKey: debtorNameKey(name), personSpans: spans };
 }
 
 /** Whether a search for `query` finds a debtor filed as `name` of `type`: the rules above, in one place for tests and docs. */

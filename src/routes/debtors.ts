@@ -13,7 +13,7 @@ import { MAX_CANDIDATES, similarNames } from "../queries/similar.ts";
 import { lookupRoute, PAGE_SIZE_A } from "./define.ts";
 
 const exactName =
-  "Names match under the UCC standard search logic filing offices publish: case, accents, punctuation and spaces are ignored, `&` reads as `and`, and a leading `The` and endings such as Inc, LLC, N.A., Assn, Co-op, Credit Union, GP or JV are dropped. The name is also read as an individual's (`First Middle Last`, or `Last, First Middle` with a comma; suffixes ignored): it finds individual debtors with the same last name, the same first name or its initial (an initial finds every first name it begins), and any middle name when none is given, else a middle name that is the same, its initial, or (for an initial) begins with it.";
+  "Names match under the UCC standard search logic filing offices publish: case, accents, the form letters are written in (full-width, mathematical), punctuation and spaces are ignored, `&` reads as `and`, and a leading `The` and endings such as Inc, LLC, N.A., Assn, Co-op, Credit Union, GP or JV are dropped. The name is also read as an individual's (`First Middle Last`, whose last two words may also be one last name written without its hyphen, or `Last, First Middle` with a comma; suffixes ignored): it finds individual debtors with the same last name, the same first name or its initial (an initial finds every first name it begins), and any middle name when none is given, else a middle name that is the same, its initial, or (for an initial) begins with it.";
 
 export const debtorSearchRoute = lookupRoute({
   operationId: "searchDebtorFilings",

@@ -1,0 +1,53 @@
+/**
+ * Recomputes the stored name keys of every shard from the stored names
+ * (src/db/rekey.ts), after a change to the name rules of
+ * src/domain/names.ts; docs/deploying.md says when. Run through npm:
+ *
+ *   npm run db:rekey                              # the local D1 state
+ *   npm run db:rekey -- --remote                  # production's databases
+ *   npm run db:rekey -- --remote --env preview
+ *
+ * Only rows whose key changed are written, with the aggregates and counts
+ * that derive from them, so running it again changes nothing. Progress and
+ * the summary go to stderr. Exit status: 0 done, 1 failed (what was done
+ * stays, and running again carries on), 2 usage.
+ */
+import { rekeyStored } from "../src/db/rekey.ts";
+import { describeTarget, feedCommandLine, migrateLocal, openShards } from "./feedDb.ts";
+
+const USAGE = "usage: npm run db:rekey -- [--remote [--env production|preview]] [--persist-to DIR]";
+
+const { target } = feedCommandLine(USAGE, {});
+const number = (n: number) => n.toLocaleString("en-US");
+
+try {
+  if (!target.remote) await migrateLocal(target);
+  const { shards, dispose } = await openShards(target);
+  console.error(`Re-keying the names stored in the ${describeTarget(target)}`);
+  try {
+    for (const [shard, db] of shards.databases) {
+      const started = Date.now();
+      let tenths = 0;
+      const summary = await rekeyStored(db, {
+        onPage: (s, done, last) => {
+          const line = `  ${shard}: ${number(done)} of ${number(last)} filing ids, ${number(s.debtors)} debtor and ${number(s.lenders)} lender keys rewritten`;
+          if (process.stderr.isTTY) process.stderr.write(`\r${line}\u001b[K`);
+          else if (Math.floor((10 * done) / last) > tenths) {
+            tenths = Math.floor((10 * done) / last);
+            console.error(line);
+          }
+        },
+      });
+      if (process.stderr.isTTY) process.stderr.write("\r\u001b[K");
+      const seconds = (Date.now() - started) / 1000;
+      console.error(
+        `  ${shard}: ${number(summary.filings)} filings read; ${number(summary.debtors)} debtor keys and ${number(summary.lenders)} lender keys rewritten, in ${seconds.toFixed(1)}s`,
+      );
+    }
+  } finally {
+    await dispose();
+  }
+} catch (err) {
+  console.error(`\nRe-keying failed: ${(err as Error).message}\nWhat was rewritten stays; running again carries on.`);
+  process.exit(1);
+}

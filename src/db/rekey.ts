@@ -1,0 +1,217 @@
+/**
+ * Brings stored match keys up to the name rules of src/domain/names.ts.
+ *
+ * Keys are computed when a filing is loaded (records.ts, toRows): each
+ * debtor party's name_key and each secured party's name_words. When the
+ * rules change, rows loaded before keep keys that queries no longer
+ * produce, and a SQL migration cannot run the normalizer. This walks the
+ * stored filings a page of ids at a time, recomputes both from the stored
+ * names, and rewrites only the rows whose key changed, with what derives
+ * from them, as the loaders keep it (src/db/load.ts):
+ * - a changed debtor key: every debtor of that filing, under its old and
+ *   its new key, is queued and refreshed (debtor_names, known addresses,
+ *   co-debtor links, whose other side names the key too), and the new
+ *   keys' spellings get their sound keys for similar-name search;
+ * - changed lender words: the filing's "l" and "o" facets (schema.ts) are
+ *   taken back under the old words and counted under the new.
+ * A page whose keys are all current writes nothing, so a second run
+ * changes nothing; a run cut short leaves its queue and stale totals, which
+ * the next run refreshes.
+ */
+import { and, eq, gt, inArray, isNull, lte, max, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { debtorKey, securedNameWords } from "../domain/names.ts";
+import type { Db } from "./database.ts";
+import { facetCutoffDay, facetStatements, queueKeyStatements, refreshQueued, storedRows } from "./load.ts";
+import { type FacetDay, facetDayRows } from "./records.ts";
+import { debtorParties, debtorsToRefresh, facetCounts, facetDays, filings, securedParties } from "./schema.ts";
+
+/** Filing ids a page covers: with their parties, about a thousand rows read. */
+const PAGE_IDS = 400;
+
+/**
+ * Changed filings written per D1 batch. A batch is one transaction, so a
+ * filing's new keys, its facets' move and its debtors' queueing land
+ * together or not at all: a run cut short never counts a facet twice.
+ */
+const FILINGS_PER_BATCH = 25;
+
+export interface RekeySummary {
+  /** Filings whose parties were read. */
+  filings: number;
+  /** Debtor rows whose name_key was rewritten. */
+  debtors: number;
+  /** Secured-party rows whose name_words were rewritten. */
+  lenders: number;
+}
+
+type Statement = BatchItem<"sqlite">;
+
+/** `days` summed per facet and day, without the sums that come to nothing. */
+function netDays(days: FacetDay[]): FacetDay[] {
+  const sums = new Map<string, FacetDay>();
+  for (const d of days) {
+    const id = [d.scope, d.place, d.name, d.facet, d.day].join("\u0000");
+    const seen = sums.get(id);
+    if (seen) seen.filings += d.filings;
+    else sums.set(id, { ...d });
+  }
+  return [...sums.values()].filter((d) => d.filings !== 0);
+}
+
+/**
+ * Statements moving the facets of the filings `ids` from their stored lender
+ * words to the current ones: the difference of the filings' facets
+ * (facetDayRows) before and after, which is their "l" and "o" facets only.
+ * Facet rows left at zero go, as a fresh load never writes them. Reads the
+ * filings, so it runs before their rows are rewritten.
+ */
+async function lenderFacetStatements(db: Db, ids: number[], cutoff: string): Promise<Statement[]> {
+  if (ids.length === 0) return [];
+  const [stored, debtors, lenders] = await db.batch([
+    db.select().from(filings).where(inArray(filings.id, ids)),
+    db.select().from(debtorParties).where(inArray(debtorParties.filingId, ids)),
+    db.select().from(securedParties).where(inArray(securedParties.filingId, ids)),
+  ]);
+  const before = storedRows(stored, debtors, lenders, []);
+  const after = before.map((r) => ({
+    ...r,
+    securedParties: r.securedParties.map((s) => ({ ...s, nameWords: securedNameWords(s.name) })),
+  }));
+  const changed = netDays([...facetDayRows(before, cutoff, -1), ...facetDayRows(after, cutoff)]);
+  const facets = JSON.stringify(
+    [...new Map(changed.map((d) => [[d.scope, d.place, d.name, d.facet].join("\u0000"), d])).values()].map((d) => [
+      d.scope,
+      d.place,
+      d.name,
+      d.facet,
+    ]),
+  );
+  const touched = sql`(select j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 from json_each(${facets}) j)`;
+  return [
+    ...facetStatements(db, changed),
+    db
+      .delete(facetDays)
+      .where(
+        and(
+          eq(facetDays.filings, 0),
+          sql`(${facetDays.scope}, ${facetDays.place}, ${facetDays.name}, ${facetDays.facet}) in ${touched}`,
+        ),
+      ),
+    db
+      .delete(facetCounts)
+      .where(
+        and(
+          eq(facetCounts.filings, 0),
+          sql`(${facetCounts.scope}, ${facetCounts.place}, ${facetCounts.name}, ${facetCounts.facet}) in ${touched}`,
+        ),
+      ),
+  ];
+}
+
+/** Re-keys the parties of filings with ids in (from, to]. */
+async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Promise<RekeySummary> {
+  const [debtors, lenders] = await db.batch([
+    db
+      .select({
+        filingId: debtorParties.filingId,
+        position: debtorParties.position,
+        type: debtorParties.type,
+        name: debtorParties.name,
+        nameKey: debtorParties.nameKey,
+      })
+      .from(debtorParties)
+      .where(and(gt(debtorParties.filingId, from), lte(debtorParties.filingId, to))),
+    db
+      .select({
+        filingId: securedParties.filingId,
+        position: securedParties.position,
+        name: securedParties.name,
+        nameWords: securedParties.nameWords,
+      })
+      .from(securedParties)
+      .where(and(gt(securedParties.filingId, from), lte(securedParties.filingId, to))),
+  ]);
+  const newDebtors = debtors.flatMap((d) => {
+    const key = debtorKey(d.name, d.type);
+    return key === d.nameKey ? [] : [{ ...d, key }];
+  });
+  const newLenders = lenders.flatMap((s) => {
+    const words = securedNameWords(s.name);
+    return words === s.nameWords ? [] : [{ ...s, words }];
+  });
+  const changed = [...new Set([...newDebtors, ...newLenders].map((p) => p.filingId))];
+  for (let i = 0; i < changed.length; i += FILINGS_PER_BATCH) {
+    const group = new Set(changed.slice(i, i + FILINGS_PER_BATCH));
+    const rekeyed = new Set(newDebtors.filter((d) => group.has(d.filingId)).map((d) => d.filingId));
+    const lenderFilings = [...new Set(newLenders.filter((s) => group.has(s.filingId)).map((s) => s.filingId))];
+    // Every debtor of a filing whose debtor key changed, under both keys: the
+    // co-debtors' links name the old key.
+    const queued = debtors
+      .filter((d) => rekeyed.has(d.filingId))
+      .flatMap((d) => [d.nameKey, debtorKey(d.name, d.type)]);
+    const statements: Statement[] = [
+      ...(await lenderFacetStatements(db, lenderFilings, cutoff)),
+      ...newDebtors
+        .filter((d) => group.has(d.filingId))
+        .map((d) =>
+          db
+            .update(debtorParties)
+            .set({ nameKey: d.key })
+            .where(and(eq(debtorParties.filingId, d.filingId), eq(debtorParties.position, d.position))),
+        ),
+      ...newLenders
+        .filter((s) => group.has(s.filingId))
+        .map((s) =>
+          db
+            .update(securedParties)
+            .set({ nameWords: s.words })
+            .where(and(eq(securedParties.filingId, s.filingId), eq(securedParties.position, s.position))),
+        ),
+      ...queueKeyStatements(db, queued),
+    ];
+    await db.batch(statements as [Statement, ...Statement[]]);
+  }
+  if (changed.length > 0) await refreshQueued(db);
+  return {
+    filings: new Set([...debtors, ...lenders].map((p) => p.filingId)).size,
+    debtors: newDebtors.length,
+    lenders: newLenders.length,
+  };
+}
+
+/**
+ * Re-keys every stored filing (see above), `pageIds` filing ids at a time,
+ * calling `onPage` after each page with the totals so far and the ids done
+ * of all. Facets of filings older than the recency window as of `now` go to
+ * its shared bucket, as a load at `now` would put them.
+ */
+export async function rekeyStored(
+  db: Db,
+  options: {
+    now?: Date;
+    pageIds?: number;
+    onPage?: (summary: RekeySummary, done: number, last: number) => void;
+  } = {},
+): Promise<RekeySummary> {
+  const cutoff = facetCutoffDay(options.now ?? new Date());
+  const pageIds = options.pageIds ?? PAGE_IDS;
+  const [top] = await db.select({ id: max(filings.id) }).from(filings);
+  const last = top?.id ?? 0;
+  const summary: RekeySummary = { filings: 0, debtors: 0, lenders: 0 };
+  for (let from = 0; from < last; from += pageIds) {
+    const to = Math.min(from + pageIds, last);
+    const page = await rekeyPage(db, from, to, cutoff);
+    summary.filings += page.filings;
+    summary.debtors += page.debtors;
+    summary.lenders += page.lenders;
+    options.onPage?.(summary, to, last);
+  }
+  // What a run cut short between a page's writes and its refresh left behind.
+  const [[queued], [stale]] = await db.batch([
+    db.select({ one: sql`1` }).from(debtorsToRefresh).limit(1),
+    db.select({ one: sql`1` }).from(facetDays).where(isNull(facetDays.running)).limit(1),
+  ]);
+  if (queued || stale) await refreshQueued(db);
+  return summary;
+}
