@@ -94,7 +94,7 @@ const enc = encodeURIComponent;
  * A change-feed cursor at the start of every shard (`{"p":{}}`, sealed as
  * src/http/cursor.ts seals it): a valid `cursor` that needs no request.
  */
-export const START_CURSOR = "eyJwIjp7fX0.1XiAJjvvbB-6";
+const START_CURSOR = "eyJwIjp7fX0.1XiAJjvvbB-6";
 
 /** A day `days` from today (UTC), YYYY-MM-DD. */
 const dayFromNow = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);

@@ -21,7 +21,7 @@ import { CHANGE_TYPES } from "../domain/kinds.ts";
 import { recordedNow } from "./record.ts";
 
 /** Days changes are kept unless CHANGE_RETENTION_DAYS says more. */
-export const MIN_RETENTION_DAYS = 90;
+const MIN_RETENTION_DAYS = 90;
 /** Changes deleted per statement, and statements per run: a backlog clears over a few days. */
 const PURGE_CHUNK = 10_000;
 const PURGE_STATEMENTS = 20;

@@ -28,7 +28,7 @@ import { keyMatches } from "../queries/nameMatch.ts";
 
 /** Changes a page filtered by a party examines per change it may hold, and at most. */
 const SCAN_PER_CHANGE = 10;
-export const SCAN_WINDOW = 1_000;
+const SCAN_WINDOW = 1_000;
 
 /** D1 allows at most five terms in one compound SELECT. */
 const MAX_COMPOUND = 5;

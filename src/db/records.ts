@@ -268,7 +268,7 @@ function industryFacets(industries: (string | null)[]): { name: string; facet: s
 const OLD_DAYS = "0000-00-00";
 
 /** The lapse "day" of a live filing that never lapses, after every real one ("x" facets, schema.ts). */
-export const NEVER_LAPSES = "9999-12-31";
+const NEVER_LAPSES = "9999-12-31";
 
 /**
  * The facets of each filing (see facetCounts in schema.ts), counted by day:

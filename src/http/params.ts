@@ -298,7 +298,7 @@ export const lapsingQuery = z
   });
 
 /** Most changes a page holds. */
-export const MAX_CHANGES_LIMIT = 100;
+const MAX_CHANGES_LIMIT = 100;
 
 /** A comma list of change types, each once, exactly as named. */
 const changeTypes = optional(

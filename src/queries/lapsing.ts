@@ -45,7 +45,7 @@ function liveFrom(state: string, day: SQL) {
 }
 
 /** Live filings of `state` lapsing on days `from` to `to`. */
-export function liveBetween(state: string, from: string, to: string): SQL {
+function liveBetween(state: string, from: string, to: string): SQL {
   return sql`${liveFrom(state, sql`${from}`)} - ${liveFrom(state, sql`date(${to}, '+1 day')`)}`;
 }
 
