@@ -116,6 +116,20 @@ export function ifNoneMatchMatches(field: string | undefined, etag: string): boo
   return false;
 }
 
+/** Headers that describe a body. */
+const CONTENT_HEADERS = ["content-type", "content-length", "content-encoding", "content-language", "content-range"];
+
+/**
+ * Answers 304 with the headers a 200 would carry for caching and none that
+ * describe a body: RFC 9110 §15.4.5, and a validating proxy would otherwise
+ * try to parse an empty JSON body. On a miss the route's response (with its
+ * Content-Type) is already made, so those headers are taken off it.
+ */
+export function notModified(c: Context): void {
+  c.res = c.body(null, 304);
+  for (const name of CONTENT_HEADERS) c.res.headers.delete(name);
+}
+
 async function store(c: Context<AppEnv>, key: string, body: Body, etag: string): Promise<void> {
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
@@ -239,7 +253,7 @@ export const httpCache = createMiddleware<AppEnv>(async (c, next) => {
   set("Vary", `x-api-key, ${BOOKMARK_HEADER}`);
   set("x-cache", hit ? "hit" : "miss");
   if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) {
-    c.res = c.body(null, 304);
+    notModified(c);
     return;
   }
   if (hit) {

@@ -7,7 +7,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { html } from "hono/html";
 import { version } from "../../package.json";
 import { BOOKMARK_HEADER } from "../http/bookmark.ts";
-import { ifNoneMatchMatches } from "../http/caching.ts";
+import { ifNoneMatchMatches, notModified } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
 import { registerContract } from "./openapi.ts";
 
@@ -79,7 +79,10 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
     const { body, etag } = await served;
     c.header("ETag", etag);
     c.header("Cache-Control", `public, max-age=${DOCUMENT_MAX_AGE}`);
-    if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
+    if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) {
+      notModified(c);
+      return c.res;
+    }
     return c.body(body, 200, { "Content-Type": "application/json; charset=UTF-8" });
   });
 
