@@ -102,16 +102,21 @@ export function createApp() {
   registerDebtorRoutes(app);
   registerDocs(app);
 
-  // Known paths answer other methods with 405 and the methods they allow.
+  // Known paths answer every other method (POST, TRACE, PROPFIND, QUERY, ...)
+  // with 405 and the methods they allow. Registered after the routes, so a GET
+  // (and a HEAD, which Hono runs as a GET) is answered before reaching it, and
+  // CORS has answered OPTIONS already.
   const paths = [...new Set(app.routes.filter((r) => r.method === "GET").map((r) => r.path))];
-  app.on(["POST", "PUT", "PATCH", "DELETE"], paths, (c) => {
-    return errorResponse(
-      c,
-      new ApiError("method_not_allowed", `Use GET; this endpoint allows ${ALLOWED_METHODS}.`, {
-        headers: { Allow: ALLOWED_METHODS },
-      }),
+  for (const path of paths) {
+    app.all(path, (c) =>
+      errorResponse(
+        c,
+        new ApiError("method_not_allowed", `Use GET; this endpoint allows ${ALLOWED_METHODS}.`, {
+          headers: { Allow: ALLOWED_METHODS },
+        }),
+      ),
     );
-  });
+  }
 
   app.onError(onError);
   app.notFound(notFound);

@@ -237,12 +237,15 @@ describe("HTTP behaviour", () => {
     expect(await res.text()).toBe("");
   });
 
-  it.each(["POST", "PUT", "PATCH", "DELETE"])("answers %s with 405 and an Allow header", async (method) => {
-    const res = await get(PATHS[0]!, TEST_KEY, { method });
-    expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
-    expect((await res.json<ErrorBody>()).error.code).toBe("method_not_allowed");
-  });
+  it.each(["POST", "PUT", "PATCH", "DELETE", "TRACE", "PROPFIND", "MKCOL", "QUERY", "PURGE"])(
+    "answers %s with 405 and an Allow header",
+    async (method) => {
+      const res = await get(PATHS[0]!, TEST_KEY, { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+      expect((await res.json<ErrorBody>()).error.code).toBe("method_not_allowed");
+    },
+  );
 
   it("answers a CORS preflight allowing the x-api-key header", async () => {
     const res = await get(PATHS[0]!, null, {
