@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import staticHeaders from "../public/_headers?raw";
 import { createApp } from "../src/app.ts";
 import { DB_TIMEOUT_MS } from "../src/queries/db.ts";
 import type { ErrorBody } from "./bodies.ts";
@@ -204,6 +205,33 @@ describe("HTTP behaviour", () => {
         expect(res.headers.get(name)).toBeNull();
       }
     }
+  });
+
+  it("serves the static files (public/_headers) with the same security headers as the JSON answers", async () => {
+    // Workers static assets are served before the Worker runs (and not at all
+    // in this runtime's tests): the rule for every file must say what the API's middleware does.
+    const rules = staticHeaders.split(/\n(?=\/)/).filter((block) => block.startsWith("/"));
+    expect(rules.map((rule) => rule.split("\n")[0])).toEqual(["/*"]);
+    const fromFile = Object.fromEntries(
+      rules[0]!
+        .split("\n")
+        .slice(1)
+        .filter((line) => /^\s+\S/.test(line))
+        .map((line) => {
+          const colon = line.indexOf(":");
+          return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+        }),
+    );
+    const res = await get(PATHS[0]!);
+    const security = [
+      "x-content-type-options",
+      "content-security-policy",
+      "x-frame-options",
+      "referrer-policy",
+      "strict-transport-security",
+      "cross-origin-resource-policy",
+    ];
+    expect(fromFile).toEqual(Object.fromEntries(security.map((name) => [name, res.headers.get(name)])));
   });
 
   it("gives every response a UUID request id, the same in the header and the body", async () => {

@@ -97,10 +97,11 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
   );
 
   app.get("/docs", (c) => {
-    // Swagger UI styles inline; everything else comes from this origin.
+    // Swagger UI styles inline; everything else comes from this origin. No
+    // <base> may redirect its relative URLs, and its forms (none today) post here only.
     c.header(
       "Content-Security-Policy",
-      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     );
     // A page, unlike the JSON answers: no other window keeps a handle on it.
     c.header("Cross-Origin-Opener-Policy", "same-origin");
