@@ -287,7 +287,7 @@ describe("the OpenAPI document", () => {
 
   it("names the shared shapes, and tells the envelopes apart by `pagination`", () => {
     const schemas = doc.components.schemas;
-    for (const name of ["LienA", "LienB", "AddressA", "AddressB", "PartyB", "Amendment", "Pagination", "Error"]) {
+    for (const name of ["LienA", "LienB", "AddressA", "AddressB", "PartyB", "Amendment", "Pagination", "ErrorBody"]) {
       expect(schemas[name], name).toBeDefined();
     }
     expect(schemas.ErrorCode.enum).toContain("rate_limited");
@@ -303,13 +303,13 @@ describe("the OpenAPI document", () => {
     expect(JSON.stringify(doc.paths)).not.toContain('"street1"');
   });
 
-  it("gives every error example a body the Error schema accepts", () => {
+  it("gives every error example a body the ErrorBody schema accepts", () => {
     const examples = Object.entries(doc.components.examples);
     expect(examples.map(([, e]: [string, Json]) => e.value.error.code).sort()).toEqual(
       [...doc.components.schemas.ErrorCode.enum].sort(),
     );
     for (const [name, example] of examples as [string, Json][]) {
-      expect(validate({ $ref: "#/components/schemas/Error" }, example.value), name).toEqual([]);
+      expect(validate({ $ref: "#/components/schemas/ErrorBody" }, example.value), name).toEqual([]);
     }
   });
 

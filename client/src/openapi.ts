@@ -298,7 +298,7 @@ export interface components {
             address: components["schemas"]["AddressA"];
         };
         /** @description The body of every error response. */
-        Error: {
+        ErrorBody: {
             error: {
                 code: components["schemas"]["ErrorCode"];
                 /** @description For people; it may change. Match on `code`. */
@@ -553,7 +553,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
@@ -565,7 +565,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
@@ -577,7 +577,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description An unexpected error; the request id identifies it in the logs. */
@@ -588,7 +588,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
@@ -600,7 +600,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
@@ -612,7 +612,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
     };

@@ -15,7 +15,7 @@ const TITLE = "Lien Filing Lookup API";
 
 const DESCRIPTION = `Read-only lookups over UCC (Article 9) lien filings: who has lent against a business, where, since when, and whether the lien is still active.
 
-Authenticate with the \`x-api-key\` header (every operation but \`lookupFiling\`, \`GET /filings\`). Errors are JSON with a stable \`code\` (the \`Error\` schema); \`invalid_parameter\` names each bad parameter in \`details\`. Every response carries \`x-request-id\`, also in \`response_metadata.request_id\`.
+Authenticate with the \`x-api-key\` header (every operation but \`lookupFiling\`, \`GET /filings\`). Errors are JSON with a stable \`code\` (the \`ErrorBody\` schema); \`invalid_parameter\` names each bad parameter in \`details\`. Every response carries \`x-request-id\`, also in \`response_metadata.request_id\`.
 
 **Envelopes.** Envelope A pages hold 5 items and count them (\`pagination\`); envelope B pages hold 10 and say whether another follows (\`response_metadata.next_page\`). The two operations that take \`envelope\` answer either shape: only envelope A has \`pagination\`. Lists are newest first with stable tie-breaks, so walking pages visits each item once; \`page\` runs from 1 to 10,000.
 
