@@ -742,8 +742,8 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Comma-separated debtor industries, case-insensitive, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. */
-                industry?: ("Construction & Trades" | "Retail & E-commerce" | "Real Estate" | "Equipment" | "Finance & Investments" | "Food & Beverage" | "Professional Services" | "Health & Wellness" | "Education & Training" | "Transportation & Logistics" | "Manufacturing" | "Arts & Entertainment" | "Automotive Services & Sales" | "Energy & Utilities" | "Agriculture & Farming")[];
+                /** @description Comma-separated debtor industries, in any case, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. The industries: Construction & Trades; Retail & E-commerce; Real Estate; Equipment; Finance & Investments; Food & Beverage; Professional Services; Health & Wellness; Education & Training; Transportation & Logistics; Manufacturing; Arts & Entertainment; Automotive Services & Sales; Energy & Utilities; Agriculture & Farming. */
+                industry?: string[];
                 /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
@@ -804,10 +804,10 @@ export interface operations {
                  * @example 90010
                  */
                 postal_code: string;
-                /** @description Comma-separated debtor industries, case-insensitive, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. */
-                industry?: ("Construction & Trades" | "Retail & E-commerce" | "Real Estate" | "Equipment" | "Finance & Investments" | "Food & Beverage" | "Professional Services" | "Health & Wellness" | "Education & Training" | "Transportation & Logistics" | "Manufacturing" | "Arts & Entertainment" | "Automotive Services & Sales" | "Energy & Utilities" | "Agriculture & Farming")[];
-                /** @description Response shape (case-insensitive): `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
-                envelope?: "a" | "b";
+                /** @description Comma-separated debtor industries, in any case, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. The industries: Construction & Trades; Retail & E-commerce; Real Estate; Equipment; Finance & Investments; Food & Beverage; Professional Services; Health & Wellness; Education & Training; Transportation & Logistics; Manufacturing; Arts & Entertainment; Automotive Services & Sales; Energy & Utilities; Agriculture & Farming. */
+                industry?: string[];
+                /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
+                envelope?: string;
                 /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
@@ -933,10 +933,10 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Only filings with a debtor of this type (case-insensitive). */
-                borrower_type?: "Organization" | "Individual";
-                /** @description Response shape (case-insensitive): `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
-                envelope?: "a" | "b";
+                /** @description Only filings with a debtor of this type: Organization or Individual, in any case. */
+                borrower_type?: string;
+                /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
+                envelope?: string;
                 /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
