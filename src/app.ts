@@ -5,6 +5,10 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
+import type { Router } from "hono/router";
+import { RegExpRouter } from "hono/router/reg-exp-router";
+import { SmartRouter } from "hono/router/smart-router";
+import { TrieRouter } from "hono/router/trie-router";
 import { secureHeaders } from "hono/secure-headers";
 import { setMetric, timing } from "hono/timing";
 import { BOOKMARK_HEADER } from "./http/bookmark.ts";
@@ -18,10 +22,30 @@ import { registerSecuredRoutes } from "./routes/secureds.ts";
 
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
+/**
+ * Hono's default router, given every route's path without a trailing slash.
+ * The app matches requests without one (`strict: false`), so a route the
+ * document shows as the interface writes it, `/debtors/associated/`, is
+ * reached with or without the slash.
+ */
+class TrailingSlashFreeRouter<T> implements Router<T> {
+  readonly name = "TrailingSlashFreeRouter";
+  readonly #router = new SmartRouter<T>({ routers: [new RegExpRouter(), new TrieRouter()] });
+
+  add(method: string, path: string, handler: T): void {
+    this.#router.add(method, path.length > 1 ? path.replace(/\/+$/, "") : path, handler);
+  }
+
+  match(method: string, path: string) {
+    return this.#router.match(method, path);
+  }
+}
+
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({
     // `/debtors/associated/` and `/debtors/associated` are the same endpoint.
     strict: false,
+    router: new TrailingSlashFreeRouter(),
     defaultHook: (result) => {
       if (!result.success) throw invalidParameters(result.error);
     },

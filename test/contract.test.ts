@@ -280,6 +280,22 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  it("declares HEAD beside every GET: the same parameters and statuses, each with its headers and no body", () => {
+    for (const [path, item] of Object.entries<Json>(doc.paths)) {
+      const { get, head } = item;
+      expect(head, path).toBeDefined();
+      expect(head.operationId).toBe(`head${get.operationId[0].toUpperCase()}${get.operationId.slice(1)}`);
+      expect(head.parameters).toEqual(get.parameters);
+      expect(head.security).toEqual(get.security);
+      expect(Object.keys(head.responses)).toEqual(Object.keys(get.responses));
+      for (const [status, response] of Object.entries<Json>(head.responses)) {
+        expect(response.content, `${path} HEAD ${status}`).toBeUndefined();
+        expect(response.headers).toEqual(resolve(get.responses[status]).headers);
+      }
+    }
+    expect(Object.keys(doc.paths)).toContain("/debtors/associated/");
+  });
+
   it("declares the x-api-key scheme on keyed operations and none on the public lookup", () => {
     expect(doc.components.securitySchemes.ApiKey).toEqual(
       expect.objectContaining({ type: "apiKey", in: "header", name: "x-api-key" }),

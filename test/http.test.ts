@@ -252,10 +252,11 @@ describe("HTTP behaviour", () => {
     expect(res.headers.get("x-request-id")).not.toBe("client-chosen");
   });
 
-  it("accepts a trailing slash on every path", async () => {
+  it("accepts every path with a trailing slash and without one", async () => {
     for (const path of PATHS) {
       const [p, q] = path.split("?");
-      expect((await get(`${p}/?${q}`)).status).toBe(200);
+      const bare = p!.replace(/\/$/, "");
+      for (const form of [bare, `${bare}/`]) expect((await get(`${form}?${q}`)).status, form).toBe(200);
     }
   });
 

@@ -32,6 +32,33 @@ async function weakTag(text: string): Promise<string> {
   return `W/"${hex}"`;
 }
 
+type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+type Operation = NonNullable<NonNullable<Document["paths"]>[string]["get"]>;
+
+/**
+ * The HEAD operation beside a GET: the server answers HEAD wherever it
+ * answers GET (Hono runs the GET and sends its status and headers without
+ * the body), and a gateway that routes by the document refuses what it does
+ * not declare. Same parameters and statuses; each response keeps its
+ * headers and has no content.
+ */
+function headOf(get: Operation, document: Document): Operation {
+  const { operationId = "", summary = "", description: _, responses = {}, ...same } = get;
+  const shared = document.components?.responses ?? {};
+  const bodiless = Object.entries(responses).map(([status, response]) => {
+    const named = "$ref" in response ? shared[response.$ref.split("/").at(-1) ?? ""] : response;
+    const { content: __, ...headersOnly } = (named ?? response) as { content?: unknown; description: string };
+    return [status, headersOnly];
+  });
+  return {
+    ...same,
+    operationId: `head${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}`,
+    summary: `${summary} (headers only)`,
+    description: `\`${operationId}\` without the body: the same status and headers (\`ETag\` among them), for a cheap check of whether an answer changed or a key works.`,
+    responses: Object.fromEntries(bodiless),
+  };
+}
+
 /** The OpenAPI document of `app`, whose routes must all be registered. */
 function openApiDocument(app: OpenAPIHono<AppEnv>) {
   const document = app.getOpenAPI31Document(
@@ -52,10 +79,11 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
     },
     { unionPreferredType: "oneOf", sortComponents: "alphabetically" },
   );
-  // The query parameters first, then the request headers (shared, so references), as readers look for them.
   for (const item of Object.values(document.paths ?? {})) {
-    const parameters = item.get?.parameters;
-    if (parameters) parameters.sort((a, b) => Number("$ref" in a) - Number("$ref" in b));
+    if (!item.get) continue;
+    // The query parameters first, then the request headers (shared, so references), as readers look for them.
+    item.get.parameters?.sort((a, b) => Number("$ref" in a) - Number("$ref" in b));
+    item.head = headOf(item.get, document);
   }
   return document;
 }
