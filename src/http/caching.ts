@@ -123,11 +123,14 @@ const CONTENT_HEADERS = ["content-type", "content-length", "content-encoding", "
  * Answers 304 with the headers a 200 would carry for caching and none that
  * describe a body: RFC 9110 §15.4.5, and a validating proxy would otherwise
  * try to parse an empty JSON body. On a miss the route's response (with its
- * Content-Type) is already made, so those headers are taken off it.
+ * Content-Type) is already made, so its headers are copied without those.
  */
 export function notModified(c: Context): void {
-  c.res = c.body(null, 304);
-  for (const name of CONTENT_HEADERS) c.res.headers.delete(name);
+  const headers = new Headers(c.res.headers);
+  for (const name of CONTENT_HEADERS) headers.delete(name);
+  // Unset first, so Hono does not copy the old response's headers back in.
+  c.res = undefined;
+  c.res = new Response(null, { status: 304, headers });
 }
 
 async function store(c: Context<AppEnv>, key: string, body: Body, etag: string): Promise<void> {
