@@ -101,9 +101,7 @@ await putLocalKey(
 
 // Every shard of wrangler.toml's layout (src/db/shards.ts): each filing goes to its state's.
 const config = await shardConfig();
-const shards = new Map(
-  localFiles(config, persistTo).map(({ shard, file }) => [shard.binding, openLocalD1File(file)]),
-);
+const shards = new Map(localFiles(config, persistTo).map(({ shard, file }) => [shard.binding, openLocalD1File(file)]));
 const rowsOf = (db: DatabaseSync, table: string) =>
   Number((db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n);
 const existing = [...shards.values()].reduce((sum, db) => sum + rowsOf(db, "filings"), 0);

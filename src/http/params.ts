@@ -42,7 +42,7 @@ export const boundedUrl = createMiddleware<AppEnv>(async (c, next) => {
  * document admits exactly the spellings the server accepts. JSON Schema
  * patterns take no flags, so each letter is a class of its two cases.
  */
-export function anyCasePattern(values: readonly string[]): string {
+function anyCasePattern(values: readonly string[]): string {
   const spell = (value: string) =>
     [...value]
       .map((ch) => {
