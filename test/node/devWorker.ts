@@ -5,21 +5,17 @@
  * README's requests find data, with the key `local-dev-key`). Nothing
  * touches .wrangler/state.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startDevServer, waitUntilUp } from "../../scripts/devServer.ts";
 
 export const LOCAL_DEV_KEY = "local-dev-key";
 
 /** The project's own tools (wrangler) first, as npm scripts have them. */
-const env = {
-  ...process.env,
-  PATH: `${join(process.cwd(), "node_modules/.bin")}:${process.env.PATH ?? ""}`,
-  // The Worker never reads request.cf: wrangler need not fetch it from the network.
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
-};
+const env = { ...process.env, PATH: `${join(process.cwd(), "node_modules/.bin")}:${process.env.PATH ?? ""}` };
 
 /** A loopback port nothing listens on now. */
 async function freePort(): Promise<number> {
@@ -46,12 +42,7 @@ export async function startDevWorker(): Promise<DevWorker> {
   run("seed/seed.ts");
 
   const [port, inspector] = [await freePort(), await freePort()];
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector)];
-  const dev: ChildProcess = spawn("wrangler", [...args, "--persist-to", state, "--log-level", "error"], {
-    env,
-    stdio: "ignore",
-    detached: true,
-  });
+  const dev = startDevServer(port, inspector, ["--persist-to", state], env);
   const stop = async () => {
     if (dev.exitCode === null && dev.pid !== undefined) {
       const exited = new Promise((resolve) => dev.once("exit", resolve));
@@ -61,15 +52,11 @@ export async function startDevWorker(): Promise<DevWorker> {
     rmSync(state, { recursive: true, force: true });
   };
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 240; i++) {
-    if (dev.exitCode !== null) break;
-    try {
-      if ((await fetch(`${base}/openapi.json`)).ok) return { base, stop };
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+  try {
+    await waitUntilUp(dev, base);
+  } catch (err) {
+    await stop();
+    throw err;
   }
-  await stop();
-  throw new Error("wrangler dev did not start");
+  return { base, stop };
 }
