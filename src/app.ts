@@ -12,6 +12,7 @@ import { TrieRouter } from "hono/router/trie-router";
 import { secureHeaders } from "hono/secure-headers";
 import { setMetric, timing } from "hono/timing";
 import { BOOKMARK_HEADER } from "./http/bookmark.ts";
+import { dropContentHeaders } from "./http/caching.ts";
 import { type AppEnv, d1Totals, log, requestLogSample } from "./http/context.ts";
 import { ApiError, errorResponse, invalidParameters, notFound, onError } from "./http/errors.ts";
 import { boundedUrl } from "./http/params.ts";
@@ -49,6 +50,15 @@ export function createApp() {
     defaultHook: (result) => {
       if (!result.success) throw invalidParameters(result.error);
     },
+  });
+
+  // Hono answers a HEAD as its GET without the body; like a 304, it goes
+  // without the headers that describe a body too (the document declares no
+  // content for HEAD), or a gateway validating by the document tries to
+  // parse an empty JSON body. First, so that it sees the final headers.
+  app.use(async (c, next) => {
+    await next();
+    if (c.req.method === "HEAD") dropContentHeaders(c.res.headers);
   });
 
   // A fresh UUID for every request (client-sent ids are not reused), echoed

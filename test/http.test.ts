@@ -260,10 +260,13 @@ describe("HTTP behaviour", () => {
     }
   });
 
-  it("answers HEAD like GET, without a body", async () => {
-    const res = await get(PATHS[0]!, TEST_KEY, { method: "HEAD" });
-    expect(res.status).toBe(200);
-    expect(await res.text()).toBe("");
+  it("answers HEAD like GET, without a body or the headers that describe one", async () => {
+    const [head, got] = [await get(PATHS[0]!, TEST_KEY, { method: "HEAD" }), await get(PATHS[0]!)];
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    expect(head.headers.get("content-type")).toBeNull();
+    expect(got.headers.get("content-type")).toContain("application/json");
+    for (const name of ["etag", "cache-control", "x-request-id"]) expect(head.headers.get(name), name).not.toBeNull();
   });
 
   it.each(["POST", "PUT", "PATCH", "DELETE", "TRACE", "PROPFIND", "MKCOL", "QUERY", "PURGE"])(

@@ -119,6 +119,11 @@ export function ifNoneMatchMatches(field: string | undefined, etag: string): boo
 /** Headers that describe a body. */
 const CONTENT_HEADERS = ["content-type", "content-length", "content-encoding", "content-language", "content-range"];
 
+/** Takes off the headers that describe a body, for an answer that has none. */
+export function dropContentHeaders(headers: Headers): void {
+  for (const name of CONTENT_HEADERS) headers.delete(name);
+}
+
 /**
  * Answers 304 with the headers a 200 would carry for caching and none that
  * describe a body: RFC 9110 §15.4.5, and a validating proxy would otherwise
@@ -127,7 +132,7 @@ const CONTENT_HEADERS = ["content-type", "content-length", "content-encoding", "
  */
 export function notModified(c: Context): void {
   const headers = new Headers(c.res.headers);
-  for (const name of CONTENT_HEADERS) headers.delete(name);
+  dropContentHeaders(headers);
   // Unset first, so Hono does not copy the old response's headers back in.
   c.res = undefined;
   c.res = new Response(null, { status: 304, headers });
