@@ -14,8 +14,12 @@ import { startDevServer, waitUntilUp } from "../../scripts/devServer.ts";
 
 export const LOCAL_DEV_KEY = "local-dev-key";
 
-/** The project's own tools (wrangler) first, as npm scripts have them. */
-const env = { ...process.env, PATH: `${join(process.cwd(), "node_modules/.bin")}:${process.env.PATH ?? ""}` };
+/** The project's own tools (wrangler) first, as npm scripts have them; no usage metrics sent from tests. */
+const env = {
+  ...process.env,
+  PATH: `${join(process.cwd(), "node_modules/.bin")}:${process.env.PATH ?? ""}`,
+  WRANGLER_SEND_METRICS: "false",
+};
 
 /** A loopback port nothing listens on now. */
 async function freePort(): Promise<number> {
