@@ -17,14 +17,22 @@ export async function unmeteredKey(label: string): Promise<string> {
 /**
  * `wrangler dev` on loopback, in its own process group (kill with -pid),
  * with its inspector on `inspectorPort` when given (see workerHeapBytes).
- * `extra` arguments (another Worker's `--config`) follow the shared flags.
+ * `extra` arguments (another Worker's `--config`, a `--persist-to`) follow
+ * the shared flags; `env`, the environment it runs in.
  */
-export function startDevServer(port: number, inspectorPort?: number, extra: string[] = []): ChildProcess {
+export function startDevServer(
+  port: number,
+  inspectorPort?: number,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
   const inspector = inspectorPort ? ["--inspector-port", String(inspectorPort)] : [];
   const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", ...inspector, "--log-level", "warn", ...extra];
   return spawn("wrangler", args, {
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
+    // The Worker never reads request.cf: wrangler need not fetch its placeholder from the network.
+    env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...env },
   });
 }
 

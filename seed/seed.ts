@@ -8,6 +8,8 @@
  *   npm run seed -- --seed 7            # other (still deterministic) data
  *
  * With --if-empty (used by `npm start`) it leaves existing data alone.
+ * With --persist-to DIR it seeds that wrangler state directory (as
+ * `wrangler dev --persist-to DIR` reads it) instead of .wrangler/state.
  * With --out FILE it writes the generated filings as an NDJSON feed for
  * `npm run import` instead (bulk import benchmarks), touching no database.
  * Only local state is ever touched: the D1 files under .wrangler/state and
@@ -56,13 +58,14 @@ const { values } = parseArgs({
     filings: { type: "string", default: "20000" },
     seed: { type: "string", default: "20250908" },
     "if-empty": { type: "boolean", default: false },
+    "persist-to": { type: "string" },
     out: { type: "string" },
   },
 });
 const count = Number(values.filings);
 const seed = Number(values.seed);
 if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed)) {
-  console.error("usage: npm run seed -- [--filings N] [--seed N] [--if-empty | --out FILE]");
+  console.error("usage: npm run seed -- [--filings N] [--seed N] [--if-empty | --out FILE] [--persist-to DIR]");
   process.exit(2);
 }
 
@@ -87,11 +90,16 @@ if (values.out) {
   process.exit(0);
 }
 
-await putLocalKey(LOCAL_DEV_KEY, { label: "local development", created: new Date().toISOString(), status: "active" });
+const persistTo = values["persist-to"];
+await putLocalKey(
+  LOCAL_DEV_KEY,
+  { label: "local development", created: new Date().toISOString(), status: "active" },
+  persistTo,
+);
 
 // Every shard of wrangler.toml's layout (src/db/shards.ts): each filing goes to its state's.
 const config = await shardConfig();
-const shards = new Map(localFiles(config).map(({ shard, file }) => [shard.binding, openLocalD1File(file)]));
+const shards = new Map(localFiles(config, persistTo).map(({ shard, file }) => [shard.binding, openLocalD1File(file)]));
 const rowsOf = (db: DatabaseSync, table: string) =>
   Number((db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n);
 const existing = [...shards.values()].reduce((sum, db) => sum + rowsOf(db, "filings"), 0);

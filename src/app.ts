@@ -5,9 +5,14 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
+import type { Router } from "hono/router";
+import { RegExpRouter } from "hono/router/reg-exp-router";
+import { SmartRouter } from "hono/router/smart-router";
+import { TrieRouter } from "hono/router/trie-router";
 import { secureHeaders } from "hono/secure-headers";
 import { setMetric, timing } from "hono/timing";
 import { BOOKMARK_HEADER } from "./http/bookmark.ts";
+import { dropContentHeaders } from "./http/caching.ts";
 import { type AppEnv, d1Totals, log, requestLogSample } from "./http/context.ts";
 import { ApiError, errorResponse, invalidParameters, notFound, onError } from "./http/errors.ts";
 import { boundedUrl } from "./http/params.ts";
@@ -19,13 +24,42 @@ import { registerSecuredRoutes } from "./routes/secureds.ts";
 
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
+/**
+ * Hono's default router, given every route's path without a trailing slash.
+ * The app matches requests without one (`strict: false`), so a route the
+ * document shows as the interface writes it, `/debtors/associated/`, is
+ * reached with or without the slash.
+ */
+class TrailingSlashFreeRouter<T> implements Router<T> {
+  readonly name = "TrailingSlashFreeRouter";
+  readonly #router = new SmartRouter<T>({ routers: [new RegExpRouter(), new TrieRouter()] });
+
+  add(method: string, path: string, handler: T): void {
+    this.#router.add(method, path.length > 1 ? path.replace(/\/+$/, "") : path, handler);
+  }
+
+  match(method: string, path: string) {
+    return this.#router.match(method, path);
+  }
+}
+
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({
     // `/debtors/associated/` and `/debtors/associated` are the same endpoint.
     strict: false,
+    router: new TrailingSlashFreeRouter(),
     defaultHook: (result) => {
       if (!result.success) throw invalidParameters(result.error);
     },
+  });
+
+  // Hono answers a HEAD as its GET without the body; like a 304, it goes
+  // without the headers that describe a body too (the document declares no
+  // content for HEAD), or a gateway validating by the document tries to
+  // parse an empty JSON body. First, so that it sees the final headers.
+  app.use(async (c, next) => {
+    await next();
+    if (c.req.method === "HEAD") dropContentHeaders(c.res.headers);
   });
 
   // A fresh UUID for every request (client-sent ids are not reused), echoed
@@ -104,16 +138,21 @@ export function createApp() {
   registerDebtorRoutes(app);
   registerDocs(app);
 
-  // Known paths answer other methods with 405 and the methods they allow.
+  // Known paths answer every other method (POST, TRACE, PROPFIND, QUERY, ...)
+  // with 405 and the methods they allow. Registered after the routes, so a GET
+  // (and a HEAD, which Hono runs as a GET) is answered before reaching it, and
+  // CORS has answered OPTIONS already.
   const paths = [...new Set(app.routes.filter((r) => r.method === "GET").map((r) => r.path))];
-  app.on(["POST", "PUT", "PATCH", "DELETE"], paths, (c) => {
-    return errorResponse(
-      c,
-      new ApiError("method_not_allowed", `Use GET; this endpoint allows ${ALLOWED_METHODS}.`, {
-        headers: { Allow: ALLOWED_METHODS },
-      }),
+  for (const path of paths) {
+    app.all(path, (c) =>
+      errorResponse(
+        c,
+        new ApiError("method_not_allowed", `Use GET; this endpoint allows ${ALLOWED_METHODS}.`, {
+          headers: { Allow: ALLOWED_METHODS },
+        }),
+      ),
     );
-  });
+  }
 
   app.onError(onError);
   app.notFound(notFound);

@@ -42,6 +42,27 @@ describe("ETag and conditional requests", () => {
     });
     expect(stale.status).toBe(200);
   });
+
+  it("sends a 304 bare, without a body or content headers, whether the edge cache missed or hit", async () => {
+    const url = "/filings/recent-by-state?state=CA&t=bare304";
+    const etag = (await get(url, KEY_A)).headers.get("etag")!;
+    const revalidate = () => get(url, KEY_A, { headers: { "if-none-match": etag } });
+    // The second read stores the answer (a miss), the third is served from the cache (a hit).
+    for (const cache of ["miss", "hit"]) {
+      const res = await revalidate();
+      expect(res.status).toBe(304);
+      expect(res.headers.get("x-cache")).toBe(cache);
+      expect(res.headers.get("etag")).toBe(etag);
+      for (const name of ["content-type", "content-length", "content-encoding"]) {
+        expect(res.headers.get(name), `${name} on a ${cache}`).toBeNull();
+      }
+      expect(await res.text()).toBe("");
+    }
+    const document = await get("/openapi.json", null);
+    const again = await get("/openapi.json", null, { headers: { "if-none-match": document.headers.get("etag")! } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("content-type")).toBeNull();
+  });
 });
 
 describe("If-None-Match, per RFC 9110 (weak comparison, lists, *)", () => {

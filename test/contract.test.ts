@@ -14,6 +14,8 @@ import { Validator } from "@cfworker/json-schema";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
+import { INDUSTRIES } from "../src/domain/industries.ts";
+import { STATE_CODES } from "../src/domain/states.ts";
 import { filingLookupRoute } from "../src/routes/filings.ts";
 import { changesRoute } from "../src/routes/monitoring.ts";
 import { LOOKUPS, sampleFilings } from "./endpoints.ts";
@@ -23,6 +25,7 @@ import { daysAgo, envWithShards, get, load, registerKeys, TEST_KEY } from "./hel
 type Json = any;
 type Route = {
   path: string;
+  request: { query: { shape: Record<string, { safeParse(v: unknown): { success: boolean } }> } };
   responses: {
     200: { content: { "application/json": { schema: { safeParse(v: unknown): { error?: { issues: unknown[] } } } } } };
   };
@@ -282,6 +285,22 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  it("declares HEAD beside every GET: the same parameters and statuses, each with its headers and no body", () => {
+    for (const [path, item] of Object.entries<Json>(doc.paths)) {
+      const { get, head } = item;
+      expect(head, path).toBeDefined();
+      expect(head.operationId).toBe(`head${get.operationId[0].toUpperCase()}${get.operationId.slice(1)}`);
+      expect(head.parameters).toEqual(get.parameters);
+      expect(head.security).toEqual(get.security);
+      expect(Object.keys(head.responses)).toEqual(Object.keys(get.responses));
+      for (const [status, response] of Object.entries<Json>(head.responses)) {
+        expect(response.content, `${path} HEAD ${status}`).toBeUndefined();
+        expect(response.headers).toEqual(resolve(get.responses[status]).headers);
+      }
+    }
+    expect(Object.keys(doc.paths)).toContain("/debtors/associated/");
+  });
+
   it("declares the x-api-key scheme on keyed operations and none on the public lookup", () => {
     expect(doc.components.securitySchemes.ApiKey).toEqual(
       expect.objectContaining({ type: "apiKey", in: "header", name: "x-api-key" }),
@@ -292,7 +311,7 @@ describe("the OpenAPI document", () => {
 
   it("names the shared shapes, and tells the envelopes apart by `pagination`", () => {
     const schemas = doc.components.schemas;
-    for (const name of ["LienA", "LienB", "AddressA", "AddressB", "PartyB", "Amendment", "Pagination", "Error"]) {
+    for (const name of ["LienA", "LienB", "AddressA", "AddressB", "PartyB", "Amendment", "Pagination", "ErrorBody"]) {
       expect(schemas[name], name).toBeDefined();
     }
     expect(schemas.ErrorCode.enum).toContain("rate_limited");
@@ -308,13 +327,13 @@ describe("the OpenAPI document", () => {
     expect(JSON.stringify(doc.paths)).not.toContain('"street1"');
   });
 
-  it("gives every error example a body the Error schema accepts", () => {
+  it("gives every error example a body the ErrorBody schema accepts", () => {
     const examples = Object.entries(doc.components.examples);
     expect(examples.map(([, e]: [string, Json]) => e.value.error.code).sort()).toEqual(
       [...doc.components.schemas.ErrorCode.enum].sort(),
     );
     for (const [name, example] of examples as [string, Json][]) {
-      expect(validate({ $ref: "#/components/schemas/Error" }, example.value), name).toEqual([]);
+      expect(validate({ $ref: "#/components/schemas/ErrorBody" }, example.value), name).toEqual([]);
     }
   });
 
@@ -329,15 +348,8 @@ describe("the OpenAPI document", () => {
       maximum: 10_000,
       default: 1,
     });
-    expect(param("/filings/recent-by-postal-code", "envelope").schema).toMatchObject({
-      enum: ["a", "b"],
-      default: "a",
-    });
+    expect(param("/filings/recent-by-postal-code", "envelope").schema).toMatchObject({ default: "a" });
     expect(param("/secureds/recent-by-secured-party", "envelope").schema).toMatchObject({ default: "b" });
-    expect(param("/secureds/recent-by-secured-party", "borrower_type").schema.enum).toEqual([
-      "Organization",
-      "Individual",
-    ]);
     expect(param("/filings/recent-by-state", "industry")).toMatchObject({ style: "form", explode: false });
     expect(validate(param("/filings/recent-by-postal-code", "postal_code").schema, "94107-1234")).toEqual([]);
     expect(validate(param("/filings/recent-by-postal-code", "postal_code").schema, "9410")).not.toEqual([]);
@@ -352,6 +364,46 @@ describe("the OpenAPI document", () => {
       expect(p.example ?? p.schema.example, `${path} ${name}`).toBeUndefined();
     }
     expect(param("/debtors/search-similar", "name").description).not.toMatch(/exact/i);
+  });
+
+  it("admits exactly the spellings of a choice that the server accepts: any case, spaces around it", () => {
+    /**
+     * Each value, in other cases and with spaces, beside near misses. Not the
+     * empty value, which an optional parameter takes as absent (docs/api.md)
+     * and the document leaves out: a client sends nothing instead.
+     */
+    const spellings = (values: readonly string[]) =>
+      values
+        .flatMap((v) => [
+          v,
+          v.toLowerCase(),
+          v.toUpperCase(),
+          [...v].map((ch, i) => (i % 2 ? ch.toLowerCase() : ch.toUpperCase())).join(""),
+          ` ${v}\t`,
+          `${v}x`,
+          v.slice(1),
+          v.replace(" ", ""),
+          `${v},${v}`,
+        ])
+        .filter((value) => value !== "");
+    const choices = [
+      ["/filings/recent-by-state", "state", STATE_CODES],
+      ["/debtors/search-similar", "state", ["ZZ", "C", "CAL"]],
+      ["/secureds/recent-by-secured-party", "borrower_type", ["Organization", "Individual", "Secured Party"]],
+      ["/secureds/recent-by-secured-party", "envelope", ["a", "b", "c", "ab"]],
+      ["/filings/recent-by-state", "industry", [...INDUSTRIES, "Widgets", "Real  Estate"]],
+    ] as const;
+    for (const [path, name, values] of choices) {
+      const route = ROUTES.find((r) => r.path === path)!;
+      const server = route.request.query.shape[name]!;
+      const documented = doc.paths[path].get.parameters.map(resolve).find((p: Json) => p.name === name).schema;
+      // A list parameter's items are its choices: one item stands for the list.
+      const schema = documented.type === "array" ? documented.items : documented;
+      for (const value of spellings(values)) {
+        const admitted = validate(schema, value).length === 0;
+        expect(admitted, `${path} ${name}=${JSON.stringify(value)}`).toBe(server.safeParse(value).success);
+      }
+    }
   });
 
   it("is served with relative servers, whatever the Host, and with a tag for conditional requests", async () => {
@@ -379,7 +431,8 @@ describe("the OpenAPI document", () => {
     expect(page).toContain("/docs/vendor/swagger-ui-bundle.js");
     expect(page).toContain("/docs/init.js");
     expect(page).not.toMatch(/https?:\/\//);
-    expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
+    const policy = res.headers.get("content-security-policy")?.split(/;\s*/);
+    expect(policy).toEqual(expect.arrayContaining(["default-src 'self'", "base-uri 'none'", "form-action 'self'"]));
   });
 
   it("answers / with a small JSON index pointing at the reference and the document", async () => {

@@ -139,11 +139,11 @@ describe("the three exact-name endpoints mean the same debtors", () => {
   });
 
   it("lists co-debtors that the name itself does not find", async () => {
-    const john = await getJson("/debtors/associated?name=John%20Smith&state=CA");
+    const john = await getJson("/debtors/associated/?name=John%20Smith&state=CA");
     expect(john.associated_debtors.map((a) => a.debtor_name)).toEqual(["SMITH, JANE", "Smith Trucking LLC"]);
     expect(john.pagination.total_results).toBe(2);
     // "J Smith" finds Jane too, and the organization JOHN SMITH is not a J Smith.
-    const j = await getJson("/debtors/associated?name=J%20Smith&state=CA");
+    const j = await getJson("/debtors/associated/?name=J%20Smith&state=CA");
     expect(j.associated_debtors.map((a) => a.debtor_name)).toEqual(["JOHN SMITH", "Smith Trucking LLC"]);
   });
 });

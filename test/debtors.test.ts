@@ -118,7 +118,7 @@ describe("GET /debtors/addresses", () => {
   });
 });
 
-describe("GET /debtors/associated", () => {
+describe("GET /debtors/associated/", () => {
   it("lists the other debtors on the debtor's filings in the state, once per name and address", async () => {
     const body = await getJson("/debtors/associated/?name=Acme%20Company&state=CA");
     expect(body).toMatchObject({ debtor_name: "Acme Company", debtor_state: "CA" });
@@ -148,12 +148,12 @@ describe("GET /debtors/associated", () => {
   });
 
   it("keeps to the state asked for", async () => {
-    const body = await getJson("/debtors/associated?name=Acme&state=NV");
+    const body = await getJson("/debtors/associated/?name=Acme&state=NV");
     expect(body.associated_debtors.map((a) => a.debtor_name)).toEqual(["Nevada Partner LLC"]);
   });
 
   it("works from the co-borrower's side, with one entry per address of the same name", async () => {
-    const body = await getJson("/debtors/associated?name=ann%20owner&state=CA");
+    const body = await getJson("/debtors/associated/?name=ann%20owner&state=CA");
     expect(body.associated_debtors.map((a) => a.debtor_name).sort()).toEqual([
       "ACME COMPANY",
       "Acme Holdings LLC",

@@ -241,12 +241,12 @@ export const LOOKUPS: Lookup[] = [
   lookup(debtorAssociatedRoute, {
     scope: "state",
     params: { name: ["Acme Widgets"], state: ["CA"] },
-    sample: ["/debtors/associated?name=contract&state=CA"],
-    variants: ["/debtors/associated?name=Acme%20Widgets&state=CA", "/debtors/associated?name=Smith,%20John&state=CA"],
-    dense: ["/debtors/associated?name=Busy%20Borrower&state=CA"],
+    sample: ["/debtors/associated/?name=contract&state=CA"],
+    variants: ["/debtors/associated/?name=Acme%20Widgets&state=CA", "/debtors/associated/?name=Smith,%20John&state=CA"],
+    dense: ["/debtors/associated/?name=Busy%20Borrower&state=CA"],
     // With a trailing slash: the same endpoint.
     seeded: ["/debtors/associated/?name=Sanchez%20%26%20Sons%20Cafe&state=NY"],
-    bench: (d) => d.debtors.map((x) => `/debtors/associated?name=${enc(x.name)}&state=${x.state}`),
+    bench: (d) => d.debtors.map((x) => `/debtors/associated/?name=${enc(x.name)}&state=${x.state}`),
   }),
   lookup(debtorSimilarRoute, {
     scope: "optional",
@@ -380,8 +380,10 @@ export const ENDPOINTS: (Lookup | StaticEndpoint)[] = [...LOOKUPS, ...STATIC_END
 
 /** The lookup whose path `url` calls (a trailing slash is the same path). */
 export function lookupOf(url: string): Lookup | undefined {
-  const path = new URL(url, "http://x").pathname.replace(/(.)\/$/, "$1");
-  return LOOKUPS.find((e) => e.path === path);
+  // With or without a trailing slash, on either side (the server takes both forms).
+  const bare = (path: string) => path.replace(/(.)\/$/, "$1");
+  const path = bare(new URL(url, "http://x").pathname);
+  return LOOKUPS.find((e) => bare(e.path) === path);
 }
 
 /** Whether `url` reads one filing state ("state") or spans them ("all"). */

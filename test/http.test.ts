@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import staticHeaders from "../public/_headers?raw";
 import { createApp } from "../src/app.ts";
 import { DB_TIMEOUT_MS } from "../src/queries/db.ts";
 import type { ErrorBody } from "./bodies.ts";
@@ -206,6 +207,33 @@ describe("HTTP behaviour", () => {
     }
   });
 
+  it("serves the static files (public/_headers) with the same security headers as the JSON answers", async () => {
+    // Workers static assets are served before the Worker runs (and not at all
+    // in this runtime's tests): the rule for every file must say what the API's middleware does.
+    const rules = staticHeaders.split(/\n(?=\/)/).filter((block) => block.startsWith("/"));
+    expect(rules.map((rule) => rule.split("\n")[0])).toEqual(["/*"]);
+    const fromFile = Object.fromEntries(
+      rules[0]!
+        .split("\n")
+        .slice(1)
+        .filter((line) => /^\s+\S/.test(line))
+        .map((line) => {
+          const colon = line.indexOf(":");
+          return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+        }),
+    );
+    const res = await get(PATHS[0]!);
+    const security = [
+      "x-content-type-options",
+      "content-security-policy",
+      "x-frame-options",
+      "referrer-policy",
+      "strict-transport-security",
+      "cross-origin-resource-policy",
+    ];
+    expect(fromFile).toEqual(Object.fromEntries(security.map((name) => [name, res.headers.get(name)])));
+  });
+
   it("gives every response a UUID request id, the same in the header and the body", async () => {
     for (const [path, key] of [
       [PATHS[0]!, TEST_KEY],
@@ -224,25 +252,32 @@ describe("HTTP behaviour", () => {
     expect(res.headers.get("x-request-id")).not.toBe("client-chosen");
   });
 
-  it("accepts a trailing slash on every path", async () => {
+  it("accepts every path with a trailing slash and without one", async () => {
     for (const path of PATHS) {
       const [p, q] = path.split("?");
-      expect((await get(`${p}/?${q}`)).status).toBe(200);
+      const bare = p!.replace(/\/$/, "");
+      for (const form of [bare, `${bare}/`]) expect((await get(`${form}?${q}`)).status, form).toBe(200);
     }
   });
 
-  it("answers HEAD like GET, without a body", async () => {
-    const res = await get(PATHS[0]!, TEST_KEY, { method: "HEAD" });
-    expect(res.status).toBe(200);
-    expect(await res.text()).toBe("");
+  it("answers HEAD like GET, without a body or the headers that describe one", async () => {
+    const [head, got] = [await get(PATHS[0]!, TEST_KEY, { method: "HEAD" }), await get(PATHS[0]!)];
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    expect(head.headers.get("content-type")).toBeNull();
+    expect(got.headers.get("content-type")).toContain("application/json");
+    for (const name of ["etag", "cache-control", "x-request-id"]) expect(head.headers.get(name), name).not.toBeNull();
   });
 
-  it.each(["POST", "PUT", "PATCH", "DELETE"])("answers %s with 405 and an Allow header", async (method) => {
-    const res = await get(PATHS[0]!, TEST_KEY, { method });
-    expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
-    expect((await res.json<ErrorBody>()).error.code).toBe("method_not_allowed");
-  });
+  it.each(["POST", "PUT", "PATCH", "DELETE", "TRACE", "PROPFIND", "MKCOL", "QUERY", "PURGE"])(
+    "answers %s with 405 and an Allow header",
+    async (method) => {
+      const res = await get(PATHS[0]!, TEST_KEY, { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+      expect((await res.json<ErrorBody>()).error.code).toBe("method_not_allowed");
+    },
+  );
 
   it("answers a CORS preflight allowing the x-api-key header", async () => {
     const res = await get(PATHS[0]!, null, {

@@ -197,6 +197,32 @@ describe("key guessing", () => {
     expect((await call(unseen, env.API_KEYS, ip)).status).toBe(429);
   }, 60_000);
 
+  it("gives unknown, revoked, expired and over-long keys the same answer, under the budget and over it", async () => {
+    const ip = address();
+    const put = async (key: string, over: Partial<KeyMetadata>) => {
+      const metadata: KeyMetadata = { label: key, created: daysAgo(10), status: "active", ...over };
+      await env.API_KEYS.put(await hashKey(key), "", { metadata });
+    };
+    const revoked = fresh("revoked");
+    const expired = fresh("expired");
+    await put(revoked, { status: "revoked" });
+    await put(expired, { expires: daysAgo(1) });
+    const refusals = async () => {
+      const answers = [];
+      for (const key of [fresh("unknown"), revoked, expired, "k".repeat(300)]) {
+        const res = await call(key, env.API_KEYS, ip);
+        answers.push([res.status, (await res.json<ErrorBody>()).error.code, res.headers.get("retry-after")]);
+      }
+      return answers;
+    };
+    // Under the budget (the revoked and expired keys are now in the isolate's cache, as KV answered them).
+    expect(await refusals()).toEqual(Array(4).fill([401, "invalid_api_key", null]));
+    for (let i = 0; i < 2 * BUDGET + 1; i++) {
+      if ((await call(fresh("guess"), env.API_KEYS, ip)).status === 429) break;
+    }
+    expect(await refusals()).toEqual(Array(4).fill([429, "rate_limited", "60"]));
+  }, 60_000);
+
   it("hashes a valid key once per isolate and minute, and a guess on every try", async () => {
     const key = fresh("hashed-once");
     const guess = fresh("hashed-guess");

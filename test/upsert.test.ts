@@ -82,7 +82,7 @@ describe("replacing a filing with upsertFilings", () => {
   });
 
   it("rebuilds the co-borrower's links and addresses from the new version", async () => {
-    const links = await getJson("/debtors/associated?name=Ann%20Partner&state=CA&read=a");
+    const links = await getJson("/debtors/associated/?name=Ann%20Partner&state=CA&read=a");
     expect(links.associated_debtors.map((d) => d.debtor_name)).toEqual(["New Name Co"]);
     const addresses = await getJson("/debtors/addresses?name=Ann%20Partner&read=b");
     expect(addresses.addresses.map((a) => a.zip_code)).toEqual(["94110"]);

@@ -3,7 +3,7 @@ import type { components } from "./openapi.js";
 /** The API's stable error codes, from the OpenAPI document's `ErrorCode`. */
 export type ErrorCode = components["schemas"]["ErrorCode"];
 export type ErrorDetail = components["schemas"]["ErrorDetail"];
-export type ErrorBody = components["schemas"]["Error"];
+export type ErrorBody = components["schemas"]["ErrorBody"];
 
 /**
  * An answer other than 200. `code` is the API's error code, or

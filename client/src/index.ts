@@ -14,33 +14,57 @@
  *   (a paged walk) never read an older database state.
  * - Every call takes an AbortSignal and a timeout; a non-200 answer throws a
  *   LienLookupError with the API's code, details, status and request id.
+ * - `.answer()` gives a page with what its answer's headers said (ETag,
+ *   request id, bookmark, cache, Retry-After) and, given the ETag of an
+ *   earlier answer, revalidates it: "not modified" comes back without a body.
  */
 import { errorOf, LienLookupError } from "./errors.js";
-import type { components, operations } from "./openapi.js";
+import type { components, operations, paths } from "./openapi.js";
 
 export type { ErrorBody, ErrorCode, ErrorDetail } from "./errors.js";
 export { LienLookupError } from "./errors.js";
 export type { components, operations, paths } from "./openapi.js";
 
+// The document's shapes under their schema names: each page, and each item of one.
 type Schemas = components["schemas"];
 export type LienPageA = Schemas["LienPageA"];
 export type LienPageB = Schemas["LienPageB"];
+export type LienPageFull = Schemas["LienPageFull"];
 export type LienA = Schemas["LienA"];
 export type LienB = Schemas["LienB"];
+export type LienFull = Schemas["LienFull"];
+export type Amendment = Schemas["Amendment"];
+export type AmendmentFull = Schemas["AmendmentFull"];
 export type TerminatedFilingPage = Schemas["TerminatedFilingPage"];
+export type TerminatedFiling = Schemas["TerminatedFiling"];
 export type KnownAddressPage = Schemas["KnownAddressPage"];
+export type KnownAddress = Schemas["KnownAddress"];
+/** A co-borrower. */
+export type AssociatedDebtor = Schemas["AssociatedDebtor"];
 export type AssociatedDebtorPage = Schemas["AssociatedDebtorPage"];
 export type SimilarDebtorPage = Schemas["SimilarDebtorPage"];
+export type SimilarDebtor = Schemas["SimilarDebtor"];
 
-export type OperationId = keyof operations;
+/** A lookup's GET operation of the document (each also has a bodiless HEAD twin, `head...`). */
+type GetOperation = NonNullable<paths[keyof paths]["get"]>;
+export type OperationId = {
+  [Op in keyof operations]: operations[Op] extends GetOperation ? Op : never;
+}[keyof operations];
+/** The path whose GET is `Op`, as the document writes it. */
+type PathOf<Op extends OperationId> = {
+  [P in keyof paths]: paths[P]["get"] extends operations[Op] ? P : never;
+}[keyof paths];
 /** The query parameters of an operation. */
 export type QueryOf<Op extends OperationId> = operations[Op]["parameters"]["query"];
-/** The 200 body of an operation. */
+/** The 200 body of an operation, as the document declares it. */
 export type PageOf<Op extends OperationId> = operations[Op]["responses"][200]["content"]["application/json"];
 
-export type Envelope = "a" | "b";
-/** The page shape `envelope` selects. */
-export type EnvelopePage<E extends Envelope> = E extends "b" ? LienPageB : LienPageA;
+/** `envelope` is read in any case. */
+export type Envelope = "a" | "b" | "A" | "B";
+/** Of an operation's pages (envelope A or B), the one `envelope` selects. */
+export type EnvelopePage<P, E extends Envelope> = E extends "b" | "B"
+  ? Exclude<P, { pagination: unknown }>
+  : Extract<P, { pagination: unknown }>;
 
 /** The list in a page, whatever the operation. */
 export type ItemOf<P> = P extends { ucc_liens: (infer I)[] }
@@ -55,7 +79,7 @@ export type ItemOf<P> = P extends { ucc_liens: (infer I)[] }
           ? I
           : never;
 
-/** Where each operation lives and which field holds its list. */
+/** Where each operation lives (its path in the document) and which field holds its list. */
 const OPERATIONS = {
   listRecentFilingsByState: { path: "/filings/recent-by-state", list: "ucc_liens" },
   listRecentFilingsByPostalCode: { path: "/filings/recent-by-postal-code", list: "ucc_liens" },
@@ -63,10 +87,10 @@ const OPERATIONS = {
   listRecentlyTerminatedFilings: { path: "/filings/recently-terminated", list: "terminated_filings" },
   searchDebtorFilings: { path: "/debtors/search", list: "ucc_liens" },
   listDebtorAddresses: { path: "/debtors/addresses", list: "addresses" },
-  listAssociatedDebtors: { path: "/debtors/associated", list: "associated_debtors" },
+  listAssociatedDebtors: { path: "/debtors/associated/", list: "associated_debtors" },
   searchSimilarDebtors: { path: "/debtors/search-similar", list: "similar_debtors" },
   lookupFiling: { path: "/filings", list: "ucc_liens" },
-} as const satisfies Record<OperationId, { path: string; list: string }>;
+} as const satisfies { [Op in OperationId]: { path: PathOf<Op>; list: string } };
 
 /** The API serves pages 1 to 10,000. */
 export const MAX_PAGE = 10_000;
@@ -114,13 +138,56 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** What an answer's headers said, beside its body. */
+export interface AnswerInfo {
+  /** The answer's `ETag`: pass it as `ifNoneMatch` to `answer()` to revalidate the page. */
+  etag: string | null;
+  /** `x-request-id`, also the body's `response_metadata.request_id`: quote it when reporting a problem. */
+  requestId: string | null;
+  /** `x-d1-bookmark`: the database state the answer was read from (see `bookmark` on the client). */
+  bookmark: string | null;
+  /** `x-cache`: whether the answer came from the edge cache. */
+  cache: "hit" | "miss" | null;
+  /**
+   * `Retry-After` in seconds, if the answer carried one. The API sends it
+   * with 429 and 503 (retried, then thrown as a LienLookupError with the same
+   * `retryAfter`); no other rate-limit header is sent.
+   */
+  retryAfter: number | null;
+  /** Every header of the answer, `Server-Timing` and `Cache-Control` among them. */
+  headers: Headers;
+}
+
+/** A page and what its answer said. */
+export interface Fresh<P> extends AnswerInfo {
+  status: 200;
+  notModified: false;
+  page: P;
+}
+
+/** A revalidation's answer while the page is unchanged: 304, no body. */
+export interface NotModified extends AnswerInfo {
+  status: 304;
+  notModified: true;
+}
+
 /**
  * One page when awaited; every page from the asked one on when iterated
  * (`for await (const page of ...)`); every item of those pages with
- * `.items()`. Nothing is fetched until one of these is used.
+ * `.items()`; pages with their answers' headers with `.answer()` and
+ * `.answers()`. Nothing is fetched until one of these is used.
  */
 export interface Paged<P> extends PromiseLike<P>, AsyncIterable<P> {
   items(): AsyncIterable<ItemOf<P>>;
+  /** Each page from the asked one on, with its answer's headers. */
+  answers(): AsyncIterable<Fresh<P>>;
+  /** The page asked for, with its answer's headers. */
+  answer(): Promise<Fresh<P>>;
+  /**
+   * The page asked for only if it changed since the answer whose ETag is
+   * `ifNoneMatch`: a NotModified (no body) while it has not.
+   */
+  answer(options: { ifNoneMatch: string }): Promise<Fresh<P> | NotModified>;
 }
 
 type Query = Record<string, string | number | readonly string[] | undefined>;
@@ -146,6 +213,18 @@ function retryAfterSeconds(value: string | null): number | null {
   if (/^\s*\d+\s*$/.test(value)) return Number(value);
   const date = Date.parse(value);
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+function infoOf(res: Response): AnswerInfo {
+  const cache = res.headers.get("x-cache");
+  return {
+    etag: res.headers.get("etag"),
+    requestId: res.headers.get("x-request-id"),
+    bookmark: res.headers.get(BOOKMARK_HEADER),
+    cache: cache === "hit" || cache === "miss" ? cache : null,
+    retryAfter: retryAfterSeconds(res.headers.get("retry-after")),
+    headers: res.headers,
+  };
 }
 
 function hasNextPage(page: unknown): boolean {
@@ -185,97 +264,137 @@ export class LienLookupClient {
   }
 
   /** Recent filings (last 90 days) in a state; envelope A. */
-  listRecentFilingsByState(query: QueryOf<"listRecentFilingsByState">, options?: CallOptions): Paged<LienPageA> {
-    return this.#paged<LienPageA>("listRecentFilingsByState", query, options);
+  listRecentFilingsByState(
+    query: QueryOf<"listRecentFilingsByState">,
+    options?: CallOptions,
+  ): Paged<PageOf<"listRecentFilingsByState">> {
+    return this.#paged("listRecentFilingsByState", query, options);
   }
 
   /** Recent filings with a debtor in a ZIP code; envelope A, or B with `envelope: "b"`. */
   listRecentFilingsByPostalCode<E extends Envelope = "a">(
     query: QueryOf<"listRecentFilingsByPostalCode"> & { envelope?: E },
     options?: CallOptions,
-  ): Paged<EnvelopePage<E>> {
-    return this.#paged<EnvelopePage<E>>("listRecentFilingsByPostalCode", query, options);
+  ): Paged<EnvelopePage<PageOf<"listRecentFilingsByPostalCode">, E>> {
+    return this.#paged("listRecentFilingsByPostalCode", query, options);
   }
 
   /** Recent filings by secured party (lender) in a state; envelope B with amendments, or A with `envelope: "a"`. */
   listRecentFilingsBySecuredParty<E extends Envelope = "b">(
     query: QueryOf<"listRecentFilingsBySecuredParty"> & { envelope?: E },
     options?: CallOptions,
-  ): Paged<EnvelopePage<E>> {
-    return this.#paged<EnvelopePage<E>>("listRecentFilingsBySecuredParty", query, options);
+  ): Paged<EnvelopePage<PageOf<"listRecentFilingsBySecuredParty">, E>> {
+    return this.#paged("listRecentFilingsBySecuredParty", query, options);
   }
 
   /** Filings terminated in the last 90 days in a state. */
   listRecentlyTerminatedFilings(
     query: QueryOf<"listRecentlyTerminatedFilings">,
     options?: CallOptions,
-  ): Paged<TerminatedFilingPage> {
-    return this.#paged<TerminatedFilingPage>("listRecentlyTerminatedFilings", query, options);
+  ): Paged<PageOf<"listRecentlyTerminatedFilings">> {
+    return this.#paged("listRecentlyTerminatedFilings", query, options);
   }
 
   /** Every filing of a debtor (exact name, UCC search logic) in a state. */
-  searchDebtorFilings(query: QueryOf<"searchDebtorFilings">, options?: CallOptions): Paged<LienPageA> {
-    return this.#paged<LienPageA>("searchDebtorFilings", query, options);
+  searchDebtorFilings(
+    query: QueryOf<"searchDebtorFilings">,
+    options?: CallOptions,
+  ): Paged<PageOf<"searchDebtorFilings">> {
+    return this.#paged("searchDebtorFilings", query, options);
   }
 
   /** The addresses a debtor has filed under, in any state. */
-  listDebtorAddresses(query: QueryOf<"listDebtorAddresses">, options?: CallOptions): Paged<KnownAddressPage> {
-    return this.#paged<KnownAddressPage>("listDebtorAddresses", query, options);
+  listDebtorAddresses(
+    query: QueryOf<"listDebtorAddresses">,
+    options?: CallOptions,
+  ): Paged<PageOf<"listDebtorAddresses">> {
+    return this.#paged("listDebtorAddresses", query, options);
   }
 
   /** A debtor's co-borrowers in a state. */
-  listAssociatedDebtors(query: QueryOf<"listAssociatedDebtors">, options?: CallOptions): Paged<AssociatedDebtorPage> {
-    return this.#paged<AssociatedDebtorPage>("listAssociatedDebtors", query, options);
+  listAssociatedDebtors(
+    query: QueryOf<"listAssociatedDebtors">,
+    options?: CallOptions,
+  ): Paged<PageOf<"listAssociatedDebtors">> {
+    return this.#paged("listAssociatedDebtors", query, options);
   }
 
   /** Debtor names similar to a name, ranked by score. */
-  searchSimilarDebtors(query: QueryOf<"searchSimilarDebtors">, options?: CallOptions): Paged<SimilarDebtorPage> {
-    return this.#paged<SimilarDebtorPage>("searchSimilarDebtors", query, options);
+  searchSimilarDebtors(
+    query: QueryOf<"searchSimilarDebtors">,
+    options?: CallOptions,
+  ): Paged<PageOf<"searchSimilarDebtors">> {
+    return this.#paged("searchSimilarDebtors", query, options);
   }
 
-  /** A filing by its initial financing number (every state's, without `state`); needs no key. */
-  lookupFiling(query: QueryOf<"lookupFiling">, options?: CallOptions): Paged<LienPageB> {
-    return this.#paged<LienPageB>("lookupFiling", query, options);
+  /** A filing by its initial financing number (every state's, without `state`), as the office recorded it; needs no key. */
+  lookupFiling(query: QueryOf<"lookupFiling">, options?: CallOptions): Paged<PageOf<"lookupFiling">> {
+    return this.#paged("lookupFiling", query, options);
   }
 
   #paged<P>(operation: OperationId, query: Query, options: CallOptions = {}): Paged<P> {
     const { list } = OPERATIONS[operation];
     const firstPage = Number(query.page ?? 1);
-    const fetchPage = (page: number) => this.#get<P>(operation, { ...query, page }, options);
-    let first: Promise<P> | undefined;
+    const fetchPage = (page: number, ifNoneMatch?: string) =>
+      this.#get<P>(operation, { ...query, page }, options, ifNoneMatch);
+    let first: Promise<Fresh<P>> | undefined;
     const getFirst = () => {
-      first ??= fetchPage(firstPage);
+      first ??= fetchPage(firstPage) as Promise<Fresh<P>>;
       return first;
     };
-    async function* pages(): AsyncGenerator<P> {
-      let body = await getFirst();
-      yield body;
-      for (let page = firstPage + 1; hasNextPage(body) && page <= MAX_PAGE; page++) {
-        body = await fetchPage(page);
-        yield body;
+    async function* answers(): AsyncGenerator<Fresh<P>> {
+      let answer = await getFirst();
+      yield answer;
+      for (let page = firstPage + 1; hasNextPage(answer.page) && page <= MAX_PAGE; page++) {
+        answer = (await fetchPage(page)) as Fresh<P>;
+        yield answer;
       }
+    }
+    async function* pages(): AsyncGenerator<P> {
+      for await (const answer of answers()) yield answer.page;
+    }
+    function answer(): Promise<Fresh<P>>;
+    function answer(conditional: { ifNoneMatch: string }): Promise<Fresh<P> | NotModified>;
+    function answer(conditional?: { ifNoneMatch: string }): Promise<Fresh<P> | NotModified> {
+      return conditional ? fetchPage(firstPage, conditional.ifNoneMatch) : getFirst();
     }
     return {
       // biome-ignore lint/suspicious/noThenProperty: a Paged is awaitable by design (one page).
-      then: (onFulfilled, onRejected) => getFirst().then(onFulfilled, onRejected),
+      then: (onFulfilled, onRejected) =>
+        getFirst()
+          .then((a) => a.page)
+          .then(onFulfilled, onRejected),
       [Symbol.asyncIterator]: pages,
+      answers,
+      answer,
       async *items() {
         for await (const page of pages()) yield* (page as Record<string, ItemOf<P>[]>)[list] ?? [];
       },
     };
   }
 
-  async #get<P>(operation: OperationId, query: Query, options: CallOptions): Promise<P> {
+  /** One page, or (for a conditional request whose tag still matches) "not modified". */
+  async #get<P>(
+    operation: OperationId,
+    query: Query,
+    options: CallOptions,
+    ifNoneMatch?: string,
+  ): Promise<Fresh<P> | NotModified> {
     const url = new URL(this.#baseUrl + OPERATIONS[operation].path);
     for (const [name, value] of Object.entries(query)) {
       if (value === undefined) continue;
       // Lists (industry) are comma-separated, as the document's `explode: false` says.
       url.searchParams.set(name, Array.isArray(value) ? value.join(",") : String(value));
     }
-    const res = await this.#send(url, options);
+    const res = await this.#send(url, options, ifNoneMatch);
+    if (res.status === 304 && ifNoneMatch !== undefined) {
+      await res.body?.cancel();
+      return { status: 304, notModified: true, ...infoOf(res) };
+    }
     if (res.status !== 200) throw await errorOf(res, retryAfterSeconds(res.headers.get("retry-after")));
+    let page: P;
     try {
-      return (await res.json()) as P;
+      page = (await res.json()) as P;
     } catch {
       throw new LienLookupError({
         status: res.status,
@@ -285,16 +404,18 @@ export class LienLookupClient {
         retryAfter: null,
       });
     }
+    return { status: 200, notModified: false, page, ...infoOf(res) };
   }
 
   /** One GET, retried on 429, 503 and network failures; remembers the answer's bookmark. */
-  async #send(url: URL, { signal, timeoutMs = this.#timeoutMs }: CallOptions): Promise<Response> {
+  async #send(url: URL, { signal, timeoutMs = this.#timeoutMs }: CallOptions, ifNoneMatch?: string): Promise<Response> {
     const { retries, baseDelayMs, maxDelayMs } = this.#retry;
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       const headers = new Headers({ accept: "application/json" });
       if (this.#apiKey !== undefined) headers.set("x-api-key", this.#apiKey);
       if (this.#consistentReads && this.#bookmark) headers.set(BOOKMARK_HEADER, this.#bookmark);
+      if (ifNoneMatch !== undefined) headers.set("if-none-match", ifNoneMatch);
       const timeout = AbortSignal.timeout(timeoutMs);
       const request = new Request(url, {
         method: "GET",

@@ -20,7 +20,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * One filing by number (public) (headers only)
+         * @description `lookupFiling` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headLookupFiling"];
         patch?: never;
         trace?: never;
     };
@@ -40,7 +44,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Recent filings in a state (headers only)
+         * @description `listRecentFilingsByState` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headListRecentFilingsByState"];
         patch?: never;
         trace?: never;
     };
@@ -60,7 +68,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Recent filings by debtor postal code (headers only)
+         * @description `listRecentFilingsByPostalCode` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headListRecentFilingsByPostalCode"];
         patch?: never;
         trace?: never;
     };
@@ -80,7 +92,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Recently terminated filings in a state (headers only)
+         * @description `listRecentlyTerminatedFilings` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headListRecentlyTerminatedFilings"];
         patch?: never;
         trace?: never;
     };
@@ -100,7 +116,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Recent filings by secured party (headers only)
+         * @description `listRecentFilingsBySecuredParty` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headListRecentFilingsBySecuredParty"];
         patch?: never;
         trace?: never;
     };
@@ -120,7 +140,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Debtor names similar to a name (headers only)
+         * @description `searchSimilarDebtors` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headSearchSimilarDebtors"];
         patch?: never;
         trace?: never;
     };
@@ -140,7 +164,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * All filings of a debtor (headers only)
+         * @description `searchDebtorFilings` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headSearchDebtorFilings"];
         patch?: never;
         trace?: never;
     };
@@ -160,11 +188,15 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Known addresses of a debtor (headers only)
+         * @description `listDebtorAddresses` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headListDebtorAddresses"];
         patch?: never;
         trace?: never;
     };
-    "/debtors/associated": {
+    "/debtors/associated/": {
         parameters: {
             query?: never;
             header?: never;
@@ -180,7 +212,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Co-borrowers of a debtor (headers only)
+         * @description `listAssociatedDebtors` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headListAssociatedDebtors"];
         patch?: never;
         trace?: never;
     };
@@ -298,7 +334,7 @@ export interface components {
             address: components["schemas"]["AddressA"];
         };
         /** @description The body of every error response. */
-        Error: {
+        ErrorBody: {
             error: {
                 code: components["schemas"]["ErrorCode"];
                 /** @description For people; it may change. Match on `code`. */
@@ -553,7 +589,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
@@ -565,7 +601,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
@@ -577,7 +613,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description An unexpected error; the request id identifies it in the logs. */
@@ -588,7 +624,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
@@ -600,7 +636,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
@@ -612,7 +648,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
     };
@@ -734,6 +770,108 @@ export interface operations {
             default: components["responses"]["OtherError"];
         };
     };
+    headLookupFiling: {
+        parameters: {
+            query: {
+                /**
+                 * @description The initial financing statement's number, as the state issued it.
+                 * @example 00001434
+                 */
+                initial_financing_number: string;
+                /** @description The filing's state, when the number alone is ambiguous. */
+                state?: string;
+                /** @description Page number, from 1, in decimal digits. */
+                page?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listRecentFilingsByState: {
         parameters: {
             query: {
@@ -742,8 +880,8 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Comma-separated debtor industries, case-insensitive, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. */
-                industry?: ("Construction & Trades" | "Retail & E-commerce" | "Real Estate" | "Equipment" | "Finance & Investments" | "Food & Beverage" | "Professional Services" | "Health & Wellness" | "Education & Training" | "Transportation & Logistics" | "Manufacturing" | "Arts & Entertainment" | "Automotive Services & Sales" | "Energy & Utilities" | "Agriculture & Farming")[];
+                /** @description Comma-separated debtor industries, in any case, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. The industries: Construction & Trades; Retail & E-commerce; Real Estate; Equipment; Finance & Investments; Food & Beverage; Professional Services; Health & Wellness; Education & Training; Transportation & Logistics; Manufacturing; Arts & Entertainment; Automotive Services & Sales; Energy & Utilities; Agriculture & Farming. */
+                industry?: string[];
                 /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
@@ -796,6 +934,118 @@ export interface operations {
             default: components["responses"]["OtherError"];
         };
     };
+    headListRecentFilingsByState: {
+        parameters: {
+            query: {
+                /**
+                 * @description Two-letter US state or territory code, case-insensitive: AL, AK, AZ, AR, CA, CO, CT, DE, DC, FL, GA, HI, ID, IL, IN, IA, KS, KY, LA, ME, MD, MA, MI, MN, MS, MO, MT, NE, NV, NH, NJ, NM, NY, NC, ND, OH, OK, OR, PA, RI, SC, SD, TN, TX, UT, VT, VA, WA, WV, WI, WY, PR, GU, VI, AS, MP.
+                 * @example CA
+                 */
+                state: string;
+                /** @description Comma-separated debtor industries, in any case, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. The industries: Construction & Trades; Retail & E-commerce; Real Estate; Equipment; Finance & Investments; Food & Beverage; Professional Services; Health & Wellness; Education & Training; Transportation & Logistics; Manufacturing; Arts & Entertainment; Automotive Services & Sales; Energy & Utilities; Agriculture & Farming. */
+                industry?: string[];
+                /** @description Page number, from 1, in decimal digits. */
+                page?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listRecentFilingsByPostalCode: {
         parameters: {
             query: {
@@ -804,10 +1054,10 @@ export interface operations {
                  * @example 90010
                  */
                 postal_code: string;
-                /** @description Comma-separated debtor industries, case-insensitive, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. */
-                industry?: ("Construction & Trades" | "Retail & E-commerce" | "Real Estate" | "Equipment" | "Finance & Investments" | "Food & Beverage" | "Professional Services" | "Health & Wellness" | "Education & Training" | "Transportation & Logistics" | "Manufacturing" | "Arts & Entertainment" | "Automotive Services & Sales" | "Energy & Utilities" | "Agriculture & Farming")[];
-                /** @description Response shape (case-insensitive): `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
-                envelope?: "a" | "b";
+                /** @description Comma-separated debtor industries, in any case, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. The industries: Construction & Trades; Retail & E-commerce; Real Estate; Equipment; Finance & Investments; Food & Beverage; Professional Services; Health & Wellness; Education & Training; Transportation & Logistics; Manufacturing; Arts & Entertainment; Automotive Services & Sales; Energy & Utilities; Agriculture & Farming. */
+                industry?: string[];
+                /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
+                envelope?: string;
                 /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
@@ -858,6 +1108,120 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["OtherError"];
+        };
+    };
+    headListRecentFilingsByPostalCode: {
+        parameters: {
+            query: {
+                /**
+                 * @description Debtor ZIP code; ZIP+4 matches on its first five digits.
+                 * @example 90010
+                 */
+                postal_code: string;
+                /** @description Comma-separated debtor industries, in any case, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. The industries: Construction & Trades; Retail & E-commerce; Real Estate; Equipment; Finance & Investments; Food & Beverage; Professional Services; Health & Wellness; Education & Training; Transportation & Logistics; Manufacturing; Arts & Entertainment; Automotive Services & Sales; Energy & Utilities; Agriculture & Farming. */
+                industry?: string[];
+                /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
+                envelope?: string;
+                /** @description Page number, from 1, in decimal digits. */
+                page?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     listRecentlyTerminatedFilings: {
@@ -920,6 +1284,116 @@ export interface operations {
             default: components["responses"]["OtherError"];
         };
     };
+    headListRecentlyTerminatedFilings: {
+        parameters: {
+            query: {
+                /**
+                 * @description Two-letter US state or territory code, case-insensitive: AL, AK, AZ, AR, CA, CO, CT, DE, DC, FL, GA, HI, ID, IL, IN, IA, KS, KY, LA, ME, MD, MA, MI, MN, MS, MO, MT, NE, NV, NH, NJ, NM, NY, NC, ND, OH, OK, OR, PA, RI, SC, SD, TN, TX, UT, VT, VA, WA, WV, WI, WY, PR, GU, VI, AS, MP.
+                 * @example CA
+                 */
+                state: string;
+                /** @description Page number, from 1, in decimal digits. */
+                page?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listRecentFilingsBySecuredParty: {
         parameters: {
             query: {
@@ -933,10 +1407,10 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Only filings with a debtor of this type (case-insensitive). */
-                borrower_type?: "Organization" | "Individual";
-                /** @description Response shape (case-insensitive): `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
-                envelope?: "a" | "b";
+                /** @description Only filings with a debtor of this type: Organization or Individual, in any case. */
+                borrower_type?: string;
+                /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
+                envelope?: string;
                 /** @description Page number, from 1, in decimal digits. */
                 page?: number;
             };
@@ -987,6 +1461,125 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["OtherError"];
+        };
+    };
+    headListRecentFilingsBySecuredParty: {
+        parameters: {
+            query: {
+                /**
+                 * @description Secured party name: case-insensitive, matching whole leading words.
+                 * @example Wells Fargo
+                 */
+                name: string;
+                /**
+                 * @description Two-letter US state or territory code, case-insensitive: AL, AK, AZ, AR, CA, CO, CT, DE, DC, FL, GA, HI, ID, IL, IN, IA, KS, KY, LA, ME, MD, MA, MI, MN, MS, MO, MT, NE, NV, NH, NJ, NM, NY, NC, ND, OH, OK, OR, PA, RI, SC, SD, TN, TX, UT, VT, VA, WA, WV, WI, WY, PR, GU, VI, AS, MP.
+                 * @example CA
+                 */
+                state: string;
+                /** @description Only filings with a debtor of this type: Organization or Individual, in any case. */
+                borrower_type?: string;
+                /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
+                envelope?: string;
+                /** @description Page number, from 1, in decimal digits. */
+                page?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     searchSimilarDebtors: {
@@ -1049,6 +1642,118 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["OtherError"];
+        };
+    };
+    headSearchSimilarDebtors: {
+        parameters: {
+            query: {
+                /**
+                 * @description A debtor name as you have it: misspellings, word order, punctuation and legal endings are tolerated.
+                 * @example Harbour Manufacturing
+                 */
+                name: string;
+                /** @description Only debtors filed in this state. Default: every state. */
+                state?: string;
+                /** @description Page number, from 1, in decimal digits. */
+                page?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     searchDebtorFilings: {
@@ -1116,6 +1821,121 @@ export interface operations {
             default: components["responses"]["OtherError"];
         };
     };
+    headSearchDebtorFilings: {
+        parameters: {
+            query: {
+                /**
+                 * @description Exact debtor name under UCC standard search logic: case, accents, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored; individuals match by last, first and middle name ('John Smith' or 'Smith, John').
+                 * @example Harbor Manufacturing Inc
+                 */
+                name: string;
+                /**
+                 * @description Two-letter US state or territory code, case-insensitive: AL, AK, AZ, AR, CA, CO, CT, DE, DC, FL, GA, HI, ID, IL, IN, IA, KS, KY, LA, ME, MD, MA, MI, MN, MS, MO, MT, NE, NV, NH, NJ, NM, NY, NC, ND, OH, OK, OR, PA, RI, SC, SD, TN, TX, UT, VT, VA, WA, WV, WI, WY, PR, GU, VI, AS, MP.
+                 * @example CA
+                 */
+                state: string;
+                /** @description Page number, from 1, in decimal digits. */
+                page?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listDebtorAddresses: {
         parameters: {
             query: {
@@ -1174,6 +1994,116 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["OtherError"];
+        };
+    };
+    headListDebtorAddresses: {
+        parameters: {
+            query: {
+                /**
+                 * @description Exact debtor name under UCC standard search logic: case, accents, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored; individuals match by last, first and middle name ('John Smith' or 'Smith, John').
+                 * @example Harbor Manufacturing Inc
+                 */
+                name: string;
+                /** @description Page number, from 1, in decimal digits. */
+                page?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     listAssociatedDebtors: {
@@ -1239,6 +2169,121 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["OtherError"];
+        };
+    };
+    headListAssociatedDebtors: {
+        parameters: {
+            query: {
+                /**
+                 * @description Exact debtor name under UCC standard search logic: case, accents, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored; individuals match by last, first and middle name ('John Smith' or 'Smith, John').
+                 * @example Harbor Manufacturing Inc
+                 */
+                name: string;
+                /**
+                 * @description Two-letter US state or territory code, case-insensitive: AL, AK, AZ, AR, CA, CO, CT, DE, DC, FL, GA, HI, ID, IL, IN, IA, KS, KY, LA, ME, MD, MA, MI, MN, MS, MO, MT, NE, NV, NH, NJ, NM, NY, NC, ND, OH, OK, OR, PA, RI, SC, SD, TN, TX, UT, VT, VA, WA, WV, WI, WY, PR, GU, VI, AS, MP.
+                 * @example CA
+                 */
+                state: string;
+                /** @description Page number, from 1, in decimal digits. */
+                page?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -8,14 +8,22 @@ import { beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { allD1, daysAgo, filing, load, party, registerKeys, TEST_KEY } from "../../test/helpers.ts";
 import {
+  type AssociatedDebtor,
   createClient,
+  type Envelope,
+  type KnownAddress,
   type LienA,
   type LienB,
+  type LienFull,
   LienLookupError,
   type LienPageA,
   type LienPageB,
+  type LienPageFull,
   newestBookmark,
+  type OperationId,
   type operations,
+  type PageOf,
+  type SimilarDebtor,
 } from "../src/index.ts";
 
 const BASE = "https://lien.test";
@@ -132,19 +140,114 @@ describe("paging", () => {
     expect(page.pagination).toEqual({ current_page: 5, total_pages: 5, page_size: 5, total_results: FILINGS });
   });
 
-  it("types the answer by the envelope asked for, as the generated types allow", () => {
+  it("types the answer by the envelope asked for, in any case, as the generated types allow", () => {
     const { client } = testClient();
     expectTypeOf(client.listRecentFilingsByPostalCode({ postal_code: "94110" })).resolves.toEqualTypeOf<LienPageA>();
     expectTypeOf(
       client.listRecentFilingsByPostalCode({ postal_code: "94110", envelope: "b" }),
     ).resolves.toEqualTypeOf<LienPageB>();
     expectTypeOf(
+      client.listRecentFilingsByPostalCode({ postal_code: "94110", envelope: "B" }),
+    ).resolves.toEqualTypeOf<LienPageB>();
+    expectTypeOf(
       client.listRecentFilingsBySecuredParty({ name: "x", state: "CA" }),
     ).resolves.toEqualTypeOf<LienPageB>();
+    expectTypeOf(
+      client.listRecentFilingsBySecuredParty({ name: "x", state: "CA", envelope: "A" }),
+    ).resolves.toEqualTypeOf<LienPageA>();
     // With openapi-typescript's types alone, `pagination` tells the union apart.
     type Answer = operations["listRecentFilingsByPostalCode"]["responses"][200]["content"]["application/json"];
     const narrow = (page: Answer) => ("pagination" in page ? page.ucc_liens[0] : page.ucc_liens[0]);
     expectTypeOf(narrow).returns.toEqualTypeOf<LienA | LienB | undefined>();
+  });
+});
+
+describe("result types", () => {
+  it("types every operation's result as the document's 200 body for it (an envelope's as its half of the union)", () => {
+    const { client } = testClient();
+    // An envelope not known until run time: the operation's answer is either page.
+    const envelope = "a" as Envelope;
+    const results = {
+      listRecentFilingsByState: client.listRecentFilingsByState({ state: "CA" }),
+      listRecentFilingsByPostalCode: client.listRecentFilingsByPostalCode({ postal_code: "94110", envelope }),
+      listRecentFilingsBySecuredParty: client.listRecentFilingsBySecuredParty({ name: "x", state: "CA", envelope }),
+      listRecentlyTerminatedFilings: client.listRecentlyTerminatedFilings({ state: "CA" }),
+      searchDebtorFilings: client.searchDebtorFilings({ name: "x", state: "CA" }),
+      listDebtorAddresses: client.listDebtorAddresses({ name: "x" }),
+      listAssociatedDebtors: client.listAssociatedDebtors({ name: "x", state: "CA" }),
+      searchSimilarDebtors: client.searchSimilarDebtors({ name: "x" }),
+      lookupFiling: client.lookupFiling({ initial_financing_number: "x" }),
+    };
+    expectTypeOf<{ [Op in keyof typeof results]: Awaited<(typeof results)[Op]> }>().toEqualTypeOf<{
+      [Op in OperationId]: PageOf<Op>;
+    }>();
+    // The public lookup's page is the full one: its fields need no cast.
+    expectTypeOf(client.lookupFiling({ initial_financing_number: "x" })).resolves.toEqualTypeOf<LienPageFull>();
+    expectTypeOf<LienPageFull["ucc_liens"][number]>().toEqualTypeOf<LienFull>();
+    expectTypeOf<LienFull["amendments"][number]["amendment_kind"]>().toBeString();
+    expectTypeOf<LienFull["filing_kind" | "lapse_date_source"]>().toBeString();
+    expectTypeOf<LienFull["collateral" | "filing_office"]>().toEqualTypeOf<string | null>();
+    // Each list's item has its own name.
+    expectTypeOf(client.listDebtorAddresses({ name: "x" }).items()).toEqualTypeOf<AsyncIterable<KnownAddress>>();
+    expectTypeOf(client.listAssociatedDebtors({ name: "x", state: "CA" }).items()).toEqualTypeOf<
+      AsyncIterable<AssociatedDebtor>
+    >();
+    expectTypeOf(client.searchSimilarDebtors({ name: "x" }).items()).toEqualTypeOf<AsyncIterable<SimilarDebtor>>();
+  });
+
+  it("reads the public lookup's own fields without a cast", async () => {
+    const { client } = testClient({ apiKey: undefined });
+    const page = await client.lookupFiling({ initial_financing_number: "CL-NV" });
+    const lien = page.ucc_liens[0]!;
+    expect([lien.filing_kind, lien.lapse_date_source, lien.amendments[0]?.amendment_kind]).toEqual([
+      "standard",
+      "estimated",
+      "termination",
+    ]);
+  });
+});
+
+describe("revalidation and answer headers", () => {
+  it("gives each answer's ETag, request id, bookmark and cache status beside its page", async () => {
+    const { client } = testClient();
+    const answer = await client.listRecentFilingsByState({ state: "NV", page: 1 }).answer();
+    expect(answer).toMatchObject({
+      status: 200,
+      notModified: false,
+      etag: expect.stringMatching(/^W\/"[0-9a-f]{32}"$/),
+      requestId: answer.page.response_metadata.request_id,
+      bookmark: expect.stringMatching(/[0-9a-f]{8}-/),
+      cache: "miss",
+      retryAfter: null,
+    });
+    expect(answer.headers.get("cache-control")).toBe("private, max-age=60");
+    const answers = [];
+    for await (const each of client.listRecentFilingsByState({ state: "CA" }).answers()) answers.push(each);
+    expect(answers.map((a) => a.page.pagination.current_page)).toEqual([1, 2, 3, 4, 5]);
+    expect(new Set(answers.map((a) => a.requestId)).size).toBe(5);
+  });
+
+  it("revalidates with the last ETag: not modified without a body while unchanged, the new page once changed", async () => {
+    const sent: (string | null)[] = [];
+    const { client } = testClient({
+      fetch: (request: Request) => {
+        sent.push(request.headers.get("if-none-match"));
+        return worker(request);
+      },
+    });
+    const query = { name: "Client Revalidated LLC", state: "NV" } as const;
+    const first = await client.searchDebtorFilings(query).answer();
+    expect(first.page.ucc_liens).toEqual([]);
+    const again = await client.searchDebtorFilings(query).answer({ ifNoneMatch: first.etag! });
+    expect(again).toMatchObject({ status: 304, notModified: true, etag: first.etag });
+    expect(again).not.toHaveProperty("page");
+    expect(sent).toEqual([null, first.etag]);
+
+    await load([filing({ number: "CL-REVAL", state: "NV", debtors: [party("Client Revalidated LLC")] })]);
+    const changed = await client.searchDebtorFilings(query).answer({ ifNoneMatch: first.etag! });
+    if (changed.notModified) throw new Error("the page changed, so it is not a 304");
+    expect(changed.page.ucc_liens.map((l) => l.initial_financing_number)).toEqual(["CL-REVAL"]);
+    expect(changed.etag).not.toBe(first.etag);
   });
 });
 

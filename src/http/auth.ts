@@ -10,8 +10,9 @@
  * - keys KV does not hold for UNKNOWN_KEY_TTL_MS only, so a key tried before
  *   it was created works seconds later;
  * - client addresses over their budget of failed checks (FAILED_KEY_CHECKS,
- *   60 a minute), which are refused with 429 without reading KV until the
- *   limiter's window has passed. Valid keys never count against it, and a
+ *   60 a minute), whose unknown, revoked, expired and over-long keys alike
+ *   are refused with 429, without reading KV for keys it does not hold,
+ *   until the limiter's window has passed. Valid keys never count against it, and a
  *   key this isolate already found in KV is re-read even from such an
  *   address, so a client with a valid key is not locked out by a guesser
  *   (or a misconfigured script) behind the same address.
@@ -145,21 +146,30 @@ async function lookup(c: Context<AppEnv>, digest: string): Promise<KeyMetadata |
 
 const challenge = { "WWW-Authenticate": 'ApiKey header="x-api-key"' };
 
-/** Built only when thrown: an error captures a stack trace, which every request would pay for. */
-const invalidKey = () => new ApiError("invalid_api_key", "The API key is not valid.", { headers: challenge });
+/**
+ * Refuses a key that is not usable. Unknown, revoked, expired and over-long
+ * keys get the same answer: 401, or the 429 while the address is over its
+ * budget of failed checks (which only reads of keys KV does not hold spend).
+ * Built only when thrown: an error captures a stack trace, which every
+ * request would pay for.
+ */
+function refusal(c: Context<AppEnv>): ApiError {
+  if (keyStores.blocked.get(clientAddress(c), Date.now())) return tooManyFailures();
+  return new ApiError("invalid_api_key", "The API key is not valid.", { headers: challenge });
+}
 
 export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header("x-api-key");
   if (!key) {
     throw new ApiError("missing_api_key", "Send your API key in the x-api-key header.", { headers: challenge });
   }
-  if (key.length > MAX_KEY_LENGTH) throw invalidKey();
+  if (key.length > MAX_KEY_LENGTH) throw refusal(c);
 
   const now = Date.now();
   const remembered = keyStores.digests.get(key, now);
   const digest = remembered ?? (await hashKey(key));
   const metadata = await lookup(c, digest);
-  if (!metadata || !isUsable(metadata, c.get("now"))) throw invalidKey();
+  if (!metadata || !isUsable(metadata, c.get("now"))) throw refusal(c);
   // Until the key's KV answer is re-read: a key KV dropped is hashed again.
   if (!remembered) keyStores.digests.set(key, digest, now + KEY_CACHE_TTL_MS);
   c.set("keyLabel", metadata.label);

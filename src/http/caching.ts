@@ -116,6 +116,28 @@ export function ifNoneMatchMatches(field: string | undefined, etag: string): boo
   return false;
 }
 
+/** Headers that describe a body. */
+const CONTENT_HEADERS = ["content-type", "content-length", "content-encoding", "content-language", "content-range"];
+
+/** Takes off the headers that describe a body, for an answer that has none. */
+export function dropContentHeaders(headers: Headers): void {
+  for (const name of CONTENT_HEADERS) headers.delete(name);
+}
+
+/**
+ * Answers 304 with the headers a 200 would carry for caching and none that
+ * describe a body: RFC 9110 §15.4.5, and a validating proxy would otherwise
+ * try to parse an empty JSON body. On a miss the route's response (with its
+ * Content-Type) is already made, so its headers are copied without those.
+ */
+export function notModified(c: Context): void {
+  const headers = new Headers(c.res.headers);
+  dropContentHeaders(headers);
+  // Unset first, so Hono does not copy the old response's headers back in.
+  c.res = undefined;
+  c.res = new Response(null, { status: 304, headers });
+}
+
 async function store(c: Context<AppEnv>, key: string, body: Body, etag: string): Promise<void> {
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
@@ -245,7 +267,7 @@ const caching = (edge: boolean) =>
     set("Vary", `x-api-key, ${BOOKMARK_HEADER}`);
     set("x-cache", hit ? "hit" : "miss");
     if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) {
-      c.res = c.body(null, 304);
+      notModified(c);
       return;
     }
     if (hit) {

@@ -37,6 +37,23 @@ export const boundedUrl = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+/**
+ * The JSON Schema pattern of a case-insensitive choice: one of `values` in
+ * any case, with any whitespace around it (the server trims it), so the
+ * document admits exactly the spellings the server accepts. JSON Schema
+ * patterns take no flags, so each letter is a class of its two cases.
+ */
+function anyCasePattern(values: readonly string[]): string {
+  const spell = (value: string) =>
+    [...value]
+      .map((ch) => {
+        const [upper, lower] = [ch.toUpperCase(), ch.toLowerCase()];
+        return upper === lower ? ch.replace(/[\^$\\.*+?()[\]{}|/]/g, "\\$&") : `[${upper}${lower}]`;
+      })
+      .join("");
+  return `^\\s*(?:${values.map(spell).join("|")})\\s*$`;
+}
+
 /** A single text value: a parameter repeated in the query string is an error. */
 function text(what: string) {
   return z.string({
@@ -54,9 +71,9 @@ const state = text("a two-letter state code")
   .toUpperCase()
   .refine(isStateCode, { error: "must be a two-letter US state or territory code, such as CA" })
   .openapi({
-    // Any case is accepted, so the document gives a pattern; the codes are listed for people.
+    // Any case is accepted, so the document gives a pattern of the codes in any case.
     type: "string",
-    pattern: "^[A-Za-z]{2}$",
+    pattern: anyCasePattern(STATE_CODES),
     description: `Two-letter US state or territory code, case-insensitive: ${STATE_CODES.join(", ")}.`,
   });
 
@@ -149,11 +166,11 @@ export const industry = optional(
     .openapi({
       // A comma-separated list is an array in form style, not exploded (`industry=A,B`).
       type: "array",
-      items: { type: "string", enum: [...INDUSTRIES] },
+      items: { type: "string", pattern: anyCasePattern(INDUSTRIES) },
       maxItems: MAX_INDUSTRY_ITEMS,
       uniqueItems: true,
       param: { style: "form", explode: false },
-      description: `Comma-separated debtor industries, case-insensitive, each at most once (at most ${MAX_INDUSTRY_ITEMS} items and ${MAX_INDUSTRY_LENGTH} characters); a filing matches if any debtor has one of them.`,
+      description: `Comma-separated debtor industries, in any case, each at most once (at most ${MAX_INDUSTRY_ITEMS} items and ${MAX_INDUSTRY_LENGTH} characters); a filing matches if any debtor has one of them. The industries: ${INDUSTRIES.join("; ")}.`,
     }),
 );
 
@@ -179,7 +196,7 @@ const postalCode = text("a ZIP code")
 /**
  * One of `values`, in any case, read as written in `values`. The refusal
  * names them in their order. The caller documents the parameter (the
- * schema's input is any string) with `enum: [...values]`.
+ * schema's input is any string) with `pattern: anyCasePattern(values)`.
  */
 function caseInsensitiveEnum<const T extends string>(values: readonly T[]) {
   const listed = `${values.slice(0, -1).join(", ")} or ${values.at(-1)}`;
@@ -197,8 +214,8 @@ const BORROWER_TYPES = PARTY_TYPES.toReversed();
 const borrowerType = optional(
   caseInsensitiveEnum(BORROWER_TYPES).openapi({
     type: "string",
-    enum: [...BORROWER_TYPES],
-    description: "Only filings with a debtor of this type (case-insensitive).",
+    pattern: anyCasePattern(BORROWER_TYPES),
+    description: `Only filings with a debtor of this type: ${BORROWER_TYPES.join(" or ")}, in any case.`,
   }),
 );
 
@@ -209,9 +226,9 @@ function envelope(fallback: (typeof ENVELOPES)[number]) {
     .transform((e) => e ?? fallback)
     .openapi({
       type: "string",
-      enum: [...ENVELOPES],
+      pattern: anyCasePattern(ENVELOPES),
       default: fallback,
-      description: `Response shape (case-insensitive): \`a\` for envelope A (pages of 5, counted), \`b\` for envelope B (pages of 10, with \`next_page\`).`,
+      description: `Response shape, in any case: \`a\` for envelope A (pages of 5, counted), \`b\` for envelope B (pages of 10, with \`next_page\`).`,
     });
 }
 

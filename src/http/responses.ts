@@ -287,7 +287,8 @@ const errorDetail = component("ErrorDetail", "One invalid query parameter (or re
   message: z.string(),
 });
 
-export const errorBody = component("Error", "The body of every error response.", {
+// Not "Error": generated code would declare a type that shadows the built-in Error class.
+export const errorBody = component("ErrorBody", "The body of every error response.", {
   error: z.strictObject({
     code: errorCode,
     message: z.string().openapi({ description: "For people; it may change. Match on `code`." }),

@@ -39,7 +39,8 @@ export const debtorAddressesRoute = lookupRoute({
 
 export const debtorAssociatedRoute = lookupRoute({
   operationId: "listAssociatedDebtors",
-  path: "/debtors/associated",
+  // With its slash, as the interface's sample request and the README write it (the other form works too).
+  path: "/debtors/associated/",
   tags: ["Debtors"],
   summary: "Co-borrowers of a debtor",
   description: `The other debtors named with the debtor on its filings in \`state\`, one entry per distinct name and address, most recent first. ${exactName} Envelope A.`,

@@ -7,7 +7,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { html } from "hono/html";
 import { version } from "../../package.json";
 import { BOOKMARK_HEADER } from "../http/bookmark.ts";
-import { ifNoneMatchMatches } from "../http/caching.ts";
+import { ifNoneMatchMatches, notModified } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
 import { registerContract } from "./openapi.ts";
 
@@ -15,7 +15,7 @@ const TITLE = "Lien Filing Lookup API";
 
 const DESCRIPTION = `Read-only lookups over UCC (Article 9) lien filings: who has lent against a business, where, since when, and whether the lien is still active.
 
-Authenticate with the \`x-api-key\` header (every operation but \`lookupFiling\`, \`GET /filings\`). Errors are JSON with a stable \`code\` (the \`Error\` schema); \`invalid_parameter\` names each bad parameter in \`details\`. Every response carries \`x-request-id\`, also in \`response_metadata.request_id\`.
+Authenticate with the \`x-api-key\` header (every operation but \`lookupFiling\`, \`GET /filings\`). Errors are JSON with a stable \`code\` (the \`ErrorBody\` schema); \`invalid_parameter\` names each bad parameter in \`details\`. Every response carries \`x-request-id\`, also in \`response_metadata.request_id\`.
 
 **Envelopes.** Envelope A pages hold 5 items and count them (\`pagination\`); envelope B pages hold 10 and say whether another follows (\`response_metadata.next_page\`). The two operations that take \`envelope\` answer either shape: only envelope A has \`pagination\`. Lists are newest first with stable tie-breaks, so walking pages visits each item once; \`page\` runs from 1 to 10,000.
 
@@ -30,6 +30,33 @@ async function weakTag(text: string): Promise<string> {
   const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   const hex = [...new Uint8Array(bytes).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
   return `W/"${hex}"`;
+}
+
+type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+type Operation = NonNullable<NonNullable<Document["paths"]>[string]["get"]>;
+
+/**
+ * The HEAD operation beside a GET: the server answers HEAD wherever it
+ * answers GET (Hono runs the GET and sends its status and headers without
+ * the body), and a gateway that routes by the document refuses what it does
+ * not declare. Same parameters and statuses; each response keeps its
+ * headers and has no content.
+ */
+function headOf(get: Operation, document: Document): Operation {
+  const { operationId = "", summary = "", description: _, responses = {}, ...same } = get;
+  const shared = document.components?.responses ?? {};
+  const bodiless = Object.entries(responses).map(([status, response]) => {
+    const named = "$ref" in response ? shared[response.$ref.split("/").at(-1) ?? ""] : response;
+    const { content: __, ...headersOnly } = (named ?? response) as { content?: unknown; description: string };
+    return [status, headersOnly];
+  });
+  return {
+    ...same,
+    operationId: `head${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}`,
+    summary: `${summary} (headers only)`,
+    description: `\`${operationId}\` without the body: the same status and headers (\`ETag\` among them), for a cheap check of whether an answer changed or a key works.`,
+    responses: Object.fromEntries(bodiless),
+  };
 }
 
 /** The OpenAPI document of `app`, whose routes must all be registered. */
@@ -52,10 +79,11 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
     },
     { unionPreferredType: "oneOf", sortComponents: "alphabetically" },
   );
-  // The query parameters first, then the request headers (shared, so references), as readers look for them.
   for (const item of Object.values(document.paths ?? {})) {
-    const parameters = item.get?.parameters;
-    if (parameters) parameters.sort((a, b) => Number("$ref" in a) - Number("$ref" in b));
+    if (!item.get) continue;
+    // The query parameters first, then the request headers (shared, so references), as readers look for them.
+    item.get.parameters?.sort((a, b) => Number("$ref" in a) - Number("$ref" in b));
+    item.head = headOf(item.get, document);
   }
   return document;
 }
@@ -79,7 +107,10 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
     const { body, etag } = await served;
     c.header("ETag", etag);
     c.header("Cache-Control", `public, max-age=${DOCUMENT_MAX_AGE}`);
-    if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
+    if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) {
+      notModified(c);
+      return c.res;
+    }
     return c.body(body, 200, { "Content-Type": "application/json; charset=UTF-8" });
   });
 
@@ -94,10 +125,11 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
   );
 
   app.get("/docs", (c) => {
-    // Swagger UI styles inline; everything else comes from this origin.
+    // Swagger UI styles inline; everything else comes from this origin. No
+    // <base> may redirect its relative URLs, and its forms (none today) post here only.
     c.header(
       "Content-Security-Policy",
-      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     );
     // A page, unlike the JSON answers: no other window keeps a handle on it.
     c.header("Cross-Origin-Opener-Policy", "same-origin");

@@ -168,7 +168,7 @@ function errorResponse(description: string, codes: ErrorCode[], extraHeaders: Re
     headers: headers({ "x-request-id": "RequestId", "Cache-Control": "CacheControl", ...extraHeaders }),
     content: {
       "application/json": {
-        schema: { $ref: "#/components/schemas/Error" },
+        schema: { $ref: "#/components/schemas/ErrorBody" },
         examples: Object.fromEntries(codes.map((code) => [code, ref("examples", exampleName(code))])),
       },
     },
@@ -221,7 +221,7 @@ export const cursorExpiredResponse = { [ERROR_STATUS.cursor_expired]: ref("respo
 /** Puts the components above into the document. */
 export function registerContract(registry: OpenAPIRegistry): void {
   // Referenced only from the raw response objects below, so registered by hand.
-  registry.register("Error", errorBody);
+  registry.register("ErrorBody", errorBody);
   for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent("headers", name, header);
   for (const [name, parameter] of Object.entries(PARAMETERS)) registry.registerComponent("parameters", name, parameter);
   for (const code of ERROR_CODES) registry.registerComponent("examples", exampleName(code), exampleOf(code));

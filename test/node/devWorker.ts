@@ -1,0 +1,66 @@
+/**
+ * The Worker as a consumer meets it, for Node tests: `wrangler dev` on free
+ * loopback ports, over a wrangler state directory of its own that is
+ * migrated and seeded as `npm start` does (seed/seed.ts's defaults, so the
+ * README's requests find data, with the key `local-dev-key`). Nothing
+ * touches .wrangler/state.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startDevServer, waitUntilUp } from "../../scripts/devServer.ts";
+
+export const LOCAL_DEV_KEY = "local-dev-key";
+
+/** The project's own tools (wrangler) first, as npm scripts have them; no usage metrics sent from tests. */
+const env = {
+  ...process.env,
+  PATH: `${join(process.cwd(), "node_modules/.bin")}:${process.env.PATH ?? ""}`,
+  WRANGLER_SEND_METRICS: "false",
+};
+
+/** A loopback port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+export interface DevWorker {
+  /** `http://127.0.0.1:PORT`, no trailing slash. */
+  base: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the seeded Worker; `stop()` ends wrangler dev (its whole process group) and removes the state. */
+export async function startDevWorker(): Promise<DevWorker> {
+  const state = mkdtempSync(join(tmpdir(), "dev-worker-"));
+  const run = (script: string) =>
+    execFileSync(process.execPath, [script, "--persist-to", state], { env, stdio: ["ignore", "ignore", "pipe"] });
+  run("scripts/migrate.ts");
+  run("seed/seed.ts");
+
+  const [port, inspector] = [await freePort(), await freePort()];
+  const dev = startDevServer(port, inspector, ["--persist-to", state], env);
+  const stop = async () => {
+    if (dev.exitCode === null && dev.pid !== undefined) {
+      const exited = new Promise((resolve) => dev.once("exit", resolve));
+      process.kill(-dev.pid, "SIGTERM");
+      await exited;
+    }
+    rmSync(state, { recursive: true, force: true });
+  };
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilUp(dev, base);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { base, stop };
+}
