@@ -522,7 +522,8 @@ export function* generateDelta({ filings, seed, now }: GenerateOptions): Generat
       description,
     });
     if (kind === 0) yield { ...record, amendments: [...record.amendments, amend("C", "continuation", "Continuation")] };
-    else if (kind === 1) yield { ...record, amendments: [...record.amendments, amend("T", "termination", "Termination")] };
+    else if (kind === 1)
+      yield { ...record, amendments: [...record.amendments, amend("T", "termination", "Termination")] };
     else if (kind === 2) {
       const assignee = { ...(record.securedParties[0] ?? record.debtors[0]!), name: "Harbor Point Capital LLC" };
       yield {
@@ -534,11 +535,17 @@ export function* generateDelta({ filings, seed, now }: GenerateOptions): Generat
       const both = [amend("T", "termination", "Termination", 3), amend("R", "reinstatement", "Termination Revoked")];
       yield { ...record, amendments: [...record.amendments, ...both] };
     } else if (kind === 4) {
-      yield { ...record, amendments: [...record.amendments, amend("K", "collateral_change", "Amendment - Collateral")] };
+      yield {
+        ...record,
+        amendments: [...record.amendments, amend("K", "collateral_change", "Amendment - Collateral")],
+      };
     } else if (kind === 5) {
       const [first, ...rest] = record.debtors;
       if (!first) continue;
-      const moved = { ...first, address: { ...first.address, street1: `${first.address.street1 ?? "1 Main St"} Suite 200` } };
+      const moved = {
+        ...first,
+        address: { ...first.address, street1: `${first.address.street1 ?? "1 Main St"} Suite 200` },
+      };
       yield { ...record, debtors: [moved, ...rest] };
     } else {
       fresh += 1;

@@ -22,11 +22,11 @@ import { parseArgs } from "node:util";
 import { beginBulkLoad, endBulkLoad, finishBulkWrite, writeShardedFilings } from "../scripts/bulk/load.ts";
 import { localD1Database, openLocalD1File } from "../scripts/localD1.ts";
 import { localFiles, shardConfig } from "../scripts/shardConfig.ts";
+import { upsertFilings } from "../src/db/load.ts";
 import { shardOf } from "../src/db/shards.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { lienLine } from "../src/feed/export.ts";
-import { upsertFilings } from "../src/db/load.ts";
-import { generatedCount, generateDelta, generateFilings } from "./generate.ts";
+import { generateDelta, generatedCount, generateFilings } from "./generate.ts";
 import { putLocalKey } from "./localKv.ts";
 
 /** The key the README's examples use. It exists in local state only. */
@@ -156,7 +156,9 @@ if (values["if-empty"] && existing > 0) {
     const done = await upsertFilings(localD1Database(db), mine, { source: `${source} (delta)`, now: new Date() });
     changed += done.inserted + done.updated;
   }
-  console.log(`  a day's delta: ${changed.toLocaleString()} filings new or changed, recorded in the change feed (${phase()})`);
+  console.log(
+    `  a day's delta: ${changed.toLocaleString()} filings new or changed, recorded in the change feed (${phase()})`,
+  );
   const rows = [...shards.values()].reduce((sum, db) => TABLES.reduce((n, t) => n + rowsOf(db, t), sum), 0);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const megabytes = [...shards.values()].reduce((sum, db) => sum + statSync(db.location()!).size, 0) / 1_048_576;

@@ -17,8 +17,13 @@
  * - `.answer()` gives a page with what its answer's headers said (ETag,
  *   request id, bookmark, cache, Retry-After) and, given the ETag of an
  *   earlier answer, revalidates it: "not modified" comes back without a body.
+ * - The change feed: `changes()` walks it from a cursor, handing back each
+ *   page's cursor to keep; `watch()` polls it for a watchlist of debtors,
+ *   lenders and states, matching names by the server's own rules
+ *   (src/names.ts, the one implementation both use).
  */
 import { errorOf, LienLookupError } from "./errors.js";
+import { findsDebtor, findsSecuredParty } from "./names.js";
 import type { components, operations, paths } from "./openapi.js";
 
 export type { ErrorBody, ErrorCode, ErrorDetail } from "./errors.js";
@@ -44,6 +49,13 @@ export type AssociatedDebtor = Schemas["AssociatedDebtor"];
 export type AssociatedDebtorPage = Schemas["AssociatedDebtorPage"];
 export type SimilarDebtorPage = Schemas["SimilarDebtorPage"];
 export type SimilarDebtor = Schemas["SimilarDebtor"];
+/** A page of the change feed, and one change. */
+export type ChangePage = Schemas["ChangePage"];
+export type Change = Schemas["Change"];
+export type ChangeType = Change["type"];
+/** How current each state's data is. */
+export type StatePage = Schemas["StatePage"];
+export type StateCurrency = Schemas["StateCurrency"];
 
 /** A lookup's GET operation of the document (each also has a bodiless HEAD twin, `head...`). */
 type GetOperation = NonNullable<paths[keyof paths]["get"]>;
@@ -77,7 +89,11 @@ export type ItemOf<P> = P extends { ucc_liens: (infer I)[] }
         ? I
         : P extends { similar_debtors: (infer I)[] }
           ? I
-          : never;
+          : P extends { states: (infer I)[] }
+            ? I
+            : P extends { changes: (infer I)[] }
+              ? I
+              : never;
 
 /** Where each operation lives (its path in the document) and which field holds its list. */
 const OPERATIONS = {
@@ -90,6 +106,9 @@ const OPERATIONS = {
   listAssociatedDebtors: { path: "/debtors/associated/", list: "associated_debtors" },
   searchSimilarDebtors: { path: "/debtors/search-similar", list: "similar_debtors" },
   lookupFiling: { path: "/filings", list: "ucc_liens" },
+  listChanges: { path: "/filings/changes", list: "changes" },
+  listLapsingFilings: { path: "/filings/lapsing", list: "ucc_liens" },
+  listStates: { path: "/states", list: "states" },
 } as const satisfies { [Op in OperationId]: { path: PathOf<Op>; list: string } };
 
 /** The API serves pages 1 to 10,000. */
@@ -191,6 +210,38 @@ export interface Paged<P> extends PromiseLike<P>, AsyncIterable<P> {
 }
 
 type Query = Record<string, string | number | readonly string[] | undefined>;
+
+/** One page of the change feed, as changes() hands it over. */
+export interface ChangeBatch {
+  changes: Change[];
+  /** Where to resume after this page: keep it once its changes are handled. */
+  cursor: string;
+  /** Whether more changes were ready when this page was read. */
+  hasMore: boolean;
+}
+
+/** What watch() watches; every list left out (or empty) matches everything. */
+export interface WatchOptions {
+  /** Two-letter state codes. */
+  states?: readonly string[];
+  /** Debtor names, matched as /debtors/search matches them (UCC standard search logic). */
+  debtors?: readonly string[];
+  /** Secured party names, matched as whole leading words. */
+  securedParties?: readonly string[];
+  /** Change types (`filing.created`, ...), filtered by the server. */
+  types?: readonly ChangeType[];
+  /** Where to start: a cursor kept from an earlier run; default the oldest change kept. */
+  cursor?: string;
+  /** Called with the cursor after each page's matching changes were handed over: persist it. */
+  onCursor?: (cursor: string) => void | Promise<void>;
+  /** How long to wait between polls once caught up, unless the server asks for longer. Default 60,000 ms. */
+  pollIntervalMs?: number;
+  /** Ends the watch. */
+  signal?: AbortSignal;
+}
+
+/** Ids of changes already handed over, kept to drop a change seen twice (after a retry). */
+const SEEN_IDS = 10_000;
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -330,6 +381,102 @@ export class LienLookupClient {
   /** A filing by its initial financing number (every state's, without `state`), as the office recorded it; needs no key. */
   lookupFiling(query: QueryOf<"lookupFiling">, options?: CallOptions): Paged<PageOf<"lookupFiling">> {
     return this.#paged("lookupFiling", query, options);
+  }
+
+  /** Live filings lapsing in a window, soonest first; envelope B, or A with `envelope: "a"`. */
+  listLapsingFilings<E extends Envelope = "b">(
+    query: QueryOf<"listLapsingFilings"> & { envelope?: E },
+    options?: CallOptions,
+  ): Paged<EnvelopePage<PageOf<"listLapsingFilings">, E>> {
+    return this.#paged("listLapsingFilings", query, options);
+  }
+
+  /** Every state the service holds, and how current its data is. */
+  listStates(options?: CallOptions): Paged<StatePage> {
+    return this.#paged("listStates", {}, options);
+  }
+
+  /** One page of the change feed (see changes() and watch() to follow it). */
+  async listChanges(query: QueryOf<"listChanges"> = {}, options?: CallOptions): Promise<ChangePage> {
+    return ((await this.#get<ChangePage>("listChanges", query ?? {}, options ?? {})) as Fresh<ChangePage>).page;
+  }
+
+  /**
+   * The change feed from `query.cursor` (or `since`, or the oldest change
+   * kept) until it is caught up, a page at a time, each with the cursor to
+   * resume from: keep it once the page's changes are handled, and start the
+   * next walk from it.
+   */
+  async *changes(query: QueryOf<"listChanges"> = {}, options: CallOptions = {}): AsyncGenerator<ChangeBatch> {
+    let next: Query = { ...query };
+    for (;;) {
+      const page = ((await this.#get<ChangePage>("listChanges", next, options)) as Fresh<ChangePage>).page;
+      const { next_cursor: cursor, has_more: hasMore } = page.response_metadata;
+      yield { changes: page.changes, cursor, hasMore };
+      if (!hasMore) return;
+      // A cursor and `since` do not go together: the cursor now says where to resume.
+      next = { ...query, since: undefined, cursor };
+    }
+  }
+
+  /**
+   * Polls the change feed for ever (until `signal` aborts), yielding each
+   * change that concerns the watchlist once: a change of a filing naming
+   * one of `debtors` (by the server's exact-name rule) or `securedParties`
+   * (whole leading words), in one of `states`, of one of `types`. Between
+   * polls, once caught up, it waits `pollIntervalMs` or the `Retry-After` the
+   * server sent, whichever is longer, and revalidates with the last ETag, so
+   * a poll that finds nothing costs a 304.
+   */
+  async *watch(options: WatchOptions = {}): AsyncGenerator<Change> {
+    const states = new Set((options.states ?? []).map((s) => s.trim().toUpperCase()));
+    const debtors = options.debtors ?? [];
+    const lenders = options.securedParties ?? [];
+    const concerns = (change: Change) => {
+      if (states.size > 0 && !states.has(change.jurisdiction_state)) return false;
+      const parties = change.lien.involved_parties;
+      const byDebtor =
+        debtors.length > 0 &&
+        parties.debtor_parties.some((d) =>
+          debtors.some((q) => findsDebtor(q, d.name, d.type === "Individual" ? "Individual" : "Organization")),
+        );
+      const byLender =
+        lenders.length > 0 && parties.secured_parties.some((s) => lenders.some((q) => findsSecuredParty(q, s.name)));
+      return (debtors.length === 0 && lenders.length === 0) || byDebtor || byLender;
+    };
+    const seen = new Set<string>();
+    let cursor = options.cursor;
+    let etag: { cursor: string | undefined; tag: string } | undefined;
+    const call: CallOptions = options.signal ? { signal: options.signal } : {};
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const query: Query = {
+        cursor,
+        types: options.types,
+        // One state is filtered by the server; several, here.
+        state: states.size === 1 ? [...states][0] : undefined,
+      };
+      const revalidate = etag && etag.cursor === cursor ? etag.tag : undefined;
+      const answer = await this.#get<ChangePage>("listChanges", query, call, revalidate);
+      let caughtUp = true;
+      if (!answer.notModified) {
+        const { page } = answer;
+        for (const change of page.changes) {
+          if (seen.has(change.id)) continue;
+          seen.add(change.id);
+          if (seen.size > SEEN_IDS) seen.delete(seen.values().next().value as string);
+          if (concerns(change)) yield change;
+        }
+        cursor = page.response_metadata.next_cursor;
+        await options.onCursor?.(cursor);
+        caughtUp = !page.response_metadata.has_more;
+        etag = answer.etag ? { cursor, tag: answer.etag } : undefined;
+      }
+      if (caughtUp) {
+        const wait = Math.max(options.pollIntervalMs ?? 60_000, (answer.retryAfter ?? 0) * 1000);
+        await this.#sleep(wait, options.signal);
+      }
+    }
   }
 
   #paged<P>(operation: OperationId, query: Query, options: CallOptions = {}): Paged<P> {

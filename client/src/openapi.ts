@@ -4,6 +4,78 @@
  */
 
 export interface paths {
+    "/filings/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes to filings, oldest first (the change feed)
+         * @description What each load changed, and filings that lapsed, oldest first: new filings, continuations, terminations, assignments, reinstatements, other amendments, corrected facts and lapses, each with the filing as it stands now. Poll it: resume from `next_cursor`, which never skips a change. Without `cursor` or `since` it starts at the oldest change kept. A cursor past retention is a 410 `cursor_expired`. An empty page says how long to wait in `Retry-After`; `If-None-Match` with the last ETag answers 304 while nothing changed. docs/monitoring.md.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Changes to filings, oldest first (the change feed) (headers only)
+         * @description `listChanges` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headListChanges"];
+        patch?: never;
+        trace?: never;
+    };
+    "/filings/lapsing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Filings lapsing in a window
+         * @description Live filings (not terminated) in `state` whose lapse date (the office's, or estimated) falls from `from` to `to`, inclusive (default: today through 180 days ahead), soonest first, then by number; optionally only those with a secured party of a name or a debtor in given industries. A continuation can be filed in the six months before a lapse date: a lender's reminder, and a refinancing lead list. Envelope B by default (it shows lapse dates); `envelope=a` for envelope A.
+         */
+        get: operations["listLapsingFilings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Filings lapsing in a window (headers only)
+         * @description `listLapsingFilings` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headListLapsingFilings"];
+        patch?: never;
+        trace?: never;
+    };
+    "/states": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How current each state's data is
+         * @description Every state the service holds: its filings, how many are live today, when it was last loaded, and the date its data runs through (the filing office's own as-of date where its feed states one, else the newest filing date loaded).
+         */
+        get: operations["listStates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * How current each state's data is (headers only)
+         * @description `listStates` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headListStates"];
+        patch?: never;
+        trace?: never;
+    };
     "/filings": {
         parameters: {
             query?: never;
@@ -323,6 +395,81 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             response_metadata: components["schemas"]["ResponseMetadataA"];
         };
+        /** @description One change of the change feed: what happened to which filing, and the filing as it stands now. */
+        Change: {
+            /**
+             * @description Stable and unique: a client that sees a change twice (after a retry) can drop the second.
+             * @example CA-10423
+             */
+            id: string;
+            /**
+             * @description `filing.created`: a filing the service did not hold. `filing.continued`, `filing.terminated`, `filing.assigned`, `filing.reinstated` (a termination revoked), `filing.amended` (a party, collateral or other change): an amendment of that kind arrived (see `amendment`). `filing.updated`: the filing was delivered again with stored facts changed (see `changed_fields`). `filing.lapsed`: its lapse date passed.
+             * @enum {string}
+             */
+            type: "filing.created" | "filing.continued" | "filing.terminated" | "filing.assigned" | "filing.reinstated" | "filing.amended" | "filing.updated" | "filing.lapsed";
+            /**
+             * Format: date-time
+             * @description When the service recorded the change (the load that brought it).
+             * @example 2026-09-08T14:03:11Z
+             */
+            recorded_at: string;
+            /**
+             * Format: date-time
+             * @description The office's date: the filing date (`filing.created`, `filing.updated`), the amendment's date, or the lapse date (midnight UTC).
+             * @example 2026-09-08T14:03:11Z
+             */
+            occurred_at: string;
+            jurisdiction_state: string;
+            initial_financing_number: string;
+            amendment?: components["schemas"]["ChangeAmendment"];
+            /** @description For `filing.updated`: the fields of the filing whose stored facts changed. */
+            changed_fields?: ("initial_financing_date" | "filing_kind" | "estimated_lien_lapse_date" | "filing_office" | "collateral" | "debtor_parties" | "secured_parties" | "amendments")[];
+            lien: components["schemas"]["LienB"];
+        };
+        /** @description The amendment that made the change. */
+        ChangeAmendment: {
+            amendment_financing_number: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             * @example 2026-09-08T14:03:11Z
+             */
+            amendment_financing_date: string;
+            amendment_financing_type_description: string;
+            /**
+             * @description What the amendment does, read from the office's description: `reinstatement` revokes an earlier termination; `other` is a kind the office names that none of the others is (its description is kept as given).
+             * @enum {string}
+             */
+            amendment_kind: "continuation" | "termination" | "reinstatement" | "assignment" | "party_change" | "collateral_change" | "other";
+        };
+        /** @description The change feed's metadata: where to resume. */
+        ChangeFeedMetadata: {
+            /** @description Where to resume: pass it as `cursor` on the next poll. Always present, also on an empty page; it never moves past a change the client has not been given. */
+            next_cursor: string;
+            /** @description Whether more changes are ready now: poll again at once rather than wait. */
+            has_more: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             * @example 2026-09-08T14:03:11Z
+             */
+            timestamp: string;
+            /** Format: uuid */
+            request_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             * @example 2026-09-08T14:03:11Z
+             */
+            data_source_last_updated: string | null;
+            /** @example 1.0.0 */
+            api_version: string;
+        };
+        /** @description A page of the change feed, oldest first; resume from `next_cursor`. */
+        ChangePage: {
+            changes: components["schemas"]["Change"][];
+            response_metadata: components["schemas"]["ChangeFeedMetadata"];
+        };
         /** @description A debtor in envelope A. */
         DebtorPartyA: {
             name: string;
@@ -344,10 +491,10 @@ export interface components {
             response_metadata: components["schemas"]["ResponseMetadataA"];
         };
         /**
-         * @description Stable error code: `invalid_parameter` 400, `missing_api_key` and `invalid_api_key` 401, `not_found` 404, `method_not_allowed` 405, `rate_limited` 429, `internal_error` 500, `service_unavailable` 503.
+         * @description Stable error code: `invalid_parameter` 400, `missing_api_key` and `invalid_api_key` 401, `not_found` 404, `method_not_allowed` 405, `cursor_expired` 410, `rate_limited` 429, `internal_error` 500, `service_unavailable` 503.
          * @enum {string}
          */
-        ErrorCode: "invalid_parameter" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_parameter" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "cursor_expired" | "rate_limited" | "internal_error" | "service_unavailable";
         /** @description One invalid query parameter (or request header) and why. */
         ErrorDetail: {
             parameter: string;
@@ -401,7 +548,7 @@ export interface components {
             jurisdiction_state: string;
             involved_parties: components["schemas"]["InvolvedPartiesA"];
         };
-        /** @description A filing in envelope B; `amendments` where the operation says so. */
+        /** @description The filing as it stands now (envelope B, with its amendments). */
         LienB: {
             initial_financing_number: string;
             /**
@@ -467,7 +614,7 @@ export interface components {
         };
         /** @description A page of filings in envelope B: no `pagination`; see `next_page`. */
         LienPageB: {
-            ucc_liens: components["schemas"]["LienB"][];
+            ucc_liens: (components["schemas"]["LienB"] & unknown)[];
             response_metadata: components["schemas"]["ResponseMetadataB"];
         };
         /** @description The public lookup's page: full filings in envelope B. */
@@ -550,6 +697,44 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             response_metadata: components["schemas"]["ResponseMetadataA"];
         };
+        /** @description How current one state's data is. */
+        StateCurrency: {
+            /** @example CA */
+            state: string;
+            /** @description Filings held for the state. */
+            filings: number;
+            /** @description Of those, neither terminated nor lapsed today (UTC). */
+            active_filings: number;
+            /**
+             * Format: date-time
+             * @description When the state's data was last loaded.
+             * @example 2026-09-08T14:03:11Z
+             */
+            last_loaded_at: string | null;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD: the date the filing office says its data runs through, where its feed states one; else the newest filing date loaded.
+             */
+            data_through: string | null;
+        };
+        /** @description Every state the service holds, and how current its data is. */
+        StatePage: {
+            states: components["schemas"]["StateCurrency"][];
+            response_metadata: components["schemas"]["StatesMetadata"];
+        };
+        /** @description The metadata of the states list. */
+        StatesMetadata: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             * @example 2026-09-08T14:03:11Z
+             */
+            timestamp: string;
+            /** Format: uuid */
+            request_id: string;
+            /** @example 1.0.0 */
+            api_version: string;
+        };
         /** @description A filing terminated by an amendment. */
         TerminatedFiling: {
             initial_financing_number: string;
@@ -616,6 +801,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The cursor points at changes past the feed's retention: start again. */
+        CursorExpired: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description An unexpected error; the request id identifies it in the logs. */
         InternalError: {
             headers: {
@@ -668,7 +864,7 @@ export interface components {
          */
         ETag: string;
         /**
-         * @description `private, max-age=60` on keyed lookups, `public, max-age=60` on the public one, `no-store` on errors.
+         * @description `private, max-age=60` on keyed lookups, `public, max-age=60` on the public one, `private, no-cache` on the change feed (always revalidate), `no-store` on errors.
          * @example private, max-age=60
          */
         CacheControl: string;
@@ -709,6 +905,544 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description Only changes of filings in this state. Default: every state. */
+                state?: string;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
+                /** @description Start with the changes recorded at or after this time (not with `cursor`). */
+                since?: string;
+                /** @description Only changes of these types (comma-separated, as named): filing.created, filing.continued, filing.terminated, filing.assigned, filing.reinstated, filing.amended, filing.updated, filing.lapsed. */
+                types?: ("filing.created" | "filing.continued" | "filing.terminated" | "filing.assigned" | "filing.reinstated" | "filing.amended" | "filing.updated" | "filing.lapsed")[];
+                /** @description Only changes of filings naming this debtor, matched as `/debtors/search` matches names (UCC standard search logic). */
+                debtor_name?: string;
+                /** @description Only changes of filings naming this secured party: case-insensitive, matching whole leading words. */
+                secured_party?: string;
+                /** @description Most changes in the page. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangePage"];
+                };
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidParameter"];
+            401: components["responses"]["Unauthorized"];
+            410: components["responses"]["CursorExpired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["OtherError"];
+        };
+    };
+    headListChanges: {
+        parameters: {
+            query?: {
+                /** @description Only changes of filings in this state. Default: every state. */
+                state?: string;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
+                /** @description Start with the changes recorded at or after this time (not with `cursor`). */
+                since?: string;
+                /** @description Only changes of these types (comma-separated, as named): filing.created, filing.continued, filing.terminated, filing.assigned, filing.reinstated, filing.amended, filing.updated, filing.lapsed. */
+                types?: ("filing.created" | "filing.continued" | "filing.terminated" | "filing.assigned" | "filing.reinstated" | "filing.amended" | "filing.updated" | "filing.lapsed")[];
+                /** @description Only changes of filings naming this debtor, matched as `/debtors/search` matches names (UCC standard search logic). */
+                debtor_name?: string;
+                /** @description Only changes of filings naming this secured party: case-insensitive, matching whole leading words. */
+                secured_party?: string;
+                /** @description Most changes in the page. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The cursor points at changes past the feed's retention: start again. */
+            410: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listLapsingFilings: {
+        parameters: {
+            query: {
+                /**
+                 * @description Two-letter US state or territory code, case-insensitive: AL, AK, AZ, AR, CA, CO, CT, DE, DC, FL, GA, HI, ID, IL, IN, IA, KS, KY, LA, ME, MD, MA, MI, MN, MS, MO, MT, NE, NV, NH, NJ, NM, NY, NC, ND, OH, OK, OR, PA, RI, SC, SD, TN, TX, UT, VT, VA, WA, WV, WI, WY, PR, GU, VI, AS, MP.
+                 * @example CA
+                 */
+                state: string;
+                /** @description First lapse date of the window (inclusive), YYYY-MM-DD. Default: today (UTC). */
+                from?: string;
+                /** @description Last lapse date of the window (inclusive), YYYY-MM-DD. Default: 180 days after `from` or today. */
+                to?: string;
+                /** @description Only filings with a secured party of this name: case-insensitive, matching whole leading words. */
+                secured_party?: string;
+                /** @description Comma-separated debtor industries, in any case, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. The industries: Construction & Trades; Retail & E-commerce; Real Estate; Equipment; Finance & Investments; Food & Beverage; Professional Services; Health & Wellness; Education & Training; Transportation & Logistics; Manufacturing; Arts & Entertainment; Automotive Services & Sales; Energy & Utilities; Agriculture & Farming. */
+                industry?: string[];
+                /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
+                envelope?: string;
+                /** @description Page number, from 1, in decimal digits. */
+                page?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LienPageA"] | components["schemas"]["LienPageB"];
+                };
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidParameter"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["OtherError"];
+        };
+    };
+    headListLapsingFilings: {
+        parameters: {
+            query: {
+                /**
+                 * @description Two-letter US state or territory code, case-insensitive: AL, AK, AZ, AR, CA, CO, CT, DE, DC, FL, GA, HI, ID, IL, IN, IA, KS, KY, LA, ME, MD, MA, MI, MN, MS, MO, MT, NE, NV, NH, NJ, NM, NY, NC, ND, OH, OK, OR, PA, RI, SC, SD, TN, TX, UT, VT, VA, WA, WV, WI, WY, PR, GU, VI, AS, MP.
+                 * @example CA
+                 */
+                state: string;
+                /** @description First lapse date of the window (inclusive), YYYY-MM-DD. Default: today (UTC). */
+                from?: string;
+                /** @description Last lapse date of the window (inclusive), YYYY-MM-DD. Default: 180 days after `from` or today. */
+                to?: string;
+                /** @description Only filings with a secured party of this name: case-insensitive, matching whole leading words. */
+                secured_party?: string;
+                /** @description Comma-separated debtor industries, in any case, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. The industries: Construction & Trades; Retail & E-commerce; Real Estate; Equipment; Finance & Investments; Food & Beverage; Professional Services; Health & Wellness; Education & Training; Transportation & Logistics; Manufacturing; Arts & Entertainment; Automotive Services & Sales; Energy & Utilities; Agriculture & Farming. */
+                industry?: string[];
+                /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
+                envelope?: string;
+                /** @description Page number, from 1, in decimal digits. */
+                page?: number;
+            };
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listStates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatePage"];
+                };
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidParameter"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["OtherError"];
+        };
+    };
+    headListStates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of results. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: a tag in `If-None-Match` matches the current answer. No body. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     lookupFiling: {
         parameters: {
             query: {

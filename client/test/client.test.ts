@@ -6,7 +6,7 @@
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import { createApp } from "../../src/app.ts";
-import { allD1, daysAgo, filing, load, party, registerKeys, TEST_KEY } from "../../test/helpers.ts";
+import { allD1, daysAgo, filing, load, loadDelta, party, registerKeys, TEST_KEY } from "../../test/helpers.ts";
 import {
   type AssociatedDebtor,
   createClient,
@@ -86,6 +86,9 @@ describe("operations", () => {
       listAssociatedDebtors: () => client.listAssociatedDebtors({ name: "Client Anchor", state: "NV" }),
       searchSimilarDebtors: () => client.searchSimilarDebtors({ name: "Client Ankor" }),
       lookupFiling: () => client.lookupFiling({ initial_financing_number: "CL-NV" }),
+      listChanges: () => client.listChanges({ state: "NV" }),
+      listLapsingFilings: () => client.listLapsingFilings({ state: "CA", to: "2045-01-01" }),
+      listStates: () => client.listStates(),
     };
     expect(Object.keys(calls).sort()).toEqual(ids.sort());
     for (const [id, call] of Object.entries(calls)) {
@@ -177,6 +180,9 @@ describe("result types", () => {
       listAssociatedDebtors: client.listAssociatedDebtors({ name: "x", state: "CA" }),
       searchSimilarDebtors: client.searchSimilarDebtors({ name: "x" }),
       lookupFiling: client.lookupFiling({ initial_financing_number: "x" }),
+      listChanges: client.listChanges({ state: "CA" }),
+      listLapsingFilings: client.listLapsingFilings({ state: "CA", envelope }),
+      listStates: client.listStates(),
     };
     expectTypeOf<{ [Op in keyof typeof results]: Awaited<(typeof results)[Op]> }>().toEqualTypeOf<{
       [Op in OperationId]: PageOf<Op>;
@@ -477,5 +483,65 @@ describe("cancellation", () => {
     const pending = waiting.listRecentFilingsByState({ state: "CA" }, { signal: later.signal });
     setTimeout(() => later.abort(new Error("stopped mid-wait")), 10);
     await expect(pending).rejects.toThrow("stopped mid-wait");
+  });
+});
+
+describe("the change feed", () => {
+  it("walks the feed with changes(), each page with the cursor to resume from", async () => {
+    const { client } = testClient();
+    const batches = [];
+    for await (const batch of client.changes({ limit: 10 })) batches.push(batch);
+    const all = batches.flatMap((b) => b.changes);
+    expect(all.length).toBeGreaterThanOrEqual(FILINGS + 1);
+    expect(batches.at(-1)?.hasMore).toBe(false);
+    // From the last cursor: only what is loaded after it.
+    await loadDelta([filing({ number: "CL-LATER", state: "NV", debtors: [party("Client Later LLC")] })]);
+    const later = [];
+    for await (const batch of client.changes({ cursor: batches.at(-1)?.cursor })) later.push(...batch.changes);
+    expect(later.map((c) => [c.type, c.initial_financing_number])).toEqual([["filing.created", "CL-LATER"]]);
+  });
+
+  it("watches a watchlist: its debtors' and lenders' new filings, each once, and nothing else", async () => {
+    const { client, waits } = testClient();
+    const start = (await client.listChanges({ since: new Date(Date.now() + 60_000).toISOString() })).response_metadata
+      .next_cursor;
+    const stop = new AbortController();
+    const cursors: string[] = [];
+    const seen: string[] = [];
+    const watching = (async () => {
+      try {
+        for await (const change of client.watch({
+          debtors: ["Watched Borrower Inc", "Jane Q Public"],
+          securedParties: ["harbor point"],
+          cursor: start,
+          onCursor: (c) => void cursors.push(c),
+          pollIntervalMs: 5_000,
+          signal: stop.signal,
+        })) {
+          seen.push(`${change.type} ${change.initial_financing_number}`);
+          if (seen.length === 3) stop.abort();
+        }
+      } catch (err) {
+        if (!stop.signal.aborted) throw err;
+      }
+    })();
+    await loadDelta([
+      // The watched debtor, spelled as its office filed it.
+      filing({ number: "W-1", state: "NV", debtors: [party("WATCHED BORROWER, INC.")] }),
+      filing({ number: "W-2", state: "NV", debtors: [party("Unwatched Borrower LLC")] }),
+      // An individual filed last name first.
+      filing({ number: "W-3", state: "TX", debtors: [party("Public, Jane Q", { type: "Individual" })] }),
+      filing({
+        number: "W-4",
+        state: "CA",
+        debtors: [party("Another Unwatched LLC")],
+        securedParties: [party("Harbor Point Capital LLC")],
+      }),
+    ]);
+    await watching;
+    expect(seen.sort()).toEqual(["filing.created W-1", "filing.created W-3", "filing.created W-4"]);
+    expect(cursors.length).toBeGreaterThan(0);
+    // Caught up, it waited the poll interval or the server's Retry-After (300 s), whichever is longer.
+    expect(waits).toContain(300_000);
   });
 });

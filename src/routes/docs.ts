@@ -75,6 +75,10 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
         { name: "Filings", description: "Filings by state, postal code, termination or number." },
         { name: "Secured parties", description: "Filings by lender." },
         { name: "Debtors", description: "A borrower's filings, addresses, co-borrowers and similar names." },
+        {
+          name: "Monitoring",
+          description: "What changed since you last looked (the change feed), lapse windows, and how current each state's data is.",
+        },
       ],
     },
     { unionPreferredType: "oneOf", sortComponents: "alphabetically" },

@@ -7,9 +7,9 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
-import { generateFilings } from "../../seed/generate.ts";
 import { refreshAll, writeFilingRows, writeFilings } from "../../scripts/bulk/load.ts";
 import { localD1Database } from "../../scripts/localD1.ts";
+import { generateFilings } from "../../seed/generate.ts";
 import type { Db } from "../../src/db/database.ts";
 import { facetCutoffDay } from "../../src/db/load.ts";
 import { type FilingRecord, type PartyRecord, toRows } from "../../src/db/records.ts";
