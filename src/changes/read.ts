@@ -151,9 +151,10 @@ export async function shardChanges(db: Db, filter: ChangeFilter, start: Start, l
     );
   }
   const matching = parties.length > 0 ? sql`where ${sql.join(parties, sql` and `)}` : sql``;
+  // CROSS JOIN keeps SQLite's join order: the window's changes, then each one's filing by id.
   const page = db.all<Row>(
     sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at, ${withParties(true)}
-      from (${w}) as w join filings on filings.id = w.filing_id ${matching} order by w.seq limit ${limit + 1}`,
+      from (${w}) as w cross join filings on filings.id = w.filing_id ${matching} order by w.seq limit ${limit + 1}`,
   );
   const marks = db.all<{ start: number; purged: number }>(
     sql`select ${after} as start, coalesce((select ${changeMarks.purgedThrough} from ${changeMarks} where ${changeMarks.id} = 1), 0) as purged`,

@@ -77,7 +77,8 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
         { name: "Debtors", description: "A borrower's filings, addresses, co-borrowers and similar names." },
         {
           name: "Monitoring",
-          description: "What changed since you last looked (the change feed), lapse windows, and how current each state's data is.",
+          description:
+            "What changed since you last looked (the change feed), lapse windows, and how current each state's data is.",
         },
       ],
     },

@@ -1,0 +1,137 @@
+/**
+ * GET /filings/lapsing (live filings by lapse date in a window) and GET
+ * /states (how current each state's data is).
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import type { FilingRecord } from "../src/db/records.ts";
+import { clearAllShards, filing, get, getJson, loadDelta, party, registerKeys } from "./helpers.ts";
+
+const DAY = 86_400_000;
+const day = (days: number) => new Date(Date.now() + days * DAY).toISOString().slice(0, 10);
+
+/** A filing in `state` whose office lapse date is `days` from today. */
+function lapsing(number: string, days: number, more: Partial<FilingRecord> = {}): FilingRecord {
+  return filing({
+    number,
+    officeLapseDate: day(days),
+    filedAt: new Date(Date.now() - 900 * DAY).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    ...more,
+  });
+}
+
+const RECORDS: FilingRecord[] = [
+  lapsing("LAP-0", 0),
+  lapsing("LAP-10", 10, { debtors: [party("Lumber Yard LLC", { label: "Construction & Trades" })] }),
+  lapsing("LAP-10B", 10),
+  lapsing("LAP-100", 100, { securedParties: [party("Wells Fargo Bank, N.A.")] }),
+  lapsing("LAP-180", 180),
+  lapsing("LAP-181", 181),
+  lapsing("LAP-PAST", -5),
+  // Terminated: never listed, whatever its lapse date.
+  lapsing("LAP-TERM", 20, {
+    amendments: [
+      {
+        number: "LAP-TERM-T",
+        filedAt: new Date(Date.now() - 30 * DAY).toISOString().replace(/\.\d{3}Z$/, "Z"),
+        kind: "termination",
+        description: "Termination",
+      },
+    ],
+  }),
+  lapsing("LAP-TX", 30, { state: "TX" }),
+];
+
+const numbers = (body: { ucc_liens: { initial_financing_number: string }[] }) =>
+  body.ucc_liens.map((l) => l.initial_financing_number);
+
+beforeAll(async () => {
+  await clearAllShards();
+  await registerKeys();
+  await loadDelta(RECORDS);
+});
+
+describe("GET /filings/lapsing", () => {
+  it("lists today through 180 days ahead by default, both ends included, soonest first, then by number", async () => {
+    const body = await getJson("/filings/lapsing?state=CA");
+    expect(numbers(body)).toEqual(["LAP-0", "LAP-10", "LAP-10B", "LAP-100", "LAP-180"]);
+    expect(body.ucc_liens.map((l) => l.estimated_lien_lapse_date)).toEqual([
+      day(0),
+      day(10),
+      day(10),
+      day(100),
+      day(180),
+    ]);
+    expect(body.response_metadata.next_page).toBe(false);
+  });
+
+  it("takes a window of past and future days, and refuses one that ends before it starts", async () => {
+    expect(numbers(await getJson(`/filings/lapsing?state=CA&from=${day(-10)}&to=${day(0)}`))).toEqual([
+      "LAP-PAST",
+      "LAP-0",
+    ]);
+    expect(numbers(await getJson(`/filings/lapsing?state=CA&from=${day(11)}&to=${day(99)}`))).toEqual([]);
+    expect(numbers(await getJson(`/filings/lapsing?state=CA&from=${day(181)}`))).toEqual(["LAP-181"]);
+    const refused = await getJson(`/filings/lapsing?state=CA&from=${day(10)}&to=${day(9)}`, 400);
+    expect(refused.error.details?.map((d) => d.parameter)).toEqual(["to"]);
+    const bad = await getJson("/filings/lapsing?state=CA&from=2026-02-30", 400);
+    expect(bad.error.details?.map((d) => d.parameter)).toEqual(["from"]);
+  });
+
+  it("filters by debtor industry and by secured party, and counts in envelope A", async () => {
+    expect(numbers(await getJson("/filings/lapsing?state=CA&industry=Construction%20%26%20Trades"))).toEqual([
+      "LAP-10",
+    ]);
+    expect(numbers(await getJson("/filings/lapsing?state=CA&secured_party=wells%20fargo"))).toEqual(["LAP-100"]);
+    expect(numbers(await getJson("/filings/lapsing?state=CA&secured_party=wells%20far"))).toEqual([]);
+    const a = await getJson("/filings/lapsing?state=CA&envelope=a");
+    expect(a.pagination).toEqual({ current_page: 1, total_pages: 1, page_size: 5, total_results: 5 });
+    const industry = await getJson("/filings/lapsing?state=CA&industry=Manufacturing&envelope=a");
+    // The default filing's debtor is in Manufacturing: every listed filing but the lumber yard's.
+    expect(industry.pagination.total_results).toBe(4);
+    const lender = await getJson("/filings/lapsing?state=CA&secured_party=first%20test&envelope=a");
+    expect(lender.pagination.total_results).toBe(4);
+  });
+
+  it("pages in both envelopes, every filing once", async () => {
+    const wide = `state=CA&from=${day(-30)}&to=${day(400)}`;
+    const pageA2 = await getJson(`/filings/lapsing?${wide}&envelope=a&page=2`);
+    expect(pageA2.pagination).toMatchObject({ current_page: 2, total_pages: 2, total_results: 7 });
+    expect(numbers(pageA2)).toEqual(["LAP-180", "LAP-181"]);
+    const pageB1 = await getJson(`/filings/lapsing?${wide}`);
+    expect(pageB1.response_metadata.next_page).toBe(false);
+    expect(numbers(pageB1)).toHaveLength(7);
+  });
+
+  it("reads, for a filtered count, about as many entries as it counts", async () => {
+    const res = await get(`/filings/lapsing?state=CA&to=${day(400)}&secured_party=first&envelope=a`);
+    const body = (await res.json()) as { pagination: { total_results: number } };
+    const rows = Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]);
+    expect(rows).toBeLessThanOrEqual(60 + 4 * body.pagination.total_results);
+  });
+});
+
+describe("GET /states", () => {
+  it("lists every state held with its filings, live filings, last load and data through", async () => {
+    const body = await getJson("/states");
+    const ca = body.states.find((s) => s.state === "CA");
+    const tx = body.states.find((s) => s.state === "TX");
+    expect(body.states.map((s) => s.state)).toEqual(["CA", "TX"]);
+    // Eight CA filings: the terminated one, and those that lapsed five days ago and today, are not live.
+    expect(ca).toMatchObject({ filings: 8, active_filings: 5 });
+    expect(tx).toMatchObject({ filings: 1, active_filings: 1 });
+    expect(ca?.last_loaded_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    // No office as-of date in these loads: the newest filing date.
+    expect(ca?.data_through).toBe(RECORDS[0]!.filedAt.slice(0, 10));
+  });
+
+  it("gives a single-state answer that state's own last load, not its shard's newest", async () => {
+    const before = (await getJson("/filings/lapsing?state=CA")).response_metadata.data_source_last_updated;
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await loadDelta([lapsing("LAP-NY", 30, { state: "NY" })]);
+    const after = (await getJson(`/filings/lapsing?state=CA&from=${day(0)}`)).response_metadata
+      .data_source_last_updated;
+    expect(after).toBe(before);
+    const ny = (await getJson("/states")).states.find((s) => s.state === "NY");
+    expect(ny?.last_loaded_at).not.toBe(before);
+  });
+});
