@@ -281,6 +281,70 @@ describe.skipIf(shards.layout.shards.length === 1)(
       }
     });
 
+    it("give the same change feed, every change once and in the same order per state", async () => {
+      // A day's delta in every layout: amendments of every kind over several shards, and new filings.
+      const delta = fixtures()
+        .slice(0, 24)
+        .map((f, i) => ({
+          ...f,
+          amendments: [
+            {
+              number: `${f.state}-${f.number}-A`,
+              filedAt: daysAgo(1),
+              kind: (["continuation", "termination", "assignment", "collateral_change"] as const)[i % 4]!,
+              description: ["Continuation", "Termination", "Assignment", "Amendment - Collateral"][i % 4]!,
+            },
+          ],
+        }));
+      await upsertFilings(handle("DB_WHOLE"), delta, { source: "equivalence delta" });
+      for (const shard of layoutOf(SIX).shards) {
+        const mine = delta.filter((r) => shardOf(layoutOf(SIX), r.state) === shard);
+        if (mine.length > 0) await upsertFilings(handle(shard), mine, { source: "equivalence delta" });
+      }
+      /** Every change of `query` in `layout`, following next_cursor: what each says, without ids and times the databases assign. */
+      const feed = async (layout: Env, query: string) => {
+        const out: string[] = [];
+        let cursor: string | undefined;
+        for (;;) {
+          const url = `/filings/changes?${query}${cursor ? `&cursor=${cursor}` : ""}`;
+          const res = await createApp().request(url, { headers: { "x-api-key": TEST_KEY } }, layout);
+          const body = (await res.json()) as {
+            changes: {
+              type: string;
+              jurisdiction_state: string;
+              initial_financing_number: string;
+              occurred_at: string;
+              amendment?: unknown;
+            }[];
+            response_metadata: { next_cursor: string; has_more: boolean };
+          };
+          for (const c of body.changes) {
+            out.push(
+              JSON.stringify([
+                c.jurisdiction_state,
+                c.initial_financing_number,
+                c.type,
+                c.occurred_at,
+                c.amendment ?? null,
+              ]),
+            );
+          }
+          cursor = body.response_metadata.next_cursor;
+          if (!body.response_metadata.has_more) return out;
+        }
+      };
+      for (const query of ["limit=7", "types=filing.terminated,filing.assigned&limit=3", "state=CA&limit=5"]) {
+        const [one, six] = [await feed(whole, query), await feed(sharded, query)];
+        expect(one.length, query).toBeGreaterThan(0);
+        expect([...six].sort(), query).toEqual([...one].sort());
+        // Per state, in the order each database recorded them.
+        for (const state of STATES) {
+          const of = (list: string[]) => list.filter((c) => c.startsWith(`["${state}"`));
+          expect(of(six), `${query} ${state}`).toEqual(of(one));
+        }
+      }
+    });
+
     // Last: it changes the data.
     it("keep the place of a debtor gone from a sound key, as one database does", async () => {
       const path = "/debtors/search-similar?name=Zenith%20Widgets";
