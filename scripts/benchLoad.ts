@@ -1,0 +1,170 @@
+/**
+ * Benchmark of loading, and of what the change log adds to it:
+ *
+ *   npm run bench:load [-- --filings 1000000 --work DIR --write]
+ *
+ * 1. A backfill: `npm run import` of a generated feed (`npm run seed --
+ *    --out`) into empty local databases in DIR (bulk mode, which records no
+ *    changes), as an operator runs it; its wall and CPU time, and bytes per
+ *    filing after it (`npm run db:size`).
+ * 2. A daily delta onto two copies of that state: 10,000 filings changed
+ *    (a new continuation each) and 10,000 new, loaded by the import's own
+ *    path (importSharded, as the CLI runs it, without its progress output),
+ *    once recording changes and once not: the difference is what the change
+ *    log costs a delta.
+ * 3. Bytes per change: the `changes` B-tree and its indexes (dbstat), over
+ *    the changes the delta recorded.
+ *
+ * Results go to bench/LOADS.local.md (untracked); --write updates the
+ * committed bench/LOADS.md.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, createReadStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { Readable } from "node:stream";
+import { parseArgs } from "node:util";
+import { refreshQueued } from "../src/db/load.ts";
+import { readFeed } from "../src/feed/read.ts";
+import { findRepeats } from "../src/feed/repeats.ts";
+import { importSharded } from "../src/feed/shardedImport.ts";
+import { openShards } from "./feedDb.ts";
+import { localFiles, shardConfig } from "./shardConfig.ts";
+
+const { values } = parseArgs({
+  options: {
+    filings: { type: "string", default: "100000" },
+    work: { type: "string", default: ".wrangler/bench-load" },
+    write: { type: "boolean", default: false },
+  },
+});
+const FILINGS = Number(values.filings);
+const WORK = resolve(values.work ?? ".wrangler/bench-load");
+const OUT = values.write ? "bench/LOADS.md" : "bench/LOADS.local.md";
+const DELTA_CHANGED = 10_000;
+const DELTA_NEW = 10_000;
+mkdirSync(WORK, { recursive: true });
+
+/** CPU seconds of this process's finished children (user + system), from /proc. */
+function childrenCpu(): number {
+  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]?.split(" ") ?? [];
+  // cutime and cstime: fields 16 and 17 of stat, 14 and 15 after the command.
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+function ownCpu(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+// 1. The feed and the backfill.
+const feed = join(WORK, `feed-${FILINGS}.ndjson`);
+if (!existsSync(feed)) {
+  console.error(`generating ${fmt(FILINGS)} filings as ${feed}...`);
+  execFileSync(process.execPath, ["seed/seed.ts", "--filings", String(FILINGS), "--out", feed], { stdio: "inherit" });
+}
+const base = join(WORK, "base");
+rmSync(base, { recursive: true, force: true });
+console.error("backfill (bulk mode)...");
+const started = Date.now();
+const cpu = childrenCpu();
+const backfill = spawnSync(process.execPath, ["scripts/import.ts", feed, "--persist-to", base], { encoding: "utf8" });
+if (backfill.status !== 0 && backfill.status !== 3) throw new Error(`backfill failed:\n${backfill.stderr}`);
+const backfillWall = (Date.now() - started) / 1000;
+const backfillCpu = childrenCpu() - cpu;
+const size = JSON.parse(
+  execFileSync(process.execPath, ["scripts/dbSize.ts", "--persist-to", base, "--json"], { encoding: "utf8" }),
+) as { filings: number; bytesPerFiling: number };
+
+// 2. The delta: changed filings first (a continuation each), then new ones.
+const delta = join(WORK, "delta.ndjson");
+{
+  const lines = readFileSync(feed, "utf8").split("\n", DELTA_CHANGED + DELTA_NEW);
+  const today = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  const out = lines.map((line, i) => {
+    const lien = JSON.parse(line);
+    if (i < DELTA_CHANGED) {
+      lien.amendments = [
+        ...(lien.amendments ?? []),
+        {
+          amendment_financing_number: `${lien.initial_financing_number}-BENCH`,
+          amendment_financing_date: today,
+          amendment_financing_type_description: "Continuation",
+        },
+      ];
+    } else lien.initial_financing_number = `${lien.initial_financing_number}-NEW`;
+    return JSON.stringify(lien);
+  });
+  writeFileSync(delta, `${out.join("\n")}\n`);
+}
+
+async function loadDelta(dir: string, recordChanges: boolean) {
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(base, dir, { recursive: true });
+  const target = { remote: false, persistTo: dir };
+  const { shards, dispose } = await openShards(target);
+  const stream = () => Readable.toWeb(createReadStream(delta)) as unknown as ReadableStream<Uint8Array>;
+  const now = new Date();
+  const began = Date.now();
+  const before = ownCpu();
+  const repeats = await findRepeats(readFeed(delta, stream(), { now }));
+  const summary = await importSharded(shards, delta, stream(), { now, repeats, deferRefresh: true, recordChanges });
+  for (const db of shards.databases.values()) await refreshQueued(db);
+  const took = { wall: (Date.now() - began) / 1000, cpu: ownCpu() - before, summary };
+  await dispose();
+  return took;
+}
+
+console.error("delta, recording no changes...");
+const without = await loadDelta(join(WORK, "delta-without"), false);
+console.error("delta, recording changes...");
+const withChanges = await loadDelta(join(WORK, "delta-with"), true);
+
+// 3. Bytes per change.
+let changeBytes = 0;
+let changeRows = 0;
+for (const { file } of localFiles(await shardConfig(), join(WORK, "delta-with"))) {
+  const db = new DatabaseSync(file, { readOnly: true });
+  const names = new Set(
+    (db.prepare("select name from sqlite_master where tbl_name = 'changes'").all() as { name: string }[]).map(
+      (r) => r.name,
+    ),
+  );
+  for (const { name, pgsize } of db.prepare("select name, pgsize from dbstat('main', 1)").all() as {
+    name: string;
+    pgsize: number;
+  }[]) {
+    if (names.has(name)) changeBytes += Number(pgsize);
+  }
+  changeRows += Number((db.prepare("select count(*) as n from changes").get() as { n: number }).n);
+  db.close();
+}
+
+const pct = (a: number, b: number) => `${a >= b ? "+" : ""}${fmt(((a - b) / b) * 100, 1)}%`;
+const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 1)} GiB memory; Node ${process.version}; load average ${loadavg()
+  .map((l) => l.toFixed(1))
+  .join(", ")} at the end`;
+const report = `# Load benchmark
+
+Run on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:load -- --filings ${FILINGS}\`, on
+${machine}. Local D1 files, written in-process (docs/data-feeds.md); wall
+times move with whatever else the machine runs, CPU times hardly.
+
+| load | filings | wall | CPU | changes recorded |
+|---|---|---|---|---|
+| backfill into empty databases (bulk mode, \`npm run import\`) | ${fmt(size.filings)} | ${fmt(backfillWall, 1)} s | ${fmt(backfillCpu, 1)} s | none (a backfill records none) |
+| daily delta, recording no changes | ${fmt(DELTA_CHANGED + DELTA_NEW)} (${fmt(DELTA_CHANGED)} changed, ${fmt(DELTA_NEW)} new) | ${fmt(without.wall, 1)} s | ${fmt(without.cpu, 1)} s | – |
+| daily delta, recording changes | ${fmt(DELTA_CHANGED + DELTA_NEW)} | ${fmt(withChanges.wall, 1)} s (${pct(withChanges.wall, without.wall)}) | ${fmt(withChanges.cpu, 1)} s (${pct(withChanges.cpu, without.cpu)}) | ${fmt(changeRows)} |
+
+- The change log's cost on the delta: ${pct(withChanges.cpu, without.cpu)} CPU, ${pct(withChanges.wall, without.wall)} wall (goal: under 15%).
+- Bytes per change: ${fmt(changeRows > 0 ? changeBytes / changeRows : 0, 1)} (the \`changes\` B-tree and its five indexes, ${fmt(changeBytes / 1024)} KiB for ${fmt(changeRows)} changes; goal: under 100).
+- Bytes per filing after the backfill: ${fmt(size.bytesPerFiling)} (\`npm run db:size\`), change-feed columns and indexes included.
+- The delta's summary: ${fmt(withChanges.summary.inserted)} inserted, ${fmt(withChanges.summary.updated)} updated, ${fmt(withChanges.summary.unchanged)} unchanged.
+`;
+writeFileSync(OUT, report);
+console.log(report);
+console.error(`written to ${OUT}`);
