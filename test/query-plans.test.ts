@@ -20,7 +20,7 @@ interface Statement {
 function recording<T extends D1Database | D1DatabaseSession>(db: T, log: Statement[], shard?: D1Database): T {
   return new Proxy(db, {
     get(target, prop) {
-      // The service reads through a D1 session (src/queries/db.ts): record its statements too.
+      // The service reads through a D1 session (src/http/d1.ts): record its statements too.
       if (prop === "withSession") {
         return (arg: string) => recording((target as D1Database).withSession(arg), log, shard);
       }

@@ -22,10 +22,11 @@
  *
  * Rows read are each shard's bound, times the number of shards. With one
  * shard, each list is that database's own query, as before sharding.
+ *
+ * Each merge reads its shards through a ShardReader (src/queries/db.ts):
+ * a request's (src/http/d1.ts), or plain handles (readerOf).
  */
-import type { Context } from "hono";
-import type { AppEnv } from "../http/context.ts";
-import { type Db, shardNames, withEveryShard, withShards } from "./db.ts";
+import { type Db, onEveryShard, type ShardReader } from "./db.ts";
 import * as debtorQueries from "./debtors.ts";
 import {
   type CountedFilter,
@@ -110,26 +111,26 @@ function partsOfSlice(keys: { at: string; num: string }[][], from: number, to: n
 
 /** A counted page (envelope A) of a cross-state filing list. */
 export async function countedPageAcross(
-  c: Context<AppEnv>,
+  reader: ShardReader,
   build: (db: Db) => CountedFilter,
   { page, size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
   const from = (page - 1) * size;
   const reach = page * size;
-  if (shardNames(c).length === 1) {
+  if (reader.shards.length === 1) {
     // One database: its own page, as before sharding.
-    return onlyOf(await withEveryShard(c, (db) => fetchCountedPage(db, build(db), { page, size })));
+    return onlyOf(await onEveryShard(reader, (db) => fetchCountedPage(db, build(db), { page, size })));
   }
   if (page <= DIRECT_PAGES) {
-    const parts = await withEveryShard(c, (db) => fetchCountedPage(db, build(db), { page: 1, size: reach }));
+    const parts = await onEveryShard(reader, (db) => fetchCountedPage(db, build(db), { page: 1, size: reach }));
     return {
       items: mergedItems(parts, from, reach),
       total: parts.reduce((sum, p) => sum + p.total, 0),
     };
   }
-  const listed = await withEveryShard(c, (db) => fetchListKeys(db, build(db), reach));
+  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(db), reach));
   const total = listed.reduce((sum, l) => sum + l.total, 0);
-  const items = await pageRows(c, listed, from, reach, (db, window) =>
+  const items = await pageRows(reader, listed, from, reach, (db, window) =>
     fetchCountedPage(db, { ...build(db), count: 0 }, window),
   );
   return { items, total };
@@ -137,18 +138,18 @@ export async function countedPageAcross(
 
 /** An open page (envelope B: more or not, and the data-load time) of a cross-state filing list. */
 export async function openPageAcross(
-  c: Context<AppEnv>,
+  reader: ShardReader,
   build: Build,
   { page, size }: PageWindow,
   options: { amendments: boolean },
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
   const from = (page - 1) * size;
   const reach = page * size;
-  if (shardNames(c).length === 1) {
-    return onlyOf(await withEveryShard(c, (db) => fetchOpenPage(db, build(db), { page, size }, options)));
+  if (reader.shards.length === 1) {
+    return onlyOf(await onEveryShard(reader, (db) => fetchOpenPage(db, build(db), { page, size }, options)));
   }
   if (page <= DIRECT_PAGES) {
-    const parts = await withEveryShard(c, (db) => fetchOpenPage(db, build(db), { page: 1, size: reach }, options));
+    const parts = await onEveryShard(reader, (db) => fetchOpenPage(db, build(db), { page: 1, size: reach }, options));
     const rows = parts.reduce((sum, p) => sum + p.items.length, 0);
     return {
       items: mergedItems(parts, from, reach),
@@ -157,8 +158,8 @@ export async function openPageAcross(
     };
   }
   // One row past the page, to tell whether another follows.
-  const listed = await withEveryShard(c, (db) => fetchListKeys(db, build(db), reach + 1));
-  const items = await pageRows(c, listed, from, reach, async (db, window) => {
+  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(db), reach + 1));
+  const items = await pageRows(reader, listed, from, reach, async (db, window) => {
     return (await fetchOpenPage(db, build(db), window, options)).items;
   });
   return {
@@ -170,7 +171,7 @@ export async function openPageAcross(
 
 /** The rows of the merged list's [from, to) from the shards that hold them (a second round trip). */
 async function pageRows(
-  c: Context<AppEnv>,
+  reader: ShardReader,
   listed: { keys: { at: string; num: string }[] }[],
   from: number,
   to: number,
@@ -182,10 +183,10 @@ async function pageRows(
     to,
   );
   if (parts.size === 0) return [];
-  const all = shardNames(c);
+  const all = reader.shards;
   // Each shard's binding name -> its index in the layout and its rows' window.
   const windows = new Map([...parts].map(([shard, window]) => [all[shard] ?? "", { shard, window }]));
-  const fetched = await withShards(c, [...windows.keys()], async (db, name) => {
+  const fetched = await reader.read([...windows.keys()], async (db, name) => {
     const part = windows.get(name);
     if (!part) return [];
     const [offset, count] = part.window;
@@ -214,12 +215,12 @@ function latest(times: (string | null)[]): string | null {
  * rows per found debtor: enough, since an address has at most one row per
  * debtor. The count is the union of the address sets.
  */
-export async function knownAddressesAcross(c: Context<AppEnv>, name: string, { page, size }: PageWindow) {
+export async function knownAddressesAcross(reader: ShardReader, name: string, { page, size }: PageWindow) {
   const reach = page * size;
-  const parts = await withEveryShard(c, (db) =>
+  const parts = await onEveryShard(reader, (db) =>
     debtorQueries.knownAddressCandidates(db, name, reach * debtorQueries.ROWS_PER_ADDRESS),
   );
-  const all = shardNames(c);
+  const all = reader.shards;
   const short = new Map(
     parts.flatMap((part, shard) =>
       part.rows.length === part.limit && distinctAddresses(part.rows) < reach ? [[all[shard] ?? "", part]] : [],
@@ -228,7 +229,7 @@ export async function knownAddressesAcross(c: Context<AppEnv>, name: string, { p
   const again =
     short.size === 0
       ? []
-      : await withShards(c, [...short.keys()], async (db, shard) => {
+      : await reader.read([...short.keys()], async (db, shard) => {
           // A batch of one, so the round trip and its rows are metered as every other.
           const [rows] = await db.batch([
             debtorQueries.knownAddressRows(db, name, reach * (short.get(shard)?.sets.length ?? 0)),
@@ -258,6 +259,6 @@ function compareDesc<T extends string | number>(a: T, b: T): number {
 }
 
 /** Similar names in every state: one database's candidates, from each shard's first names of every probe. */
-export async function similarNamesAcross(c: Context<AppEnv>, name: string): Promise<SimilarName[]> {
-  return similarOf({ name }, await withEveryShard(c, (db) => probeNames(db, { name })));
+export async function similarNamesAcross(reader: ShardReader, name: string): Promise<SimilarName[]> {
+  return similarOf({ name }, await onEveryShard(reader, (db) => probeNames(db, { name })));
 }

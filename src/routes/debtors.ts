@@ -2,10 +2,10 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { SIMILARITY_THRESHOLD } from "../domain/similarity.ts";
 import type { AppEnv } from "../http/context.ts";
+import { shardReader, withShard } from "../http/d1.ts";
 import { debtorAddressesQuery, debtorAssociatedQuery, debtorSearchQuery, similarQuery } from "../http/params.ts";
 import { associatedDebtor, envelopeA, knownAddress, lienPageA, similarDebtor } from "../http/present.ts";
 import { associatedDebtors, knownAddresses, liensA, similarDebtors } from "../http/responses.ts";
-import { withShard } from "../queries/db.ts";
 import * as debtorQueries from "../queries/debtors.ts";
 import { knownAddressesAcross, similarNamesAcross } from "../queries/fanout.ts";
 import { byDebtorName, fetchCountedPage } from "../queries/filings.ts";
@@ -65,7 +65,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     // With a state, its shard; without, every shard.
     const ranked = q.state
       ? await withShard(c, q.state, (db) => similarNames(db, { name: q.name, state: q.state }))
-      : await similarNamesAcross(c, q.name);
+      : await similarNamesAcross(shardReader(c), q.name);
     const start = (q.page - 1) * PAGE_SIZE_A;
     return c.json(
       {
@@ -87,7 +87,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(debtorAddressesRoute, async (c) => {
     const q = c.req.valid("query");
     // A debtor's addresses come from its filings in any state: every shard.
-    const { rows, total } = await knownAddressesAcross(c, q.name, { page: q.page, size: PAGE_SIZE_A });
+    const { rows, total } = await knownAddressesAcross(shardReader(c), q.name, { page: q.page, size: PAGE_SIZE_A });
     return c.json(
       { debtor_name: q.name, addresses: rows.map(knownAddress), ...envelopeA(c, q.page, PAGE_SIZE_A, total) },
       200,

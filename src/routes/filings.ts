@@ -4,6 +4,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";
+import { shardReader, withShard } from "../http/d1.ts";
 import {
   filingLookupQuery,
   recentByPostalCodeQuery,
@@ -12,7 +13,6 @@ import {
 } from "../http/params.ts";
 import { envelopeA, lienPageA, lienPageB, lienPageFull, terminatedFiling } from "../http/present.ts";
 import { lienPageAOrB, liensA, liensFull, terminatedList } from "../http/responses.ts";
-import { withShard } from "../queries/db.ts";
 import { countedPageAcross, openPageAcross } from "../queries/fanout.ts";
 import {
   byNumber,
@@ -81,7 +81,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     // With a state, its shard; without, every shard.
     const page = q.state
       ? await withShard(c, q.state, (db) => fetchOpenPage(db, byNumber(db, filter), window, { amendments: true }))
-      : await openPageAcross(c, (db) => byNumber(db, filter), window, { amendments: true });
+      : await openPageAcross(shardReader(c), (db) => byNumber(db, filter), window, { amendments: true });
     return c.json(lienPageFull(c, window, page), 200);
   });
 
@@ -99,11 +99,13 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     if (q.envelope === "b") {
       const window = { page: q.page, size: PAGE_SIZE_B };
       // A ZIP code's debtors file in any state: every shard.
-      const page = await openPageAcross(c, (db) => recentByPostalCode(db, filter), window, { amendments: false });
+      const page = await openPageAcross(shardReader(c), (db) => recentByPostalCode(db, filter), window, {
+        amendments: false,
+      });
       return c.json(lienPageB(c, window, page, false), 200);
     }
     const window = { page: q.page, size: PAGE_SIZE_A };
-    const page = await countedPageAcross(c, (db) => recentByPostalCode(db, filter), window);
+    const page = await countedPageAcross(shardReader(c), (db) => recentByPostalCode(db, filter), window);
     return c.json(lienPageA(c, window, page), 200);
   });
 

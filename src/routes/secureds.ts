@@ -1,10 +1,10 @@
 /** /secureds/recent-by-secured-party: recent filings by secured party (lender) name within a state. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";
+import { withShard } from "../http/d1.ts";
 import { recentBySecuredPartyQuery } from "../http/params.ts";
 import { lienPageA, lienPageB } from "../http/present.ts";
 import { lienPageAOrB } from "../http/responses.ts";
-import { withShard } from "../queries/db.ts";
 import { lenderCountedPage, lenderOpenPage } from "../queries/lenders.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
 
