@@ -19,6 +19,10 @@ import { insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
 import { layoutOf, MAX_SHARDS, shardOf } from "../src/db/shards.ts";
+import { recentWindowStart } from "../src/domain/time.ts";
+import { database, readerOf } from "../src/queries/db.ts";
+import { countedPageAcross } from "../src/queries/fanout.ts";
+import { recentByPostalCode } from "../src/queries/filings.ts";
 import { similarNames } from "../src/queries/similar.ts";
 import { daysAgo, filing, party, registerKeys, shards, TEST_KEY } from "./helpers.ts";
 
@@ -267,6 +271,19 @@ describe.skipIf(shards.layout.shards.length === 1)(
       );
       const union = new Set(perShard.flat().map((n) => `${n.nameKey} ${n.state}`));
       expect(union.size).toBeGreaterThan(ranked);
+    });
+
+    it("merge a deep cross-state page from plain query handles, without a request, as the API answers it", async () => {
+      const reader = readerOf(new Map(layoutOf(SIX).shards.map((s) => [s, database(binding(s))])));
+      const filter = { zip5: "94107", since: recentWindowStart(new Date()) };
+      const merged = await countedPageAcross(reader, (db) => recentByPostalCode(db, filter), { page: 4, size: 5 });
+      const { body } = await answer(sharded, "/filings/recent-by-postal-code?postal_code=94107&page=4");
+      const liens = body.ucc_liens as { initial_financing_number: string; jurisdiction_state: string }[];
+      expect(liens).toHaveLength(5);
+      expect(merged.items.map((i) => [i.filing.number, i.filing.state])).toEqual(
+        liens.map((l) => [l.initial_financing_number, l.jurisdiction_state]),
+      );
+      expect(merged.total).toBe((body.pagination as { total_results: number }).total_results);
     });
 
     it("answer single-state requests from the state's shard alone, in one round trip", async () => {
