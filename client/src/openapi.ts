@@ -446,6 +446,8 @@ export interface components {
             /** @example 5 */
             page_size: number;
             total_results: number;
+            /** @description Opaque continuation: send it as `cursor` (instead of `page`) for the next page, which then costs what the first page does however deep it is. Absent on the last page. */
+            next_cursor?: string;
         };
         /** @description A debtor or secured party in envelope B. */
         PartyB: {
@@ -476,6 +478,8 @@ export interface components {
             /** @example 10 */
             page_size: number;
             next_page: boolean;
+            /** @description Opaque continuation: send it as `cursor` (instead of `page`) for the next page, which then costs what the first page does however deep it is. Absent on the last page. */
+            next_cursor?: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC.
@@ -683,8 +687,10 @@ export interface operations {
                 initial_financing_number: string;
                 /** @description The filing's state, when the number alone is ambiguous. */
                 state?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -744,8 +750,10 @@ export interface operations {
                 state: string;
                 /** @description Comma-separated debtor industries, case-insensitive, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. */
                 industry?: ("Construction & Trades" | "Retail & E-commerce" | "Real Estate" | "Equipment" | "Finance & Investments" | "Food & Beverage" | "Professional Services" | "Health & Wellness" | "Education & Training" | "Transportation & Logistics" | "Manufacturing" | "Arts & Entertainment" | "Automotive Services & Sales" | "Energy & Utilities" | "Agriculture & Farming")[];
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -808,8 +816,10 @@ export interface operations {
                 industry?: ("Construction & Trades" | "Retail & E-commerce" | "Real Estate" | "Equipment" | "Finance & Investments" | "Food & Beverage" | "Professional Services" | "Health & Wellness" | "Education & Training" | "Transportation & Logistics" | "Manufacturing" | "Arts & Entertainment" | "Automotive Services & Sales" | "Energy & Utilities" | "Agriculture & Farming")[];
                 /** @description Response shape (case-insensitive): `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
                 envelope?: "a" | "b";
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -868,8 +878,10 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -937,8 +949,10 @@ export interface operations {
                 borrower_type?: "Organization" | "Individual";
                 /** @description Response shape (case-insensitive): `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
                 envelope?: "a" | "b";
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -999,8 +1013,10 @@ export interface operations {
                 name: string;
                 /** @description Only debtors filed in this state. Default: every state. */
                 state?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -1064,8 +1080,10 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -1124,8 +1142,10 @@ export interface operations {
                  * @example Harbor Manufacturing Inc
                  */
                 name: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -1189,8 +1209,10 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
