@@ -6,7 +6,8 @@
  *   response types are generated from the API's OpenAPI document
  *   (src/openapi.ts, by openapi-typescript).
  * - A method's result is awaited for one page, or iterated with `for await`
- *   for every page from the one asked for (`.items()` for their items).
+ *   for every page from the one asked for (`.items()` for their items),
+ *   following each page's `next_cursor` to the end of the list.
  * - 429 and 503 answers (and network failures) are retried, waiting what
  *   `Retry-After` says plus jitter, within a cap.
  * - Each answer's `x-d1-bookmark` is sent with the next request (merged
@@ -68,7 +69,7 @@ const OPERATIONS = {
   lookupFiling: { path: "/filings", list: "ucc_liens" },
 } as const satisfies Record<OperationId, { path: string; list: string }>;
 
-/** The API serves pages 1 to 10,000. */
+/** The API serves pages 1 to 10,000 by number (walks follow cursors, which go further). */
 export const MAX_PAGE = 10_000;
 const BOOKMARK_HEADER = "x-d1-bookmark";
 
@@ -148,13 +149,10 @@ function retryAfterSeconds(value: string | null): number | null {
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-function hasNextPage(page: unknown): boolean {
-  const p = page as {
-    pagination?: { current_page: number; total_pages: number };
-    response_metadata?: { next_page?: boolean };
-  };
-  if (p.pagination) return p.pagination.current_page < p.pagination.total_pages;
-  return p.response_metadata?.next_page === true;
+/** The cursor of the page after `page` (envelope A's `pagination`, B's `response_metadata`); none on the last. */
+function nextCursorOf(page: unknown): string | undefined {
+  const p = page as { pagination?: { next_cursor?: string }; response_metadata?: { next_cursor?: string } };
+  return p.pagination?.next_cursor ?? p.response_metadata?.next_cursor;
 }
 
 export class LienLookupClient {
@@ -240,18 +238,18 @@ export class LienLookupClient {
 
   #paged<P>(operation: OperationId, query: Query, options: CallOptions = {}): Paged<P> {
     const { list } = OPERATIONS[operation];
-    const firstPage = Number(query.page ?? 1);
-    const fetchPage = (page: number) => this.#get<P>(operation, { ...query, page }, options);
+    const fetchPage = (at: Query) => this.#get<P>(operation, { ...query, ...at }, options);
     let first: Promise<P> | undefined;
     const getFirst = () => {
-      first ??= fetchPage(firstPage);
+      first ??= fetchPage({});
       return first;
     };
     async function* pages(): AsyncGenerator<P> {
       let body = await getFirst();
       yield body;
-      for (let page = firstPage + 1; hasNextPage(body) && page <= MAX_PAGE; page++) {
-        body = await fetchPage(page);
+      // Each page names the next by its cursor: the server reads for it what it reads for page 1.
+      for (let cursor = nextCursorOf(body); cursor !== undefined; cursor = nextCursorOf(body)) {
+        body = await fetchPage({ page: undefined, cursor });
         yield body;
       }
     }
