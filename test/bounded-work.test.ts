@@ -87,22 +87,57 @@ const LENDER_BOUND = 100;
 const BROAD_LENDER_BOUND = 115;
 
 let run = 0;
-/** Rows read and D1 round trips by each request, bypassing the edge cache with a fresh parameter. */
-async function rowsRead(): Promise<Map<string, number>> {
+/**
+ * Rows read (per shard read), D1 round trips and the next page's cursor of
+ * `path`, bypassing the edge cache with a fresh parameter (not part of the
+ * list a cursor is bound to).
+ */
+async function measure(path: string): Promise<{ rows: number; batches: number; cursor: string | undefined }> {
   run += 1;
+  const res = await get(`${path}${path.includes("?") ? "&" : "?"}run=${run}`);
+  const body = (await res.json()) as {
+    pagination?: { next_cursor?: string };
+    response_metadata?: { next_cursor?: string };
+  };
+  expect(res.status, `${path}: ${JSON.stringify(body)}`).toBe(200);
+  const timing = res.headers.get("server-timing") ?? "";
+  const rows = /(\d+) rows read/.exec(timing)?.[1];
+  expect(rows, `${path}: ${timing}`).toBeDefined();
+  // Per shard read: the busiest shard's (", at most R on one" in Server-Timing when it read more than one).
+  const busiest = /at most (\d+) on one/.exec(timing)?.[1];
+  return {
+    rows: Number(busiest ?? rows),
+    batches: Number(/(\d+) batch/.exec(timing)?.[1]),
+    cursor: body.pagination?.next_cursor ?? body.response_metadata?.next_cursor,
+  };
+}
+
+/** Rows read and D1 round trips by each request. */
+async function rowsRead(): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   for (const path of [...REQUESTS, ...LENDER_REQUESTS]) {
-    const res = await get(`${path}${path.includes("?") ? "&" : "?"}run=${run}`);
-    expect(res.status, path).toBe(200);
-    const timing = res.headers.get("server-timing") ?? "";
-    const rows = /(\d+) rows read/.exec(timing)?.[1];
-    expect(rows, `${path}: ${timing}`).toBeDefined();
-    // Per shard read: the busiest shard's (", at most R on one" in Server-Timing when it read more than one).
-    const busiest = /at most (\d+) on one/.exec(timing)?.[1];
-    out.set(path, Number(busiest ?? rows));
-    out.set(`${path} batches`, Number(/(\d+) batch/.exec(timing)?.[1]));
+    const { rows, batches } = await measure(path);
+    out.set(path, rows);
+    out.set(`${path} batches`, batches);
   }
   return out;
+}
+
+/** `path` continued by `cursor`. */
+const continued = (path: string, cursor: string) => `${path}&cursor=${encodeURIComponent(cursor)}`;
+
+/**
+ * Rows read by the page `depth` of `path`, reached by continuation: the
+ * cursor of page depth - 1 (asked by number, whose answer hands it out
+ * too), or of the deepest numbered page before it that has one when the
+ * list is shorter. Undefined when the list has one page.
+ */
+async function atDepth(path: string, depth: number): Promise<{ page: number; rows: number } | undefined> {
+  for (let before = depth - 1; before >= 1; before = Math.floor(before / 2)) {
+    const { cursor } = await measure(`${path}&page=${before}`);
+    if (cursor) return { page: before + 1, rows: (await measure(continued(path, cursor))).rows };
+  }
+  return undefined;
 }
 
 let small: Map<string, number>;
@@ -158,8 +193,87 @@ describe("lender search", () => {
     expect(large.get(path)! - small.get(path)!).toBeLessThanOrEqual(10);
   });
 
-  it("reads about three rows more per row skipped on a deeper page", () => {
-    // Each row before the page: a queue pop, a seek for its successor, a DISTINCT probe.
-    expect(large.get(BROAD_PAGE_3)! - large.get(BROAD_LENDER[0]!)!).toBeLessThanOrEqual(3 * 20 + 10);
+  it("reads about three rows more per row skipped on a deeper page by number, and its count again", async () => {
+    // Each row before the page: a queue pop, a seek for its successor, a
+    // DISTINCT probe; and the count, which a page past the end is answered
+    // from (all such a page reads, with the data-load time).
+    const { rows: past } = await measure(BROAD_PAGE_3.replace("page=3", "page=10000"));
+    expect(large.get(BROAD_PAGE_3)! - large.get(BROAD_LENDER[0]!)!).toBeLessThanOrEqual(3 * 20 + 10 + past);
+  });
+});
+
+/** Every dense request and lender search, as the list its cursor continues. */
+const LISTS = [...REQUESTS, ...BROAD_LENDER, ...ONE_LENDER];
+
+/** The page-1 bound a list is held to above. */
+const pageOneBound = (path: string) =>
+  BROAD_LENDER.includes(path) ? BROAD_LENDER_BOUND : ONE_LENDER.includes(path) ? LENDER_BOUND : boundOf(path);
+
+describe("pages by continuation", () => {
+  it.each(LISTS)("%s: the 2nd and 100th pages by cursor read what page 1 does", async (path) => {
+    const first = await measure(path);
+    for (const depth of [2, 100]) {
+      const deep = await atDepth(path, depth);
+      if (!deep) continue;
+      // Within page 1's bound, and about what page 1 itself read (a few
+      // index entries more or less where a range starts mid-day).
+      expect(deep.rows, `page ${deep.page}`).toBeLessThanOrEqual(pageOneBound(path));
+      expect(deep.rows, `page ${deep.page}`).toBeLessThanOrEqual(first.rows + 10);
+    }
+  });
+
+  it.each(LISTS)("%s: a page past the end by number reads about what page 1 does, or less", async (path) => {
+    // Answered from the count without reading the list (the count may be read twice).
+    const { rows } = await measure(`${path}&page=10000`);
+    expect(rows).toBeLessThanOrEqual((await measure(path)).rows + 10);
+  });
+});
+
+/** Filing `i` of a list 1,000 pages deep (5,010 filings in WA, at one ZIP, by one lender and one debtor at as many addresses). */
+function deep(i: number) {
+  return filing({
+    state: "WA",
+    number: `W${String(i).padStart(7, "0")}`,
+    filedAt: daysAgo(1 + (i % 80) + i / 1_000_000),
+    debtors: [party("Deep Debtor Inc", { zip: "98101", street1: `${i} Pike St`, label: "Manufacturing" })],
+    securedParties: [party("Deep Lender Bank")],
+    amendments: [{ number: `W${i}-T`, filedAt: daysAgo(i % 60), kind: "termination", description: "Termination" }],
+  });
+}
+
+/** Each list of the deep data, and the page by continuation to read: 1,000 (500 in envelope B, ten a page). */
+const DEEP: [string, number][] = [
+  ["/filings/recent-by-state?state=WA", 1000],
+  ["/filings/recent-by-state?state=WA&industry=Manufacturing,Equipment", 1000],
+  ["/filings/recent-by-postal-code?postal_code=98101", 1000],
+  ["/filings/recent-by-postal-code?postal_code=98101&envelope=b", 500],
+  ["/secureds/recent-by-secured-party?name=deep%20lender&state=WA&envelope=a", 1000],
+  ["/secureds/recent-by-secured-party?name=deep%20lender&state=WA", 500],
+  ["/filings/recently-terminated?state=WA", 1000],
+  ["/debtors/search?name=Deep%20Debtor&state=WA", 1000],
+  ["/debtors/addresses?name=Deep%20Debtor", 1000],
+];
+
+describe("a list a thousand pages deep", () => {
+  beforeAll(async () => {
+    await load(Array.from({ length: 5010 }, (_, i) => deep(i)));
+  }, 120_000);
+
+  it.each(DEEP)(
+    "%s: page %i by cursor reads what page 1 does, where the same page by number reads the list before it",
+    async (path, depth) => {
+      const first = await measure(path);
+      const byCursor = await atDepth(path, depth);
+      expect(byCursor?.page).toBe(depth);
+      expect(byCursor!.rows).toBeLessThanOrEqual(pageOneBound(path));
+      expect(byCursor!.rows).toBeLessThanOrEqual(first.rows + 10);
+      // What a walk by number pays there: every row before the page.
+      expect((await measure(`${path}&page=${depth}`)).rows).toBeGreaterThan(10 * first.rows);
+    },
+  );
+
+  it.each(DEEP)("%s: a page past the end by number reads about what page 1 does, not the list", async (path) => {
+    const { rows } = await measure(`${path}&page=10000`);
+    expect(rows).toBeLessThanOrEqual((await measure(path)).rows + 10);
   });
 });

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import staticHeaders from "../public/_headers?raw";
 import { createApp } from "../src/app.ts";
-import { DB_TIMEOUT_MS } from "../src/queries/db.ts";
+import { DB_TIMEOUT_MS } from "../src/http/d1.ts";
 import type { ErrorBody } from "./bodies.ts";
 import { LOOKUPS, sampleFilings } from "./endpoints.ts";
 import { envWithShards, filing, get, getJson, load, REVOKED_KEY, registerKeys, shards, TEST_KEY } from "./helpers.ts";

@@ -27,7 +27,13 @@ beforeAll(async () => {
 describe("GET /filings/recent-by-postal-code", () => {
   it("matches ZIP and ZIP+4 debtors on the first five digits, newest first, in envelope A by default", async () => {
     const body = await getJson("/filings/recent-by-postal-code?postal_code=30301-9999");
-    expect(body.pagination).toEqual({ current_page: 1, total_pages: 3, page_size: 5, total_results: 12 });
+    expect(body.pagination).toEqual({
+      current_page: 1,
+      total_pages: 3,
+      page_size: 5,
+      total_results: 12,
+      next_cursor: expect.any(String),
+    });
     expect(body.ucc_liens.map((l) => l.initial_financing_number)).toEqual([
       "ZIP-00",
       "ZIP-01",

@@ -49,7 +49,13 @@ describe("GET /filings/recent-by-state", () => {
       "CA-REC-03",
       "CA-REC-04",
     ]);
-    expect(body.pagination).toEqual({ current_page: 1, total_pages: 3, page_size: 5, total_results: 14 });
+    expect(body.pagination).toEqual({
+      current_page: 1,
+      total_pages: 3,
+      page_size: 5,
+      total_results: 14,
+      next_cursor: expect.any(String),
+    });
     expect(body.response_metadata.request_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 

@@ -27,7 +27,13 @@ beforeAll(async () => {
 describe("GET /filings/recently-terminated", () => {
   it("lists filings terminated in the last 90 days, most recent termination first", async () => {
     const body = await getJson("/filings/recently-terminated?state=tx");
-    expect(body.pagination).toEqual({ current_page: 1, total_pages: 2, page_size: 5, total_results: 7 });
+    expect(body.pagination).toEqual({
+      current_page: 1,
+      total_pages: 2,
+      page_size: 5,
+      total_results: 7,
+      next_cursor: expect.any(String),
+    });
     expect(body.terminated_filings.map((t) => t.initial_financing_number)).toEqual([
       "23-0000",
       "23-0001",

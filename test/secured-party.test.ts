@@ -149,7 +149,13 @@ describe("GET /secureds/recent-by-secured-party", () => {
 
   it("answers in envelope A on request, without amendments", async () => {
     const body = await getJson("/secureds/recent-by-secured-party?name=wells%20fargo&state=CA&envelope=a");
-    expect(body.pagination).toEqual({ current_page: 1, total_pages: 3, page_size: 5, total_results: 12 });
+    expect(body.pagination).toEqual({
+      current_page: 1,
+      total_pages: 3,
+      page_size: 5,
+      total_results: 12,
+      next_cursor: expect.any(String),
+    });
     expect(body.ucc_liens[0]).not.toHaveProperty("amendments");
     expect(body.ucc_liens[0]).not.toHaveProperty("search_url");
   });

@@ -19,6 +19,10 @@ import { insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
 import { layoutOf, MAX_SHARDS, shardOf } from "../src/db/shards.ts";
+import { recentWindowStart } from "../src/domain/time.ts";
+import { database, readerOf } from "../src/queries/db.ts";
+import { countedPageAcross } from "../src/queries/fanout.ts";
+import { recentByPostalCode } from "../src/queries/filings.ts";
 import { similarNames } from "../src/queries/similar.ts";
 import { daysAgo, filing, party, registerKeys, shards, TEST_KEY } from "./helpers.ts";
 
@@ -136,9 +140,15 @@ async function answer(layout: Env, path: string) {
   asked += 1;
   const sep = path.includes("?") ? "&" : "?";
   const res = await createApp().request(`${path}${sep}_eq=${asked}`, { headers: { "x-api-key": TEST_KEY } }, layout);
-  const body = (await res.json()) as Record<string, unknown> & { response_metadata?: unknown };
-  const { response_metadata: _, ...rest } = body;
-  return { status: res.status, body: rest, timing: res.headers.get("server-timing") ?? "" };
+  const body = (await res.json()) as Record<string, unknown> & {
+    response_metadata?: { next_cursor?: string };
+    pagination?: { next_cursor?: string };
+  };
+  const { response_metadata: metadata, ...rest } = body;
+  // A cursor holds a filing's id in its shard: the same list gives other cursors in another layout.
+  const cursor = rest.pagination?.next_cursor ?? metadata?.next_cursor;
+  if (rest.pagination) delete rest.pagination.next_cursor;
+  return { status: res.status, body: rest, cursor, timing: res.headers.get("server-timing") ?? "" };
 }
 
 beforeAll(async () => {
@@ -164,6 +174,18 @@ async function expectSamePages(path: string, pages: number) {
     expect(one.status, url).toBe(200);
     expect(six.body, url).toEqual(one.body);
   }
+}
+
+/** Every page of `path` in `layout`, following each page's cursor from the first. */
+async function walkByCursor(layout: Env, path: string) {
+  const pages: Record<string, unknown>[] = [];
+  let next: string | undefined = path;
+  while (next !== undefined) {
+    const { body, cursor } = await answer(layout, next);
+    pages.push(body);
+    next = cursor === undefined ? undefined : `${path}&cursor=${encodeURIComponent(cursor)}`;
+  }
+  return pages;
 }
 
 // Both layouts are built here: the suite's one-shard run (vitest.config.ts) need not repeat it.
@@ -219,6 +241,27 @@ describe.skipIf(shards.layout.shards.length === 1)(
       ]);
     });
 
+    it("walk every cross-state list by cursor to one database's pages", async () => {
+      for (const path of [
+        "/filings/recent-by-postal-code?postal_code=94107",
+        "/filings/recent-by-postal-code?postal_code=94107&envelope=b",
+        "/filings/recent-by-postal-code?postal_code=10001&industry=Manufacturing",
+        "/filings?initial_financing_number=EQ007",
+        ...["Acme Widgets LLC", "J Smith", "Smith, John"].map(
+          (n) => `/debtors/addresses?name=${encodeURIComponent(n)}`,
+        ),
+        "/debtors/search-similar?name=Zenith%20Widgets",
+      ]) {
+        const six = await walkByCursor(sharded, path);
+        const one: Record<string, unknown>[] = [];
+        for (let page = 1; page <= six.length; page++) one.push((await answer(whole, `${path}&page=${page}`)).body);
+        expect(six, path).toEqual(one);
+        // The walk went to the end: the page after its last is empty.
+        const after = (await answer(whole, `${path}&page=${six.length + 1}`)).body;
+        expect(Object.values(after).filter(Array.isArray).flat(), path).toEqual([]);
+      }
+    });
+
     it("read a shard again only when its candidate rows hold too few addresses", async () => {
       const once = await answer(sharded, `/debtors/addresses?name=${encodeURIComponent("Acme Widgets LLC")}`);
       expect(once.timing).toMatch(/desc="1 batch, /);
@@ -227,9 +270,15 @@ describe.skipIf(shards.layout.shards.length === 1)(
       expect(twice.timing).toMatch(/desc="2 batch, /);
     });
 
-    it("take two round trips past the direct pages, still alike", async () => {
+    it("take three round trips past the direct pages by number (counts, keys, rows), still alike", async () => {
       const { timing } = await answer(sharded, "/filings/recent-by-postal-code?postal_code=94107&page=4");
-      expect(timing).toMatch(/^d1;dur=\d+;desc="2 batch, /);
+      expect(timing).toMatch(/^d1;dur=\d+;desc="3 batch, /);
+    });
+
+    it("answer a page past the end by number from the counts alone, in one round trip", async () => {
+      const { body, timing } = await answer(sharded, "/filings/recent-by-postal-code?postal_code=94107&page=500");
+      expect(body.ucc_liens).toEqual([]);
+      expect(timing).toMatch(/^d1;dur=\d+;desc="1 batch, /);
     });
 
     it("find the same similar names without a state, page by page, though each probe's cap bites on every shard", async () => {
@@ -267,6 +316,19 @@ describe.skipIf(shards.layout.shards.length === 1)(
       );
       const union = new Set(perShard.flat().map((n) => `${n.nameKey} ${n.state}`));
       expect(union.size).toBeGreaterThan(ranked);
+    });
+
+    it("merge a deep cross-state page from plain query handles, without a request, as the API answers it", async () => {
+      const reader = readerOf(new Map(layoutOf(SIX).shards.map((s) => [s, database(binding(s))])));
+      const filter = { zip5: "94107", since: recentWindowStart(new Date()) };
+      const merged = await countedPageAcross(reader, (db) => recentByPostalCode(db, filter), { page: 4, size: 5 });
+      const { body } = await answer(sharded, "/filings/recent-by-postal-code?postal_code=94107&page=4");
+      const liens = body.ucc_liens as { initial_financing_number: string; jurisdiction_state: string }[];
+      expect(liens).toHaveLength(5);
+      expect(merged.items.map((i) => [i.filing.number, i.filing.state])).toEqual(
+        liens.map((l) => [l.initial_financing_number, l.jurisdiction_state]),
+      );
+      expect(merged.total).toBe((body.pagination as { total_results: number }).total_results);
     });
 
     it("answer single-state requests from the state's shard alone, in one round trip", async () => {

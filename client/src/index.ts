@@ -6,7 +6,8 @@
  *   response types are generated from the API's OpenAPI document
  *   (src/openapi.ts, by openapi-typescript).
  * - A method's result is awaited for one page, or iterated with `for await`
- *   for every page from the one asked for (`.items()` for their items).
+ *   for every page from the one asked for (`.items()` for their items),
+ *   following each page's `next_cursor` to the end of the list.
  * - 429 and 503 answers (and network failures) are retried, waiting what
  *   `Retry-After` says plus jitter, within a cap.
  * - Each answer's `x-d1-bookmark` is sent with the next request (merged
@@ -111,7 +112,7 @@ const OPERATIONS = {
   listStates: { path: "/states", list: "states" },
 } as const satisfies { [Op in OperationId]: { path: PathOf<Op>; list: string } };
 
-/** The API serves pages 1 to 10,000. */
+/** The API serves pages 1 to 10,000 by number (walks follow cursors, which go further). */
 export const MAX_PAGE = 10_000;
 const BOOKMARK_HEADER = "x-d1-bookmark";
 
@@ -278,13 +279,10 @@ function infoOf(res: Response): AnswerInfo {
   };
 }
 
-function hasNextPage(page: unknown): boolean {
-  const p = page as {
-    pagination?: { current_page: number; total_pages: number };
-    response_metadata?: { next_page?: boolean };
-  };
-  if (p.pagination) return p.pagination.current_page < p.pagination.total_pages;
-  return p.response_metadata?.next_page === true;
+/** The cursor of the page after `page` (envelope A's `pagination`, B's `response_metadata`); none on the last. */
+function nextCursorOf(page: unknown): string | undefined {
+  const p = page as { pagination?: { next_cursor?: string }; response_metadata?: { next_cursor?: string } };
+  return p.pagination?.next_cursor ?? p.response_metadata?.next_cursor;
 }
 
 export class LienLookupClient {
@@ -481,19 +479,19 @@ export class LienLookupClient {
 
   #paged<P>(operation: OperationId, query: Query, options: CallOptions = {}): Paged<P> {
     const { list } = OPERATIONS[operation];
-    const firstPage = Number(query.page ?? 1);
-    const fetchPage = (page: number, ifNoneMatch?: string) =>
-      this.#get<P>(operation, { ...query, page }, options, ifNoneMatch);
+    const fetchPage = (at: Query, ifNoneMatch?: string) =>
+      this.#get<P>(operation, { ...query, ...at }, options, ifNoneMatch);
     let first: Promise<Fresh<P>> | undefined;
     const getFirst = () => {
-      first ??= fetchPage(firstPage) as Promise<Fresh<P>>;
+      first ??= fetchPage({}) as Promise<Fresh<P>>;
       return first;
     };
     async function* answers(): AsyncGenerator<Fresh<P>> {
       let answer = await getFirst();
       yield answer;
-      for (let page = firstPage + 1; hasNextPage(answer.page) && page <= MAX_PAGE; page++) {
-        answer = (await fetchPage(page)) as Fresh<P>;
+      // Each page names the next by its cursor: the server reads for it what it reads for page 1.
+      for (let cursor = nextCursorOf(answer.page); cursor !== undefined; cursor = nextCursorOf(answer.page)) {
+        answer = (await fetchPage({ page: undefined, cursor })) as Fresh<P>;
         yield answer;
       }
     }
@@ -503,7 +501,7 @@ export class LienLookupClient {
     function answer(): Promise<Fresh<P>>;
     function answer(conditional: { ifNoneMatch: string }): Promise<Fresh<P> | NotModified>;
     function answer(conditional?: { ifNoneMatch: string }): Promise<Fresh<P> | NotModified> {
-      return conditional ? fetchPage(firstPage, conditional.ifNoneMatch) : getFirst();
+      return conditional ? fetchPage({}, conditional.ifNoneMatch) : getFirst();
     }
     return {
       // biome-ignore lint/suspicious/noThenProperty: a Paged is awaitable by design (one page).

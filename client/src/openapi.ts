@@ -629,6 +629,8 @@ export interface components {
             /** @example 5 */
             page_size: number;
             total_results: number;
+            /** @description Opaque continuation: send it as `cursor` (instead of `page`) for the next page, which then costs what the first page does however deep it is. Absent on the last page. */
+            next_cursor?: string;
         };
         /** @description A debtor or secured party in envelope B. */
         PartyB: {
@@ -659,6 +661,8 @@ export interface components {
             /** @example 10 */
             page_size: number;
             next_page: boolean;
+            /** @description Opaque continuation: send it as `cursor` (instead of `page`) for the next page, which then costs what the first page does however deep it is. Absent on the last page. */
+            next_cursor?: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC.
@@ -1117,8 +1121,10 @@ export interface operations {
                 industry?: string[];
                 /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
                 envelope?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -1187,8 +1193,10 @@ export interface operations {
                 industry?: string[];
                 /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
                 envelope?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -1453,8 +1461,10 @@ export interface operations {
                 initial_financing_number: string;
                 /** @description The filing's state, when the number alone is ambiguous. */
                 state?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -1514,8 +1524,10 @@ export interface operations {
                 initial_financing_number: string;
                 /** @description The filing's state, when the number alone is ambiguous. */
                 state?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -1616,8 +1628,10 @@ export interface operations {
                 state: string;
                 /** @description Comma-separated debtor industries, in any case, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. The industries: Construction & Trades; Retail & E-commerce; Real Estate; Equipment; Finance & Investments; Food & Beverage; Professional Services; Health & Wellness; Education & Training; Transportation & Logistics; Manufacturing; Arts & Entertainment; Automotive Services & Sales; Energy & Utilities; Agriculture & Farming. */
                 industry?: string[];
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -1678,8 +1692,10 @@ export interface operations {
                 state: string;
                 /** @description Comma-separated debtor industries, in any case, each at most once (at most 15 items and 500 characters); a filing matches if any debtor has one of them. The industries: Construction & Trades; Retail & E-commerce; Real Estate; Equipment; Finance & Investments; Food & Beverage; Professional Services; Health & Wellness; Education & Training; Transportation & Logistics; Manufacturing; Arts & Entertainment; Automotive Services & Sales; Energy & Utilities; Agriculture & Farming. */
                 industry?: string[];
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -1792,8 +1808,10 @@ export interface operations {
                 industry?: string[];
                 /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
                 envelope?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -1856,8 +1874,10 @@ export interface operations {
                 industry?: string[];
                 /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
                 envelope?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -1966,8 +1986,10 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -2026,8 +2048,10 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -2145,8 +2169,10 @@ export interface operations {
                 borrower_type?: string;
                 /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
                 envelope?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -2214,8 +2240,10 @@ export interface operations {
                 borrower_type?: string;
                 /** @description Response shape, in any case: `a` for envelope A (pages of 5, counted), `b` for envelope B (pages of 10, with `next_page`). */
                 envelope?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -2326,8 +2354,10 @@ export interface operations {
                 name: string;
                 /** @description Only debtors filed in this state. Default: every state. */
                 state?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -2388,8 +2418,10 @@ export interface operations {
                 name: string;
                 /** @description Only debtors filed in this state. Default: every state. */
                 state?: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -2503,8 +2535,10 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -2568,8 +2602,10 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -2678,8 +2714,10 @@ export interface operations {
                  * @example Harbor Manufacturing Inc
                  */
                 name: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -2738,8 +2776,10 @@ export interface operations {
                  * @example Harbor Manufacturing Inc
                  */
                 name: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -2853,8 +2893,10 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */
@@ -2918,8 +2960,10 @@ export interface operations {
                  * @example CA
                  */
                 state: string;
-                /** @description Page number, from 1, in decimal digits. */
+                /** @description Page number, from 1, in decimal digits. Not with `cursor`. */
                 page?: number;
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
             };
             header?: {
                 /** @description ETags of answers you hold, or `*`. If one matches the current answer's tag (weak comparison, RFC 9110: `W/"x"` and `"x"` match), the answer is a 304 with no body. */

@@ -123,6 +123,24 @@ describe("paging", () => {
     expect(pages.flatMap((p) => p.ucc_liens)).toHaveLength(FILINGS);
   });
 
+  it("walks by each page's cursor, never asking a page by number after the first", async () => {
+    const sent: URL[] = [];
+    const { client } = testClient({
+      fetch: (request: Request) => {
+        sent.push(new URL(request.url));
+        return worker(request);
+      },
+    });
+    const pages: LienPageA[] = [];
+    for await (const page of client.listRecentFilingsByState({ state: "CA", page: 2 })) pages.push(page);
+    expect(pages.map((p) => p.pagination.current_page)).toEqual([2, 3, 4, 5]);
+    expect(sent.map((url) => url.searchParams.get("page"))).toEqual(["2", null, null, null]);
+    expect(sent.slice(1).map((url) => url.searchParams.get("cursor"))).toEqual(
+      pages.slice(0, -1).map((p) => p.pagination.next_cursor),
+    );
+    expect(pages.at(-1)!.pagination.next_cursor).toBeUndefined();
+  });
+
   it("yields the items of every page from the page asked for with .items()", async () => {
     const { client } = testClient();
     const items: LienB[] = [];

@@ -14,7 +14,7 @@ import { z } from "@hono/zod-openapi";
 import { ApiError } from "./errors.ts";
 
 /** Longest cursor accepted: far above any cursor the API hands out (a few hundred characters over six shards). */
-const MAX_CURSOR_LENGTH = 1024;
+export const MAX_CURSOR_LENGTH = 1024;
 
 const SEAL_BYTES = 9;
 const encoder = new TextEncoder();

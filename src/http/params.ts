@@ -91,15 +91,35 @@ function integer(min: number, max: number) {
     .refine((n) => n >= min && n <= max, { error: message });
 }
 
-const page = optional(integer(1, MAX_PAGE))
-  .transform((p) => p ?? 1)
-  .openapi({
-    type: "integer",
-    minimum: 1,
-    maximum: MAX_PAGE,
-    default: 1,
-    description: "Page number, from 1, in decimal digits.",
+/** Absent is page 1, or the cursor's page (src/http/paging.ts, startOf): kept undefined here so `cursor` can refuse it. */
+const page = optional(integer(1, MAX_PAGE)).openapi({
+  type: "integer",
+  minimum: 1,
+  maximum: MAX_PAGE,
+  default: 1,
+  description: "Page number, from 1, in decimal digits. Not with `cursor`.",
+});
+
+/**
+ * A paged list's parameters: `shape`, then where the page starts, `page` or
+ * `cursor` (the `next_cursor` of the page before), never both.
+ */
+function paged<S extends z.ZodRawShape>(shape: S) {
+  return z.object({ ...shape, page, cursor: optional(cursorParam) }).superRefine((q, ctx) => {
+    const { page, cursor } = q as { page?: number; cursor?: string };
+    if (page === undefined || cursor === undefined) return;
+    for (const [parameter, other] of [
+      ["page", "cursor"],
+      ["cursor", "page"],
+    ] as const) {
+      ctx.addIssue({
+        code: "custom",
+        path: [parameter],
+        message: `cannot be given with \`${other}\`: a cursor names its own page; send \`page\` or \`cursor\`, not both`,
+      });
+    }
   });
+}
 
 /** At most each industry once. */
 const MAX_INDUSTRY_ITEMS = INDUSTRIES.length;
@@ -232,34 +252,31 @@ function envelope(fallback: (typeof ENVELOPES)[number]) {
     });
 }
 
-export const recentByStateQuery = z.object({ state, industry, page });
-export const recentByPostalCodeQuery = z.object({
+export const recentByStateQuery = paged({ state, industry });
+export const recentByPostalCodeQuery = paged({
   postal_code: postalCode,
   industry,
   envelope: envelope("a"),
-  page,
 });
 /** A secured party name: whole leading words, case-insensitive. */
 const securedName = name.refine((n) => securedNameWords(n) !== "", { error: "must contain a letter or digit" });
 
-export const recentBySecuredPartyQuery = z.object({
+export const recentBySecuredPartyQuery = paged({
   name: securedName.openapi({ description: "Secured party name: case-insensitive, matching whole leading words." }),
   state,
   borrower_type: borrowerType,
   envelope: envelope("b"),
-  page,
 });
-export const recentlyTerminatedQuery = z.object({ state, page });
-export const debtorSearchQuery = z.object({ name: debtorName, state, page });
-export const debtorAddressesQuery = z.object({ name: debtorName, page });
-export const debtorAssociatedQuery = z.object({ name: debtorName, state, page });
+export const recentlyTerminatedQuery = paged({ state });
+export const debtorSearchQuery = paged({ name: debtorName, state });
+export const debtorAddressesQuery = paged({ name: debtorName });
+export const debtorAssociatedQuery = paged({ name: debtorName, state });
 
-export const similarQuery = z.object({
+export const similarQuery = paged({
   name: debtorName.openapi({
     description: "A debtor name as you have it: misspellings, word order, punctuation and legal endings are tolerated.",
   }),
   state: optional(state).openapi({ description: "Only debtors filed in this state. Default: every state." }),
-  page,
 });
 
 const filingNumber = text("a filing number")
@@ -273,10 +290,9 @@ const filingNumber = text("a filing number")
     description: "The initial financing statement's number, as the state issued it.",
   });
 
-export const filingLookupQuery = z.object({
+export const filingLookupQuery = paged({
   initial_financing_number: filingNumber,
   state: optional(state).openapi({ description: "The filing's state, when the number alone is ambiguous." }),
-  page,
 });
 
 /** A day, YYYY-MM-DD, that exists. */
@@ -288,31 +304,28 @@ const date = text("a date, YYYY-MM-DD").refine(
 /** Days ahead of today that a lapse window covers by default. */
 export const LAPSING_DAYS = 180;
 
-export const lapsingQuery = z
-  .object({
-    state,
-    from: optional(date).openapi({
-      type: "string",
-      format: "date",
-      description: "First lapse date of the window (inclusive), YYYY-MM-DD. Default: today (UTC).",
-    }),
-    to: optional(date).openapi({
-      type: "string",
-      format: "date",
-      description: `Last lapse date of the window (inclusive), YYYY-MM-DD. Default: ${LAPSING_DAYS} days after \`from\` or today.`,
-    }),
-    secured_party: optional(securedName).openapi({
-      description: "Only filings with a secured party of this name: case-insensitive, matching whole leading words.",
-    }),
-    industry,
-    envelope: envelope("b"),
-    page,
-  })
-  .superRefine((q, ctx) => {
-    if (q.from !== undefined && q.to !== undefined && q.from > q.to) {
-      ctx.addIssue({ code: "custom", path: ["to"], message: `must not be before from (${q.from})` });
-    }
-  });
+export const lapsingQuery = paged({
+  state,
+  from: optional(date).openapi({
+    type: "string",
+    format: "date",
+    description: "First lapse date of the window (inclusive), YYYY-MM-DD. Default: today (UTC).",
+  }),
+  to: optional(date).openapi({
+    type: "string",
+    format: "date",
+    description: `Last lapse date of the window (inclusive), YYYY-MM-DD. Default: ${LAPSING_DAYS} days after \`from\` or today.`,
+  }),
+  secured_party: optional(securedName).openapi({
+    description: "Only filings with a secured party of this name: case-insensitive, matching whole leading words.",
+  }),
+  industry,
+  envelope: envelope("b"),
+}).superRefine((q, ctx) => {
+  if (q.from !== undefined && q.to !== undefined && q.from > q.to) {
+    ctx.addIssue({ code: "custom", path: ["to"], message: `must not be before from (${q.from})` });
+  }
+});
 
 /** Most changes a page holds. */
 const MAX_CHANGES_LIMIT = 100;

@@ -167,26 +167,37 @@ export function similarDebtor(r: { name: string; state: string; filingCount: num
   return { debtor_name: r.name, debtor_state: r.state, filing_count: r.filingCount, score: r.score };
 }
 
-/** Envelope A: counted pages. */
-export function envelopeA(c: Context<AppEnv>, page: number, size: number, total: number) {
+/** `next_cursor`, present only when another page follows. */
+const continuation = (next: string | undefined) => (next === undefined ? {} : { next_cursor: next });
+
+/** Envelope A: counted pages; `next` is the cursor of the page after, if any. */
+export function envelopeA(c: Context<AppEnv>, { page, size }: PageWindow, total: number, next?: string) {
   return {
     pagination: {
       current_page: page,
       total_pages: Math.ceil(total / size),
       page_size: size,
       total_results: total,
+      ...continuation(next),
     },
     response_metadata: responseMetadata(c),
   };
 }
 
 /** Envelope B: open-ended pages with data freshness and version. */
-function envelopeB(c: Context<AppEnv>, page: number, size: number, hasMore: boolean, dataLoadedAt: string | null) {
+function envelopeB(
+  c: Context<AppEnv>,
+  { page, size }: PageWindow,
+  hasMore: boolean,
+  dataLoadedAt: string | null,
+  next: string | undefined,
+) {
   return {
     response_metadata: {
       page,
       page_size: size,
       next_page: hasMore,
+      ...continuation(next),
       ...responseMetadata(c),
       data_source_last_updated: dataLoadedAt,
       api_version: pkg.version,
@@ -197,34 +208,46 @@ function envelopeB(c: Context<AppEnv>, page: number, size: number, hasMore: bool
 /** A counted page of filings as an envelope-A body. */
 export function lienPageA(
   c: Context<AppEnv>,
-  { page, size }: PageWindow,
+  window: PageWindow,
   { items, total }: { items: FilingWithParties[]; total: number },
+  next: string | undefined,
 ) {
-  return { ucc_liens: items.map(lienA), ...envelopeA(c, page, size, total) };
+  return { ucc_liens: items.map(lienA), ...envelopeA(c, window, total, next) };
+}
+
+interface OpenPage {
+  items: FilingWithParties[];
+  hasMore: boolean;
+  dataLoadedAt: string | null;
 }
 
 /** An open-ended page of filings as an envelope-B body; lapse status is as of the request's day. */
 export function lienPageB(
   c: Context<AppEnv>,
-  { page, size }: PageWindow,
-  { items, hasMore, dataLoadedAt }: { items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null },
+  window: PageWindow,
+  { items, hasMore, dataLoadedAt }: OpenPage,
   withAmendments: boolean,
+  next: string | undefined,
 ) {
   const today = c.get("now").toISOString().slice(0, 10);
   return {
     ucc_liens: items.map((i) => lienB(i, today, withAmendments)),
-    ...envelopeB(c, page, size, hasMore, dataLoadedAt),
+    ...envelopeB(c, window, hasMore, dataLoadedAt, next),
   };
 }
 
 /** A page of the public lookup (`GET /filings`): envelope B of full filings. */
 export function lienPageFull(
   c: Context<AppEnv>,
-  { page, size }: PageWindow,
-  { items, hasMore, dataLoadedAt }: { items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null },
+  window: PageWindow,
+  { items, hasMore, dataLoadedAt }: OpenPage,
+  next: string | undefined,
 ) {
   const today = c.get("now").toISOString().slice(0, 10);
-  return { ucc_liens: items.map((i) => lienFull(i, today)), ...envelopeB(c, page, size, hasMore, dataLoadedAt) };
+  return {
+    ucc_liens: items.map((i) => lienFull(i, today)),
+    ...envelopeB(c, window, hasMore, dataLoadedAt, next),
+  };
 }
 
 /** One change of the change feed: what happened, and the filing as it stands now (envelope B, with amendments). */

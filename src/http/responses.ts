@@ -162,11 +162,18 @@ const lienFull = component("LienFull", "A filing as the public lookup shows it: 
     .openapi({ description: "The collateral description as filed, if the source carries it." }),
 });
 
+/** The continuation of a list, in both envelopes. */
+const nextCursor = z.string().optional().openapi({
+  description:
+    "Opaque continuation: send it as `cursor` (instead of `page`) for the next page, which then costs what the first page does however deep it is. Absent on the last page.",
+});
+
 export const pagination = component("Pagination", "Envelope A's counted pages.", {
   current_page: z.number().int(),
   total_pages: z.number().int(),
   page_size: z.number().int().openapi({ example: 5 }),
   total_results: z.number().int(),
+  next_cursor: nextCursor,
 });
 
 const metadataA = component("ResponseMetadataA", "Envelope A's (and every error's) metadata.", {
@@ -178,6 +185,7 @@ const metadataB = component("ResponseMetadataB", "Envelope B's metadata, with it
   page: z.number().int(),
   page_size: z.number().int().openapi({ example: 10 }),
   next_page: z.boolean(),
+  next_cursor: nextCursor,
   timestamp,
   request_id: z.string().uuid(),
   data_source_last_updated: timestamp.nullable(),

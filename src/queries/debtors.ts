@@ -37,7 +37,7 @@ export const ROWS_PER_ADDRESS = 3;
  * An address under several found names comes once per name; the merge keeps
  * its newest row.
  */
-export function knownAddressRows(db: Db, name: string, limit: number) {
+export function knownAddressRows(db: Db, name: string, limit: number, after?: AddressPosition) {
   return db
     .select({
       nameKey: debtorAddresses.nameKey,
@@ -55,27 +55,43 @@ export function knownAddressRows(db: Db, name: string, limit: number) {
       and(
         keyMatches(debtorAddressSets.nameKey, debtorQuery(name)),
         eq(debtorAddresses.nameKey, debtorAddressSets.nameKey),
+        // Each found name's range starts below the position (its primary key's order).
+        after && sql`(${debtorAddresses.lastUsed}, ${debtorAddresses.addressKey}) < (${after.at}, ${after.address})`,
       ),
     )
     .orderBy(desc(debtorAddresses.lastUsed), desc(debtorAddresses.addressKey), desc(debtorAddresses.nameKey))
     .limit(limit);
 }
 
+/** A place in the known-address list: an address's last use as stored (seconds), and its address key. */
+export interface AddressPosition {
+  at: number;
+  address: number;
+}
+
+/** The position of a row of knownAddressRows, shown as its address's newest. */
+export function addressPositionOf(row: { lastUsed: string; addressKey: number }): AddressPosition {
+  return { at: Number(debtorAddresses.lastUsed.mapToDriverValue(row.lastUsed)), address: row.addressKey };
+}
+
 /**
  * /debtors/addresses, one database's part (one round trip): its first
- * `limit` rows in list order (knownAddressRows), and the address key set of
- * each debtor it finds, one row per debtor, from which the Worker counts
- * the distinct addresses of every found debtor in every shard exactly.
+ * `limit` rows in list order (knownAddressRows), below `after` if given,
+ * and the address key set of each debtor it finds, one row per debtor,
+ * from which the Worker counts the distinct addresses of every found debtor
+ * in every shard exactly, and tells which found debtors hold an address.
  */
-export async function knownAddressCandidates(db: Db, name: string, limit: number) {
-  const [sets, rows] = await db.batch([
-    db
-      .select({ addressKeys: debtorAddressSets.addressKeys })
-      .from(debtorAddressSets)
-      .where(keyMatches(debtorAddressSets.nameKey, debtorQuery(name))),
-    knownAddressRows(db, name, limit),
-  ]);
-  return { sets: sets.map((s) => s.addressKeys), rows, limit };
+export async function knownAddressCandidates(db: Db, name: string, limit: number, after?: AddressPosition) {
+  const [sets, rows] = await db.batch([knownAddressSets(db, name), knownAddressRows(db, name, limit, after)]);
+  return { sets, rows, limit };
+}
+
+/** The address key set of each debtor a search for `name` finds: one row per debtor. */
+export function knownAddressSets(db: Db, name: string) {
+  return db
+    .select({ nameKey: debtorAddressSets.nameKey, addressKeys: debtorAddressSets.addressKeys })
+    .from(debtorAddressSets)
+    .where(keyMatches(debtorAddressSets.nameKey, debtorQuery(name)));
 }
 
 /**
@@ -85,7 +101,11 @@ export async function knownAddressCandidates(db: Db, name: string, limit: number
  * ("J Smith" finds John and Jane Smith: neither is listed as the other's
  * co-borrower).
  */
-export async function associatedDebtors(db: Db, q: { name: string; state: string }, { page, size }: PageWindow) {
+export async function associatedDebtors(
+  db: Db,
+  q: { name: string; state: string },
+  { page, size, offset = (page - 1) * size }: PageWindow,
+) {
   const query = debtorQuery(q.name);
   // The found debtors of the state come from debtor_names, so a key range
   // reads the links of those debtors in this state only.
@@ -115,7 +135,7 @@ export async function associatedDebtors(db: Db, q: { name: string; state: string
       .groupBy(debtorLinks.otherKey, debtorLinks.otherAddressKey)
       .orderBy(desc(lastSeen), desc(debtorLinks.otherKey), desc(debtorLinks.otherAddressKey))
       .limit(size)
-      .offset((page - 1) * size),
+      .offset(offset),
     db
       .select({
         total: sql<number>`count(distinct ${debtorLinks.otherKey} || '|' || ${debtorLinks.otherAddressKey})`,

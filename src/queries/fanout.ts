@@ -22,10 +22,11 @@
  *
  * Rows read are each shard's bound, times the number of shards. With one
  * shard, each list is that database's own query, as before sharding.
+ *
+ * Each merge reads its shards through a ShardReader (src/queries/db.ts):
+ * a request's (src/http/d1.ts), or plain handles (readerOf).
  */
-import type { Context } from "hono";
-import type { AppEnv } from "../http/context.ts";
-import { type Db, shardNames, withEveryShard, withShards } from "./db.ts";
+import { type Db, onEveryShard, type ShardReader } from "./db.ts";
 import * as debtorQueries from "./debtors.ts";
 import {
   type CountedFilter,
@@ -34,12 +35,32 @@ import {
   fetchCountedPage,
   fetchListKeys,
   fetchOpenPage,
+  fetchTotal,
+  type ListPosition,
   type PageWindow,
+  positionOf,
 } from "./filings.ts";
 import { probeNames, type SimilarName, similarOf } from "./similar.ts";
 
 /** Pages up to this one are read in one round trip, each shard sending its first page * size rows whole. */
 const DIRECT_PAGES = 2;
+
+/**
+ * A place in a merged filing list: the item's position in its shard's list
+ * (with its id: one time and number may be two states' filings), and that
+ * shard's index in the layout (ids differ between shards; ties of time and
+ * number follow shard order).
+ */
+export interface CrossPosition extends ListPosition {
+  fid: number;
+  shard: number;
+}
+
+/** Where shard `shard`'s rows after `p` in the merged order start: below `p`, its ties before or after by shard order. */
+function boundIn(p: CrossPosition, shard: number): ListPosition {
+  const fid = shard < p.shard ? Number.MIN_SAFE_INTEGER : shard > p.shard ? Number.MAX_SAFE_INTEGER : p.fid;
+  return { at: p.at, num: p.num, fid };
+}
 
 interface Placed {
   at: string;
@@ -56,10 +77,12 @@ function listOrder(a: Placed, b: Placed): number {
   return a.shard - b.shard || a.position - b.position;
 }
 
-function placed(items: FilingWithParties[], shard: number, first: number, byTermination?: boolean) {
+type PlacedItem = Placed & { item: FilingWithParties };
+
+function placed(items: FilingWithParties[], shard: number, first: number): PlacedItem[] {
   return items.map((item, i) => ({
     item,
-    at: (byTermination ? item.filing.terminatedAt : item.filing.filedAt) ?? "",
+    at: item.filing.filedAt,
     num: item.filing.number,
     shard,
     position: first + i,
@@ -71,16 +94,28 @@ function mergedSlice<T extends Placed>(parts: T[][], from: number, to: number): 
   return parts.flat().sort(listOrder).slice(from, to);
 }
 
-/** Items `from` to `to` of the merge of each shard's first rows (its list from the start). */
-function mergedItems(parts: { items: FilingWithParties[] }[], from: number, to: number): FilingWithParties[] {
+/** Items `from` to `to` of the merge of each shard's rows, each part from its list's start or its bound. */
+function mergedItems(parts: { items: FilingWithParties[] }[], from: number, to: number): PlacedItem[] {
   return mergedSlice(
     parts.map((p, shard) => placed(p.items, shard, 0)),
     from,
     to,
-  ).map((p) => p.item);
+  );
 }
 
-type Build = (db: Db) => FilingFilter;
+/** The position of the last of `slice`, where a cursor resumes. */
+function lastOf(slice: PlacedItem[]): CrossPosition | undefined {
+  const last = slice.at(-1);
+  return last && { ...positionOf(last.item), fid: last.item.filing.id, shard: last.shard };
+}
+
+/** A merged page: its items, and where the list resumes after it. */
+interface MergedPage {
+  items: FilingWithParties[];
+  last: CrossPosition | undefined;
+}
+
+const pageOf = (slice: PlacedItem[]): MergedPage => ({ items: slice.map((p) => p.item), last: lastOf(slice) });
 
 /** The one result of a layout of one shard. */
 function onlyOf<T>(results: T[]): T {
@@ -108,118 +143,206 @@ function partsOfSlice(keys: { at: string; num: string }[][], from: number, to: n
   return parts;
 }
 
-/** A counted page (envelope A) of a cross-state filing list. */
-export async function countedPageAcross(
-  c: Context<AppEnv>,
-  build: (db: Db) => CountedFilter,
-  { page, size }: PageWindow,
-): Promise<{ items: FilingWithParties[]; total: number }> {
-  const from = (page - 1) * size;
-  const reach = page * size;
-  if (shardNames(c).length === 1) {
-    // One database: its own page, as before sharding.
-    return onlyOf(await withEveryShard(c, (db) => fetchCountedPage(db, build(db), { page, size })));
-  }
-  if (page <= DIRECT_PAGES) {
-    const parts = await withEveryShard(c, (db) => fetchCountedPage(db, build(db), { page: 1, size: reach }));
-    return {
-      items: mergedItems(parts, from, reach),
-      total: parts.reduce((sum, p) => sum + p.total, 0),
-    };
-  }
-  const listed = await withEveryShard(c, (db) => fetchListKeys(db, build(db), reach));
-  const total = listed.reduce((sum, l) => sum + l.total, 0);
-  const items = await pageRows(c, listed, from, reach, (db, window) =>
-    fetchCountedPage(db, { ...build(db), count: 0 }, window),
-  );
-  return { items, total };
+/** A list's filter on one shard, below that shard's bound of `after` when resuming. */
+type Build<F> = (db: Db, after?: ListPosition) => F;
+
+/**
+ * Runs `work` on every shard with its part of a page: resumed below
+ * `after`, each shard reads the page's size from its bound (one round trip,
+ * what page 1 costs); otherwise, the first `reach` rows of its list.
+ */
+function directParts<T>(
+  reader: ShardReader,
+  after: CrossPosition | undefined,
+  work: (db: Db, bound: ListPosition | undefined) => Promise<T>,
+): Promise<T[]> {
+  return onEveryShard(reader, (db, name) => work(db, after && boundIn(after, reader.shards.indexOf(name))));
 }
 
-/** An open page (envelope B: more or not, and the data-load time) of a cross-state filing list. */
+/**
+ * A counted page (envelope A) of a cross-state filing list: the page asked
+ * by number, or the one below `after` (a cursor's position).
+ */
+export async function countedPageAcross(
+  reader: ShardReader,
+  build: Build<CountedFilter>,
+  { page, size }: PageWindow,
+  after?: CrossPosition,
+): Promise<MergedPage & { total: number }> {
+  const from = after ? 0 : (page - 1) * size;
+  const reach = from + size;
+  if (reader.shards.length === 1) {
+    // One database: its own page, as before sharding.
+    const only = onlyOf(
+      await directParts(reader, after, (db, bound) =>
+        fetchCountedPage(db, build(db, bound), { page, size, offset: from }),
+      ),
+    );
+    return { ...pageOf(placed(only.items, 0, 0)), total: only.total };
+  }
+  if (after || page <= DIRECT_PAGES) {
+    const parts = await directParts(reader, after, (db, bound) =>
+      fetchCountedPage(db, build(db, bound), { page: 1, size: reach }),
+    );
+    return { ...pageOf(mergedItems(parts, from, reach)), total: sum(parts.map((p) => p.total)) };
+  }
+  // Deeper pages by number: the counts first, so that a page past the end
+  // reads no list; then each shard's list keys, then the page's rows.
+  const total = sum((await onEveryShard(reader, (db) => fetchTotal(db, build(db)))).map((t) => t.total));
+  if (from >= total) return { items: [], last: undefined, total };
+  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(db), reach));
+  const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
+    return (await fetchCountedPage(db, { ...build(db), count: 0 }, window)).items;
+  });
+  return { ...pageOf(slice), total };
+}
+
+/**
+ * An open page (envelope B: more or not, and the data-load time) of a
+ * cross-state filing list: the page asked by number, or the one below
+ * `after`.
+ */
 export async function openPageAcross(
-  c: Context<AppEnv>,
-  build: Build,
+  reader: ShardReader,
+  build: Build<FilingFilter | CountedFilter>,
   { page, size }: PageWindow,
   options: { amendments: boolean },
-): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
-  const from = (page - 1) * size;
-  const reach = page * size;
-  if (shardNames(c).length === 1) {
-    return onlyOf(await withEveryShard(c, (db) => fetchOpenPage(db, build(db), { page, size }, options)));
+  after?: CrossPosition,
+): Promise<MergedPage & { hasMore: boolean; dataLoadedAt: string | null }> {
+  const from = after ? 0 : (page - 1) * size;
+  const reach = from + size;
+  if (reader.shards.length === 1) {
+    const only = onlyOf(
+      await directParts(reader, after, (db, bound) =>
+        fetchOpenPage(db, build(db, bound), { page, size, offset: from }, options),
+      ),
+    );
+    return { ...only, ...pageOf(placed(only.items, 0, 0)) };
   }
-  if (page <= DIRECT_PAGES) {
-    const parts = await withEveryShard(c, (db) => fetchOpenPage(db, build(db), { page: 1, size: reach }, options));
-    const rows = parts.reduce((sum, p) => sum + p.items.length, 0);
+  if (after || page <= DIRECT_PAGES) {
+    const parts = await directParts(reader, after, (db, bound) =>
+      fetchOpenPage(db, build(db, bound), { page: 1, size: reach }, options),
+    );
+    const rows = sum(parts.map((p) => p.items.length));
     return {
-      items: mergedItems(parts, from, reach),
+      ...pageOf(mergedItems(parts, from, reach)),
       hasMore: rows > reach || parts.some((p) => p.hasMore),
       dataLoadedAt: latest(parts.map((p) => p.dataLoadedAt)),
     };
   }
+  // Deeper pages by number: a counted list's counts first, as above.
+  const totals = await onEveryShard(reader, async (db) => {
+    const filter = build(db);
+    return "count" in filter ? fetchTotal(db, filter) : undefined;
+  });
+  const counted = totals.every((t) => t !== undefined);
+  if (counted && from >= sum(totals.map((t) => t.total))) {
+    return { items: [], last: undefined, hasMore: false, dataLoadedAt: latest(totals.map((t) => t.dataLoadedAt)) };
+  }
   // One row past the page, to tell whether another follows.
-  const listed = await withEveryShard(c, (db) => fetchListKeys(db, build(db), reach + 1));
-  const items = await pageRows(c, listed, from, reach, async (db, window) => {
-    return (await fetchOpenPage(db, build(db), window, options)).items;
+  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(db), reach + 1));
+  const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
+    return (await fetchOpenPage(db, { ...build(db), count: 0 }, window, options)).items;
   });
   return {
-    items,
-    hasMore: listed.reduce((sum, l) => sum + l.keys.length, 0) > reach,
+    ...pageOf(slice),
+    hasMore: sum(listed.map((l) => l.keys.length)) > reach,
     dataLoadedAt: latest(listed.map((l) => l.dataLoadedAt)),
   };
 }
 
-/** The rows of the merged list's [from, to) from the shards that hold them (a second round trip). */
+/** The rows of the merged list's [from, to) from the shards that hold them (a round trip of its own). */
 async function pageRows(
-  c: Context<AppEnv>,
+  reader: ShardReader,
   listed: { keys: { at: string; num: string }[] }[],
   from: number,
   to: number,
-  fetch: (db: Db, window: PageWindow) => Promise<{ items: FilingWithParties[] } | FilingWithParties[]>,
-): Promise<FilingWithParties[]> {
+  fetch: (db: Db, window: PageWindow) => Promise<FilingWithParties[]>,
+): Promise<PlacedItem[]> {
   const parts = partsOfSlice(
     listed.map((l) => l.keys),
     from,
     to,
   );
   if (parts.size === 0) return [];
-  const all = shardNames(c);
+  const all = reader.shards;
   // Each shard's binding name -> its index in the layout and its rows' window.
   const windows = new Map([...parts].map(([shard, window]) => [all[shard] ?? "", { shard, window }]));
-  const fetched = await withShards(c, [...windows.keys()], async (db, name) => {
+  const fetched = await reader.read([...windows.keys()], async (db, name) => {
     const part = windows.get(name);
     if (!part) return [];
     const [offset, count] = part.window;
-    const got = await fetch(db, { page: 1, size: count, offset });
-    return placed(Array.isArray(got) ? got : got.items, part.shard, offset);
+    return placed(await fetch(db, { page: 1, size: count, offset }), part.shard, offset);
   });
-  return mergedSlice(fetched, 0, to - from).map((p) => p.item);
+  return mergedSlice(fetched, 0, to - from);
 }
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 function latest(times: (string | null)[]): string | null {
   return times.reduce<string | null>((a, b) => (b !== null && (a === null || b > a) ? b : a), null);
 }
 
+type AddressRow = Awaited<ReturnType<typeof debtorQueries.knownAddressCandidates>>["rows"][number];
+
+/** Known-address rows in list order: last used, then address key, then name key, newest first. */
+const addressOrder = (a: AddressRow, b: AddressRow) =>
+  compareDesc(a.lastUsed, b.lastUsed) || compareDesc(a.addressKey, b.addressKey) || compareDesc(a.nameKey, b.nameKey);
+
+/** A page of known addresses, their count, and where the list resumes after it. */
+interface AddressPage {
+  rows: AddressRow[];
+  total: number;
+  last: debtorQueries.AddressPosition | undefined;
+}
+
+const addressPageOf = (rows: AddressRow[], total: number): AddressPage => {
+  const final = rows.at(-1);
+  return { rows, total, last: final && debtorQueries.addressPositionOf(final) };
+};
+
 /**
  * Known addresses of a debtor across every shard (one database is the same
  * with one shard): each address once, as most recently used under any found
- * name in any state, and counted once.
+ * name in any state, and counted once. The page asked by number, or the one
+ * below `after` (a cursor's position: addressesBelow), read by number when
+ * the rows below it cannot settle the page.
  *
- * Each shard sends its first ROWS_PER_ADDRESS * page * size rows in list
- * order and its found debtors' address sets, in one round trip. A shard's
- * newest `reach` distinct addresses hold every one of them the page can
- * show, and the rows before an address's newest row are rows of addresses
- * ahead of it. So when a shard's rows hold fewer than `reach` addresses and
- * were cut by the limit (an address under more found names than
- * ROWS_PER_ADDRESS, over many rows), that shard is read again, to `reach`
- * rows per found debtor: enough, since an address has at most one row per
- * debtor. The count is the union of the address sets.
+ * By number: (past the direct pages, after the count, so that a page past
+ * the end reads no rows) each shard sends its first ROWS_PER_ADDRESS * page * size rows
+ * in list order and its found debtors' address sets, in one round trip. A
+ * shard's newest `reach` distinct addresses hold every one of them the page
+ * can show, and the rows before an address's newest row are rows of
+ * addresses ahead of it. So when a shard's rows hold fewer than `reach`
+ * addresses and were cut by the limit (an address under more found names
+ * than ROWS_PER_ADDRESS, over many rows), that shard is read again, to
+ * `reach` rows per found debtor: enough, since an address has at most one
+ * row per debtor. The count is the union of the address sets.
  */
-export async function knownAddressesAcross(c: Context<AppEnv>, name: string, { page, size }: PageWindow) {
+export async function knownAddressesAcross(
+  reader: ShardReader,
+  name: string,
+  { page, size }: PageWindow,
+  after?: debtorQueries.AddressPosition,
+): Promise<AddressPage> {
+  if (after) {
+    const settled = await addressesBelow(reader, name, size, after);
+    if (settled) return settled;
+  }
   const reach = page * size;
-  const parts = await withEveryShard(c, (db) =>
+  if (page > DIRECT_PAGES) {
+    // Deeper pages by number: the count first, so that a page past the end reads no rows.
+    const sets = await onEveryShard(
+      reader,
+      async (db) => (await db.batch([debtorQueries.knownAddressSets(db, name)]))[0],
+    );
+    const total = addressTotal(sets.map((part) => ({ sets: part })));
+    if ((page - 1) * size >= total) return addressPageOf([], total);
+  }
+  const parts = await onEveryShard(reader, (db) =>
     debtorQueries.knownAddressCandidates(db, name, reach * debtorQueries.ROWS_PER_ADDRESS),
   );
-  const all = shardNames(c);
+  const all = reader.shards;
   const short = new Map(
     parts.flatMap((part, shard) =>
       part.rows.length === part.limit && distinctAddresses(part.rows) < reach ? [[all[shard] ?? "", part]] : [],
@@ -228,25 +351,93 @@ export async function knownAddressesAcross(c: Context<AppEnv>, name: string, { p
   const again =
     short.size === 0
       ? []
-      : await withShards(c, [...short.keys()], async (db, shard) => {
+      : await reader.read([...short.keys()], async (db, shard) => {
           // A batch of one, so the round trip and its rows are metered as every other.
           const [rows] = await db.batch([
             debtorQueries.knownAddressRows(db, name, reach * (short.get(shard)?.sets.length ?? 0)),
           ]);
           return rows;
         });
-  const rows = [...parts.map((p) => p.rows), ...again]
-    .flat()
-    .sort(
-      (a, b) =>
-        compareDesc(a.lastUsed, b.lastUsed) ||
-        compareDesc(a.addressKey, b.addressKey) ||
-        compareDesc(a.nameKey, b.nameKey),
-    );
-  const newest = new Map<number, (typeof rows)[number]>();
+  const rows = [...parts.map((p) => p.rows), ...again].flat().sort(addressOrder);
+  const newest = new Map<number, AddressRow>();
   for (const row of rows) if (!newest.has(row.addressKey)) newest.set(row.addressKey, row);
-  const total = new Set(parts.flatMap((p) => p.sets.flat())).size;
-  return { rows: [...newest.values()].slice((page - 1) * size, reach), total };
+  return addressPageOf([...newest.values()].slice((page - 1) * size, reach), addressTotal(parts));
+}
+
+/** The distinct addresses of every found debtor in every shard. */
+function addressTotal(parts: { sets: { addressKeys: number[] }[] }[]): number {
+  return new Set(parts.flatMap((p) => p.sets.flatMap((s) => s.addressKeys))).size;
+}
+
+/**
+ * The `size` addresses after `after`, from each shard's first
+ * ROWS_PER_ADDRESS * size rows below it (one round trip, what page 1
+ * reads), or undefined when those rows cannot settle the page.
+ *
+ * An address of those rows was shown before when one of its rows lies
+ * above `after`: each found debtor has at most one row per address, and the
+ * address sets say which debtors of which shard hold it, so an address with
+ * fewer rows below `after` than holders in a shard whose rows were not cut
+ * was shown. When the missing row's shard was cut, it may lie above or
+ * beyond the rows read: unsettled. So is a page that the rows, read up to
+ * where the first cut shard stops, do not fill. A debtor found under one
+ * name (most organizations) is always settled in one database; the others
+ * only when an address is filed under several found names, or in states
+ * of several shards, far apart in time.
+ */
+async function addressesBelow(
+  reader: ShardReader,
+  name: string,
+  size: number,
+  after: debtorQueries.AddressPosition,
+): Promise<AddressPage | undefined> {
+  const limit = size * debtorQueries.ROWS_PER_ADDRESS;
+  const parts = await onEveryShard(reader, (db) => debtorQueries.knownAddressCandidates(db, name, limit, after));
+  // Per address: its holders (found debtors whose set has it) and its rows read, per shard.
+  const count = (counts: Map<number, number[]>, address: number, shard: number) => {
+    const perShard = counts.get(address) ?? new Array<number>(parts.length).fill(0);
+    perShard[shard] = (perShard[shard] ?? 0) + 1;
+    counts.set(address, perShard);
+  };
+  const holders = new Map<number, number[]>();
+  const read = new Map<number, number[]>();
+  parts.forEach((part, shard) => {
+    for (const set of part.sets) for (const address of set.addressKeys) count(holders, address, shard);
+    for (const row of part.rows) count(read, row.addressKey, shard);
+  });
+  const cut = parts.map((part) => part.rows.length === part.limit);
+  /** "shown" (a row above `after`), "new", or undefined when a cut shard hides the answer. */
+  const verdict = (address: number): "shown" | "new" | undefined => {
+    let settled = true;
+    for (const [shard, held] of (holders.get(address) ?? []).entries()) {
+      if (held <= (read.get(address)?.[shard] ?? 0)) continue;
+      if (!cut[shard]) return "shown";
+      settled = false;
+    }
+    return settled ? "new" : undefined;
+  };
+  // Rows in list order, as far as every cut shard's rows reach: beyond the
+  // first one's last row, rows it did not send could come first.
+  const tagged = parts.flatMap((part, shard) => part.rows.map((row) => ({ row, shard })));
+  tagged.sort((a, b) => addressOrder(a.row, b.row) || a.shard - b.shard);
+  const stops = parts.flatMap((part, shard) => (cut[shard] ? [part.rows.at(-1)] : []));
+  const reach = stops.reduce<AddressRow | undefined>(
+    (first, row) => (row && (first === undefined || addressOrder(row, first) < 0) ? row : first),
+    undefined,
+  );
+  const page: AddressRow[] = [];
+  const met = new Set<number>();
+  for (const { row } of tagged) {
+    if (reach && addressOrder(row, reach) > 0) break;
+    if (met.has(row.addressKey)) continue;
+    met.add(row.addressKey);
+    const seen = verdict(row.addressKey);
+    if (seen === undefined) return undefined;
+    if (seen === "new") page.push(row);
+    if (page.length === size) break;
+  }
+  if (page.length < size && reach) return undefined;
+  return addressPageOf(page, addressTotal(parts));
 }
 
 function distinctAddresses(rows: { addressKey: number }[]): number {
@@ -258,6 +449,6 @@ function compareDesc<T extends string | number>(a: T, b: T): number {
 }
 
 /** Similar names in every state: one database's candidates, from each shard's first names of every probe. */
-export async function similarNamesAcross(c: Context<AppEnv>, name: string): Promise<SimilarName[]> {
-  return similarOf({ name }, await withEveryShard(c, (db) => probeNames(db, { name })));
+export async function similarNamesAcross(reader: ShardReader, name: string): Promise<SimilarName[]> {
+  return similarOf({ name }, await onEveryShard(reader, (db) => probeNames(db, { name })));
 }

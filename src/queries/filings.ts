@@ -15,11 +15,30 @@
  *   page ids are a subquery of each), and the count, or the amendments and
  *   data-load time for envelope B. Lender search (src/queries/lenders.ts)
  *   merges its lender names inside one statement instead of arms.
+ * - A list resumes below a position (ListPosition: the last item's time
+ *   and number, from a cursor): each arm starts its index range there,
+ *   so a page read that way costs what page 1 does, however deep. A page
+ *   asked by number reads its offset's entries first; one past the end
+ *   reads none (its limit is zero when the count says so).
  *
  * test/query-plans checks every statement with EXPLAIN QUERY PLAN, and
  * test/bounded-work that rows read do not grow with the data.
  */
-import { and, eq, getTableColumns, getTableName, gt, gte, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  eq,
+  getTableColumns,
+  getTableName,
+  gt,
+  gte,
+  inArray,
+  lt,
+  max,
+  or,
+  type SQL,
+  type SQLWrapper,
+  sql,
+} from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { ANY_FACET, INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
 import {
@@ -70,8 +89,44 @@ type CountQuery =
 export interface PageWindow {
   page: number;
   size: number;
-  /** Rows of the list before this window; default (page - 1) * size. A shard's part of a merged page starts anywhere. */
+  /**
+   * Rows of the list before this window; default (page - 1) * size. A shard's
+   * part of a merged page starts anywhere; a list resumed below a position
+   * starts at 0.
+   */
   offset?: number;
+}
+
+/**
+ * A place in a filing list, newest first: an item's list time as stored
+ * (seconds) and number, which name one filing of a state; with its filing
+ * id in a list spanning states, whose filings of one time and number the
+ * id orders. The list resumes below it.
+ */
+export interface ListPosition {
+  at: number;
+  num: string;
+  fid?: number | undefined;
+}
+
+/**
+ * The position of `item` in a list of one state (by termination time for
+ * /filings/recently-terminated): no id, so a cursor outlives a reload of
+ * the state, which numbers its filings anew.
+ */
+export function positionOf({ filing }: FilingWithParties, byTermination = false): ListPosition {
+  const at = byTermination ? filing.terminatedAt : filing.filedAt;
+  return { at: Number(filings.filedAt.mapToDriverValue(at ?? "")), num: filing.number };
+}
+
+/**
+ * Rows below `after` in list order. A row value over the index's own
+ * columns: SQLite starts the range there (lenders.ts walks keys alike).
+ */
+export function below(at: SQLiteColumn, num: SQLiteColumn, fid: SQLiteColumn, after: ListPosition | undefined) {
+  if (after === undefined) return undefined;
+  if (after.fid === undefined) return sql`(${at}, ${num}) < (${after.at}, ${after.num})`;
+  return sql`(${at}, ${num}, ${fid}) < (${after.at}, ${after.num}, ${after.fid})`;
 }
 
 /** The selection of an arm: list time, filing number, filing id. */
@@ -79,19 +134,22 @@ export function arm(at: SQLiteColumn, num: SQLiteColumn, fid: SQLiteColumn) {
   return { at: sql<string>`${at}`.as("at"), num: sql<string>`${num}`.as("num"), fid: sql<number>`${fid}`.as("fid") };
 }
 
-const filingArm = (db: Db, where: SQL | undefined) =>
+/** Filings matching `where`, below `after`, listed by filing time (or `at`, a termination time). */
+const filingArm = (db: Db, where: SQL | undefined, after?: ListPosition, at: SQLiteColumn = filings.filedAt) =>
   db
-    .select(arm(filings.filedAt, filings.number, filings.id))
+    .select(arm(at, filings.number, filings.id))
     .from(filings)
-    .where(where)
+    .where(and(where, below(at, filings.number, filings.id, after)))
     .getSQL();
 
-const debtorArm = (db: Db, where: SQL | undefined) =>
-  db
-    .selectDistinct(arm(debtorParties.filedAt, debtorParties.filingNumber, debtorParties.filingId))
+const debtorArm = (db: Db, where: SQL | undefined, after?: ListPosition) => {
+  const { filedAt, filingNumber, filingId } = debtorParties;
+  return db
+    .selectDistinct(arm(filedAt, filingNumber, filingId))
     .from(debtorParties)
-    .where(where)
+    .where(and(where, below(filedAt, filingNumber, filingId, after)))
     .getSQL();
+};
 
 /** Whether a stored set ("A|B") includes `label`. */
 export const setIncludes = (column: SQLiteColumn, label: string) =>
@@ -236,11 +294,14 @@ function facetsOf(q: FacetQuery) {
 }
 
 /** /filings/recent-by-state: filed in `state` since `since`, with a debtor in one of `industries` if given. */
-export function recentByState(db: Db, q: { state: string; since: string; industries?: string[] }): CountedFilter {
+export function recentByState(
+  db: Db,
+  q: { state: string; since: string; industries?: string[] | undefined; after?: ListPosition | undefined },
+): CountedFilter {
   const industries = q.industries ?? [];
   const arms =
     industries.length === 0
-      ? [filingArm(db, and(eq(filings.state, q.state), gte(filings.filedAt, q.since)))]
+      ? [filingArm(db, and(eq(filings.state, q.state), gte(filings.filedAt, q.since)), q.after)]
       : industries.map((industry) =>
           debtorArm(
             db,
@@ -249,6 +310,7 @@ export function recentByState(db: Db, q: { state: string; since: string; industr
               eq(debtorParties.industry, industry),
               gte(debtorParties.filedAt, q.since),
             ),
+            q.after,
           ),
         );
   const count =
@@ -262,13 +324,16 @@ export function recentByState(db: Db, q: { state: string; since: string; industr
  * /filings/recent-by-postal-code: a debtor in the ZIP code (first five digits) filed since
  * `since`; with industries, a debtor there in one of them.
  */
-export function recentByPostalCode(db: Db, q: { zip5: string; since: string; industries?: string[] }): CountedFilter {
+export function recentByPostalCode(
+  db: Db,
+  q: { zip5: string; since: string; industries?: string[] | undefined; after?: ListPosition | undefined },
+): CountedFilter {
   const industries = q.industries ?? [];
   const atZip = and(eq(debtorParties.zip5, q.zip5), gte(debtorParties.filedAt, q.since));
   const arms =
     industries.length === 0
-      ? [debtorArm(db, atZip)]
-      : industries.map((industry) => debtorArm(db, and(atZip, eq(debtorParties.industry, industry))));
+      ? [debtorArm(db, atZip, q.after)]
+      : industries.map((industry) => debtorArm(db, and(atZip, eq(debtorParties.industry, industry)), q.after));
   return { arms, count: facetTotal(db, { scope: "z", place: q.zip5, labels: industries }, q.since) };
 }
 
@@ -277,6 +342,8 @@ export interface LenderQuery {
   state: string;
   since: string;
   borrowerType?: PartyType | undefined;
+  /** Resume below this filing (a cursor's position). */
+  after?: ListPosition | undefined;
 }
 
 function lenderFacets(q: LenderQuery): FacetQuery & Required<Pick<FacetQuery, "names" | "labels">> {
@@ -306,14 +373,13 @@ export function lenderCount(db: Db, q: LenderQuery) {
 }
 
 /** /filings/recently-terminated: terminated in `state` since `since`, most recent termination first. */
-export function recentlyTerminated(db: Db, q: { state: string; since: string }): CountedFilter {
+export function recentlyTerminated(
+  db: Db,
+  q: { state: string; since: string; after?: ListPosition | undefined },
+): CountedFilter {
   return {
     arms: [
-      db
-        .select(arm(filings.terminatedAt, filings.number, filings.id))
-        .from(filings)
-        .where(and(eq(filings.state, q.state), gte(filings.terminatedAt, q.since)))
-        .getSQL(),
+      filingArm(db, and(eq(filings.state, q.state), gte(filings.terminatedAt, q.since)), q.after, filings.terminatedAt),
     ],
     byTermination: true,
     count: facetTotal(db, { scope: "t", place: q.state }, q.since),
@@ -379,31 +445,44 @@ function debtorFilingCount(db: Db, query: DebtorQuery, state: string) {
  *   for its filings beyond the page. A range of first names filed as an
  *   initial ("smith j *", rarely more than a few filings) is one sorted arm.
  */
-export function byDebtorName(db: Db, q: { name: string; state: string }): CountedFilter {
+export function byDebtorName(
+  db: Db,
+  q: { name: string; state: string; after?: ListPosition | undefined },
+): CountedFilter {
   const query = debtorQuery(q.name);
   const inState = eq(debtorParties.filingState, q.state);
   const arms = spansOf(query).flatMap((span) => {
-    if ("key" in span) return [debtorArm(db, and(eq(debtorParties.nameKey, span.key), inState))];
+    if ("key" in span) return [debtorArm(db, and(eq(debtorParties.nameKey, span.key), inState), q.after)];
     const names = (where?: SQL) =>
       db
         .select({ key: debtorNames.nameKey })
         .from(debtorNames)
         .where(and(eq(debtorNames.state, q.state), spanWhere(debtorNames.nameKey, span), where))
         .orderBy(debtorNames.nameKey);
-    if (span.few) return [debtorArm(db, and(inArray(debtorParties.nameKey, names()), inState))];
+    if (span.few) return [debtorArm(db, and(inArray(debtorParties.nameKey, names()), inState), q.after)];
     const slot = (i: number) => sql`${names().limit(1).offset(i)}`;
     return [
-      ...Array.from({ length: NAME_SLOTS }, (_, i) => debtorArm(db, and(eq(debtorParties.nameKey, slot(i)), inState))),
+      ...Array.from({ length: NAME_SLOTS }, (_, i) =>
+        debtorArm(db, and(eq(debtorParties.nameKey, slot(i)), inState), q.after),
+      ),
       // Beyond the last slot (none when the last slot is empty: `> null`).
-      debtorArm(db, and(inArray(debtorParties.nameKey, names(gt(debtorNames.nameKey, slot(NAME_SLOTS - 1)))), inState)),
+      debtorArm(
+        db,
+        and(inArray(debtorParties.nameKey, names(gt(debtorNames.nameKey, slot(NAME_SLOTS - 1)))), inState),
+        q.after,
+      ),
     ];
   });
   return { arms, count: debtorFilingCount(db, query, q.state) };
 }
 
 /** GET /filings: a filing by its number, in any state unless one is given. */
-export function byNumber(db: Db, q: { number: string; state?: string | undefined }): FilingFilter {
-  return { arms: [filingArm(db, and(eq(filings.number, q.number), q.state ? eq(filings.state, q.state) : undefined))] };
+export function byNumber(
+  db: Db,
+  q: { number: string; state?: string | undefined; after?: ListPosition | undefined },
+): FilingFilter {
+  const where = and(eq(filings.number, q.number), q.state ? eq(filings.state, q.state) : undefined);
+  return { arms: [filingArm(db, where, q.after)] };
 }
 
 /**
@@ -453,10 +532,22 @@ const listOrder = (filter: FilingFilter) =>
  * One page of `filter`'s list, as index entries in list order: its arms
  * merged, `limit` rows from `offset`.
  */
-function pageKeys(filter: FilingFilter, offset: number, limit: number): SQL {
+function pageKeys(filter: FilingFilter | CountedFilter, offset: number, limit: number): SQL {
   const order = listOrder(filter);
   const list = merged(filter.arms, offset + limit, order);
-  return sql`select at, num, fid from (${list} ${order} limit ${limit} offset ${offset})`;
+  const count = "count" in filter ? filter.count : undefined;
+  return sql`select at, num, fid from (${list} ${order} limit ${rowLimit(count, offset, limit)} offset ${offset})`;
+}
+
+/**
+ * `limit`, or 0 when the list's count says it ends before `offset`: a page
+ * past the end is answered from the count without reading the list (a
+ * limit of 0 stops SQLite before its first row). The count is read again
+ * for it, only on pages after the first asked by number.
+ */
+export function rowLimit(count: SQLWrapper | number | undefined, offset: number, limit: number): SQL {
+  if (offset === 0 || count === undefined || typeof count === "number") return sql`${limit}`;
+  return sql`(case when (${count}) > ${offset} then ${limit} else 0 end)`;
 }
 
 /**
@@ -584,7 +675,13 @@ const pageJoin = (filter: FilingFilter) => {
  * statements, one per table, would each read the page's entries again.)
  * Rows come back as D1 sends them (assemble() reads them).
  */
-function pageWithParties(db: Db, filter: FilingFilter, offset: number, limit: number, withAmendments = false) {
+function pageWithParties(
+  db: Db,
+  filter: FilingFilter | CountedFilter,
+  offset: number,
+  limit: number,
+  withAmendments = false,
+) {
   return db.all<PageRow>(
     sql`select ${withParties(withAmendments)} from (${pageKeys(filter, offset, limit)})${pageJoin(filter)}`,
   );
@@ -626,7 +723,7 @@ export async function fetchCountedPage(
  */
 export async function fetchOpenPage(
   db: Db,
-  filter: FilingFilter,
+  filter: FilingFilter | CountedFilter,
   { page, size, offset = (page - 1) * size }: PageWindow,
   options: { amendments: boolean; state?: string | undefined },
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
@@ -659,24 +756,34 @@ export interface ListKey {
 }
 
 /**
- * The list keys of the first `limit` rows of `filter`'s list, its count (if
- * counted) and the data-load time, in one batch: a shard's part in a merge
- * of several shards' lists (src/queries/fanout.ts). Index entries only.
+ * The list keys of the first `limit` rows of `filter`'s list and the
+ * data-load time, in one batch: a shard's part in a merge of several
+ * shards' lists (src/queries/fanout.ts). Index entries only.
  */
 export async function fetchListKeys(
   db: Db,
-  filter: FilingFilter | CountedFilter,
+  filter: FilingFilter,
   limit: number,
-): Promise<{ keys: ListKey[]; total: number; dataLoadedAt: string | null }> {
-  const keys = db
-    .select({ at: sql<string>`at`, num: sql<string>`num` })
-    .from(sql`(${merged(filter.arms, limit, listOrder(filter))} ${listOrder(filter)} limit ${limit})`);
+): Promise<{ keys: ListKey[]; dataLoadedAt: string | null }> {
+  const [rows, [last]] = await db.batch([
+    db
+      .select({ at: sql<string>`at`, num: sql<string>`num` })
+      .from(sql`(${merged(filter.arms, limit, listOrder(filter))} ${listOrder(filter)} limit ${limit})`),
+    db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads),
+  ]);
+  return { keys: rows, dataLoadedAt: last?.at ?? null };
+}
+
+/** The count of `filter`'s list and the data-load time, in one batch: what a shard says before a deep merged page. */
+export async function fetchTotal(
+  db: Db,
+  filter: CountedFilter,
+): Promise<{ total: number; dataLoadedAt: string | null }> {
   const loaded = db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads);
-  const count = "count" in filter ? filter.count : 0;
-  if (typeof count === "number") {
-    const [rows, [last]] = await db.batch([keys, loaded]);
-    return { keys: rows, total: count, dataLoadedAt: last?.at ?? null };
+  if (typeof filter.count === "number") {
+    const [[last]] = await db.batch([loaded]);
+    return { total: filter.count, dataLoadedAt: last?.at ?? null };
   }
-  const [rows, [last], [counted]] = await db.batch([keys, loaded, count]);
-  return { keys: rows, total: Number(counted?.total ?? 0), dataLoadedAt: last?.at ?? null };
+  const [[last], [counted]] = await db.batch([loaded, filter.count]);
+  return { total: Number(counted?.total ?? 0), dataLoadedAt: last?.at ?? null };
 }

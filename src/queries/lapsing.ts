@@ -23,7 +23,7 @@ import { and, eq, gt, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { debtorParties, facetCounts, facetDays, filings, securedParties } from "../db/schema.ts";
 import { securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
-import { arm, type CountedFilter, NAME_SLOTS } from "./filings.ts";
+import { arm, type CountedFilter, type FilingWithParties, type ListPosition, NAME_SLOTS } from "./filings.ts";
 
 export interface LapsingQuery {
   state: string;
@@ -32,6 +32,18 @@ export interface LapsingQuery {
   to: string;
   industries?: string[] | undefined;
   securedParty?: string | undefined;
+  /** Resume after this item (a cursor's position): the list runs soonest first, so after is above. */
+  after?: ListPosition | undefined;
+}
+
+/** An item's place in a lapse list: its lapse date as stored (a day number) and its number. */
+export function lapsePosition({ filing }: FilingWithParties): ListPosition {
+  return { at: Number(filings.lapseDate.mapToDriverValue(filing.lapseDate ?? "")), num: filing.number };
+}
+
+/** Rows after `after` in a soonest-first list: a row value over the index's own columns, where SQLite starts the range. */
+function above(at: SQL, num: SQL, after: ListPosition | undefined) {
+  return after === undefined ? undefined : sql`(${at}, ${num}) > (${after.at}, ${after.num})`;
 }
 
 /** The "x" facet's live filings lapsing on or after `day` (its running total from that day on). */
@@ -68,9 +80,33 @@ function lenderNames(db: Db, state: string, name: string, after?: SQL) {
 }
 
 export function lapsing(db: Db, q: LapsingQuery): CountedFilter {
+  const arms = lapseArms(db, q);
+  const industries = q.industries ?? [];
+  // A count is of the whole window, wherever the page resumes.
+  const countArms = q.after === undefined ? arms : lapseArms(db, { ...q, after: undefined });
+  const count = q.securedParty
+    ? // The lender's arms are five: one compound SELECT, each filing once.
+      db.select({ total: sql<number>`count(*)`.as("total") }).from(sql`(${sql.join(countArms, sql` union `)})`)
+    : industries.length > 0
+      ? db
+          .select({ total: sql<number>`count(distinct ${debtorParties.filingId})`.as("total") })
+          .from(debtorParties)
+          .where(
+            and(
+              eq(debtorParties.filingState, q.state),
+              inArray(debtorParties.industry, industries),
+              gte(debtorParties.lapsesOn, q.from),
+              lte(debtorParties.lapsesOn, q.to),
+            ),
+          )
+      : db.select({ total: sql<number>`${liveBetween(q.state, q.from, q.to)}`.as("total") }).from(sql`(select 1)`);
+  return { arms, count: count as CountedFilter["count"], ascending: true };
+}
+
+/** The list's index ranges (see above), each in list order, from after `q.after`. */
+function lapseArms(db: Db, q: LapsingQuery): SQL[] {
   const industries = q.industries ?? [];
   const lender = q.securedParty;
-  let arms: SQL[];
   if (lender) {
     // A filing of the lender with a debtor in one of the industries, when asked for.
     const inIndustry =
@@ -91,17 +127,19 @@ export function lapsing(db: Db, q: LapsingQuery): CountedFilter {
             names,
             gte(securedParties.lapsesOn, q.from),
             lte(securedParties.lapsesOn, q.to),
+            above(sql`${securedParties.lapsesOn}`, sql`${securedParties.filingNumber}`, q.after),
             inIndustry,
           ),
         )
         .getSQL();
     const slot = (i: number) => sql`(${lenderNames(db, q.state, lender).limit(1).offset(i)})`;
-    arms = [
+    return [
       ...Array.from({ length: NAME_SLOTS }, (_, i) => lenderArm(sql`${securedParties.nameWords} = ${slot(i)}`)),
       lenderArm(inArray(securedParties.nameWords, lenderNames(db, q.state, lender, slot(NAME_SLOTS - 1)))),
     ];
-  } else if (industries.length > 0) {
-    arms = industries.map((industry) =>
+  }
+  if (industries.length > 0) {
+    return industries.map((industry) =>
       db
         .selectDistinct(arm(debtorParties.lapsesOn, debtorParties.filingNumber, debtorParties.filingId))
         .from(debtorParties)
@@ -111,41 +149,25 @@ export function lapsing(db: Db, q: LapsingQuery): CountedFilter {
             eq(debtorParties.industry, industry),
             gte(debtorParties.lapsesOn, q.from),
             lte(debtorParties.lapsesOn, q.to),
+            above(sql`${debtorParties.lapsesOn}`, sql`${debtorParties.filingNumber}`, q.after),
           ),
         )
         .getSQL(),
     );
-  } else {
-    arms = [
-      db
-        .select(arm(filings.lapseDate, filings.number, filings.id))
-        .from(filings)
-        .where(
-          and(
-            eq(filings.state, q.state),
-            gte(filings.lapseDate, q.from),
-            lte(filings.lapseDate, q.to),
-            sql`${filings.terminatedAt} is null`,
-          ),
-        )
-        .getSQL(),
-    ];
   }
-  const count = lender
-    ? // The lender's arms are five: one compound SELECT, each filing once.
-      db.select({ total: sql<number>`count(*)`.as("total") }).from(sql`(${sql.join(arms, sql` union `)})`)
-    : industries.length > 0
-      ? db
-          .select({ total: sql<number>`count(distinct ${debtorParties.filingId})`.as("total") })
-          .from(debtorParties)
-          .where(
-            and(
-              eq(debtorParties.filingState, q.state),
-              inArray(debtorParties.industry, industries),
-              gte(debtorParties.lapsesOn, q.from),
-              lte(debtorParties.lapsesOn, q.to),
-            ),
-          )
-      : db.select({ total: sql<number>`${liveBetween(q.state, q.from, q.to)}`.as("total") }).from(sql`(select 1)`);
-  return { arms, count: count as CountedFilter["count"], ascending: true };
+  return [
+    db
+      .select(arm(filings.lapseDate, filings.number, filings.id))
+      .from(filings)
+      .where(
+        and(
+          eq(filings.state, q.state),
+          gte(filings.lapseDate, q.from),
+          lte(filings.lapseDate, q.to),
+          sql`${filings.terminatedAt} is null`,
+          above(sql`${filings.lapseDate}`, sql`${filings.number}`, q.after),
+        ),
+      )
+      .getSQL(),
+  ];
 }

@@ -35,12 +35,14 @@ import { securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
 import {
   assemble as assembleParties,
+  below,
   dataLoadedAt,
   type FilingWithParties,
   type LenderQuery,
   lenderCount,
   type PageRow,
   type PageWindow,
+  rowLimit,
   setIncludes,
   setIncludesAny,
   withParties,
@@ -73,10 +75,12 @@ const facetMask = sql.join(
 );
 
 /**
- * The ids of filings `offset` to `offset + limit` of the lender list, in list
- * order (a subquery with the column `fid`).
+ * The ids of filings `offset` to `offset + limit` of the lender list (below
+ * `q.after`, if given), in list order (a subquery with the column `fid`).
+ * Resumed below a position, each key's walk starts there: one seek per key,
+ * as on page 1. A page past the end, by the count, walks nothing.
  */
-function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
+function lenderPageIds(db: Db, q: LenderQuery, offset: number, limit: number): SQL {
   const { from, to } = securedNameRange(q.name);
   const since = Math.floor(Date.parse(q.since) / 1000);
   const walk = sql.raw("walk.j");
@@ -92,7 +96,11 @@ function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
   // A key's newest recent entry matching `after` (one index seek).
   const newestOf = (name: SQL, types: SQL, after?: SQL) =>
     sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${name} and ${sp.debtorTypes} = ${types} and ${sp.filedAt} >= ${since}${after ? sql` and ${after}` : sql``} ${newestFirst})`;
-  const newest = newestOf(sql`${facetCounts.name}`, facetMask);
+  const newest = newestOf(
+    sql`${facetCounts.name}`,
+    facetMask,
+    below(sp.filedAt, sp.filingNumber, sp.filingId, q.after),
+  );
   // The entry after `ref` in its key's range, if recent.
   const next = (ref: SQL) =>
     newestOf(
@@ -105,7 +113,7 @@ function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
     union all
     select ${next(walk)} from walk where ${walk} is not null
     order by 1 desc
-  ) select distinct j ->> ${sql.raw(String(FILING))} as fid from walk where j is not null limit ${limit} offset ${offset})`;
+  ) select distinct j ->> ${sql.raw(String(FILING))} as fid from walk where j is not null limit ${rowLimit(lenderCount(db, q), offset, limit)} offset ${offset})`;
 }
 
 /**
@@ -120,7 +128,7 @@ function lenderPageIds(q: LenderQuery, offset: number, limit: number): SQL {
  */
 function pageStatement(db: Db, q: LenderQuery, offset: number, limit: number, shown: number, withAmendments: boolean) {
   const slots = sql.raw(Array.from({ length: limit }, (_, i) => `(${i})`).join(", "));
-  const ids = sql`(select json_group_array(fid) from (${lenderPageIds(q, offset, limit)}))`;
+  const ids = sql`(select json_group_array(fid) from (${lenderPageIds(db, q, offset, limit)}))`;
   const slot = sql.raw("slot.column1");
   // CROSS JOIN keeps SQLite's join order: each slot, then its filing by id.
   return db.all<PageRow & { slot: number }>(

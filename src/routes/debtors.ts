@@ -2,10 +2,22 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { SIMILARITY_THRESHOLD } from "../domain/similarity.ts";
 import type { AppEnv } from "../http/context.ts";
+import { shardReader, withShard } from "../http/d1.ts";
+import {
+  addressPosition,
+  countedMore,
+  filingCursor,
+  filingPosition,
+  listOf,
+  nextCursor,
+  rankOf,
+  rankPosition,
+  startOf,
+  windowOf,
+} from "../http/paging.ts";
 import { debtorAddressesQuery, debtorAssociatedQuery, debtorSearchQuery, similarQuery } from "../http/params.ts";
 import { associatedDebtor, envelopeA, knownAddress, lienPageA, similarDebtor } from "../http/present.ts";
 import { associatedDebtors, knownAddresses, liensA, similarDebtors } from "../http/responses.ts";
-import { withShard } from "../queries/db.ts";
 import * as debtorQueries from "../queries/debtors.ts";
 import { knownAddressesAcross, similarNamesAcross } from "../queries/fanout.ts";
 import { byDebtorName, fetchCountedPage } from "../queries/filings.ts";
@@ -63,15 +75,21 @@ export const debtorSimilarRoute = lookupRoute({
 export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(debtorSimilarRoute, async (c) => {
     const q = c.req.valid("query");
+    const list = listOf(debtorSimilarRoute.path, q);
+    const start = await startOf(list, q, rankPosition);
+    const window = windowOf(start, PAGE_SIZE_A);
     // With a state, its shard; without, every shard.
     const ranked = q.state
       ? await withShard(c, q.state, (db) => similarNames(db, { name: q.name, state: q.state }))
-      : await similarNamesAcross(c, q.name);
-    const start = (q.page - 1) * PAGE_SIZE_A;
+      : await similarNamesAcross(shardReader(c), q.name);
+    // The ranking is computed whole for every page (docs/api.md): a cursor carries its rank.
+    const from = rankOf(start, PAGE_SIZE_A);
+    const to = from + PAGE_SIZE_A;
+    const next = await nextCursor(list, window, to < ranked.length ? { rank: to } : undefined);
     return c.json(
       {
-        similar_debtors: ranked.slice(start, start + PAGE_SIZE_A).map(similarDebtor),
-        ...envelopeA(c, q.page, PAGE_SIZE_A, ranked.length),
+        similar_debtors: ranked.slice(from, to).map(similarDebtor),
+        ...envelopeA(c, window, ranked.length, next),
       },
       200,
     );
@@ -79,33 +97,46 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(debtorSearchRoute, async (c) => {
     const q = c.req.valid("query");
-    const window = { page: q.page, size: PAGE_SIZE_A };
-    const filter = { name: q.name, state: q.state };
+    const list = listOf(debtorSearchRoute.path, q);
+    const start = await startOf(list, q, filingPosition);
+    const window = windowOf(start, PAGE_SIZE_A);
+    const filter = { name: q.name, state: q.state, after: start.after };
     const page = await withShard(c, q.state, (db) => fetchCountedPage(db, byDebtorName(db, filter), window));
-    return c.json(lienPageA(c, window, page), 200);
+    const next = await filingCursor(list, window, countedMore(window, page.total), page.items);
+    return c.json(lienPageA(c, window, page, next), 200);
   });
 
   app.openapi(debtorAddressesRoute, async (c) => {
     const q = c.req.valid("query");
+    const list = listOf(debtorAddressesRoute.path, q);
+    const start = await startOf(list, q, addressPosition);
+    const window = windowOf(start, PAGE_SIZE_A);
     // A debtor's addresses come from its filings in any state: every shard.
-    const { rows, total } = await knownAddressesAcross(c, q.name, { page: q.page, size: PAGE_SIZE_A });
+    const { rows, total, last } = await knownAddressesAcross(shardReader(c), q.name, window, start.after);
+    const next = await nextCursor(list, window, countedMore(window, total) ? last : undefined);
     return c.json(
-      { debtor_name: q.name, addresses: rows.map(knownAddress), ...envelopeA(c, q.page, PAGE_SIZE_A, total) },
+      { debtor_name: q.name, addresses: rows.map(knownAddress), ...envelopeA(c, window, total, next) },
       200,
     );
   });
 
   app.openapi(debtorAssociatedRoute, async (c) => {
     const q = c.req.valid("query");
+    const list = listOf(debtorAssociatedRoute.path, q);
+    const start = await startOf(list, q, rankPosition);
+    // Grouped whole on every page from the found debtors' links: a cursor carries its rank.
+    const window = { page: start.page, size: PAGE_SIZE_A, offset: rankOf(start, PAGE_SIZE_A) };
     const { rows, total } = await withShard(c, q.state, (db) =>
-      debtorQueries.associatedDebtors(db, { name: q.name, state: q.state }, { page: q.page, size: PAGE_SIZE_A }),
+      debtorQueries.associatedDebtors(db, { name: q.name, state: q.state }, window),
     );
+    const to = window.offset + rows.length;
+    const next = await nextCursor(list, window, to < total ? { rank: to } : undefined);
     return c.json(
       {
         debtor_name: q.name,
         debtor_state: q.state,
         associated_debtors: rows.map(associatedDebtor),
-        ...envelopeA(c, q.page, PAGE_SIZE_A, total),
+        ...envelopeA(c, window, total, next),
       },
       200,
     );

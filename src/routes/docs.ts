@@ -17,7 +17,7 @@ const DESCRIPTION = `Read-only lookups over UCC (Article 9) lien filings: who ha
 
 Authenticate with the \`x-api-key\` header (every operation but \`lookupFiling\`, \`GET /filings\`). Errors are JSON with a stable \`code\` (the \`ErrorBody\` schema); \`invalid_parameter\` names each bad parameter in \`details\`. Every response carries \`x-request-id\`, also in \`response_metadata.request_id\`.
 
-**Envelopes.** Envelope A pages hold 5 items and count them (\`pagination\`); envelope B pages hold 10 and say whether another follows (\`response_metadata.next_page\`). The two operations that take \`envelope\` answer either shape: only envelope A has \`pagination\`. Lists are newest first with stable tie-breaks, so walking pages visits each item once; \`page\` runs from 1 to 10,000.
+**Envelopes.** Envelope A pages hold 5 items and count them (\`pagination\`); envelope B pages hold 10 and say whether another follows (\`response_metadata.next_page\`). The two operations that take \`envelope\` answer either shape: only envelope A has \`pagination\`. Lists are newest first with stable tie-breaks, so walking pages visits each item once; \`page\` runs from 1 to 10,000. Each page but the last also has a \`next_cursor\`: sent back as \`cursor\` (instead of \`page\`), it answers the next page at what the first page costs, however deep, to the end of any list.
 
 **Caching and consistency.** A successful answer has a weak \`ETag\`; send it in \`If-None-Match\` for a 304 while the data is unchanged. Send each answer's \`${BOOKMARK_HEADER}\` with the next request and every answer is read from a database state at least as new, so a paged walk sees one consistent view.
 

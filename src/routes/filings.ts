@@ -4,6 +4,17 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";
+import { shardReader, withShard } from "../http/d1.ts";
+import {
+  countedMore,
+  crossPosition,
+  filingCursor,
+  filingPosition,
+  listOf,
+  nextCursor,
+  startOf,
+  windowOf,
+} from "../http/paging.ts";
 import {
   filingLookupQuery,
   recentByPostalCodeQuery,
@@ -12,12 +23,13 @@ import {
 } from "../http/params.ts";
 import { envelopeA, lienPageA, lienPageB, lienPageFull, terminatedFiling } from "../http/present.ts";
 import { lienPageAOrB, liensA, liensFull, terminatedList } from "../http/responses.ts";
-import { withShard } from "../queries/db.ts";
+import type { Db } from "../queries/db.ts";
 import { countedPageAcross, openPageAcross } from "../queries/fanout.ts";
 import {
   byNumber,
   fetchCountedPage,
   fetchOpenPage,
+  type ListPosition,
   recentByPostalCode,
   recentByState,
   recentlyTerminated,
@@ -76,49 +88,73 @@ export const filingLookupRoute = lookupRoute({
 export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(filingLookupRoute, async (c) => {
     const q = c.req.valid("query");
-    const window = { page: q.page, size: PAGE_SIZE_B };
+    const list = listOf(filingLookupRoute.path, q);
     const filter = { number: q.initial_financing_number, state: q.state };
+    const options = { amendments: true };
     // With a state, its shard; without, every shard.
-    const page = q.state
-      ? await withShard(c, q.state, (db) =>
-          fetchOpenPage(db, byNumber(db, filter), window, { amendments: true, state: q.state }),
-        )
-      : await openPageAcross(c, (db) => byNumber(db, filter), window, { amendments: true });
-    return c.json(lienPageFull(c, window, page), 200);
+    if (q.state) {
+      const start = await startOf(list, q, filingPosition);
+      const window = windowOf(start, PAGE_SIZE_B);
+      const page = await withShard(c, q.state, (db) =>
+        fetchOpenPage(db, byNumber(db, { ...filter, after: start.after }), window, { ...options, state: q.state }),
+      );
+      return c.json(lienPageFull(c, window, page, await filingCursor(list, window, page.hasMore, page.items)), 200);
+    }
+    const start = await startOf(list, q, crossPosition);
+    const window = windowOf(start, PAGE_SIZE_B);
+    const page = await openPageAcross(
+      shardReader(c),
+      (db, after) => byNumber(db, { ...filter, after }),
+      window,
+      options,
+      start.after,
+    );
+    return c.json(
+      lienPageFull(c, window, page, await nextCursor(list, window, page.hasMore ? page.last : undefined)),
+      200,
+    );
   });
 
   app.openapi(recentByStateRoute, async (c) => {
     const q = c.req.valid("query");
-    const window = { page: q.page, size: PAGE_SIZE_A };
-    const filter = { state: q.state, since: recentSince(c), industries: q.industry };
+    const list = listOf(recentByStateRoute.path, q);
+    const start = await startOf(list, q, filingPosition);
+    const window = windowOf(start, PAGE_SIZE_A);
+    const filter = { state: q.state, since: recentSince(c), industries: q.industry, after: start.after };
     const page = await withShard(c, q.state, (db) => fetchCountedPage(db, recentByState(db, filter), window));
-    return c.json(lienPageA(c, window, page), 200);
+    const next = await filingCursor(list, window, countedMore(window, page.total), page.items);
+    return c.json(lienPageA(c, window, page, next), 200);
   });
 
   app.openapi(recentByPostalCodeRoute, async (c) => {
     const q = c.req.valid("query");
+    const list = listOf(recentByPostalCodeRoute.path, q);
+    const start = await startOf(list, q, crossPosition);
     const filter = { zip5: q.postal_code.slice(0, 5), since: recentSince(c), industries: q.industry };
+    // A ZIP code's debtors file in any state: every shard.
+    const build = (db: Db, after?: ListPosition) => recentByPostalCode(db, { ...filter, after });
     if (q.envelope === "b") {
-      const window = { page: q.page, size: PAGE_SIZE_B };
-      // A ZIP code's debtors file in any state: every shard.
-      const page = await openPageAcross(c, (db) => recentByPostalCode(db, filter), window, { amendments: false });
-      return c.json(lienPageB(c, window, page, false), 200);
+      const window = windowOf(start, PAGE_SIZE_B);
+      const page = await openPageAcross(shardReader(c), build, window, { amendments: false }, start.after);
+      const next = await nextCursor(list, window, page.hasMore ? page.last : undefined);
+      return c.json(lienPageB(c, window, page, false, next), 200);
     }
-    const window = { page: q.page, size: PAGE_SIZE_A };
-    const page = await countedPageAcross(c, (db) => recentByPostalCode(db, filter), window);
-    return c.json(lienPageA(c, window, page), 200);
+    const window = windowOf(start, PAGE_SIZE_A);
+    const page = await countedPageAcross(shardReader(c), build, window, start.after);
+    const next = await nextCursor(list, window, countedMore(window, page.total) ? page.last : undefined);
+    return c.json(lienPageA(c, window, page, next), 200);
   });
 
   app.openapi(recentlyTerminatedRoute, async (c) => {
     const q = c.req.valid("query");
-    const window = { page: q.page, size: PAGE_SIZE_A };
-    const filter = { state: q.state, since: recentSince(c) };
+    const list = listOf(recentlyTerminatedRoute.path, q);
+    const start = await startOf(list, q, filingPosition);
+    const window = windowOf(start, PAGE_SIZE_A);
+    const filter = { state: q.state, since: recentSince(c), after: start.after };
     const { items, total } = await withShard(c, q.state, (db) =>
       fetchCountedPage(db, recentlyTerminated(db, filter), window),
     );
-    return c.json(
-      { terminated_filings: items.map(terminatedFiling), ...envelopeA(c, q.page, PAGE_SIZE_A, total) },
-      200,
-    );
+    const next = await filingCursor(list, window, countedMore(window, total), items, true);
+    return c.json({ terminated_filings: items.map(terminatedFiling), ...envelopeA(c, window, total, next) }, 200);
   });
 }

@@ -9,13 +9,15 @@ import { type ChangeFilter, type Start, shardChanges } from "../changes/read.ts"
 import { shardOf, shardsOf } from "../db/shards.ts";
 import type { AppEnv } from "../http/context.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
+import { shardReader, withShard } from "../http/d1.ts";
 import { ApiError } from "../http/errors.ts";
+import { countedMore, filingPosition, listOf, nextCursor, startOf, windowOf } from "../http/paging.ts";
 import { changesQuery, LAPSING_DAYS, lapsingQuery, statesQuery } from "../http/params.ts";
 import { changePageBody, lienPageA, lienPageB, statesBody } from "../http/present.ts";
 import { changePage, lienPageAOrB, statesPage } from "../http/responses.ts";
-import { shardNames, withEveryShard, withShard, withShards } from "../queries/db.ts";
-import { fetchCountedPage, fetchOpenPage } from "../queries/filings.ts";
-import { lapsing } from "../queries/lapsing.ts";
+import { onEveryShard } from "../queries/db.ts";
+import { type FilingWithParties, fetchCountedPage, fetchOpenPage, type PageWindow } from "../queries/filings.ts";
+import { lapsePosition, lapsing } from "../queries/lapsing.ts";
 import { statesHeld } from "../queries/states.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B } from "./define.ts";
 import { cursorExpiredResponse } from "./openapi.ts";
@@ -75,14 +77,15 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
     const given: Positions | undefined = q.cursor
       ? (await decodeCursor("changes", q.cursor, cursorPosition)).p
       : undefined;
-    const all = shardNames(c);
+    const reader = shardReader(c);
+    const all = reader.shards;
     const read = q.state ? [shardOf(shardsOf(c.env).layout, q.state)] : all;
-    const startOf = (shard: string): Start => {
+    const startAt = (shard: string): Start => {
       const at = given?.[shard];
       if (at !== undefined) return { after: at };
       return q.since && !given ? { since: q.since } : "oldest";
     };
-    const parts = await withShards(c, read, (db, shard) => shardChanges(db, filter, startOf(shard), q.limit));
+    const parts = await reader.read(read, (db, shard) => shardChanges(db, filter, startAt(shard), q.limit));
     if (given) {
       const lost = parts.some((part, i) => {
         const at = given[read[i] ?? ""];
@@ -119,22 +122,36 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
         details: [{ parameter: "to", message: `must not be before from (${from})` }],
       });
     }
-    const query = { state: q.state, from, to, industries: q.industry, securedParty: q.secured_party };
+    const list = listOf(lapsingRoute.path, { ...q, from, to });
+    const start = await startOf(list, q, filingPosition);
+    const query = {
+      state: q.state,
+      from,
+      to,
+      industries: q.industry,
+      securedParty: q.secured_party,
+      after: start.after,
+    };
+    /** The cursor of the next page, resuming after this page's last filing, when another follows. */
+    const next = (window: PageWindow, more: boolean, items: FilingWithParties[]) => {
+      const last = items.at(-1);
+      return nextCursor(list, window, more && last ? lapsePosition(last) : undefined);
+    };
     if (q.envelope === "a") {
-      const window = { page: q.page, size: PAGE_SIZE_A };
+      const window = windowOf(start, PAGE_SIZE_A);
       const page = await withShard(c, q.state, (db) => fetchCountedPage(db, lapsing(db, query), window));
-      return c.json(lienPageA(c, window, page), 200);
+      return c.json(lienPageA(c, window, page, await next(window, countedMore(window, page.total), page.items)), 200);
     }
-    const window = { page: q.page, size: PAGE_SIZE_B };
+    const window = windowOf(start, PAGE_SIZE_B);
     const page = await withShard(c, q.state, (db) =>
       fetchOpenPage(db, lapsing(db, query), window, { amendments: false, state: q.state }),
     );
-    return c.json(lienPageB(c, window, page, false), 200);
+    return c.json(lienPageB(c, window, page, false, await next(window, page.hasMore, page.items)), 200);
   });
 
   app.openapi(statesRoute, async (c) => {
     const today = c.get("now").toISOString().slice(0, 10);
-    const parts = await withEveryShard(c, (db) => statesHeld(db, today));
+    const parts = await onEveryShard(shardReader(c), (db) => statesHeld(db, today));
     const states = parts.flat().sort((a, b) => (a.state < b.state ? -1 : a.state > b.state ? 1 : 0));
     return c.json(statesBody(c, states), 200);
   });

@@ -1,10 +1,11 @@
 /** /secureds/recent-by-secured-party: recent filings by secured party (lender) name within a state. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";
+import { withShard } from "../http/d1.ts";
+import { countedMore, filingCursor, filingPosition, listOf, startOf, windowOf } from "../http/paging.ts";
 import { recentBySecuredPartyQuery } from "../http/params.ts";
 import { lienPageA, lienPageB } from "../http/present.ts";
 import { lienPageAOrB } from "../http/responses.ts";
-import { withShard } from "../queries/db.ts";
 import { lenderCountedPage, lenderOpenPage } from "../queries/lenders.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
 
@@ -23,14 +24,24 @@ export const recentBySecuredPartyRoute = lookupRoute({
 export function registerSecuredRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(recentBySecuredPartyRoute, async (c) => {
     const q = c.req.valid("query");
-    const lender = { name: q.name, state: q.state, since: recentSince(c), borrowerType: q.borrower_type };
+    const list = listOf(recentBySecuredPartyRoute.path, q);
+    const start = await startOf(list, q, filingPosition);
+    const lender = {
+      name: q.name,
+      state: q.state,
+      since: recentSince(c),
+      borrowerType: q.borrower_type,
+      after: start.after,
+    };
     if (q.envelope === "a") {
-      const window = { page: q.page, size: PAGE_SIZE_A };
+      const window = windowOf(start, PAGE_SIZE_A);
       const page = await withShard(c, q.state, (db) => lenderCountedPage(db, lender, window));
-      return c.json(lienPageA(c, window, page), 200);
+      const next = await filingCursor(list, window, countedMore(window, page.total), page.items);
+      return c.json(lienPageA(c, window, page, next), 200);
     }
-    const window = { page: q.page, size: PAGE_SIZE_B };
+    const window = windowOf(start, PAGE_SIZE_B);
     const page = await withShard(c, q.state, (db) => lenderOpenPage(db, lender, window));
-    return c.json(lienPageB(c, window, page, true), 200);
+    const next = await filingCursor(list, window, page.hasMore, page.items);
+    return c.json(lienPageB(c, window, page, true, next), 200);
   });
 }
