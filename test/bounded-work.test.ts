@@ -202,8 +202,20 @@ describe("lender search", () => {
   });
 });
 
+/**
+ * Lists read by page or cursor: GET /states is one short list, and the
+ * change feed pages by its own cursor (test/changes.test.ts).
+ */
+const UNPAGED = new Set(["/states", "/filings/changes"]);
 /** Every dense request and lender search, as the list its cursor continues. */
-const LISTS = [...REQUESTS, ...BROAD_LENDER, ...ONE_LENDER];
+const LISTS = [...REQUESTS, ...BROAD_LENDER, ...ONE_LENDER].filter((path) => !UNPAGED.has(lookupOf(path)?.path ?? ""));
+/**
+ * A filtered lapse list's count reads its entries in the window (docs/monitoring.md;
+ * test/lapsing.test.ts bounds it by the count): a page by number past the
+ * first asks it, to tell a page past the end.
+ */
+const COUNTED_BY_ENTRIES = (path: string) =>
+  path.startsWith("/filings/lapsing") && (path.includes("industry=") || path.includes("secured_party="));
 
 /** The page-1 bound a list is held to above. */
 const pageOneBound = (path: string) =>
@@ -222,11 +234,14 @@ describe("pages by continuation", () => {
     }
   });
 
-  it.each(LISTS)("%s: a page past the end by number reads about what page 1 does, or less", async (path) => {
-    // Answered from the count without reading the list (the count may be read twice).
-    const { rows } = await measure(`${path}&page=10000`);
-    expect(rows).toBeLessThanOrEqual((await measure(path)).rows + 10);
-  });
+  it.each(LISTS.filter((path) => !COUNTED_BY_ENTRIES(path)))(
+    "%s: a page past the end by number reads about what page 1 does, or less",
+    async (path) => {
+      // Answered from the count without reading the list (the count may be read twice).
+      const { rows } = await measure(`${path}&page=10000`);
+      expect(rows).toBeLessThanOrEqual((await measure(path)).rows + 10);
+    },
+  );
 });
 
 /** Filing `i` of a list 1,000 pages deep (5,010 filings in WA, at one ZIP, by one lender and one debtor at as many addresses). */

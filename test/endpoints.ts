@@ -288,7 +288,6 @@ export const LOOKUPS: Lookup[] = [
     scope: "optional",
     params: {
       state: ["CA", "ny"],
-      cursor: [START_CURSOR],
       types: ["filing.created", "filing.terminated,filing.assigned"],
       since: ["2026-01-01T00:00:00Z", "2026-06-01T09:30:00+02:00"],
       debtor_name: ["Contract Co", "Carla Contract"],

@@ -78,7 +78,7 @@ async function plans(path: string): Promise<{ sql: string; details: string[] }[]
     { headers: { "x-api-key": TEST_KEY } },
     envWithShards((d1) => recording(d1, log, d1)),
   );
-  expect(res.status).toBe(200);
+  expect(res.status, `${path}: ${res.status === 200 ? "" : await res.clone().text()}`).toBe(200);
   expect(log.length).toBeGreaterThan(0);
   return Promise.all(
     log.map(async ({ sql, params, d1 }) => {
@@ -107,6 +107,8 @@ describe("query plans", () => {
     let resumed = 0;
     for (const variant of REQUESTS) {
       const path = variant.replace(/&page=\d+/, "");
+      // The change feed's cursor replaces its start (`since`, or a cursor of its own): resumed from the path alone.
+      if (path.includes("cursor=") || path.includes("since=")) continue;
       // A parameter of its own keeps this request out of the edge cache the other tests' requests fill.
       const page = (await (await get(`${path}&resumed=1`)).json()) as {
         pagination?: { next_cursor?: string };
@@ -120,9 +122,10 @@ describe("query plans", () => {
         const scans = details.filter((d) => d.startsWith("SCAN") && TABLES.test(d));
         expect(scans, `${path}: ${sql}\n${details.join("\n")}`).toEqual([]);
       }
-      // Rank-resumed lists (similar names, co-borrowers) read as any page does; the others seek the position.
+      // Rank-resumed lists (similar names, co-borrowers) read as any page does; the others seek the position:
+      // below it newest first, above it for a lapse list (soonest first), past its seq in the change feed.
       if (/search-similar|associated/.test(path)) continue;
-      const seeks = statements.flatMap((s) => s.details).filter((d) => /^SEARCH .*\)<\(/.test(d));
+      const seeks = statements.flatMap((s) => s.details).filter((d) => /^SEARCH .*(\)[<>]\(|seq>\?|rowid>\?)/.test(d));
       expect(seeks, `${path}\n${statements.map((s) => s.details.join("\n")).join("\n\n")}`).not.toEqual([]);
     }
     expect(resumed).toBeGreaterThanOrEqual(10);

@@ -79,6 +79,12 @@ export interface FilingFilter {
 export interface CountedFilter extends FilingFilter {
   /** The number of matches, or a statement whose `total` is. */
   count: CountQuery | number;
+  /**
+   * False when the count is too large a statement to repeat inside the
+   * page's (D1's 100 bound parameters): a page past the end then reads the
+   * list rather than the count (a filtered lapse list, src/queries/lapsing.ts).
+   */
+  countInPage?: false;
 }
 
 type CountQuery =
@@ -535,7 +541,7 @@ const listOrder = (filter: FilingFilter) =>
 function pageKeys(filter: FilingFilter | CountedFilter, offset: number, limit: number): SQL {
   const order = listOrder(filter);
   const list = merged(filter.arms, offset + limit, order);
-  const count = "count" in filter ? filter.count : undefined;
+  const count = "count" in filter && filter.countInPage !== false ? filter.count : undefined;
   return sql`select at, num, fid from (${list} ${order} limit ${rowLimit(count, offset, limit)} offset ${offset})`;
 }
 

@@ -25,6 +25,24 @@ import { securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
 import { arm, type CountedFilter, type FilingWithParties, type ListPosition, NAME_SLOTS } from "./filings.ts";
 
+/**
+ * A validated day (YYYY-MM-DD) or day number as an SQL literal: the window's
+ * bounds repeat in every index range of a list, and bound each time they
+ * would take D1's 100 parameters for a list of many ranges.
+ */
+function dayLiteral(day: string | number): SQL {
+  const n = typeof day === "number" ? day : Number(filings.lapseDate.mapToDriverValue(day));
+  if (!Number.isInteger(n)) throw new Error(`not a day: ${day}`);
+  return sql.raw(String(n));
+}
+
+/** An industry's stored code (src/db/encodings.ts, labelCode), as an SQL literal. */
+function industryCode(industry: string): string {
+  const code = debtorParties.industry.mapToDriverValue(industry);
+  if (typeof code !== "number") throw new Error(`not an industry: ${industry}`);
+  return String(code);
+}
+
 export interface LapsingQuery {
   state: string;
   /** First and last lapse day of the window (YYYY-MM-DD, inclusive). */
@@ -43,7 +61,14 @@ export function lapsePosition({ filing }: FilingWithParties): ListPosition {
 
 /** Rows after `after` in a soonest-first list: a row value over the index's own columns, where SQLite starts the range. */
 function above(at: SQL, num: SQL, after: ListPosition | undefined) {
-  return after === undefined ? undefined : sql`(${at}, ${num}) > (${after.at}, ${after.num})`;
+  return after === undefined ? undefined : sql`(${at}, ${num}) > (${dayLiteral(after.at)}, ${after.num})`;
+}
+
+/** A column's days from `from` (unless the range starts at a cursor's position) to `to`. */
+function within(column: SQL, q: LapsingQuery): SQL {
+  const to = sql`${column} <= ${dayLiteral(q.to)}`;
+  // From a cursor's position the range starts there: a second lower bound could start it earlier.
+  return q.after ? to : sql`${column} >= ${dayLiteral(q.from)} and ${to}`;
 }
 
 /** The "x" facet's live filings lapsing on or after `day` (its running total from that day on). */
@@ -69,7 +94,7 @@ function lenderNames(db: Db, state: string, name: string, after?: SQL) {
     .from(facetCounts)
     .where(
       and(
-        eq(facetCounts.scope, "l"),
+        sql`${facetCounts.scope} = 'l'`,
         eq(facetCounts.place, state),
         gte(facetCounts.name, from),
         lt(facetCounts.name, to),
@@ -100,7 +125,13 @@ export function lapsing(db: Db, q: LapsingQuery): CountedFilter {
             ),
           )
       : db.select({ total: sql<number>`${liveBetween(q.state, q.from, q.to)}`.as("total") }).from(sql`(select 1)`);
-  return { arms, count: count as CountedFilter["count"], ascending: true };
+  // A lender's count is five index ranges again: the page does not repeat it (see countInPage).
+  return {
+    arms,
+    count: count as CountedFilter["count"],
+    ascending: true,
+    ...(q.securedParty || industries.length > 0 ? { countInPage: false as const } : {}),
+  };
 }
 
 /** The list's index ranges (see above), each in list order, from after `q.after`. */
@@ -112,10 +143,9 @@ function lapseArms(db: Db, q: LapsingQuery): SQL[] {
     const inIndustry =
       industries.length === 0
         ? undefined
-        : // Industries are stored as codes: each compared through the column's own encoding.
-          sql`exists (select 1 from ${debtorParties} d where d.filing_id = ${securedParties.filingId} and d.industry in (${sql.join(
-            industries.map((i) => sql`${debtorParties.industry.mapToDriverValue(i)}`),
-            sql`, `,
+        : // Industries are stored as codes (validated ones, written as literals: this repeats in every range).
+          sql`exists (select 1 from ${debtorParties} d where d.filing_id = ${securedParties.filingId} and d.industry in (${sql.raw(
+            industries.map(industryCode).join(", "),
           )}))`;
     const lenderArm = (names: SQL) =>
       db
@@ -125,8 +155,7 @@ function lapseArms(db: Db, q: LapsingQuery): SQL[] {
           and(
             eq(securedParties.filingState, q.state),
             names,
-            gte(securedParties.lapsesOn, q.from),
-            lte(securedParties.lapsesOn, q.to),
+            within(sql`${securedParties.lapsesOn}`, q),
             above(sql`${securedParties.lapsesOn}`, sql`${securedParties.filingNumber}`, q.after),
             inIndustry,
           ),
@@ -147,8 +176,7 @@ function lapseArms(db: Db, q: LapsingQuery): SQL[] {
           and(
             eq(debtorParties.filingState, q.state),
             eq(debtorParties.industry, industry),
-            gte(debtorParties.lapsesOn, q.from),
-            lte(debtorParties.lapsesOn, q.to),
+            within(sql`${debtorParties.lapsesOn}`, q),
             above(sql`${debtorParties.lapsesOn}`, sql`${debtorParties.filingNumber}`, q.after),
           ),
         )
@@ -162,8 +190,7 @@ function lapseArms(db: Db, q: LapsingQuery): SQL[] {
       .where(
         and(
           eq(filings.state, q.state),
-          gte(filings.lapseDate, q.from),
-          lte(filings.lapseDate, q.to),
+          within(sql`${filings.lapseDate}`, q),
           sql`${filings.terminatedAt} is null`,
           above(sql`${filings.lapseDate}`, sql`${filings.number}`, q.after),
         ),
