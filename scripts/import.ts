@@ -168,6 +168,8 @@ try {
   const bulk = empty ? new Map([...sqlite].map(([shard, file]) => [shard, new BulkImport(file, source)])) : undefined;
   // Shards whose backfill was stopped: this import loads the rest of it, and ends it if it runs to its end.
   const resumed = bulk ? [] : [...(sqlite ?? [])].filter(([, file]) => isBackfilling(file));
+  // A first load into a shard (--no-bulk into an empty one too) is a backfill: it records no changes.
+  const first = bulk ? [] : [...(sqlite ?? [])].filter(([, file]) => isEmpty(file));
   if (resumed.length > 0) {
     console.error(
       `The backfill of ${resumed.map(([shard]) => shard).join(", ")} was interrupted: this import loads the rest of it, recording no changes, and ends it if it completes.`,
@@ -206,7 +208,7 @@ try {
           source: `import ${file}`,
           ...(repeats ? { repeats } : {}),
           // The rest of an interrupted backfill records no changes, as the backfill would not have.
-          backfilling: new Set(resumed.map(([shard]) => shard)),
+          backfilling: new Set([...resumed, ...first].map(([shard]) => shard)),
           ...(defaultState ? { defaultState } : {}),
           // Locally the aggregates are rebuilt once, after the last file (below).
           deferRefresh: !target.remote,
@@ -261,13 +263,14 @@ try {
         for (const [shard, b] of bulk) {
           const later = await b.finish(
             shards.databases.get(shard)!,
-            complete,
             (step) => console.error(`  ${shardCount > 1 ? `${shard}: ` : ""}${step}...`),
             (w) => warnings.write(w),
           );
           total.inserted += later.inserted;
           total.pending += later.pending;
         }
+        // Every shard finished and every file read: the backfill is over, everywhere at once.
+        if (complete) for (const b of bulk.values()) b.end();
       } else if (!target.remote) {
         console.error("  rebuilding the aggregates of the debtors loaded...");
         for (const db of shards.databases.values()) await refreshQueued(db);

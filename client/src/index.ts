@@ -153,7 +153,7 @@ export interface ClientOptions {
 
 export interface CallOptions {
   /** Cancels the call (every attempt and wait). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Overrides the client's `timeoutMs` for each attempt of this call. */
   timeoutMs?: number;
 }
@@ -224,19 +224,19 @@ export interface ChangeBatch {
 /** What watch() watches; every list left out (or empty) matches everything. */
 export interface WatchOptions {
   /** Two-letter state codes. */
-  states?: readonly string[];
+  states?: readonly string[] | undefined;
   /** Debtor names, matched as /debtors/search matches them (UCC standard search logic). */
-  debtors?: readonly string[];
+  debtors?: readonly string[] | undefined;
   /** Secured party names, matched as whole leading words. */
-  securedParties?: readonly string[];
+  securedParties?: readonly string[] | undefined;
   /** Change types (`filing.created`, ...), filtered by the server. */
-  types?: readonly ChangeType[];
+  types?: readonly ChangeType[] | undefined;
   /** Where to start: a cursor kept from an earlier run; default the oldest change kept. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Called with the cursor after each page's matching changes were handed over: persist it. */
-  onCursor?: (cursor: string) => void | Promise<void>;
+  onCursor?: (cursor: string) => void | Promise<void> | undefined;
   /** How long to wait between polls once caught up, unless the server asks for longer. Default 60,000 ms. */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
   /** Ends the watch. */
   signal?: AbortSignal;
 }

@@ -101,9 +101,10 @@ export class BulkImport {
   /**
    * Builds the indexes and aggregates, then loads the held records through
    * the ordinary path (a repeated filing line replaces, an XML record or an
-   * amendment merges, as in any import), and, when `complete` (every file
-   * read to its end), ends the backfill. Runs once; after a failure it
-   * leaves the database consistent and still marked as a backfill. Returns
+   * amendment merges, as in any import). Runs once; the database stays
+   * marked as a backfill until end(), once every shard has finished and
+   * every file was read to its end (a shard ended alone would record, in a
+   * rerun of a stopped import, the changes the others do not). Returns
    * what the held records did: filings they inserted (an amendment's
    * filing that was never written) and amendments still waiting; a held
    * record that changed a filing written in bulk changed one already
@@ -111,7 +112,6 @@ export class BulkImport {
    */
   async finish(
     db: Db,
-    complete: boolean,
     report: (phase: string) => void = () => {},
     onWarning: (warning: Warning) => void | Promise<void> = () => {},
   ): Promise<ImportSummary> {
@@ -127,7 +127,11 @@ export class BulkImport {
       }
       await refreshQueued(db);
     }
-    if (complete) endBulkLoad(this.sqlite);
     return later;
+  }
+
+  /** Ends the backfill: the database is an ordinary one from now on, and loads record changes. */
+  end(): void {
+    endBulkLoad(this.sqlite);
   }
 }

@@ -26,6 +26,11 @@ const dialect = new SQLiteAsyncDialect({ casing: "snake_case" });
 
 const frozenFragments = new Map<string, SQL>();
 
+/** How many values `fragment` binds: a statement sent to D1 may bind at most 100. */
+export function boundParams(fragment: SQL): number {
+  return dialect.sqlToQuery(fragment).params.length;
+}
+
 /**
  * A fragment with no bound values, built and rendered to SQL text once per
  * isolate: the same on every request, it costs one chunk to embed instead

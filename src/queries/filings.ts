@@ -60,7 +60,7 @@ import {
 import { INDUSTRIES } from "../domain/industries.ts";
 import type { PartyType } from "../domain/kinds.ts";
 import { type DebtorQuery, debtorQuery, securedNameRange } from "../domain/names.ts";
-import { type Db, frozen } from "./db.ts";
+import { boundParams, type Db, frozen } from "./db.ts";
 import { keyMatches, spansOf, spanWhere } from "./nameMatch.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
@@ -79,12 +79,6 @@ export interface FilingFilter {
 export interface CountedFilter extends FilingFilter {
   /** The number of matches, or a statement whose `total` is. */
   count: CountQuery | number;
-  /**
-   * False when the count is too large a statement to repeat inside the
-   * page's (D1's 100 bound parameters): a page past the end then reads the
-   * list rather than the count (a filtered lapse list, src/queries/lapsing.ts).
-   */
-  countInPage?: false;
 }
 
 type CountQuery =
@@ -541,9 +535,18 @@ const listOrder = (filter: FilingFilter) =>
 function pageKeys(filter: FilingFilter | CountedFilter, offset: number, limit: number): SQL {
   const order = listOrder(filter);
   const list = merged(filter.arms, offset + limit, order);
-  const count = "count" in filter && filter.countInPage !== false ? filter.count : undefined;
-  return sql`select at, num, fid from (${list} ${order} limit ${rowLimit(count, offset, limit)} offset ${offset})`;
+  const keys = (count: CountedFilter["count"] | undefined) =>
+    sql`select at, num, fid from (${list} ${order} limit ${rowLimit(count, offset, limit)} offset ${offset})`;
+  const count = "count" in filter ? filter.count : undefined;
+  if (count === undefined || offset === 0 || typeof count === "number") return keys(undefined);
+  // The count inside the page repeats its bound values: only while D1's 100 allow it (a page
+  // past the end then reads the list up to its offset instead).
+  const counted = keys(count);
+  return boundParams(counted) <= PAGE_PARAMS ? counted : keys(undefined);
 }
+
+/** Bound values a page's list may take, of D1's 100: the rest of its statement binds none (frozen SQL). */
+const PAGE_PARAMS = 100;
 
 /**
  * `limit`, or 0 when the list's count says it ends before `offset`: a page

@@ -125,13 +125,7 @@ export function lapsing(db: Db, q: LapsingQuery): CountedFilter {
             ),
           )
       : db.select({ total: sql<number>`${liveBetween(q.state, q.from, q.to)}`.as("total") }).from(sql`(select 1)`);
-  // A lender's count is five index ranges again: the page does not repeat it (see countInPage).
-  return {
-    arms,
-    count: count as CountedFilter["count"],
-    ascending: true,
-    ...(q.securedParty || industries.length > 0 ? { countInPage: false as const } : {}),
-  };
+  return { arms, count: count as CountedFilter["count"], ascending: true };
 }
 
 /** The list's index ranges (see above), each in list order, from after `q.after`. */

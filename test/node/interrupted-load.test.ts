@@ -253,7 +253,7 @@ describe("a file that gives a filing more than once, loaded twice", () => {
       if (name.endsWith(".xml")) {
         // Every copy merged: both spellings of the debtor, the last copy's lapse date.
         expect(JSON.stringify(before.debtor_parties)).toContain("ROCKY MESA HOLDINGS LLC");
-        const day = (date: string) => String(Date.parse(`${date}T00:00:00Z`) / 86_400_000);
+        const day = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
         const filings = (before.filings as string[]).map((row) => JSON.parse(row));
         expect(filings.find((f) => f.number === "CO-REP-1")?.office_lapse_date).toBe(day("2032-03-05"));
       } else expect(JSON.stringify(before.debtor_parties)).toContain("Third Copy LLC");

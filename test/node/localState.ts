@@ -64,6 +64,10 @@ const BY_NATURAL_KEY: Record<string, string> = {
   // A row packs sound key, state and debtor_names id into one 63-bit integer: compare the debtor it names.
   debtor_sound_keys: `select k.id >> ${NAME_ID_BITS} as keyAndState, n.name_key as debtor, n.state
     from debtor_sound_keys k left join debtor_names n on n.id = (k.id & ${MAX_INDEXED_NAME_ID})`,
+  // A change's number and recording time are the database's to assign as it commits.
+  changes: `select f.state || ' ' || f.number as filing, c.type, c.amendment, c.amendment_kind, c.changed_fields, c.occurred_at
+    from changes c join filings f on f.id = c.filing_id`,
+  state_loads: "select state, office_through from state_loads",
 };
 const ASSIGNED_IDS = new Set(["id", "filing_id"]);
 
