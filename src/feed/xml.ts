@@ -388,6 +388,8 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlRe
       return;
     }
     if (stack.length > 0) return;
+    // The parser reads on after a problem within the text written; nothing past it is a record.
+    if (failure) return;
     const raw = buffer.slice(recordStart - bufferStart, parser.position - bufferStart);
     const exact = parser.position - pieceChars <= pieceExactTo;
     const byte = byteAt(parser.position);

@@ -176,6 +176,16 @@ describe("reading a feed in ranges", () => {
     for (const size of [1, 300]) expect(await inRanges("bad.xml", utf8(text), size)).toMatchObject(expected);
   });
 
+  it("reads no record past the place an XML file breaks, even in the same chunk", async () => {
+    let closed = 0;
+    const text = officeXml("UTF-8", 5).replace(/<\/FileDetail>/g, (end) => (++closed === 2 ? `${end}</Oops>` : end));
+    const bytes = utf8(text);
+    const expected = await whole("oops.xml", bytes, bytes.length);
+    expect(expected.error).toMatch(/^not well-formed XML at line \d+, column \d+, byte [\d,]+: Unexpected close tag/);
+    expect(expected.items).toHaveLength(2);
+    for (const size of [1, 300]) expect(await inRanges("oops.xml", bytes, size)).toMatchObject(expected);
+  });
+
   it("ends no range where a byte of UTF-8 text that could not be decoded makes the bytes after it unknown", async () => {
     const bytes = utf8(officeXml("UTF-8", 5));
     bytes[new TextDecoder().decode(bytes).indexOf("FILS 2")] = 0xff;
