@@ -12,14 +12,16 @@ import { recordLoad } from "../db/load.ts";
 import { DEFAULT_SHARD, type ShardLayout, shardOf } from "../db/shards.ts";
 import {
   type ImportOptions,
+  type ImportRange,
   type ImportSummary,
   importFeed,
+  importRange,
   type Loaded,
   type WriteItems,
   writeGroup,
 } from "./import.ts";
 import { anyPending } from "./merge.ts";
-import type { Warning } from "./read.ts";
+import type { Resume, Warning } from "./read.ts";
 
 export interface ShardDatabases {
   layout: ShardLayout;
@@ -44,17 +46,20 @@ function splitByShard(layout: ShardLayout, items: Loaded[]): Map<string, Loaded[
   return parts;
 }
 
+/** Records a load of `source` in every shard: each shard's `data_loaded_at` says when data was last loaded. */
+export async function recordShardedLoad(shards: ShardDatabases, source: string, filings: number, at: Date) {
+  for (const db of shards.databases.values()) await recordLoad(db, source, filings, at);
+}
+
+type ShardedOptions = ImportOptions & { bulkWriters?: ReadonlyMap<string, WriteItems> };
+
 /**
- * importFeed over every shard of `shards`. `bulkWriters`, when given, are
- * the bulk writers of the shards (scripts/bulkImport.ts), in place of
- * writeGroup.
+ * The options of importFeed (or importRange) that load into every shard of
+ * `shards`, and the default shard's database to pass with them.
+ * `bulkWriters`, when given, are the bulk writers of the shards
+ * (scripts/bulkImport.ts), in place of writeGroup.
  */
-export async function importSharded(
-  shards: ShardDatabases,
-  file: string,
-  body: ReadableStream<Uint8Array>,
-  options: ImportOptions & { bulkWriters?: ReadonlyMap<string, WriteItems> } = {},
-): Promise<ImportSummary> {
+async function sharded(shards: ShardDatabases, options: ShardedOptions): Promise<[Db, ImportOptions]> {
   const now = options.now ?? new Date();
   const dbOf = (shard: string): Db => {
     const db = shards.databases.get(shard);
@@ -77,12 +82,36 @@ export async function importSharded(
     }
     return warnings;
   };
-  return importFeed(dbOf(DEFAULT_SHARD), file, body, {
-    ...options,
-    now,
-    writeItems,
-    recordLoad: async (source, filings, at) => {
-      for (const shard of shards.layout.shards) await recordLoad(dbOf(shard), source, filings, at);
+  return [
+    dbOf(DEFAULT_SHARD),
+    {
+      recordLoad: (source, filings, at) => recordShardedLoad(shards, source, filings, at),
+      ...options,
+      now,
+      writeItems,
     },
-  });
+  ];
+}
+
+/** importFeed over every shard of `shards`. */
+export async function importSharded(
+  shards: ShardDatabases,
+  file: string,
+  body: ReadableStream<Uint8Array>,
+  options: ShardedOptions = {},
+): Promise<ImportSummary> {
+  const [db, everyShard] = await sharded(shards, options);
+  return importFeed(db, file, body, everyShard);
+}
+
+/** importRange over every shard of `shards`. */
+export async function importShardedRange(
+  shards: ShardDatabases,
+  file: string,
+  body: ReadableStream<Uint8Array>,
+  range: ImportRange,
+  options: ImportOptions = {},
+): Promise<{ summary: ImportSummary; next: Resume | null }> {
+  const [db, everyShard] = await sharded(shards, options);
+  return importRange(db, file, body, range, everyShard);
 }
