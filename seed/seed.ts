@@ -51,6 +51,7 @@ const TABLES = [
   "secured_parties",
   "filings",
   "data_loads",
+  "feed_loads",
 ];
 
 const { values } = parseArgs({
