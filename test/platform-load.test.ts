@@ -336,8 +336,8 @@ describe("faults", () => {
 
   it("a file replaced while its load runs stops that load rather than read two versions; the new version loads whole", async () => {
     const key = `incoming/replaced-${crypto.randomUUID()}.ndjson`;
-    // Every party's name starts with the version's mark.
-    const version = (mark: string) => feedNdjson.replaceAll('"name": "', `"name": "${mark} `);
+    // Every party's name starts with the version's mark; the first line is a reject.
+    const version = (mark: string) => `not JSON\n${feedNdjson.replaceAll('"name": "', `"name": "${mark} `)}`;
     const first = await put(key, version("Version1"));
     let second: Awaited<ReturnType<typeof put>> | undefined;
     // The new version arrives as the first range writes its filings.
@@ -359,11 +359,14 @@ describe("faults", () => {
     expect(await record(first.id)).toMatchObject({
       status: "failed",
       error: `${key} was replaced during its load (etag ${first.params.etag} is gone)`,
-      summary: { read: 1, inserted: 1 },
+      summary: { read: 2, inserted: 1, rejected: 1 },
     });
     const firstOnly = JSON.stringify(await tables());
     expect(firstOnly).toContain("Version1");
     expect(firstOnly).not.toContain("Version2");
+    // Its rejects and warnings stay its own (under loads/ID/), not beside the new version.
+    expect((await env.FEEDS.list({ prefix: `loads/${first.id}/` })).objects.length).toBeGreaterThan(0);
+    expect(await env.FEEDS.head(problemsKey("rejects", key))).toBeNull();
 
     if (!second) throw new Error("the file was not replaced");
     await using loads = await introspectWorkflow(env.LOAD_FEED);
@@ -372,6 +375,7 @@ describe("faults", () => {
     const names = JSON.stringify(await tables());
     expect(names).toContain("Version2");
     expect(names).not.toContain("Version1");
+    expect(await lines(problemsKey("rejects", key))).toMatchObject([{ file: key, line: 1, raw: "not JSON" }]);
   });
 
   it("a file that is not well-formed stops where it breaks: what came before stays, whole, and the error is on record", async () => {

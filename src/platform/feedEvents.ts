@@ -12,12 +12,10 @@ import { bareEtag, isFeedKey, loadId } from "./feedFiles.ts";
 import type { LoadParams } from "./loadFeed.ts";
 
 /** The part of an R2 event notification's body the consumer reads. */
-export const feedEvent = z.object({
+const feedEvent = z.object({
   action: z.string(),
   object: z.object({ key: z.string(), size: z.number().int().nonnegative().optional(), eTag: z.string().optional() }),
 });
-
-export type FeedEvent = z.infer<typeof feedEvent>;
 
 /** Actions that leave a new version of an object (R2's object-create events). */
 const CREATED = new Set(["PutObject", "CopyObject", "CompleteMultipartUpload"]);

@@ -45,7 +45,7 @@ import { beginLoad, type Checkpoint, endLoad, saveCheckpoint } from "./loadRecor
 import { joinProblems, RangeProblems } from "./problems.ts";
 
 /** Bytes a range step reads (it ends at the first record boundary past them). */
-export const RANGE_BYTES = 4 * 1024 * 1024;
+const RANGE_BYTES = 4 * 1024 * 1024;
 /**
  * Records a range step reads at most. A group of 100 filings costs about
  * two D1 queries per shard it touches; 10,000 records keep a step well
@@ -56,7 +56,7 @@ const MAX_RECORDS = 10_000;
 const REFRESH_DEBTORS = 1_000;
 const REFRESH_BATCHES = 50;
 
-export const loadParams = z.object({
+const loadParams = z.object({
   key: z.string().min(1),
   etag: z.string().min(1),
   size: z.number().int().nonnegative(),
@@ -108,10 +108,10 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     // The load's time, the same in every step and after a restart: the
     // loader's "now" (future dates, facet days) and data_loads' time.
     const now = new Date(event.timestamp);
-    const begun = await step.do("begin", () => this.begin(id, params, now));
-    if (begun.complete) return begun.checkpoint.summary;
-    let checkpoint = begun.checkpoint;
     try {
+      const begun = await step.do("begin", () => this.begin(id, params, now));
+      if (begun.complete) return begun.checkpoint.summary;
+      let checkpoint = begun.checkpoint;
       // Issue 22's pre-scan (repeated filing keys, so a filing met several
       // times is compared with what is stored in its last version only)
       // runs here, as range steps of its own over the same ranges, once the
@@ -133,7 +133,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       await step.do("record the failure", async () => {
         const shards = shardDatabasesOf(this.env);
         await endLoad(defaultDb(shards), id, { status: "failed", error: reason }, new Date());
-        await joinProblems(this.env.FEEDS, id, params.key, true);
+        if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, true);
       });
       // Handled: the instance errors with the reason (a NonRetryableError
       // escaping run() would end it with a generic message instead).
@@ -210,6 +210,15 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     }
   }
 
+  /**
+   * Whether the file is still the version this load read. The rejects and
+   * warnings beside it are its current version's: a load of a version
+   * replaced since leaves them alone (its parts stay under loads/ID/).
+   */
+  private async stillThisVersion(params: LoadParams): Promise<boolean> {
+    return (await this.env.FEEDS.head(params.key))?.etag === bareEtag(params.etag);
+  }
+
   /** Steps `name 1`, `name 2`, ... until every shard's queue of debtors is empty. */
   private async refreshAggregates(step: WorkflowStep, name: string): Promise<void> {
     for (let n = 1, more = true; more; n++) more = await step.do(`${name} ${n}`, () => this.aggregates());
@@ -230,7 +239,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     const shards = shardDatabasesOf(this.env);
     const { summary } = checkpoint;
     await recordShardedLoad(shards, `load ${params.key}`, summary.inserted + summary.updated, now);
-    await joinProblems(this.env.FEEDS, id, params.key, false);
+    if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, false);
     await endLoad(defaultDb(shards), id, { status: "complete", summary }, new Date());
     return summary;
   }

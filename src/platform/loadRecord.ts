@@ -12,7 +12,7 @@ import { isoSeconds } from "../domain/time.ts";
 import { emptySummary, type ImportSummary } from "../feed/import.ts";
 import type { Resume } from "../feed/read.ts";
 
-export type LoadStatus = "running" | "complete" | "failed";
+type LoadStatus = "running" | "complete" | "failed";
 
 /** Where a load stands after a step: the next range's start (null once the file is read), counts so far. */
 export interface Checkpoint {
@@ -38,7 +38,7 @@ export interface LoadRecord {
   checkpoint: Checkpoint;
 }
 
-export const firstCheckpoint = (): Checkpoint => ({
+const firstCheckpoint = (): Checkpoint => ({
   next: { byte: 0, line: 1 },
   done: 0,
   summary: emptySummary(),
