@@ -18,13 +18,12 @@
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { generatedXml } from "../test/xmlFeed.ts";
-import { machine, startDevServer, waitUntilUp, workerdCpuMs } from "./devServer.ts";
+import { freePort, machine, startDevServer, waitUntilUp, workerdCpuMs } from "./devServer.ts";
 import { localD1File, shardConfig } from "./shardConfig.ts";
 
 const { values } = parseArgs({
@@ -57,14 +56,6 @@ function node(args: string[]) {
     throw new Error(`node ${args.join(" ")} exited ${result.status}:\n${result.stdout}${result.stderr}`);
   }
   return result;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
 }
 
 const records = (stdout: string) => Number(/^Imported: ([\d,]+) records read/m.exec(stdout)?.[1]?.replaceAll(",", ""));

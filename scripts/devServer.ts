@@ -4,7 +4,9 @@
  * resident size, and the Worker's own V8 heap read through the inspector.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { cpus, release, totalmem, type } from "node:os";
 import { putLocalKey } from "../seed/localKv.ts";
 
@@ -27,6 +29,15 @@ export function startDevServer(port: number, inspectorPort?: number, extra: stri
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
   });
+}
+
+/** A port free on loopback now, for a server started next. */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
 }
 
 export async function waitUntilUp(server: ChildProcess, base: string): Promise<void> {

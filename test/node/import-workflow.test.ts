@@ -11,12 +11,11 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, waitUntilUp, workerHeapBytes } from "../../scripts/devServer.ts";
+import { freePort, startDevServer, waitUntilUp, workerHeapBytes } from "../../scripts/devServer.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const work = mkdtempSync(join(tmpdir(), "lien-workflow-"));
@@ -28,14 +27,6 @@ const env = {
 };
 const MB = 1_048_576;
 const TIMEOUT = 300_000;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 const node = (args: string[]) =>
   spawnSync(process.execPath, args, { cwd: root, encoding: "utf8", env, maxBuffer: 64 * MB });
