@@ -4,7 +4,7 @@
  * platform (the LoadFeed Workflow under `wrangler dev`, driven by `npm run
  * import -- FILE --workflow`), each into empty local state:
  *
- *   npm run bench:load [-- --filings 100000 --xml-mb 150 --write]
+ *   npm run bench:platform [-- --filings 100000 --xml-mb 150 --write]
  *
  * Files: `npm run seed -- --filings N --out` (NDJSON) and a generated
  * IACA-style XML bulk file of about --xml-mb MB (test/xmlFeed.ts). For each
@@ -12,8 +12,8 @@
  * range steps (how many, records per step, seconds per step: mean and
  * slowest, from the step times the local explorer API gives), its
  * aggregates steps, and the CPU of the session's workerd processes.
- * Results go to bench/LOADING.local.md (untracked); --write updates the
- * committed bench/LOADING.md.
+ * Results go to bench/PLATFORM.local.md (untracked); --write updates the
+ * committed bench/PLATFORM.md.
  */
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -35,7 +35,7 @@ const { values } = parseArgs({
 });
 const FILINGS = Number(values.filings);
 const XML_MB = Number(values["xml-mb"]);
-const OUT = values.write ? "bench/LOADING.md" : "bench/LOADING.local.md";
+const OUT = values.write ? "bench/PLATFORM.md" : "bench/PLATFORM.local.md";
 
 const work = mkdtempSync(join(tmpdir(), "lien-bench-load-"));
 const env = {
@@ -167,7 +167,7 @@ writeFileSync(
   OUT,
   `# Loading benchmark
 
-Run on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:load -- --filings ${FILINGS} --xml-mb ${XML_MB}\`, on
+Run on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:platform -- --filings ${FILINGS} --xml-mb ${XML_MB}\`, on
 ${machine()}; load average ${load.join(", ")} at the start.
 
 Each load goes into empty local state (4 shards, wrangler.toml's top level). The files:
