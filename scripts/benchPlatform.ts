@@ -165,7 +165,7 @@ const rows = runs
 mkdirSync("bench", { recursive: true });
 writeFileSync(
   OUT,
-  `# Loading benchmark
+  `# Loading on the platform: benchmark
 
 Run on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:platform -- --filings ${FILINGS} --xml-mb ${XML_MB}\`, on
 ${machine()}; load average ${load.join(", ")} at the start.
