@@ -199,7 +199,7 @@ async function inProcess() {
 
 /** Through the LoadFeed Workflow of the local session or of a deployed environment. */
 async function viaPlatform() {
-  if (!target.remote) await migrateLocal(target);
+  // Locally, npm start applied the migrations; remotely, the deploy did.
   const platform = await openPlatform(target, port);
   opened = true;
   console.error(

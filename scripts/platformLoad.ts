@@ -105,6 +105,10 @@ export interface Platform {
 export async function openPlatform(target: Target, port: number): Promise<Platform> {
   const env = target.remote ? (target.env ?? "production") : undefined;
   const feeds = await feedsConfig(env);
+  const api = `http://127.0.0.1:${port}/cdn-cgi/local/explorer/api/workflows/${encodeURIComponent(feeds.workflow)}`;
+  if (!env && !(await fetch(api).catch(() => null))?.ok) {
+    throw new Error(`no local session serves the ${feeds.workflow} Workflow on port ${port}: run npm start first`);
+  }
   const dir = resolve(".wrangler/tmp/feed-platform");
   mkdirSync(dir, { recursive: true });
   const configPath = join(dir, `${env ?? "local"}.json`);
@@ -167,12 +171,6 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
       },
       dispose,
     };
-  }
-  const api = `http://127.0.0.1:${port}/cdn-cgi/local/explorer/api/workflows/${encodeURIComponent(feeds.workflow)}`;
-  const workflows = await fetch(api).catch(() => null);
-  if (!workflows?.ok) {
-    await dispose();
-    throw new Error(`no local session serves the ${feeds.workflow} Workflow on port ${port}: run npm start first`);
   }
   return {
     describe: `the local session on port ${port}`,
