@@ -35,7 +35,7 @@
 import { type ChildProcess, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { cpus, loadavg, release, totalmem, type } from "node:os";
+import { loadavg } from "node:os";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
@@ -44,7 +44,7 @@ import { runnerImport } from "vite";
 import { unstable_readConfig } from "wrangler";
 import { generatedCount } from "../seed/generate.ts";
 import { type DataPicks, LOOKUPS, scopeOf } from "../test/endpoints.ts";
-import { startDevServer, unmeteredKey, waitUntilUp, workerdCpuMs } from "./devServer.ts";
+import { machine as describeMachine, startDevServer, unmeteredKey, waitUntilUp, workerdCpuMs } from "./devServer.ts";
 import { localD1File } from "./shardConfig.ts";
 
 const { values } = parseArgs({
@@ -454,16 +454,7 @@ execFileSync("wrangler", ["deploy", "--dry-run", "--outdir", ".wrangler/bench-bu
 const bundle = readFileSync(".wrangler/bench-build/index.js");
 const gzipKb = (gzipSync(bundle).length / 1024).toFixed(1);
 
-const version = (cmd: string, args: string[]) => {
-  try {
-    return execFileSync(cmd, args, { encoding: "utf8" }).trim().split("\n").at(-1);
-  } catch {
-    return "unknown";
-  }
-};
-const workerdVersion = JSON.parse(readFileSync("node_modules/workerd/package.json", "utf8")).version;
-const cpu = cpus();
-const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${type()} ${release()}; Node ${process.version}, wrangler ${version("wrangler", ["--version"])}, workerd ${workerdVersion}`;
+const machine = describeMachine();
 const mark = (ok: boolean) => (ok ? "" : " ✗");
 const fmtTrips = (t: number | null, goal?: number) => (t === null ? "–" : `${t}${goal ? mark(t <= goal) : ""}`);
 const table = rows

@@ -3,8 +3,11 @@
  * drive, an API key that skips per-key limits, and memory: workerd's
  * resident size, and the Worker's own V8 heap read through the inspector.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, release, totalmem, type } from "node:os";
 import { putLocalKey } from "../seed/localKv.ts";
 
 /** A key that skips per-key limits, so a run measures the service, not the limiter. */
@@ -34,6 +37,15 @@ export function startDevServer(
     // The Worker never reads request.cf: wrangler need not fetch its placeholder from the network.
     env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...env },
   });
+}
+
+/** A port free on loopback now, for a server started next. */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
 }
 
 export async function waitUntilUp(server: ChildProcess, base: string): Promise<void> {
@@ -140,4 +152,18 @@ export async function workerHeapBytes(inspectorPort: number): Promise<number> {
   } finally {
     ws.close();
   }
+}
+
+/** The machine and tool versions a benchmark ran on, for its results. */
+export function machine(): string {
+  const version = (cmd: string, args: string[]) => {
+    try {
+      return execFileSync(cmd, args, { encoding: "utf8" }).trim().split("\n").at(-1);
+    } catch {
+      return "unknown";
+    }
+  };
+  const workerd = JSON.parse(readFileSync("node_modules/workerd/package.json", "utf8")).version;
+  const cpu = cpus();
+  return `${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${type()} ${release()}; Node ${process.version}, wrangler ${version("wrangler", ["--version"])}, workerd ${workerd}`;
 }

@@ -4,8 +4,10 @@
  *   npm run import -- feeds/ca.ndjson feeds/tx.csv feeds/co.xml
  *   npm run import -- feed.ndjson --rejects /tmp/rejects.ndjson --warnings /tmp/warnings.ndjson
  *   npm run import -- county.xml --state IL              # records whose FilingOffice names no state
- *   npm run import -- feed.ndjson --remote               # production's database
+ *   npm run import -- feed.ndjson --workflow             # through the local npm start's Workflow
+ *   npm run import -- feed.ndjson --remote               # through production's Workflow
  *   npm run import -- feed.ndjson --remote --env preview
+ *   npm run import -- --status [--remote]                # the loads run through the Workflow
  *
  * Formats by extension: .ndjson / .jsonl (one filing per line in the API's
  * envelope B lien shape), .csv (one row per party or amendment) and .xml
@@ -16,6 +18,11 @@
  * merged into what is stored), identical ones left alone, so importing a
  * file twice changes nothing.
  *
+ * Locally the file is read in-process into the local D1 files. With
+ * --workflow or --remote it is put in that environment's feeds bucket and
+ * loaded there by the LoadFeed Workflow (src/platform/,
+ * scripts/platformLoad.ts), which the command follows to its end.
+ *
  * Unusable records go to a rejects file (default FILE.rejects.ndjson; one
  * JSON object a line with file, line, reason and raw) and never stop the
  * good ones; records loaded with a repair or a gap are listed in a warnings
@@ -24,23 +31,27 @@
  * (a file unreadable part-way keeps what loaded before), 2 usage.
  */
 
-import { once } from "node:events";
-import { createReadStream, createWriteStream, existsSync, rmSync, statSync, type WriteStream } from "node:fs";
+import { createReadStream, existsSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { refreshQueued } from "../src/db/load.ts";
 import { isStateCode } from "../src/domain/states.ts";
 import { emptySummary, type ImportSummary } from "../src/feed/import.ts";
-import { FeedFileError, feedFormat, type Place, readFeed } from "../src/feed/read.ts";
+import { FeedFileError, feedFormat, readFeed } from "../src/feed/read.ts";
 import { findRepeats } from "../src/feed/repeats.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
 import { BULK_GROUP, BulkImport, isEmpty } from "./bulk/import.ts";
 import { endBulkLoad, isBackfilling } from "./bulk/load.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openShards } from "./feedDb.ts";
+import { addSummary, LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
+import { loadOnPlatform, openPlatform, printStatus } from "./platformLoad.ts";
 
 const USAGE =
-  "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--no-bulk] [--remote [--env production|preview]] [--persist-to DIR]\n" +
+  "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--no-bulk | --workflow [--port N] | --remote [--env production|preview]] [--persist-to DIR]\n" +
+  "       npm run import -- --status [--remote [--env production|preview]] [--persist-to DIR]\n" +
   "  FILE: .ndjson/.jsonl (one filing per line, envelope B lien shape), .csv (one row per party) or .xml (IACA-style bulk file)\n" +
-  "  --state XX: jurisdiction of records that name none (XML whose FilingOffice is not a state code)";
+  "  --state XX: jurisdiction of records that name none (XML whose FilingOffice is not a state code)\n" +
+  "  --workflow: load through the Workflow of the local npm start (port 8787 or --port); --remote: of a deployed environment\n" +
+  "  --status: the loads run through the Workflow, newest first";
 
 const {
   values,
@@ -54,10 +65,24 @@ const {
     warnings: { type: "string" },
     state: { type: "string" },
     "no-bulk": { type: "boolean" },
+    workflow: { type: "boolean" },
+    port: { type: "string" },
+    status: { type: "boolean" },
   },
   true,
 );
+if (values.status) {
+  if (files.length > 0 || values.workflow) usage("--status takes no FILE and no --workflow");
+  await printStatus(target);
+  process.exit(0);
+}
 if (files.length === 0) usage("no FILE given");
+if (values.workflow && target.remote) usage("--workflow is the local Workflow; --remote a deployed one: not both");
+if (values.port !== undefined && !values.workflow) usage("--port is the local session's, for --workflow");
+const port = Number(values.port ?? 8787);
+if (!Number.isInteger(port) || port < 1 || port > 65_535) usage(`--port ${values.port}: not a port`);
+/** Through a Workflow (local or deployed) rather than in-process. */
+const onPlatform = values.workflow || target.remote;
 for (const file of files) {
   if (!feedFormat(file)) usage(`${file}: unknown format; name it .ndjson, .jsonl, .csv or .xml`);
   if (!existsSync(file) || !statSync(file).isFile()) usage(`${file}: no such file`);
@@ -65,85 +90,6 @@ for (const file of files) {
 const defaultState = values.state?.trim().toUpperCase();
 if (defaultState !== undefined && !isStateCode(defaultState))
   usage(`--state ${values.state}: not a US state or territory code`);
-
-const number = (n: number) => n.toLocaleString("en-US");
-
-/**
- * Lines of one kind (rejects, warnings) of one run: to one file per input
- * (FILE.SUFFIX) or to the one `shared` file, created only when needed.
- */
-class LinesWriter {
-  private streams = new Map<string, WriteStream>();
-  readonly written = new Map<string, number>();
-
-  private readonly suffix: string;
-  private readonly shared: string | undefined;
-
-  constructor(suffix: string, shared: string | undefined) {
-    this.suffix = suffix;
-    this.shared = shared;
-  }
-
-  pathFor(file: string) {
-    return this.shared ?? `${file}.${this.suffix}.ndjson`;
-  }
-
-  /** Clears a file left by an earlier run, so the one on disk always belongs to this run. */
-  clear(file: string) {
-    if (!this.streams.has(this.pathFor(file))) rmSync(this.pathFor(file), { force: true });
-  }
-
-  async write(line: Place) {
-    const path = this.pathFor(line.file);
-    let stream = this.streams.get(path);
-    if (!stream) {
-      stream = createWriteStream(path, { flags: "w" });
-      this.streams.set(path, stream);
-    }
-    this.written.set(path, (this.written.get(path) ?? 0) + 1);
-    if (!stream.write(`${JSON.stringify(line)}\n`)) await once(stream, "drain");
-  }
-
-  async close() {
-    for (const stream of this.streams.values()) {
-      stream.end();
-      await once(stream, "finish");
-    }
-  }
-}
-
-/**
- * Progress after each group of records written: a bar on a terminal, else a
- * line whenever another tenth of the file has been read since the last one.
- * The percentage is of the file's bytes read, which runs a little ahead of
- * the records written.
- */
-function progress(file: string, size: number, started: number) {
-  let bytes = 0;
-  let lastDecile = 0;
-  const counter = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      bytes += chunk.byteLength;
-      controller.enqueue(chunk);
-    },
-  });
-  const report = (s: ImportSummary) => {
-    const pct = size === 0 ? 100 : Math.min(100, Math.floor((bytes / size) * 100));
-    const rate = Math.round(s.read / Math.max(0.001, (Date.now() - started) / 1000));
-    const line = `of the file read; ${number(s.read)} records written or rejected (${number(s.rejected)} rejected, ${number(s.warned)} with warnings), ${number(rate)}/s`;
-    if (process.stderr.isTTY) {
-      const bar = "#".repeat(Math.floor(pct / 4)).padEnd(25, ".");
-      process.stderr.write(`\r  [${bar}] ${String(pct).padStart(3)}% ${line}\u001b[K`);
-    } else if (Math.floor(pct / 10) > lastDecile) {
-      lastDecile = Math.floor(pct / 10);
-      console.error(`  ${file}: ${pct}% ${line}`);
-    }
-  };
-  const done = () => {
-    if (process.stderr.isTTY) process.stderr.write("\n");
-  };
-  return { counter, report, done };
-}
 
 const rejects = new LinesWriter("rejects", values.rejects);
 const warnings = new LinesWriter("warnings", values.warnings);
@@ -154,12 +100,11 @@ let failed = false;
 /** The import stopped on an error (the database's, usually). */
 let aborted = false;
 let opened = false;
-const add = (s: ImportSummary) => {
-  for (const k of Object.keys(total) as (keyof ImportSummary)[]) total[k] += s[k];
-};
+const add = (s: ImportSummary) => addSummary(total, s);
 
-try {
-  if (!target.remote) await migrateLocal(target);
+/** In-process, into the local D1 files. */
+async function inProcess() {
+  await migrateLocal(target);
   const { shards, sqlite, dispose } = await openShards(target);
   opened = true;
   // Empty local databases load in bulk (scripts/bulk/import.ts): a backfill.
@@ -210,8 +155,8 @@ try {
           // The rest of an interrupted backfill records no changes, as the backfill would not have.
           backfilling: new Set([...resumed, ...first].map(([shard]) => shard)),
           ...(defaultState ? { defaultState } : {}),
-          // Locally the aggregates are rebuilt once, after the last file (below).
-          deferRefresh: !target.remote,
+          // The aggregates are rebuilt once, after the last file (below).
+          deferRefresh: true,
           onReject: (r) => rejects.write(r),
           onWarning: (w) => warnings.write(w),
           onProgress: (p) => {
@@ -271,16 +216,46 @@ try {
         }
         // Every shard finished and every file read: the backfill is over, everywhere at once.
         if (complete) for (const b of bulk.values()) b.end();
-      } else if (!target.remote) {
+      } else {
         console.error("  rebuilding the aggregates of the debtors loaded...");
         for (const db of shards.databases.values()) await refreshQueued(db);
         if (complete) for (const [, file] of resumed) endBulkLoad(file);
       }
-      if (!target.remote) console.error(`  finished in ${((Date.now() - phase) / 1000).toFixed(1)}s`);
+      console.error(`  finished in ${((Date.now() - phase) / 1000).toFixed(1)}s`);
     } finally {
       await dispose();
     }
   }
+}
+
+/** Through the LoadFeed Workflow of the local session or of a deployed environment. */
+async function viaPlatform() {
+  // Locally, npm start applied the migrations; remotely, the deploy did.
+  const platform = await openPlatform(target, port);
+  opened = true;
+  console.error(
+    `Importing ${files.length === 1 ? files[0] : `${files.length} files`} through ${platform.describe} (ready in ${((Date.now() - started) / 1000).toFixed(1)}s)`,
+  );
+  started = Date.now();
+  try {
+    for (const file of files) {
+      const result = await loadOnPlatform(platform, file, defaultState, { rejects, warnings });
+      add(result.summary);
+      if (result.error) {
+        // As a file that breaks in-process: it stops itself only, keeping what loaded.
+        failed = true;
+        console.error(
+          `  ${file}: not fully imported: ${result.error}\n  ${file}: before that: ${summaryLine(result.summary, result.ms)}`,
+        );
+      } else if (files.length > 1) console.error(`  ${file}: ${summaryLine(result.summary, result.ms)}`);
+    }
+  } finally {
+    await platform.dispose();
+  }
+}
+
+try {
+  await (onPlatform ? viaPlatform() : inProcess());
 } catch (err) {
   failed = true;
   aborted = true;
@@ -293,19 +268,6 @@ try {
 } finally {
   await rejects.close();
   await warnings.close();
-}
-
-/** `N records read: ...`: what the import did (filings counted once per group they were written in). */
-function summaryLine(s: ImportSummary, ms: number): string {
-  const seconds = ms / 1000;
-  return [
-    `${number(s.read)} records read: ${number(s.inserted)} inserted, ${number(s.updated)} updated, ${number(s.unchanged)} unchanged, ${number(s.rejected)} rejected; ${number(s.warned)} loaded with warnings`,
-    s.amendments > 0
-      ? `; ${number(s.amendments)} amendment records, ${number(s.pending)} waiting for their filing`
-      : "",
-    s.repeated > 0 ? `; ${number(s.repeated)} repeated (the last kept)` : "",
-    ` in ${seconds.toFixed(1)}s (${number(Math.round(s.read / Math.max(seconds, 0.001)))} records/s)`,
-  ].join("");
 }
 
 if (opened)

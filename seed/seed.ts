@@ -51,6 +51,7 @@ const TABLES = [
   "changes",
   "change_marks",
   "state_loads",
+  "feed_loads",
 ];
 
 const { values } = parseArgs({

@@ -1,12 +1,17 @@
 /**
- * Worker entry point: HTTP requests go to the Hono app (src/app.ts); the
- * daily Cron Trigger (wrangler.toml `[triggers]`) runs the change feed's
- * daily job on every shard (src/changes/daily.ts).
+ * Worker entry point: the read-only HTTP API (the Hono app, src/app.ts);
+ * the consumer of the feed-events queue and the LoadFeed Workflow
+ * (src/platform/), which load feed files put in the feeds bucket; and the
+ * daily Cron Trigger (wrangler.toml `[triggers]`), which runs the change
+ * feed's daily job on every shard (src/changes/daily.ts).
  */
 import { drizzle } from "drizzle-orm/d1";
 import { createApp } from "./app.ts";
 import { retentionDays, runDaily } from "./changes/daily.ts";
 import { shardsOf } from "./db/shards.ts";
+import { feedEvents } from "./platform/feedEvents.ts";
+
+export { LoadFeed } from "./platform/loadFeed.ts";
 
 const app = createApp();
 
@@ -32,6 +37,7 @@ async function daily(env: Env, now: Date): Promise<void> {
 
 export default {
   fetch: app.fetch,
+  queue: feedEvents,
   async scheduled(controller, env, _ctx) {
     await daily(env, new Date(controller.scheduledTime));
   },

@@ -143,13 +143,21 @@ export function queueKeyStatements(db: Db, keys: string[], maxParams = D1_MAX_PA
 }
 
 /**
- * Rebuilds the aggregates of the queued debtors (or of every debtor, with
- * `all`, after a bulk load) from their parties, and recomputes the stale
- * running totals of facet_days.
+ * The queued debtors' name keys: all, or the first `limit` by name key (so
+ * one batch refreshes a bounded part of a large queue).
  */
-export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
-  const queued = (nameKey: SQLiteColumn) =>
-    all ? undefined : inArray(nameKey, db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh));
+function queuedKeys(db: Db, limit?: number) {
+  const keys = db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh);
+  return limit === undefined ? keys : keys.orderBy(debtorsToRefresh.nameKey).limit(limit);
+}
+
+/**
+ * Rebuilds the aggregates of the queued debtors (or of every debtor, with
+ * `all`, after a bulk load; or of the first `limit` queued) from their
+ * parties, and recomputes the stale running totals of facet_days.
+ */
+export function refreshStatements(db: Db, { all = false, limit }: { all?: boolean; limit?: number } = {}): Statement[] {
+  const queued = (nameKey: SQLiteColumn) => (all ? undefined : inArray(nameKey, queuedKeys(db, limit)));
   const self = alias(debtorParties, "self");
   const other = alias(debtorParties, "other");
   // Columns next to max() come from the row holding the max (SQLite), so
@@ -255,7 +263,9 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
         .where(queued(self.nameKey))
         .groupBy(self.nameKey, self.filingState, other.nameKey, other.addressKey),
     ),
-    db.delete(debtorsToRefresh),
+    limit === undefined
+      ? db.delete(debtorsToRefresh)
+      : db.delete(debtorsToRefresh).where(inArray(debtorsToRefresh.nameKey, queuedKeys(db, limit))),
     // Facets and days a replaced filing took back to nothing go, as if never
     // counted: only stale facets can have them (the subtraction marks them).
     db
@@ -287,9 +297,12 @@ export function refreshStatements(db: Db, { all = false } = {}): Statement[] {
  * Rebuilds what loads with `refresh: false` left queued (see
  * refreshStatements), then writes the sound keys of the queued debtors'
  * spellings, read first: the queue is emptied by the refresh, and the keys
- * need the debtor_names ids it assigns.
+ * need the debtor_names ids it assigns. With `limit`, only the first
+ * `limit` queued debtors, in one batch (a step of the platform's load
+ * calls it until the queue is empty; names get their ids in the same
+ * order as in one call); returns whether debtors are still queued.
  */
-export async function refreshQueued(db: Db): Promise<void> {
+export async function refreshQueued(db: Db, { limit }: { limit?: number } = {}): Promise<boolean> {
   const spellings = await db
     .selectDistinct({
       name: debtorParties.name,
@@ -297,13 +310,11 @@ export async function refreshQueued(db: Db): Promise<void> {
       filingState: debtorParties.filingState,
     })
     .from(debtorParties)
-    .where(
-      and(
-        sql`${debtorParties.nameKey} <> ''`,
-        inArray(debtorParties.nameKey, db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh)),
-      ),
-    );
-  await runBatches(db, [...refreshStatements(db), ...soundKeyStatements(db, soundKeyRows(spellings))]);
+    .where(and(sql`${debtorParties.nameKey} <> ''`, inArray(debtorParties.nameKey, queuedKeys(db, limit))));
+  await runBatches(db, [...refreshStatements(db, { limit }), ...soundKeyStatements(db, soundKeyRows(spellings))]);
+  if (limit === undefined) return false;
+  const [more] = await db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh).limit(1);
+  return more !== undefined;
 }
 
 async function runBatches(db: Db, statements: Statement[]) {

@@ -529,6 +529,34 @@ export const dataLoads = sqliteTable(
   (t) => [index("data_loads_loaded").on(t.loadedAt)],
 );
 
+/**
+ * One row per feed file loaded on the platform (src/platform/): its
+ * Workflow instance (`id`, from the object's key and etag), status and
+ * counts, updated by each step, so the CLI follows a load and lists loads
+ * by reading D1. `checkpoint` is the last range's (JSON): a restarted load
+ * carries on from it. Kept in the default shard only.
+ */
+export const feedLoads = sqliteTable(
+  "feed_loads",
+  {
+    id: text().primaryKey(),
+    key: text().notNull(),
+    etag: text().notNull(),
+    bytes: integer().notNull(),
+    /** running, complete or failed. */
+    status: text().notNull(),
+    startedAt: text().notNull(),
+    updatedAt: text().notNull(),
+    /** Bytes of the file read and written so far. */
+    done: integer().notNull(),
+    /** The import summary so far, as JSON. */
+    summary: text().notNull(),
+    checkpoint: text().notNull(),
+    error: text(),
+  },
+  (t) => [index("feed_loads_started").on(t.startedAt)],
+);
+
 export type Filing = typeof filings.$inferSelect;
 export type DebtorParty = typeof debtorParties.$inferSelect;
 export type SecuredParty = typeof securedParties.$inferSelect;

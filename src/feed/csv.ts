@@ -83,6 +83,8 @@ interface Place {
   line: number;
   endLine: number;
   raw: string;
+  /** Byte offset just past its last line: where the next record starts. */
+  end: number;
 }
 
 /** One CSV record: its fields, or why it could not be read. */
@@ -102,14 +104,14 @@ const quoteCount = (text: string) => {
 const csvProblem = (err: unknown) =>
   `not a valid CSV row: ${(err instanceof Error ? err.message : String(err)).replace(/ at line \d+/, "")}`;
 
-function parseOne(line: number, endLine: number, raw: string): CsvRecord {
+function parseOne(line: number, endLine: number, raw: string, end: number): CsvRecord {
   try {
     const out = parse(raw, { relax_column_count: true }) as string[][];
     const [fields] = out;
-    if (out.length === 1 && fields) return { line, endLine, raw, fields };
-    return { line, endLine, raw, error: `not a valid CSV row: reads as ${out.length} rows` };
+    if (out.length === 1 && fields) return { line, endLine, raw, end, fields };
+    return { line, endLine, raw, end, error: `not a valid CSV row: reads as ${out.length} rows` };
   } catch (err) {
-    return { line, endLine, raw, error: csvProblem(err) };
+    return { line, endLine, raw, end, error: csvProblem(err) };
   }
 }
 
@@ -118,12 +120,18 @@ function parseBatch(batch: Line[]): CsvRecord[] {
   try {
     const out = parse(batch.map((l) => l.text).join("\n"), { relax_column_count: true }) as string[][];
     if (out.length === batch.length) {
-      return batch.map((l, i) => ({ line: l.number, endLine: l.number, raw: l.text, fields: out[i] ?? [] }));
+      return batch.map((l, i) => ({
+        line: l.number,
+        endLine: l.number,
+        raw: l.text,
+        end: l.end,
+        fields: out[i] ?? [],
+      }));
     }
   } catch {
     // Some line is malformed: find which.
   }
-  return batch.map((l) => parseOne(l.number, l.number, l.text));
+  return batch.map((l) => parseOne(l.number, l.number, l.text, l.end));
 }
 
 /**
@@ -153,7 +161,13 @@ export async function* csvRecords(lines: AsyncIterable<Line>): AsyncGenerator<Cs
       rest.length === 0
         ? "a quoted field is not closed"
         : `a quoted field is not closed within ${rest.length + 1} lines`;
-    yield { line: first.number, endLine: first.number, raw: first.text, error: `not a valid CSV row: ${reason}` };
+    yield {
+      line: first.number,
+      endLine: first.number,
+      raw: first.text,
+      end: first.end,
+      error: `not a valid CSV row: ${reason}`,
+    };
     for (const line of rest) yield* take(line);
   }
 
@@ -176,7 +190,8 @@ export async function* csvRecords(lines: AsyncIterable<Line>): AsyncGenerator<Cs
       return;
     }
     yield* flush();
-    const parsed = parseOne(head.number, (tail.at(-1) ?? head).number, record.map((l) => l.text).join("\n"));
+    const last = tail.at(-1) ?? head;
+    const parsed = parseOne(head.number, last.number, record.map((l) => l.text).join("\n"), last.end);
     if ("fields" in parsed) {
       yield parsed;
     } else {
@@ -236,7 +251,20 @@ interface Row extends Place {
 export type CsvFiling = Place & {
   /** A zod issue path of `lien` as the CSV line and column it came from. */
   locate: (path: readonly PropertyKey[]) => string;
+  /** On the last filing of a run of rows: where reading can start again after it. */
+  resume?: CsvResume;
 } & ({ lien: Record<string, unknown> } | { error: string });
+
+/**
+ * What reading a CSV file needs to start again at a filing boundary: the
+ * byte and line of the next row, the header's columns, and the note for
+ * the next filing when the row just before it could not be read.
+ */
+export interface CsvResume {
+  byte: number;
+  line: number;
+  csv: { columns: string[]; spoil?: string };
+}
 
 const filingKey = (cells: Cells) =>
   `${normalizeText(cells.filing_state ?? "").toUpperCase()}\u0000${(cells.filing_number ?? "").trim()}`;
@@ -325,11 +353,8 @@ const amendmentOf = (row: Row) => ({
 function assemble(rows: Row[], notes: string[]): CsvFiling[] {
   const [first] = rows;
   if (!first) return [];
-  const base = {
-    line: first.line,
-    endLine: (rows.at(-1) ?? first).endLine,
-    raw: rows.map((r) => r.raw).join("\n"),
-  };
+  const last = rows.at(-1) ?? first;
+  const base = { line: first.line, endLine: last.endLine, raw: rows.map((r) => r.raw).join("\n"), end: last.end };
   const debtors = rows.filter((r) => r.role === "debtor");
   const secureds = rows.filter((r) => r.role === "secured");
   const amendments = rows.filter((r) => r.role === "amendment");
@@ -370,6 +395,7 @@ function assemble(rows: Row[], notes: string[]): CsvFiling[] {
       line: row.line,
       endLine: row.endLine,
       raw: row.raw,
+      end: row.end,
       locate: (path) => {
         const column = AMENDMENT_COLUMNS[String(path[0])] ?? FILING_COLUMNS[String(path[0])];
         return `line ${row.line}${column ? ` ${column}` : ""}`;
@@ -423,14 +449,18 @@ function guessKey(raw: string, columns: CsvColumn[]): string | undefined {
  * filing. A row that cannot be read spoils the filing it belongs to, so
  * that filing is rejected whole rather than loaded without it; when even
  * its filing cannot be told, both filings around it are.
+ *
+ * `from` starts at a filing boundary instead of the header (a range of the
+ * file, src/platform/): rows of one filing that are not adjacent are then
+ * caught only within the range read.
  */
-export async function* csvFilings(lines: AsyncIterable<Line>): AsyncGenerator<CsvFiling> {
-  let columns: CsvColumn[] | undefined;
+export async function* csvFilings(lines: AsyncIterable<Line>, from?: CsvResume["csv"]): AsyncGenerator<CsvFiling> {
+  let columns = from?.columns as CsvColumn[] | undefined;
   let group: Row[] = [];
   let groupKey: string | undefined;
   let groupNotes: string[] = [];
   /** An unreadable row of unknown filing, which also spoils the next filing. */
-  let spoilNext: string | undefined;
+  let spoilNext = from?.spoil;
   /** First line of each filing read so far, to catch rows of one filing that are not adjacent. */
   const seen = new Map<string, number>();
   const close = (): CsvFiling[] => {
@@ -439,6 +469,14 @@ export async function* csvFilings(lines: AsyncIterable<Line>): AsyncGenerator<Cs
     if (seenAt !== undefined)
       notes.push(`filing already appeared at line ${seenAt}: the rows of one filing must be adjacent`);
     const out = assemble(group, notes);
+    const last = out.at(-1);
+    if (last && columns) {
+      last.resume = {
+        byte: last.end,
+        line: last.endLine + 1,
+        csv: { columns, ...(spoilNext !== undefined ? { spoil: spoilNext } : {}) },
+      };
+    }
     const firstLine = group[0]?.line;
     if (groupKey !== undefined && firstLine !== undefined && !seen.has(groupKey)) seen.set(groupKey, firstLine);
     group = [];
@@ -452,7 +490,7 @@ export async function* csvFilings(lines: AsyncIterable<Line>): AsyncGenerator<Cs
       continue;
     }
     const cells: Cells = {};
-    const row: Row = { line: record.line, endLine: record.endLine, raw: record.raw, cells };
+    const row: Row = { line: record.line, endLine: record.endLine, raw: record.raw, end: record.end, cells };
     if ("fields" in record) {
       record.fields.forEach((value, i) => {
         const column = columns?.[i];

@@ -10,6 +10,11 @@
  * A file that stops being readable part-way (a truncated XML file) keeps
  * what was read before: the group in hand is written, the load recorded,
  * and then the error is raised.
+ *
+ * importRange loads one byte range of a file (a step of the platform's
+ * load, src/platform/) through the same loop: from a resume point to the
+ * first record boundary at or past a byte, returning where the next range
+ * resumes.
  */
 
 import type { Db } from "../db/database.ts";
@@ -26,7 +31,16 @@ import {
   mergeWithStored,
   readStored,
 } from "./merge.ts";
-import { FeedFileError, type FeedFormat, type FeedItem, type Reject, readFeed, type Warning } from "./read.ts";
+import {
+  FeedFileError,
+  type FeedFormat,
+  type FeedItem,
+  type ReadOptions,
+  type Reject,
+  type Resume,
+  readFeed,
+  type Warning,
+} from "./read.ts";
 import { keyHash, type Repeats } from "./repeats.ts";
 
 export interface ImportSummary extends LoadSummary {
@@ -216,6 +230,34 @@ export async function importFeed(
   body: ReadableStream<Uint8Array>,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
+  return (await load(db, file, body, options)).summary;
+}
+
+/** A byte range of a file: from a resume point (the file's start when none) to the first record boundary past `until`. */
+export type ImportRange = Pick<ReadOptions, "from"> & Required<Pick<ReadOptions, "until">>;
+
+/**
+ * importFeed over one range of `file`; `body` holds the file from
+ * `range.from` on. Returns what it loaded and where the next range starts
+ * (null once the file has ended).
+ */
+export function importRange(
+  db: Db,
+  file: string,
+  body: ReadableStream<Uint8Array>,
+  range: ImportRange,
+  options: ImportOptions = {},
+): Promise<{ summary: ImportSummary; next: Resume | null }> {
+  return load(db, file, body, options, range);
+}
+
+async function load(
+  db: Db,
+  file: string,
+  body: ReadableStream<Uint8Array>,
+  options: ImportOptions,
+  range?: ImportRange,
+): Promise<{ summary: ImportSummary; next: Resume | null }> {
   const now = options.now ?? new Date();
   const summary = emptySummary();
   const size = options.groupSize ?? IMPORT_GROUP;
@@ -279,9 +321,22 @@ export async function importFeed(
     if (options.recordLoad) await options.recordLoad(source, summary.inserted + summary.updated, now, states);
     else await recordLoad(db, source, summary.inserted + summary.updated, now, states);
   };
-  const read = readFeed(file, body, { now, format: options.format, defaultState: options.defaultState });
+  const read = readFeed(file, body, {
+    now,
+    format: options.format,
+    defaultState: options.defaultState,
+    ...(range ?? {}),
+  });
+  let next: Resume | null;
   try {
-    for await (const item of read) {
+    for (;;) {
+      const step = await read.next();
+      if (step.done) {
+        next = step.value;
+        break;
+      }
+      const item = step.value;
+      // Its place in the file (this range's, for a range: repeats are found file by file, not range by range).
       const position = summary.read;
       summary.read += 1;
       if ("reject" in item) {
@@ -295,9 +350,9 @@ export async function importFeed(
         await options.onWarning?.(item.warning);
       }
       noteState(item);
-      const next = "record" in item ? settleRepeat(item, position) : item;
-      if (!next) continue;
-      group.push(next);
+      const toLoad = "record" in item ? settleRepeat(item, position) : item;
+      if (!toLoad) continue;
+      group.push(toLoad);
       if (group.length >= size) await write();
     }
   } catch (err) {
@@ -309,5 +364,5 @@ export async function importFeed(
     throw err;
   }
   await finish();
-  return summary;
+  return { summary, next };
 }

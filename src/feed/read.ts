@@ -5,9 +5,15 @@
  * loader (with the warnings of its repairs and gaps), or as a reject saying
  * where and why. Files stream: nothing holds more than one record (one CSV
  * filing's rows, one XML FileDetail).
+ *
+ * A read may cover part of a file (a range step of the platform's loader,
+ * src/platform/): it starts at a resume point an earlier read returned and
+ * stops at the first record boundary at or past a byte, returning the
+ * resume point there. Records are never split: one that straddles the byte
+ * is read whole by the range it starts in.
  */
 import type { FilingRecord } from "../db/records.ts";
-import { csvFilings, FeedFileError } from "./csv.ts";
+import { type CsvResume, csvFilings, FeedFileError } from "./csv.ts";
 import { readLines } from "./lines.ts";
 import {
   describeIssues,
@@ -18,7 +24,7 @@ import {
   pathLabel,
   type SchemaOptions,
 } from "./schema.ts";
-import { xmlLabel, xmlRecords } from "./xml.ts";
+import { type XmlResume, xmlLabel, xmlRecords } from "./xml.ts";
 
 export { FeedFileError };
 
@@ -72,8 +78,19 @@ export function feedFormat(file: string): FeedFormat | null {
   return null;
 }
 
+/**
+ * Where reading can start again: the byte and line of the next record, and
+ * what its format's reader needs to carry on (CSV's header, XML's encoding
+ * and open elements). Small: it is a range step's checkpoint.
+ */
+export type Resume = { byte: number; line: number } | CsvResume | XmlResume;
+
 export interface ReadOptions extends SchemaOptions {
   format?: FeedFormat;
+  /** Start here (`body` then holds the file from `from.byte` on) instead of at the file's start. */
+  from?: Resume;
+  /** Stop after the first record that ends at or past `byte`, or that makes `records` records read. */
+  until?: { byte: number; records?: number };
 }
 
 function item(
@@ -107,50 +124,86 @@ function officeDate(text: string | undefined): string | undefined {
   return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === date ? date : undefined;
 }
 
-/** Records of the feed `file` read from `body`. */
-export async function* readFeed(
+/** Each read record of a format's reader, with the resume point after it when reading can start again there. */
+async function* records(
   file: string,
   body: ReadableStream<Uint8Array>,
-  options: ReadOptions = {},
-): AsyncGenerator<FeedItem> {
-  const format = options.format ?? feedFormat(file);
-  if (!format) throw new FeedFileError(`${file}: unknown format; name it .ndjson, .jsonl, .csv or .xml`);
+  format: FeedFormat,
+  options: ReadOptions,
+): AsyncGenerator<{ item: FeedItem; resume?: Resume }> {
   const schema = entrySchema(options);
+  const from = options.from;
   if (format === "ndjson") {
-    for await (const { number, text } of readLines(body)) {
+    for await (const { number, text, end } of readLines(body, from)) {
       if (text.trim() === "") continue;
       const place = { file, line: number };
+      const resume = { byte: end, line: number + 1 };
       let value: unknown;
       try {
         value = JSON.parse(text);
       } catch (err) {
-        yield { reject: { ...place, reason: `not valid JSON: ${(err as Error).message}`, raw: text } };
+        yield {
+          item: { reject: { ...place, reason: `not valid JSON: ${(err as Error).message}`, raw: text } },
+          resume,
+        };
         continue;
       }
       const parsed = schema.safeParse(value);
-      if (parsed.success) yield item(parsed.data, place, false, pathLabel);
-      else yield { reject: { ...place, reason: describeIssues(parsed.error), raw: text } };
+      if (parsed.success) yield { item: item(parsed.data, place, false, pathLabel), resume };
+      else yield { item: { reject: { ...place, reason: describeIssues(parsed.error), raw: text } }, resume };
     }
     return;
   }
   if (format === "xml") {
-    for await (const record of xmlRecords(body)) {
+    for await (const record of xmlRecords(body, from && "xml" in from ? from : undefined)) {
       const place = { file, line: record.line, ...(record.endLine > record.line ? { end_line: record.endLine } : {}) };
       const parsed = schema.safeParse(record.lien);
       const asOf = officeDate(record.thruDate);
-      if (parsed.success) yield { ...item(parsed.data, place, true, xmlLabel), ...(asOf ? { asOf } : {}) };
-      else yield { reject: { ...place, reason: describeIssues(parsed.error, xmlLabel), raw: record.raw } };
+      yield {
+        item: parsed.success
+          ? { ...item(parsed.data, place, true, xmlLabel), ...(asOf ? { asOf } : {}) }
+          : { reject: { ...place, reason: describeIssues(parsed.error, xmlLabel), raw: record.raw } },
+        resume: record.resume,
+      };
     }
     return;
   }
-  for await (const filing of csvFilings(readLines(body))) {
+  const csv = from && "csv" in from ? from : undefined;
+  for await (const filing of csvFilings(readLines(body, csv), csv?.csv)) {
     const place = { file, line: filing.line, ...(filing.endLine > filing.line ? { end_line: filing.endLine } : {}) };
     if ("error" in filing) {
-      yield { reject: { ...place, reason: filing.error, raw: filing.raw } };
+      yield { item: { reject: { ...place, reason: filing.error, raw: filing.raw } }, resume: filing.resume };
       continue;
     }
     const parsed = schema.safeParse(filing.lien);
-    if (parsed.success) yield item(parsed.data, place, false, filing.locate);
-    else yield { reject: { ...place, reason: describeIssues(parsed.error, filing.locate), raw: filing.raw } };
+    yield {
+      item: parsed.success
+        ? item(parsed.data, place, false, filing.locate)
+        : { reject: { ...place, reason: describeIssues(parsed.error, filing.locate), raw: filing.raw } },
+      resume: filing.resume,
+    };
   }
+}
+
+/**
+ * Records of the feed `file` read from `body`. Returns, when it stops at
+ * `options.until`, where a later read resumes; null when the file ended.
+ */
+export async function* readFeed(
+  file: string,
+  body: ReadableStream<Uint8Array>,
+  options: ReadOptions = {},
+): AsyncGenerator<FeedItem, Resume | null> {
+  const format = options.format ?? feedFormat(file);
+  if (!format) throw new FeedFileError(`${file}: unknown format; name it .ndjson, .jsonl, .csv or .xml`);
+  let read = 0;
+  for await (const { item, resume } of records(file, body, format, options)) {
+    yield item;
+    read += 1;
+    const until = options.until;
+    if (until && resume && (resume.byte >= until.byte || read >= (until.records ?? Number.POSITIVE_INFINITY))) {
+      return resume;
+    }
+  }
+  return null;
 }

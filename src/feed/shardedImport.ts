@@ -8,19 +8,21 @@
  * shard: each shard's `data_loaded_at` says when data was last loaded.
  */
 import type { Db } from "../db/database.ts";
-import { recordLoad } from "../db/load.ts";
+import { type LoadedStates, recordLoad } from "../db/load.ts";
 import { DEFAULT_SHARD, type ShardLayout, shardOf } from "../db/shards.ts";
 import {
   type ImportOptions,
+  type ImportRange,
   type ImportSummary,
   importFeed,
+  importRange,
   type Loaded,
   type WriteItems,
   writeGroup,
   writeOptions,
 } from "./import.ts";
 import { anyPending } from "./merge.ts";
-import type { Warning } from "./read.ts";
+import type { Resume, Warning } from "./read.ts";
 
 export interface ShardDatabases {
   layout: ShardLayout;
@@ -46,20 +48,36 @@ function splitByShard(layout: ShardLayout, items: Loaded[]): Map<string, Loaded[
 }
 
 /**
- * importFeed over every shard of `shards`. `bulkWriters`, when given, are
- * the bulk writers of the shards (scripts/bulkImport.ts), in place of
- * writeGroup.
+ * Records a load of `source` in every shard: each shard's `data_loaded_at`
+ * says when data was last loaded, and each state's currency (`states`,
+ * GET /states) goes to its own shard.
  */
-export async function importSharded(
+export async function recordShardedLoad(
   shards: ShardDatabases,
-  file: string,
-  body: ReadableStream<Uint8Array>,
-  options: ImportOptions & {
-    bulkWriters?: ReadonlyMap<string, WriteItems>;
-    /** Shards still being backfilled (scripts/bulk/load.ts): their writes record no changes. */
-    backfilling?: ReadonlySet<string>;
-  } = {},
-): Promise<ImportSummary> {
+  source: string,
+  filings: number,
+  at: Date,
+  states: LoadedStates = new Map(),
+) {
+  for (const [shard, db] of shards.databases) {
+    const own = new Map([...states].filter(([state]) => shardOf(shards.layout, state) === shard));
+    await recordLoad(db, source, filings, at, own);
+  }
+}
+
+type ShardedOptions = ImportOptions & {
+  bulkWriters?: ReadonlyMap<string, WriteItems>;
+  /** Shards still being backfilled (scripts/bulk/load.ts): their writes record no changes. */
+  backfilling?: ReadonlySet<string>;
+};
+
+/**
+ * The options of importFeed (or importRange) that load into every shard of
+ * `shards`, and the default shard's database to pass with them.
+ * `bulkWriters`, when given, are the bulk writers of the shards
+ * (scripts/bulkImport.ts), in place of writeGroup.
+ */
+async function sharded(shards: ShardDatabases, options: ShardedOptions): Promise<[Db, ImportOptions]> {
   const now = options.now ?? new Date();
   const dbOf = (shard: string): Db => {
     const db = shards.databases.get(shard);
@@ -82,26 +100,43 @@ export async function importSharded(
             now,
             summary,
             pending.get(shard) ?? true,
-            writeOptions({
-              ...options,
-              recordChanges: options.recordChanges !== false && !options.backfilling?.has(shard),
-            }),
+            writeOptions({ ...options, recordChanges: options.recordChanges !== false && !options.backfilling?.has(shard) }),
           );
       if (written.length > 0) pending.set(shard, true);
       warnings.push(...written);
     }
     return warnings;
   };
-  return importFeed(dbOf(DEFAULT_SHARD), file, body, {
-    ...options,
-    now,
-    writeItems,
-    recordLoad: async (source, filings, at, states) => {
-      // Every shard records the load; each state's currency goes to its own shard.
-      for (const shard of shards.layout.shards) {
-        const own = new Map([...states].filter(([state]) => shardOf(shards.layout, state) === shard));
-        await recordLoad(dbOf(shard), source, filings, at, own);
-      }
+  return [
+    dbOf(DEFAULT_SHARD),
+    {
+      recordLoad: (source, filings, at, states) => recordShardedLoad(shards, source, filings, at, states),
+      ...options,
+      now,
+      writeItems,
     },
-  });
+  ];
+}
+
+/** importFeed over every shard of `shards`. */
+export async function importSharded(
+  shards: ShardDatabases,
+  file: string,
+  body: ReadableStream<Uint8Array>,
+  options: ShardedOptions = {},
+): Promise<ImportSummary> {
+  const [db, everyShard] = await sharded(shards, options);
+  return importFeed(db, file, body, everyShard);
+}
+
+/** importRange over every shard of `shards`. */
+export async function importShardedRange(
+  shards: ShardDatabases,
+  file: string,
+  body: ReadableStream<Uint8Array>,
+  range: ImportRange,
+  options: ShardedOptions = {},
+): Promise<{ summary: ImportSummary; next: Resume | null }> {
+  const [db, everyShard] = await sharded(shards, options);
+  return importRange(db, file, body, range, everyShard);
 }

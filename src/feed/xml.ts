@@ -18,7 +18,7 @@
  * Element names are matched without case or namespace prefix.
  */
 /// <reference path="./sax.d.ts" />
-import sax from "sax";
+import sax, { type Tag } from "sax";
 import { isStateCode } from "../domain/states.ts";
 import { FeedFileError } from "./csv.ts";
 
@@ -28,8 +28,23 @@ export interface XmlRecord {
   endLine: number;
   raw: string;
   lien: Record<string, unknown>;
+  /** Where reading can start again after it (none when its end's byte is not known exactly). */
+  resume?: XmlResume;
   /** The file's `ThruDate` read before the record (the office's as-of date), as written. */
   thruDate?: string;
+}
+
+/**
+ * What reading an XML file needs to start again just after a FileDetail:
+ * the byte and line there, the document's encoding (declared only at its
+ * start), the column (for messages) and the start tags of the elements
+ * open around it (the root, `Record`, `Results`), which the parser reads
+ * first so that it resumes inside them.
+ */
+export interface XmlResume {
+  byte: number;
+  line: number;
+  xml: { encoding: string; column: number; open: string[] };
 }
 
 interface Node {
@@ -238,37 +253,119 @@ function declaredEncoding(head: Uint8Array): string {
   );
 }
 
-/** The FileDetail records of an XML file, in order. */
-export async function* xmlRecords(body: ReadableStream<Uint8Array>): AsyncGenerator<XmlRecord> {
+/**
+ * WHATWG encodings with characters of several bytes other than UTF-8: their
+ * text cannot be cut at a known byte, so a file in one is read in one go.
+ */
+const MULTI_BYTE = new Set([
+  "utf-16le",
+  "utf-16be",
+  "gbk",
+  "gb18030",
+  "big5",
+  "euc-jp",
+  "iso-2022-jp",
+  "shift_jis",
+  "euc-kr",
+]);
+
+/** How many of `bytes` end on a whole UTF-8 character (the rest waits for the next chunk). */
+function wholeCharacters(bytes: Uint8Array): number {
+  for (let i = bytes.length - 1; i >= 0 && i >= bytes.length - 3; i--) {
+    const b = bytes[i] ?? 0;
+    if ((b & 0xc0) === 0x80) continue;
+    const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return i + length > bytes.length ? i : bytes.length;
+  }
+  return bytes.length;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+const escapeAttribute = (value: string) => value.replace(/[&<"\t\n\r]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A start tag as read, for reading again when resuming inside its element. */
+const startTag = (tag: Tag) =>
+  `<${tag.name}${Object.entries(tag.attributes)
+    .map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`)
+    .join("")}>`;
+
+/** Open elements whose start tags a resume point carries at most (bytes of tags): past it, no resume there. */
+const MAX_OPEN_TAGS = 16_384;
+
+/**
+ * The FileDetail records of an XML file, in order. With `from`, `body` holds
+ * the file from just after a FileDetail (a resume point of an earlier read)
+ * to its end, and line numbers, bytes and messages stay the file's own.
+ */
+export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlResume): AsyncGenerator<XmlRecord> {
   const reader = body.getReader();
-  let decoder: TextDecoder | undefined;
+  let encoding = from?.xml.encoding;
+  /** Decodes a piece of whole characters; the first piece of a file drops a byte-order mark. */
+  let decode: ((bytes: Uint8Array) => string) | undefined;
+  /** Decodes the stream for encodings whose characters cannot be cut at a byte (MULTI_BYTE). */
+  let streaming: TextDecoder | undefined;
   let utf8 = true;
+  /** Bytes of a character begun at the end of the last chunk. */
+  let carry: Uint8Array = new Uint8Array(0);
   const parser = sax.parser(true, { trim: false, normalize: false, position: true });
 
   /** Text written to the parser from `bufferStart` on (characters): the record being read. */
   let buffer = "";
   let bufferStart = 0;
-  /** Where the current chunk starts, in characters and in bytes of the file. */
-  let chunkChars = 0;
-  let chunkBytes = 0;
-  let chunkText = "";
+  /**
+   * The piece of text being parsed: its first character's parser position,
+   * its first byte in the file, and the first character from which bytes are
+   * no longer exact (an undecodable UTF-8 sequence, or an encoding that
+   * cannot be cut): Infinity when all are.
+   */
+  let pieceText = "";
+  let pieceChars = 0;
+  let pieceBytes = from?.byte ?? 0;
+  let pieceExactTo = Number.POSITIVE_INFINITY;
+  /** Bytes counted so far into the piece, so each position costs only the characters since the last. */
+  let countedChars = 0;
+  let countedBytes = 0;
+  /** Characters of the resume prefix (the open elements' start tags), which the file's first line does not hold. */
+  let prefixChars = 0;
+  const lineBase = (from?.line ?? 1) - 1;
+  const columnBase = from?.xml.column ?? 0;
 
   const stack: Node[] = [];
+  /** Start tags of the open elements outside FileDetail records. */
+  const outer: string[] = [];
   let recordStart = -1;
   let recordLine = 0;
   const ready: XmlRecord[] = [];
   let failure: Error | undefined;
-  let rootSeen = false;
+  let rootSeen = from !== undefined;
   /** The office's as-of date (`ThruDate`, outside the records), and whether it is being read. */
   let thruDate: string | undefined;
   let inThruDate = false;
 
-  /** Line, column and byte of the parser, for messages. */
-  const where = () => {
-    const inChunk = Math.max(0, Math.min(chunkText.length, parser.position - chunkChars));
-    const byte = chunkBytes + byteLength(chunkText.slice(0, inChunk), utf8);
-    return `line ${parser.line + 1}, column ${parser.column + 1}, byte ${byte.toLocaleString("en-US")}`;
+  /** File byte of the parser position `position` (characters). */
+  const byteAt = (position: number): number => {
+    const i = Math.max(0, Math.min(pieceText.length, position - pieceChars));
+    if (i < countedChars) {
+      countedChars = 0;
+      countedBytes = 0;
+    }
+    countedBytes += byteLength(pieceText.slice(countedChars, i), utf8);
+    countedChars = i;
+    return pieceBytes + countedBytes;
   };
+  const fileLine = () => parser.line + 1 + lineBase;
+  const fileColumn = () => (parser.line === 0 ? parser.column - prefixChars + columnBase : parser.column);
+
+  /** Line, column and byte of the parser, for messages. */
+  const where = () =>
+    `line ${fileLine()}, column ${fileColumn() + 1}, byte ${byteAt(parser.position).toLocaleString("en-US")}`;
 
   parser.onopentag = (tag) => {
     const name = local(tag.name);
@@ -277,11 +374,14 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>): AsyncGenera
       inThruDate = true;
       thruDate = tag.attributes.Date ?? tag.attributes.date ?? "";
     }
-    if (recordStart < 0 && name !== RECORD) return;
+    if (recordStart < 0 && name !== RECORD) {
+      outer.push(startTag(tag));
+      return;
+    }
     const node: Node = { name, attributes: tag.attributes, children: [], text: "" };
     if (recordStart < 0) {
       recordStart = parser.startTagPosition - 1;
-      recordLine = parser.line + 1;
+      recordLine = fileLine();
     } else stack.at(-1)?.children.push(node);
     stack.push(node);
   };
@@ -294,15 +394,26 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>): AsyncGenera
   parser.onclosetag = () => {
     inThruDate = false;
     const node = stack.pop();
-    if (!node) return;
+    if (!node) {
+      outer.pop();
+      return;
+    }
     if (stack.length > 0) return;
+    // The parser reads on after a problem within the text written; nothing past it is a record.
+    if (failure) return;
     const raw = buffer.slice(recordStart - bufferStart, parser.position - bufferStart);
+    const exact = parser.position - pieceChars <= pieceExactTo;
+    const byte = byteAt(parser.position);
+    const open = outer.reduce((n, t) => n + t.length, 0) <= MAX_OPEN_TAGS ? [...outer] : undefined;
     ready.push({
       line: recordLine,
-      endLine: parser.line + 1,
+      endLine: fileLine(),
       raw,
       lien: lienOf(node),
       ...(thruDate ? { thruDate } : {}),
+      ...(exact && open && encoding
+        ? { resume: { byte, line: fileLine(), xml: { encoding, column: fileColumn(), open } } }
+        : {}),
     });
     recordStart = -1;
   };
@@ -317,8 +428,14 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>): AsyncGenera
     );
   };
 
-  const write = (text: string) => {
-    chunkText = text;
+  /** Parses `text`, which starts at byte `start` of the file and spans `bytes` bytes, exact up to character `exactTo`. */
+  const write = (text: string, start: number, exactTo: number) => {
+    pieceChars += pieceText.length;
+    pieceText = text;
+    pieceBytes = start;
+    pieceExactTo = exactTo;
+    countedChars = 0;
+    countedBytes = 0;
     buffer += text;
     parser.write(text);
     // Keep only the record being read (its raw text); drop what is done.
@@ -330,26 +447,68 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>): AsyncGenera
         `the <FileDetail> begun at line ${recordLine} runs past ${MAX_RECORD_CHARS.toLocaleString("en-US")} characters (${where()}): the file is broken`,
       );
     }
-    chunkChars += text.length;
-    chunkBytes += byteLength(text, utf8);
   };
 
   let finished = false;
+  /** File byte where the next chunk's text starts. */
+  let next = from?.byte ?? 0;
   try {
     for (;;) {
-      const { done, value: bytes } = await reader.read();
+      const { done, value } = await reader.read();
       finished = done;
-      if (!decoder) {
-        const encoding = declaredEncoding(bytes ?? new Uint8Array());
+      let bytes: Uint8Array = value ?? new Uint8Array(0);
+      if (!decode && !streaming) {
+        // The declaration is read from the first 256 bytes, however the stream cuts them.
+        if (!encoding && !done && carry.length + bytes.length < 256) {
+          carry = concat(carry, bytes);
+          continue;
+        }
+        bytes = concat(carry, bytes);
+        carry = new Uint8Array(0);
+        encoding ??= declaredEncoding(bytes);
+        let decoder: TextDecoder;
         try {
           decoder = new TextDecoder(encoding);
         } catch {
           throw new FeedFileError(`the XML declaration names encoding ${encoding}, which cannot be read`);
         }
         utf8 = decoder.encoding === "utf-8";
+        if (MULTI_BYTE.has(decoder.encoding)) streaming = decoder;
+        else {
+          // A byte-order mark is dropped at the file's start only.
+          const later = new TextDecoder(encoding, { fatal: false, ignoreBOM: true });
+          let first: TextDecoder | undefined = from ? undefined : decoder;
+          decode = (piece) => {
+            if (piece.length === 0) return "";
+            const text = (first ?? later).decode(piece);
+            first = undefined;
+            return text;
+          };
+        }
+        if (from) {
+          // Inside the elements open at the resume point, at no byte of the file.
+          const prefix = from.xml.open.join("");
+          write(prefix, next, Number.POSITIVE_INFINITY);
+          prefixChars = prefix.length;
+        }
       }
-      const text = done ? decoder.decode() : decoder.decode(bytes, { stream: true });
-      if (text !== "" && !failure) write(text);
+      let text: string;
+      let start = next;
+      let exactTo = Number.POSITIVE_INFINITY;
+      if (decode) {
+        const all = concat(carry, bytes);
+        const whole = done || !utf8 ? all.length : wholeCharacters(all);
+        carry = all.slice(whole);
+        text = decode(all.subarray(0, whole));
+        next += whole;
+        // Past a replacement character, text no longer maps to bytes one for one.
+        if (utf8 && text.includes("\uFFFD")) exactTo = text.indexOf("\uFFFD");
+      } else {
+        text = done ? (streaming?.decode() ?? "") : (streaming?.decode(bytes, { stream: true }) ?? "");
+        start = pieceBytes + byteLength(pieceText, false);
+        exactTo = -1;
+      }
+      if (text !== "" && !failure) write(text, start, exactTo);
       yield* ready.splice(0);
       if (failure) throw failure;
       if (done) break;

@@ -421,7 +421,7 @@ describe("amendment lines", () => {
 });
 
 describe("reading lines", () => {
-  it("splits LF and CRLF lines across chunk boundaries and multi-byte characters", async () => {
+  it("splits LF and CRLF lines across chunk boundaries and multi-byte characters, each ending at its byte", async () => {
     const bytes = new TextEncoder().encode("\uFEFFfirst\r\nsecond ñandú\nthird");
     const chunks = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -429,10 +429,11 @@ describe("reading lines", () => {
         controller.close();
       },
     });
+    // Ends count the byte-order mark, the CR and the two-byte characters.
     expect(await all(readLines(chunks))).toEqual([
-      { number: 1, text: "first" },
-      { number: 2, text: "second ñandú" },
-      { number: 3, text: "third" },
+      { number: 1, text: "first", end: 10 },
+      { number: 2, text: "second ñandú", end: 25 },
+      { number: 3, text: "third", end: 30 },
     ]);
   });
 

@@ -1,0 +1,332 @@
+/**
+ * The import CLI's side of loading on the platform (src/platform/):
+ *
+ * - `npm run import -- FILE --workflow` against the local `npm start`: the
+ *   file goes into the local feeds bucket and a message into the local
+ *   feed-events queue (R2 sends no notifications under `wrangler dev`),
+ *   both through wrangler's getPlatformProxy over the same persisted state;
+ *   its dev registry delivers the message to the running session's
+ *   consumer, which starts the load. The instance's status comes from the
+ *   session's local explorer API (what `wrangler workflows --local` reads).
+ * - `npm run import -- FILE --remote [--env preview]`: the file goes into
+ *   the environment's bucket through a remote R2 binding; the load is
+ *   started (or found) with `wrangler workflows trigger --id`, as R2's
+ *   notification would (whichever comes second finds the instance), and its
+ *   status read with `wrangler workflows instances describe`.
+ *
+ * Either way progress and counts come from the load record in D1
+ * (feed_loads), which each step updates; the rejects and warnings are
+ * copied from beside the file in the bucket to where a local import writes
+ * them. A load that failed is restarted, and resumes from its last
+ * checkpoint; one that completed is reported, not run again.
+ */
+import { execFile } from "node:child_process";
+import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { promisify } from "node:util";
+import type { Db } from "../src/db/database.ts";
+import { emptySummary, type ImportSummary } from "../src/feed/import.ts";
+import { readLines } from "../src/feed/lines.ts";
+import type { Place } from "../src/feed/read.ts";
+import { INCOMING, loadId, type Problems, problemsKey } from "../src/platform/feedFiles.ts";
+import type { LoadParams } from "../src/platform/loadFeed.ts";
+import { type LoadRecord, readLoad, recentLoads } from "../src/platform/loadRecord.ts";
+import { describeTarget, openShards, type Target } from "./feedDb.ts";
+import { type LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
+import { CONFIG } from "./shardConfig.ts";
+
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Multipart upload parts (R2: at least 5 MiB, all but the last the same size). */
+const PART_BYTES = 16 * 1024 * 1024;
+
+/** The feeds bucket, feed-events queue and LoadFeed workflow of an environment (the top level: local). */
+async function feedsConfig(env: string | undefined) {
+  const { unstable_readConfig } = await import("wrangler");
+  const config = unstable_readConfig({ config: CONFIG, env });
+  const where = `${CONFIG}${env ? ` [env.${env}]` : ""}`;
+  const bucket = config.r2_buckets.find((b: { binding: string }) => b.binding === "FEEDS")?.bucket_name;
+  const queue = config.queues.consumers?.[0]?.queue;
+  const workflow = config.workflows.find((w: { binding: string }) => w.binding === "LOAD_FEED")?.name;
+  if (!bucket || !queue || !workflow) throw new Error(`${where} lacks the FEEDS bucket, its queue or LOAD_FEED`);
+  return { name: config.name ?? "worker", compatibilityDate: config.compatibility_date, bucket, queue, workflow };
+}
+
+/** A Workflow instance's state, as the local explorer API or wrangler's --json gives it. */
+interface InstanceState {
+  status: string;
+  /** When its (last) run started: a restart changes it. */
+  start?: string;
+  error?: string;
+  output?: ImportSummary;
+}
+
+function instanceState(value: unknown): InstanceState | null {
+  const body = (value as { result?: unknown })?.result ?? value;
+  if (typeof body !== "object" || body === null || !("status" in body)) return null;
+  const { status, start, error, output } = body as {
+    status: string;
+    start?: unknown;
+    error?: unknown;
+    output?: unknown;
+  };
+  const message =
+    typeof error === "string" ? error : ((error as { message?: string } | null | undefined)?.message ?? undefined);
+  return {
+    status,
+    ...(typeof start === "string" ? { start } : {}),
+    ...(message ? { error: message } : {}),
+    ...(output && typeof output === "object" ? { output: output as ImportSummary } : {}),
+  };
+}
+
+/** A file's key in the feeds bucket: its name under incoming/, under the state's own folder with --state. */
+export const keyFor = (file: string, state?: string) =>
+  `${INCOMING}${state ? `${state.toLowerCase()}/` : ""}${basename(file)}`;
+
+/** An environment's feeds bucket, load starter and load records. */
+export interface Platform {
+  describe: string;
+  bucket: R2Bucket;
+  db: Db;
+  /** How often to ask for an instance's status (each remote ask runs wrangler). */
+  statusEvery: number;
+  start(params: LoadParams, id: string): Promise<void>;
+  instance(id: string): Promise<InstanceState | null>;
+  restart(id: string): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * The platform of `target`: local (the `npm start` session on `port`, over
+ * the state in target.persistTo) or a deployed environment.
+ */
+export async function openPlatform(target: Target, port: number): Promise<Platform> {
+  const env = target.remote ? (target.env ?? "production") : undefined;
+  const feeds = await feedsConfig(env);
+  const api = `http://127.0.0.1:${port}/cdn-cgi/local/explorer/api/workflows/${encodeURIComponent(feeds.workflow)}`;
+  if (!env && !(await fetch(api).catch(() => null))?.ok) {
+    throw new Error(`no local session serves the ${feeds.workflow} Workflow on port ${port}: run npm start first`);
+  }
+  const dir = resolve(".wrangler/tmp/feed-platform");
+  mkdirSync(dir, { recursive: true });
+  const configPath = join(dir, `${env ?? "local"}.json`);
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      // Not the Worker's name: the proxy must not stand in for the session in the dev registry.
+      name: "lien-import-cli",
+      compatibility_date: feeds.compatibilityDate,
+      r2_buckets: [{ binding: "FEEDS", bucket_name: feeds.bucket, ...(env ? { remote: true } : {}) }],
+      ...(env ? {} : { queues: { producers: [{ binding: "FEED_EVENTS", queue: feeds.queue }] } }),
+    }),
+  );
+  const { getPlatformProxy } = await import("wrangler");
+  const proxy = await getPlatformProxy<{ FEEDS: R2Bucket; FEED_EVENTS: Queue }>({
+    configPath,
+    ...(env ? { remoteBindings: true } : { persist: { path: join(target.persistTo ?? ".wrangler/state", "v3") } }),
+  });
+  let shards: Awaited<ReturnType<typeof openShards>>;
+  try {
+    shards = await openShards(target, ["DB"]);
+  } catch (err) {
+    await proxy.dispose();
+    throw err;
+  }
+  const db = shards.shards.databases.get("DB");
+  if (!db) throw new Error("no DB shard");
+  const dispose = async () => {
+    await shards.dispose();
+    await proxy.dispose();
+  };
+  if (env) {
+    const wrangler = async (args: string[]) =>
+      (await run("wrangler", [...args, "--env", env], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })).stdout;
+    const instance = async (id: string) => {
+      try {
+        return instanceState(
+          JSON.parse(await wrangler(["workflows", "instances", "describe", feeds.workflow, id, "--json"])),
+        );
+      } catch {
+        return null;
+      }
+    };
+    return {
+      describe: `the ${env} Workflow ${feeds.workflow}`,
+      bucket: proxy.env.FEEDS,
+      db,
+      statusEvery: 5_000,
+      start: async (params, id) => {
+        try {
+          await wrangler(["workflows", "trigger", feeds.workflow, JSON.stringify(params), "--id", id, "--json"]);
+        } catch (err) {
+          // R2's notification may have started it first.
+          if (!(await instance(id))) throw err;
+        }
+      },
+      instance,
+      restart: async (id) => {
+        await wrangler(["workflows", "instances", "restart", feeds.workflow, id]);
+      },
+      dispose,
+    };
+  }
+  return {
+    describe: `the local session on port ${port}`,
+    bucket: proxy.env.FEEDS,
+    db,
+    statusEvery: 500,
+    start: async (params) => {
+      // The message R2's notification would send.
+      await proxy.env.FEED_EVENTS.send({
+        action: "PutObject",
+        bucket: feeds.bucket,
+        object: { key: params.key, size: params.size, eTag: params.etag },
+        eventTime: new Date().toISOString(),
+      });
+    },
+    instance: async (id) => {
+      const res = await fetch(`${api}/instances/${encodeURIComponent(id)}`);
+      return res.ok ? instanceState(await res.json()) : null;
+    },
+    restart: async (id) => {
+      const res = await fetch(`${api}/instances/${encodeURIComponent(id)}/status`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ status: "restart" }),
+      });
+      if (!res.ok) throw new Error(`restarting ${id}: ${res.status} ${await res.text()}`);
+    },
+    dispose,
+  };
+}
+
+/** Puts `file` under `key`: in one request, or in parts when large, never whole in memory. */
+async function upload(bucket: R2Bucket, file: string, key: string): Promise<R2Object> {
+  const size = statSync(file).size;
+  const fd = openSync(file, "r");
+  const part = (n: number) => {
+    const bytes = new Uint8Array(Math.min(PART_BYTES, size - n * PART_BYTES));
+    readSync(fd, bytes, 0, bytes.length, n * PART_BYTES);
+    return bytes;
+  };
+  try {
+    if (size <= PART_BYTES) {
+      const object = await bucket.put(key, part(0));
+      if (!object) throw new Error(`${key} was not written`);
+      return object;
+    }
+    const multipart = await bucket.createMultipartUpload(key);
+    try {
+      const parts: R2UploadedPart[] = [];
+      for (let n = 0; n * PART_BYTES < size; n++) parts.push(await multipart.uploadPart(n + 1, part(n)));
+      return await multipart.complete(parts);
+    } catch (err) {
+      await multipart.abort().catch(() => {});
+      throw err;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Copies the load's rejects or warnings from the bucket to `writer`, as lines of the local `file`. */
+async function copyProblems(bucket: R2Bucket, key: string, file: string, kind: Problems, writer: LinesWriter) {
+  writer.clear(file);
+  const object = await bucket.get(problemsKey(kind, key));
+  if (!object) return;
+  for await (const { text } of readLines(object.body)) {
+    if (text !== "") await writer.write({ ...(JSON.parse(text) as Place), file });
+  }
+}
+
+const FINAL = new Set(["complete", "errored", "terminated"]);
+
+export interface PlatformResult {
+  summary: ImportSummary;
+  /** Why the load failed, if it did. */
+  error?: string;
+  ms: number;
+}
+
+/**
+ * Loads `file` on `platform`: uploads it, starts (or finds, or restarts)
+ * its load and follows it to its end.
+ */
+export async function loadOnPlatform(
+  platform: Platform,
+  file: string,
+  defaultState: string | undefined,
+  outputs: { rejects: LinesWriter; warnings: LinesWriter },
+): Promise<PlatformResult> {
+  const key = keyFor(file, defaultState);
+  const object = await upload(platform.bucket, file, key);
+  const id = await loadId(key, object.etag);
+  const params: LoadParams = { key, etag: object.etag, size: object.size };
+  const existing = await platform.instance(id);
+  if (!existing) {
+    console.error(`  ${file}: put as ${key} (${number(object.size)} bytes); starting load ${id}`);
+    await platform.start(params, id);
+  } else if (existing.status === "errored" || existing.status === "terminated") {
+    console.error(`  ${file}: its load ${id} failed (${existing.error ?? existing.status}); restarting it`);
+    await platform.restart(id);
+    // Until the restart shows (a new start), the instance still says how it ended before.
+    for (let i = 0; i < 120; i++) {
+      const now = await platform.instance(id);
+      if (!now || !FINAL.has(now.status) || now.start !== existing.start) break;
+      await sleep(250);
+    }
+  } else {
+    console.error(`  ${file}: these bytes have a load already, ${id} (${existing.status})`);
+  }
+  const started = Date.now();
+  const bar = progress(file, object.size, started);
+  let record: LoadRecord | undefined;
+  let state: InstanceState | null = null;
+  let asked = 0;
+  for (;;) {
+    record = await readLoad(platform.db, id);
+    if (record) bar.report(record.summary, record.done);
+    if (Date.now() - asked >= platform.statusEvery) {
+      asked = Date.now();
+      state = await platform.instance(id);
+      if (state && FINAL.has(state.status)) break;
+      if (!state && Date.now() - started > 60_000) {
+        bar.done();
+        throw new Error(`no load of ${key} started within a minute on ${platform.describe}`);
+      }
+    }
+    await sleep(250);
+  }
+  record = await readLoad(platform.db, id);
+  if (record) bar.report(record.summary, record.done);
+  bar.done();
+  await copyProblems(platform.bucket, key, file, "rejects", outputs.rejects);
+  await copyProblems(platform.bucket, key, file, "warnings", outputs.warnings);
+  const summary = state?.output ?? record?.summary ?? emptySummary();
+  const ms = Date.now() - started;
+  if (state?.status === "complete") return { summary, ms };
+  return { summary, ms, error: state?.error ?? record?.error ?? `the load ended ${state?.status}` };
+}
+
+/** `npm run import -- --status`: the recent loads of the platform, newest first. */
+export async function printStatus(target: Target, limit = 20): Promise<void> {
+  const { shards, dispose } = await openShards(target, ["DB"]);
+  try {
+    const db = shards.databases.get("DB");
+    if (!db) throw new Error("no DB shard");
+    const loads = await recentLoads(db, limit);
+    console.log(`Loads on the platform, from the ${describeTarget(target)} (newest first):`);
+    if (loads.length === 0) console.log("  none yet");
+    for (const load of loads) {
+      const pct = load.bytes === 0 ? 100 : Math.floor((load.done / load.bytes) * 100);
+      const seconds = (Date.parse(load.updatedAt) - Date.parse(load.startedAt)) / 1000;
+      console.log(`${load.startedAt}  ${load.status.padEnd(8)} ${String(pct).padStart(3)}%  ${load.key}  (${load.id})`);
+      console.log(`  ${summaryLine(load.summary)}; ${seconds.toLocaleString("en-US")}s to the last step`);
+      if (load.error) console.log(`  error: ${load.error}`);
+    }
+  } finally {
+    await dispose();
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Where feed files and what a load writes beside them live in the feeds
+ * bucket (R2 binding FEEDS), and how a file version names its load. Shared
+ * by the Worker (queue consumer, Workflow) and the import CLI.
+ *
+ * - `incoming/…`: feed files; putting one there starts its load. A path
+ *   segment that is a state code (`incoming/il/county.xml`) names the state
+ *   of records that name none, as the CLI's `--state` does.
+ * - `rejects/…`, `warnings/…`: each file's rejects and warnings (one JSON
+ *   line each, as the CLI writes them), under the file's path after
+ *   `incoming/`.
+ * - `loads/ID/…`: each range's part of them while a load runs.
+ */
+import { isStateCode } from "../domain/states.ts";
+import { feedFormat } from "../feed/read.ts";
+
+export const INCOMING = "incoming/";
+
+export type Problems = "rejects" | "warnings";
+
+/** Whether `key` is a feed file the platform loads: under incoming/, in a format the readers know. */
+export function isFeedKey(key: string): boolean {
+  return key.startsWith(INCOMING) && key.length > INCOMING.length && feedFormat(key) !== null;
+}
+
+/** The state a key's path names for records that name none (`incoming/il/…`), if any. */
+export function stateOfKey(key: string): string | undefined {
+  const dirs = key.slice(INCOMING.length).split("/").slice(0, -1);
+  return dirs.map((d) => d.toUpperCase()).find(isStateCode);
+}
+
+/** The object holding a file's rejects or warnings once its load has run. */
+export function problemsKey(kind: Problems, key: string): string {
+  return `${kind}/${key.slice(INCOMING.length)}.ndjson`;
+}
+
+/** A range's part of a load's rejects or warnings, by the range's first byte (parts list in file order). */
+export function partKey(kind: Problems, id: string, start: number): string {
+  return `${partsPrefix(kind, id)}${String(start).padStart(15, "0")}.ndjson`;
+}
+
+export const partsPrefix = (kind: Problems, id: string) => `loads/${id}/${kind}/`;
+
+/** An etag as R2 objects give it (`httpEtag` and S3 clients quote it). */
+export const bareEtag = (etag: string) => etag.replace(/^(W\/)?"(.*)"$/, "$2");
+
+/**
+ * The Workflow instance id of one version of a feed file: its key and etag,
+ * hashed to fit an instance id (at most 64 characters of [A-Za-z0-9_-]).
+ * A message delivered twice, or the same bytes put again (same etag),
+ * names the same instance, which exists already: the file loads once.
+ */
+export async function loadId(key: string, etag: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${key}\n${bareEtag(etag)}`));
+  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `load-${hex.slice(0, 40)}`;
+}

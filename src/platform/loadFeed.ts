@@ -1,0 +1,246 @@
+/**
+ * The LoadFeed Workflow: one instance loads one version of a feed file from
+ * the feeds bucket (its id from the key and etag: feedFiles.ts), next to
+ * the data, in steps that each do a bounded part and return a small
+ * checkpoint:
+ *
+ * 1. `begin`: checks the file is still that version, and opens (or finds)
+ *    its load record in D1 (loadRecord.ts). A load restarted after failing
+ *    for good resumes from the record's last checkpoint; a complete one
+ *    ends at once.
+ * 2. `range N`: reads the file from the checkpoint's resume point to the
+ *    first record boundary at or past RANGE_BYTES further (or MAX_RECORDS
+ *    records), an R2 range read on the condition that the etag still
+ *    matches, through the CLI's readers and loader (importShardedRange):
+ *    each filing to its state's shard, in D1 batches within D1's limits.
+ *    A record that straddles the range's end is read whole by this range.
+ *    It puts its rejects and warnings beside the file, saves its
+ *    checkpoint in the load record, and returns it. A retried range, or one
+ *    run again after a restart, rewrites nothing it committed: the loader
+ *    compares each filing with what is stored (upsertFilings).
+ * 3. `aggregates N`: rebuilds the aggregates of the debtors the load queued,
+ *    a bounded number per batch, as the CLI does once after its load.
+ * 4. `finish`: records the load in every shard (data_loads, what
+ *    `data_source_last_updated` reads), joins the rejects and warnings, and
+ *    marks the record complete; its summary is the instance's output.
+ *
+ * A step that keeps failing, or a file that is not well-formed, fails the
+ * load: what it committed stays (each filing written whole) and gets its
+ * aggregates, its record says why, and restarting the instance (or
+ * importing the file again) finishes it from the last checkpoint.
+ */
+import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
+import { NonRetryableError } from "cloudflare:workflows";
+import { drizzle } from "drizzle-orm/d1";
+import { z } from "zod";
+import type { Db } from "../db/database.ts";
+import { refreshQueued } from "../db/load.ts";
+import * as schema from "../db/schema.ts";
+import { DEFAULT_SHARD, shardsOf } from "../db/shards.ts";
+import { emptySummary, type ImportSummary } from "../feed/import.ts";
+import { FeedFileError } from "../feed/read.ts";
+import { importShardedRange, recordShardedLoad, type ShardDatabases } from "../feed/shardedImport.ts";
+import { bareEtag, stateOfKey } from "./feedFiles.ts";
+import { beginLoad, type Checkpoint, endLoad, saveCheckpoint } from "./loadRecord.ts";
+import { joinProblems, RangeProblems } from "./problems.ts";
+
+/** Bytes a range step reads (it ends at the first record boundary past them). */
+const RANGE_BYTES = 4 * 1024 * 1024;
+/**
+ * Records a range step reads at most. A group of 100 filings costs about
+ * two D1 queries per shard it touches; 10,000 records keep a step well
+ * within the 1,000 D1 queries a Worker invocation may make (Workers Paid).
+ */
+const MAX_RECORDS = 10_000;
+/** Queued debtors refreshed per D1 batch, and batches per aggregates step (3 queries each, per shard). */
+const REFRESH_DEBTORS = 1_000;
+const REFRESH_BATCHES = 50;
+
+const loadParams = z.object({
+  key: z.string().min(1),
+  etag: z.string().min(1),
+  size: z.number().int().nonnegative(),
+  /** Bytes per range step: RANGE_BYTES unless given (tests and benchmarks use smaller ranges). */
+  rangeBytes: z.number().int().positive().optional(),
+});
+
+export type LoadParams = z.infer<typeof loadParams>;
+
+/** Ranges retry on their own: a D1 or R2 hiccup costs the range, never the load. */
+const RANGE_STEP: WorkflowStepConfig = { retries: { limit: 5, delay: "5 seconds", backoff: "exponential" } };
+
+/** The drizzle handle of every shard of the Worker's layout. */
+function shardDatabasesOf(env: Env): ShardDatabases {
+  const { layout, databases } = shardsOf(env);
+  return {
+    layout,
+    databases: new Map([...databases].map(([shard, d1]) => [shard, drizzle(d1, { schema, casing: "snake_case" })])),
+  };
+}
+
+function defaultDb(shards: ShardDatabases): Db {
+  const db = shards.databases.get(DEFAULT_SHARD);
+  if (!db) throw new Error("no default shard");
+  return db;
+}
+
+function add(a: ImportSummary, b: ImportSummary): ImportSummary {
+  const sum = emptySummary();
+  for (const k of Object.keys(sum) as (keyof ImportSummary)[]) sum[k] = a[k] + b[k];
+  return sum;
+}
+
+const empty = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+
+/** The file from byte `offset` on, if it is still the version with `etag`. */
+async function bytesFrom(bucket: R2Bucket, key: string, etag: string, offset: number) {
+  const object = await bucket.get(key, { range: { offset }, onlyIf: { etagMatches: etag } });
+  if (object === null) throw new NonRetryableError(`${key} is no longer in the bucket`);
+  // The file was replaced while this version loaded: stop rather than read bytes of two versions.
+  if (!("body" in object)) throw new NonRetryableError(`${key} was replaced during its load (etag ${etag} is gone)`);
+  return object.body;
+}
+
+export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
+  override async run(event: Readonly<WorkflowEvent<LoadParams>>, step: WorkflowStep): Promise<ImportSummary> {
+    const params = loadParams.parse(event.payload);
+    const id = event.instanceId;
+    // The load's time, the same in every step and after a restart: the
+    // loader's "now" (future dates, facet days) and data_loads' time.
+    const now = new Date(event.timestamp);
+    try {
+      const begun = await step.do("begin", () => this.begin(id, params, now));
+      if (begun.complete) return begun.checkpoint.summary;
+      let checkpoint = begun.checkpoint;
+      // Issue 22's pre-scan (repeated filing keys, so a filing met several
+      // times is compared with what is stored in its last version only)
+      // runs here, as range steps of its own over the same ranges, once the
+      // loader has it; its small result (or an R2 object beside the file)
+      // then goes to each range step.
+      for (let n = 1; checkpoint.next !== null; n++) {
+        const from = checkpoint;
+        checkpoint = await step.do(`range ${n}`, RANGE_STEP, () => this.range(id, params, from, now));
+      }
+      await this.refreshAggregates(step, "aggregates");
+      const done = checkpoint;
+      return await step.do("finish", () => this.finish(id, params, done, now));
+    } catch (err) {
+      // A step's NonRetryableError reaches run() as "NonRetryableError: reason".
+      const reason = (err instanceof Error ? err.message : String(err)).replace(/^NonRetryableError:?\s*/, "");
+      // What the load committed gets its aggregates, as the CLI's does after
+      // a failure; if D1 is what failed, the next load's refresh does it.
+      await this.refreshAggregates(step, "aggregates after the failure").catch(() => {});
+      await step.do("record the failure", async () => {
+        const shards = shardDatabasesOf(this.env);
+        await endLoad(defaultDb(shards), id, { status: "failed", error: reason }, new Date());
+        if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, true);
+      });
+      // Handled: the instance errors with the reason (a NonRetryableError
+      // escaping run() would end it with a generic message instead).
+      throw new Error(reason);
+    }
+  }
+
+  private async begin(id: string, params: LoadParams, now: Date) {
+    const head = await this.env.FEEDS.head(params.key);
+    if (!head) throw new NonRetryableError(`${params.key} is not in the bucket`);
+    if (head.etag !== bareEtag(params.etag)) {
+      throw new NonRetryableError(`${params.key} was replaced before its load began (etag ${params.etag} is gone)`);
+    }
+    const record = await beginLoad(
+      defaultDb(shardDatabasesOf(this.env)),
+      { id, key: params.key, etag: head.etag, bytes: head.size },
+      now,
+    );
+    return { complete: record.status === "complete", checkpoint: record.checkpoint };
+  }
+
+  private async range(id: string, params: LoadParams, from: Checkpoint, now: Date): Promise<Checkpoint> {
+    const start = from.next ?? { byte: 0, line: 1 };
+    const shards = shardDatabasesOf(this.env);
+    const problems = new RangeProblems();
+    // A range starting at the file's end still runs the reader's end-of-file checks.
+    const body =
+      start.byte >= params.size ? empty() : await bytesFrom(this.env.FEEDS, params.key, params.etag, start.byte);
+    const defaultState = stateOfKey(params.key);
+    try {
+      const { summary, next } = await importShardedRange(
+        shards,
+        params.key,
+        body,
+        {
+          ...(start.byte > 0 ? { from: start } : {}),
+          until: { byte: start.byte + (params.rangeBytes ?? RANGE_BYTES), records: MAX_RECORDS },
+        },
+        {
+          now,
+          source: `load ${params.key}`,
+          ...(defaultState ? { defaultState } : {}),
+          // The aggregates are rebuilt once, by the aggregates steps.
+          deferRefresh: true,
+          // Recorded once, by the finish step.
+          recordLoad: async () => {},
+          onReject: problems.reject,
+          onWarning: problems.warn,
+        },
+      );
+      await problems.save(this.env.FEEDS, id, start.byte);
+      const checkpoint: Checkpoint = {
+        next,
+        done: next?.byte ?? params.size,
+        summary: add(from.summary, summary),
+        ranges: from.ranges + 1,
+      };
+      await saveCheckpoint(defaultDb(shards), id, checkpoint, new Date());
+      return checkpoint;
+    } catch (err) {
+      if (!(err instanceof FeedFileError)) throw err;
+      // The file breaks here: what the range wrote before the break stays,
+      // and is counted in the record; the checkpoint stays where the range
+      // began, so that a restart reads the range again.
+      await problems.save(this.env.FEEDS, id, start.byte);
+      const written = (err as FeedFileError & { summary?: ImportSummary }).summary ?? emptySummary();
+      await endLoad(
+        defaultDb(shards),
+        id,
+        { status: "failed", error: err.message, summary: add(from.summary, written) },
+        new Date(),
+      );
+      throw new NonRetryableError(err.message);
+    }
+  }
+
+  /**
+   * Whether the file is still the version this load read. The rejects and
+   * warnings beside it are its current version's: a load of a version
+   * replaced since leaves them alone (its parts stay under loads/ID/).
+   */
+  private async stillThisVersion(params: LoadParams): Promise<boolean> {
+    return (await this.env.FEEDS.head(params.key))?.etag === bareEtag(params.etag);
+  }
+
+  /** Steps `name 1`, `name 2`, ... until every shard's queue of debtors is empty. */
+  private async refreshAggregates(step: WorkflowStep, name: string): Promise<void> {
+    for (let n = 1, more = true; more; n++) more = await step.do(`${name} ${n}`, () => this.aggregates());
+  }
+
+  /** Refreshes a bounded part of every shard's queue of debtors; returns whether any is left. */
+  private async aggregates(): Promise<boolean> {
+    let more = false;
+    for (const db of shardDatabasesOf(this.env).databases.values()) {
+      let left = true;
+      for (let i = 0; i < REFRESH_BATCHES && left; i++) left = await refreshQueued(db, { limit: REFRESH_DEBTORS });
+      more ||= left;
+    }
+    return more;
+  }
+
+  private async finish(id: string, params: LoadParams, checkpoint: Checkpoint, now: Date): Promise<ImportSummary> {
+    const shards = shardDatabasesOf(this.env);
+    const { summary } = checkpoint;
+    await recordShardedLoad(shards, `load ${params.key}`, summary.inserted + summary.updated, now);
+    if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, false);
+    await endLoad(defaultDb(shards), id, { status: "complete", summary }, new Date());
+    return summary;
+  }
+}

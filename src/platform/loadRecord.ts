@@ -1,0 +1,130 @@
+/**
+ * The load record of a platform load in D1 (schema.ts, feed_loads, in the
+ * default shard): what the CLI reads to follow a load and to list loads,
+ * and what a restarted load resumes from. Each range step saves its
+ * checkpoint here after its writes, so the record never claims more than
+ * is committed.
+ */
+import { desc, eq } from "drizzle-orm";
+import type { Db } from "../db/database.ts";
+import { feedLoads } from "../db/schema.ts";
+import { isoSeconds } from "../domain/time.ts";
+import { emptySummary, type ImportSummary } from "../feed/import.ts";
+import type { Resume } from "../feed/read.ts";
+
+type LoadStatus = "running" | "complete" | "failed";
+
+/** Where a load stands after a step: the next range's start (null once the file is read), counts so far. */
+export interface Checkpoint {
+  next: Resume | null;
+  /** Bytes of the file read and written. */
+  done: number;
+  summary: ImportSummary;
+  ranges: number;
+}
+
+export interface LoadRecord {
+  id: string;
+  key: string;
+  etag: string;
+  bytes: number;
+  status: LoadStatus;
+  startedAt: string;
+  updatedAt: string;
+  done: number;
+  /** Counts so far: the checkpoint's, plus what a range that stopped on a broken file had written. */
+  summary: ImportSummary;
+  error: string | null;
+  checkpoint: Checkpoint;
+}
+
+const firstCheckpoint = (): Checkpoint => ({
+  next: { byte: 0, line: 1 },
+  done: 0,
+  summary: emptySummary(),
+  ranges: 0,
+});
+
+function recordOf(row: typeof feedLoads.$inferSelect): LoadRecord {
+  return {
+    ...row,
+    status: row.status as LoadStatus,
+    summary: { ...emptySummary(), ...(JSON.parse(row.summary) as Partial<ImportSummary>) },
+    checkpoint: JSON.parse(row.checkpoint) as Checkpoint,
+  };
+}
+
+export async function readLoad(db: Db, id: string): Promise<LoadRecord | undefined> {
+  const [row] = await db.select().from(feedLoads).where(eq(feedLoads.id, id));
+  return row && recordOf(row);
+}
+
+/** The newest loads first. */
+export async function recentLoads(db: Db, limit: number): Promise<LoadRecord[]> {
+  const rows = await db.select().from(feedLoads).orderBy(desc(feedLoads.startedAt), desc(feedLoads.id)).limit(limit);
+  return rows.map(recordOf);
+}
+
+/**
+ * The record of load `id`, begun now or earlier: a new one at the file's
+ * start, or the one a failed or interrupted run left (running again from
+ * its checkpoint), or a complete one.
+ */
+export async function beginLoad(
+  db: Db,
+  file: { id: string; key: string; etag: string; bytes: number },
+  at: Date,
+): Promise<LoadRecord> {
+  const now = isoSeconds(at);
+  const first = firstCheckpoint();
+  await db
+    .insert(feedLoads)
+    .values({
+      ...file,
+      status: "running",
+      startedAt: now,
+      updatedAt: now,
+      done: 0,
+      summary: JSON.stringify(first.summary),
+      checkpoint: JSON.stringify(first),
+    })
+    .onConflictDoNothing();
+  const record = await readLoad(db, file.id);
+  if (!record) throw new Error(`load ${file.id} has no record`);
+  if (record.status === "failed") {
+    await db.update(feedLoads).set({ status: "running", error: null, updatedAt: now }).where(eq(feedLoads.id, file.id));
+    return { ...record, status: "running", error: null, updatedAt: now };
+  }
+  return record;
+}
+
+/** Saves a range's checkpoint (after its writes). */
+export async function saveCheckpoint(db: Db, id: string, checkpoint: Checkpoint, at: Date): Promise<void> {
+  await db
+    .update(feedLoads)
+    .set({
+      done: checkpoint.done,
+      summary: JSON.stringify(checkpoint.summary),
+      checkpoint: JSON.stringify(checkpoint),
+      updatedAt: isoSeconds(at),
+    })
+    .where(eq(feedLoads.id, id));
+}
+
+/** Ends a load: complete, or failed with its error (the checkpoint stays, for a restart). */
+export async function endLoad(
+  db: Db,
+  id: string,
+  end: { status: "complete"; summary: ImportSummary } | { status: "failed"; error: string; summary?: ImportSummary },
+  at: Date,
+): Promise<void> {
+  await db
+    .update(feedLoads)
+    .set({
+      status: end.status,
+      error: end.status === "failed" ? end.error : null,
+      ...(end.summary ? { summary: JSON.stringify(end.summary) } : {}),
+      updatedAt: isoSeconds(at),
+    })
+    .where(eq(feedLoads.id, id));
+}

@@ -1,0 +1,88 @@
+/**
+ * Rejects and warnings of a platform load, in the feeds bucket (feedFiles.ts):
+ * each range step puts its own part (named by its first byte, so a retried
+ * range replaces its part rather than adding one), and the end of the load
+ * joins the parts, in file order, into one object per kind beside the file,
+ * the lines the CLI writes to FILE.rejects.ndjson and FILE.warnings.ndjson.
+ */
+import type { Reject, Warning } from "../feed/read.ts";
+import { type Problems, partKey, partsPrefix, problemsKey } from "./feedFiles.ts";
+
+const KINDS: Problems[] = ["rejects", "warnings"];
+const LF = 0x0a;
+const NDJSON = { httpMetadata: { contentType: "application/x-ndjson" } };
+
+/** One range's rejects and warnings (a range holds a few MB of the file, so they fit in memory). */
+export class RangeProblems {
+  private readonly lines: Record<Problems, string[]> = { rejects: [], warnings: [] };
+
+  reject = (reject: Reject) => void this.lines.rejects.push(JSON.stringify(reject));
+  warn = (warning: Warning) => void this.lines.warnings.push(JSON.stringify(warning));
+
+  /** Puts the range's parts (and removes a part an earlier attempt of it left, when it now has none). */
+  async save(bucket: R2Bucket, id: string, start: number): Promise<void> {
+    for (const kind of KINDS) {
+      const key = partKey(kind, id, start);
+      const lines = this.lines[kind];
+      if (lines.length === 0) await bucket.delete(key);
+      else await bucket.put(key, `${lines.join("\n")}\n`, NDJSON);
+    }
+  }
+}
+
+async function parts(bucket: R2Bucket, prefix: string): Promise<R2Object[]> {
+  const out: R2Object[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
+    out.push(...page.objects);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return out.sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+/**
+ * Joins load `id`'s parts into the rejects and warnings objects of `key`,
+ * streaming each part in turn (never the whole in memory); a kind with no
+ * parts removes the object an earlier version's load left (a part, a few
+ * MB at most, is read whole to count its lines). The parts are
+ * deleted unless `keepParts` (a failed load, which a restart finishes).
+ * Returns how many lines of each kind there are.
+ */
+export async function joinProblems(
+  bucket: R2Bucket,
+  id: string,
+  key: string,
+  keepParts: boolean,
+): Promise<Record<Problems, number>> {
+  const counts = { rejects: 0, warnings: 0 };
+  for (const kind of KINDS) {
+    const list = await parts(bucket, partsPrefix(kind, id));
+    const target = problemsKey(kind, key);
+    if (list.length === 0) {
+      await bucket.delete(target);
+      continue;
+    }
+    const { readable, writable } = new FixedLengthStream(list.reduce((n, p) => n + p.size, 0));
+    const put = bucket.put(target, readable, NDJSON);
+    try {
+      for (const part of list) {
+        const object = await bucket.get(part.key);
+        if (!object) throw new Error(`${part.key} disappeared while its load's ${kind} were joined`);
+        const bytes = new Uint8Array(await object.arrayBuffer());
+        for (let at = bytes.indexOf(LF); at !== -1; at = bytes.indexOf(LF, at + 1)) counts[kind] += 1;
+        const writer = writable.getWriter();
+        await writer.write(bytes);
+        writer.releaseLock();
+      }
+      await writable.close();
+    } catch (err) {
+      await writable.abort(err);
+      await put.catch(() => {});
+      throw err;
+    }
+    await put;
+    if (!keepParts) await bucket.delete(list.map((p) => p.key));
+  }
+  return counts;
+}

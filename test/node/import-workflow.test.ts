@@ -1,0 +1,200 @@
+/**
+ * `npm run import -- FILE --workflow` end to end, as an operator runs it
+ * against `npm start`: a real `wrangler dev` (the Worker, its queue
+ * consumer and LoadFeed Workflow, local D1 and R2 in a temporary state
+ * directory, and a dev registry of its own, so no other session takes the
+ * CLI's message), the CLI putting files and messages into it and following
+ * each load. Its tables are an in-process import's, and a generated feed of
+ * several hundred MB passes through range steps while the Worker's heap
+ * stays flat.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join, resolve } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, startDevServer, waitUntilUp, workerHeapBytes } from "../../scripts/devServer.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const work = mkdtempSync(join(tmpdir(), "lien-workflow-"));
+const env = {
+  ...process.env,
+  PATH: `${join(root, "node_modules/.bin")}${delimiter}${process.env.PATH}`,
+  WRANGLER_REGISTRY_PATH: join(work, "registry"),
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+};
+const MB = 1_048_576;
+const TIMEOUT = 300_000;
+
+const node = (args: string[]) =>
+  spawnSync(process.execPath, args, { cwd: root, encoding: "utf8", env, maxBuffer: 64 * MB });
+
+const platformState = join(work, "platform");
+let port = 0;
+let inspectorPort = 0;
+let server: ChildProcess | undefined;
+
+beforeAll(async () => {
+  expect(node(["scripts/migrate.ts", "--persist-to", platformState]).status).toBe(0);
+  [port, inspectorPort] = [await freePort(), await freePort()];
+  Object.assign(process.env, {
+    WRANGLER_REGISTRY_PATH: env.WRANGLER_REGISTRY_PATH,
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  });
+  server = startDevServer(port, inspectorPort, ["--persist-to", platformState]);
+  await waitUntilUp(server, `http://127.0.0.1:${port}`);
+}, TIMEOUT);
+
+afterAll(() => {
+  if (server?.pid) process.kill(-server.pid);
+  rmSync(work, { recursive: true, force: true });
+});
+
+/**
+ * Every table's rows of every shard of a state directory, but the load
+ * records (which say when loads ran). A waiting amendment's source names
+ * its file as loaded: the path given to the CLI in-process, the object's
+ * key on the platform; only its line is compared.
+ */
+function tablesOf(stateDir: string): Record<string, string[]> {
+  const dir = join(stateDir, "v3/d1/miniflare-D1DatabaseObject");
+  const out: Record<string, string[]> = {};
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")) {
+    const db = new DatabaseSync(join(dir, file), { readOnly: true });
+    try {
+      const tables = db
+        .prepare(
+          "select name from sqlite_master where type = 'table' and name not like 'sqlite%' and name not like '\\_%' escape '\\' and name not in ('d1_migrations', 'data_loads', 'feed_loads')",
+        )
+        .all() as { name: string }[];
+      for (const { name } of tables) {
+        const rows = db.prepare(`select * from "${name}"`);
+        rows.setReadBigInts(true);
+        out[`${file.slice(0, 8)}:${name}`] = (rows.all() as Record<string, unknown>[])
+          .map((r) => (name === "pending_amendments" ? { ...r, source: String(r.source).replace(/^.*:/, ":") } : r))
+          .map((r) => JSON.stringify(r, (_, v) => (typeof v === "bigint" ? v.toString() : v)))
+          .sort();
+      }
+    } finally {
+      db.close();
+    }
+  }
+  return out;
+}
+
+const withoutTimes = (stdout: string) => stdout.replace(/ in [\d.]+s \([\d,]+ records\/s\)/g, "");
+
+describe("npm run import --workflow", () => {
+  it(
+    "loads feeds through the local Workflow into the tables an in-process import leaves, with its summary, rejects and warnings",
+    () => {
+      // Each file on its own, as the platform loads each file (the aggregates after each).
+      const files = [
+        "test/fixtures/feed.ndjson",
+        "test/fixtures/mixed.ndjson",
+        "test/fixtures/feed.csv",
+        "test/fixtures/office.xml",
+      ];
+      const local = join(work, "local");
+      const outputs = (dir: string, file: string) => {
+        const name = file.replaceAll("/", "_");
+        return ["--rejects", join(work, `${dir}-${name}.rejects`), "--warnings", join(work, `${dir}-${name}.warnings`)];
+      };
+      for (const file of files) {
+        const platform = node([
+          "scripts/import.ts",
+          file,
+          "--workflow",
+          "--port",
+          String(port),
+          "--persist-to",
+          platformState,
+          ...outputs("platform", file),
+        ]);
+        const inProcess = node([
+          "scripts/import.ts",
+          file,
+          "--no-bulk",
+          "--persist-to",
+          local,
+          ...outputs("local", file),
+        ]);
+        expect(platform.stderr).toContain(`through the local session on port ${port}`);
+        expect(withoutTimes(platform.stdout).replaceAll("platform-", "")).toBe(
+          withoutTimes(inProcess.stdout).replaceAll("local-", ""),
+        );
+        expect(platform.status).toBe(inProcess.status);
+        for (const kind of ["rejects", "warnings"]) {
+          const read = (dir: string) => {
+            const path = join(work, `${dir}-${file.replaceAll("/", "_")}.${kind}`);
+            return statSync(path, { throwIfNoEntry: false }) ? readFileSync(path, "utf8") : null;
+          };
+          expect(read("platform"), `${file} ${kind}`).toBe(read("local"));
+        }
+      }
+      expect(tablesOf(platformState)).toEqual(tablesOf(local));
+
+      const status = node(["scripts/import.ts", "--status", "--persist-to", platformState]);
+      expect(status.status).toBe(0);
+      for (const file of files) {
+        expect(status.stdout).toMatch(
+          new RegExp(`complete 100%  incoming/${file.split("/").at(-1)?.replace(".", "\\.")}`),
+        );
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "passes a generated feed of several hundred MB through range steps while the Worker's heap stays flat",
+    async () => {
+      // Generated filings, each line carrying a field of 100 KB the importer ignores: 300 MB, 3,000 filings.
+      const generated = join(work, "generated.ndjson");
+      expect(node(["seed/seed.ts", "--filings", "2900", "--out", generated]).status).toBe(0);
+      const feed = join(work, "padded.ndjson");
+      const out = createWriteStream(feed);
+      const padding = "x".repeat(100_000);
+      for (const line of readFileSync(generated, "utf8").trim().split("\n")) {
+        if (!out.write(`${JSON.stringify({ ...JSON.parse(line), padding })}\n`)) await once(out, "drain");
+      }
+      out.end();
+      await once(out, "finish");
+      const size = statSync(feed).size;
+      expect(size).toBeGreaterThan(280 * MB);
+
+      const cli = spawn(
+        process.execPath,
+        ["scripts/import.ts", feed, "--workflow", "--port", String(port), "--persist-to", platformState],
+        {
+          cwd: root,
+          env,
+        },
+      );
+      let stdout = "";
+      cli.stdout.on("data", (chunk) => {
+        stdout += chunk;
+      });
+      const exited = once(cli, "exit");
+      const heap: number[] = [];
+      let running = true;
+      void exited.then(() => {
+        running = false;
+      });
+      while (running) {
+        heap.push(await workerHeapBytes(inspectorPort));
+        await new Promise((r) => setTimeout(r, 2_000));
+      }
+      const [code] = await exited;
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^Imported: 2,9\d\d records read: 2,9\d\d inserted, 0 updated, 0 unchanged, 0 rejected/m);
+      const figures = heap.map((h) => (h / MB).toFixed(1)).join(", ");
+      console.log(`${(size / MB).toFixed(0)} MB through range steps; Worker heap after GC: ${figures} MB`);
+      expect(heap.length).toBeGreaterThan(3);
+      // A range (4 MiB) and its records, never the file: far under a Worker's 128 MB.
+      expect(Math.max(...heap)).toBeLessThan(48 * MB);
+    },
+    TIMEOUT * 2,
+  );
+});

@@ -1,0 +1,448 @@
+/**
+ * Loading on the platform (src/platform/): a feed file in the feeds bucket,
+ * and the queue message that says so, load through the LoadFeed Workflow
+ * exactly as the CLI loads the same file in-process, whatever the range
+ * size; and faults (a step failing mid-file, a load failing for good and
+ * restarted, a message delivered twice, a file replaced during its load, a
+ * file that breaks) end with the same tables as a clean load, or with what
+ * was committed before the break and the error on record.
+ */
+import {
+  createExecutionContext,
+  createMessageBatch,
+  getQueueResult,
+  introspectWorkflow,
+  introspectWorkflowInstance,
+  type WorkflowInstanceIntrospector,
+} from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import { generateFilings } from "../seed/generate.ts";
+import { refreshQueued } from "../src/db/load.ts";
+import { lienLine } from "../src/feed/export.ts";
+import type { ImportSummary } from "../src/feed/import.ts";
+import type { Reject, Warning } from "../src/feed/read.ts";
+import { importSharded } from "../src/feed/shardedImport.ts";
+import worker from "../src/index.ts";
+import { loadId, problemsKey } from "../src/platform/feedFiles.ts";
+import { type LoadRecord, readLoad } from "../src/platform/loadRecord.ts";
+import { stream } from "./feeds.ts";
+import feedCsv from "./fixtures/feed.csv?raw";
+import feedNdjson from "./fixtures/feed.ndjson?raw";
+import mixedNdjson from "./fixtures/mixed.ndjson?raw";
+import officeXml from "./fixtures/office.xml?raw";
+import officeLaterXml from "./fixtures/office-later.xml?raw";
+import { clearAllShards, dbOf, shardDatabases, shards } from "./helpers.ts";
+
+/** The feed files of the comparisons, loaded in this order (XML amendments wait for, then merge into, filings). */
+const FILES: [string, string][] = [
+  ["incoming/feed.ndjson", feedNdjson],
+  ["incoming/mixed.ndjson", mixedNdjson],
+  ["incoming/feed.csv", feedCsv],
+  ["incoming/office.xml", officeXml],
+  ["incoming/office-later.xml", officeLaterXml],
+];
+
+/** Every row of every table of every shard, but the load records (which say when each load ran). */
+async function tables(): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const [shard, d1] of shards.databases) {
+    const { results } = await d1
+      .prepare(
+        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name not in ('d1_migrations', 'data_loads', 'feed_loads')",
+      )
+      .all<{ name: string }>();
+    for (const { name } of results) {
+      const rows = await d1.prepare(`select * from "${name}"`).all();
+      out[`${shard}.${name}`] = rows.results.map((r) => JSON.stringify(r)).sort();
+    }
+  }
+  return out;
+}
+
+/**
+ * What `npm run import -- FILE` does locally, once per file as the platform
+ * loads them: the same loader, then the aggregates rebuilt (also after a
+ * failure). A debtor name's id follows the order names are refreshed in.
+ */
+async function loadAsTheCli(files: [string, string][]) {
+  const rejects: Reject[] = [];
+  const warnings: Warning[] = [];
+  const summaries: ImportSummary[] = [];
+  for (const [key, text] of files) {
+    try {
+      const summary = await importSharded(shardDatabases, key, stream(text), {
+        deferRefresh: true,
+        onReject: (r) => void rejects.push(r),
+        onWarning: (w) => void warnings.push(w),
+      });
+      summaries.push(summary);
+    } finally {
+      for (const db of shardDatabases.databases.values()) await refreshQueued(db);
+    }
+  }
+  return { rejects, warnings, summaries };
+}
+
+type Modify = Parameters<WorkflowInstanceIntrospector["modify"]>[0];
+
+/** Puts `text` under `key` and returns the load id and parameters of that version. */
+async function put(key: string, text: string) {
+  const object = await env.FEEDS.put(key, text);
+  if (!object) throw new Error(`no object for ${key}`);
+  return { id: await loadId(key, object.etag), params: { key, etag: object.etag, size: object.size } };
+}
+
+/** Loads `text` as `key` through the Workflow, in ranges of `rangeBytes`, and waits for `status`. */
+async function loadOnThePlatform(
+  key: string,
+  text: string,
+  rangeBytes: number,
+  { modify, status = "complete" }: { modify?: Modify; status?: "complete" | "errored" } = {},
+) {
+  const { id, params } = await put(key, text);
+  await using instance = await introspectWorkflowInstance(env.LOAD_FEED, id);
+  await instance.modify(async (m) => {
+    await m.disableRetryDelays();
+    await modify?.(m);
+  });
+  await env.LOAD_FEED.create({ id, params: { ...params, rangeBytes } });
+  await instance.waitForStatus(status);
+  return { id, output: status === "complete" ? await instance.getOutput() : await instance.getError() };
+}
+
+/** Waits until the instance's status is `status` (polled: a restarted instance passes through errored). */
+async function settled(handle: WorkflowInstance, status: InstanceStatus["status"]) {
+  for (let i = 0; i < 600; i++) {
+    const now = await handle.status();
+    if (now.status === status) return now;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`instance ${handle.id} is not ${status} after 30 s`);
+}
+
+const record = async (id: string): Promise<LoadRecord> => {
+  const found = await readLoad(dbOf("CO"), id);
+  if (!found) throw new Error(`no load record ${id}`);
+  return found;
+};
+
+async function lines(key: string): Promise<unknown[]> {
+  const object = await env.FEEDS.get(key);
+  if (!object) return [];
+  return (await object.text())
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+/** An R2 object-create notification's body, as R2 sends it to the queue. */
+function notification(key: string, etag: string, size: number) {
+  return {
+    account: "0123456789abcdef",
+    action: "PutObject",
+    bucket: "lien-feeds",
+    object: { key, size, eTag: etag },
+    eventTime: new Date().toISOString(),
+  };
+}
+
+async function deliver(...bodies: unknown[]) {
+  const batch = createMessageBatch(
+    "lien-feed-events",
+    bodies.map((body, i) => ({ id: `message-${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  return getQueueResult(batch, ctx);
+}
+
+/**
+ * Runs `during` with every D1 statement prepared and batch sent in the
+ * isolate (the Workflow's included) seen by `hooks`: a batch goes through
+ * `batch`, which may fail it instead.
+ */
+async function withD1<T>(
+  hooks: {
+    prepare?: (sql: string) => void;
+    batch: (statements: D1PreparedStatement[], run: () => Promise<D1Result[]>) => Promise<D1Result[]>;
+  },
+  during: () => Promise<T>,
+): Promise<T> {
+  const prototype = Object.getPrototypeOf(env.DB) as D1Database;
+  const { batch, prepare } = prototype;
+  prototype.batch = function (this: D1Database, statements: D1PreparedStatement[]) {
+    return hooks.batch(statements, () => batch.call(this, statements));
+  } as D1Database["batch"];
+  prototype.prepare = function (this: D1Database, query: string) {
+    hooks.prepare?.(query);
+    return prepare.call(this, query);
+  };
+  try {
+    return await during();
+  } finally {
+    Object.assign(prototype, { batch, prepare });
+  }
+}
+
+const sqlOf = (statements: D1PreparedStatement[]) =>
+  statements.map((s) => (s as unknown as { statement: string }).statement).join(";\n");
+
+/**
+ * The files with blank lines added at their end (which every reader skips),
+ * a different number each call: new file versions, new loads.
+ */
+let run = 0;
+const fresh = (files: [string, string][]) => {
+  run += 1;
+  return files.map(([key, text]): [string, string] => [key, `${text}${"\n".repeat(run)}`]);
+};
+
+beforeEach(clearAllShards);
+
+describe("a feed file put in the bucket", () => {
+  it("loads through its queue message exactly as the CLI loads the same file, rejects and warnings beside it", async () => {
+    const [[key, text]] = fresh([["incoming/mixed.ndjson", mixedNdjson]]) as [[string, string]];
+    const { id, params } = await put(key, text);
+    await using loads = await introspectWorkflow(env.LOAD_FEED);
+    const result = await deliver(notification(key, params.etag, params.size));
+    expect(result.explicitAcks).toEqual(["message-0"]);
+    const [instance] = await loads.get();
+    await instance?.waitForStatus("complete");
+    const output = await instance?.getOutput();
+    expect(await record(id)).toMatchObject({ status: "complete", done: params.size, error: null, summary: output });
+    const platform = await tables();
+    const platformRejects = await lines(problemsKey("rejects", key));
+    const platformWarnings = await lines(problemsKey("warnings", key));
+
+    await clearAllShards();
+    const cli = await loadAsTheCli([[key, text]]);
+    expect(output).toEqual(cli.summaries[0]);
+    expect(platform).toEqual(await tables());
+    expect(platformRejects).toEqual(cli.rejects);
+    expect(platformWarnings).toEqual(cli.warnings);
+    expect(platformRejects).toHaveLength(5);
+  });
+
+  for (const rangeBytes of [97, 1_000, 4 * 1024 * 1024]) {
+    it(`loads NDJSON, CSV and XML files in ranges of ${rangeBytes.toLocaleString("en-US")} bytes into the same tables as the CLI`, async () => {
+      const files = fresh(FILES);
+      const summaries: ImportSummary[] = [];
+      for (const [key, text] of files) {
+        summaries.push((await loadOnThePlatform(key, text, rangeBytes)).output as ImportSummary);
+      }
+      const platform = await tables();
+      await clearAllShards();
+      const cli = await loadAsTheCli(files);
+      expect(platform).toEqual(await tables());
+      // Counts that do not depend on where groups of records end (ranges end groups).
+      const counted = (s: ImportSummary) => [s.read, s.rejected, s.warned, s.amendments];
+      expect(summaries.map(counted)).toEqual(cli.summaries.map(counted));
+    });
+  }
+});
+
+describe("faults", () => {
+  it("a range step that fails after some of its writes is retried and ends with the same tables as a clean load", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const lines = [...generateFilings({ filings: 300, seed: 25, now: Date.now() })].map((r) => lienLine(r, today));
+    const text = `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`;
+    const rangeBytes = Math.ceil(text.length / 3);
+    let steps = 0;
+    let writes = 0;
+    let failed = 0;
+    await withD1(
+      {
+        // A step ends by saving its checkpoint.
+        prepare: (sql) => {
+          if (sql.startsWith('update "feed_loads"')) {
+            steps += 1;
+            writes = 0;
+          }
+        },
+        batch: async (statements, batch) => {
+          if (sqlOf(statements).includes('insert into "filings"')) {
+            writes += 1;
+            // The second range's second write: its first is committed when this one fails.
+            if (steps === 1 && writes === 2 && failed === 0) {
+              failed += 1;
+              throw new Error("D1_ERROR: the network went away");
+            }
+          }
+          return batch();
+        },
+      },
+      () => loadOnThePlatform(`incoming/generated-${++run}.ndjson`, text, rangeBytes),
+    );
+    expect(failed).toBe(1);
+    const faulted = await tables();
+    await clearAllShards();
+    await loadOnThePlatform(`incoming/generated-${run}.ndjson`, `${text}\n`, rangeBytes);
+    expect(faulted).toEqual(await tables());
+  });
+
+  it("a load that fails for good records its error and checkpoint, and restarting it resumes there and finishes it", async () => {
+    const [key, text] = fresh(FILES)[3] as [string, string];
+    const { id, params } = await put(key, text);
+    await using instance = await introspectWorkflowInstance(env.LOAD_FEED, id);
+    await instance.modify(async (m) => {
+      await m.disableRetryDelays();
+      // Every attempt (1 and 5 retries) of the third range fails.
+      await m.mockStepError({ name: "range 3" }, new Error("D1 is down for good"), 6);
+    });
+    await env.LOAD_FEED.create({ id, params: { ...params, rangeBytes: 500 } });
+    await instance.waitForStatus("errored");
+    expect(await instance.getError()).toMatchObject({ message: "D1 is down for good" });
+    const failed = await record(id);
+    expect(failed).toMatchObject({ status: "failed", error: "D1 is down for good" });
+    expect(failed.checkpoint.ranges).toBe(2);
+    expect(failed.done).toBeGreaterThan(0);
+    expect(failed.done).toBeLessThan(failed.bytes);
+
+    const handle = await env.LOAD_FEED.get(id);
+    await handle.restart();
+    await settled(handle, "complete");
+    const finished = await record(id);
+    const resumed = await tables();
+
+    await clearAllShards();
+    const [, again] = fresh(FILES)[3] as [string, string];
+    const clean = await loadOnThePlatform(key, again, 500);
+    expect(resumed).toEqual(await tables());
+    expect(finished).toMatchObject({ status: "complete", error: null, done: finished.bytes });
+    // Resumed from its checkpoint: no range read twice, so nothing counted as unchanged.
+    expect(finished.summary).toEqual(clean.output);
+    expect(finished.checkpoint.ranges).toBe((await record(clean.id)).checkpoint.ranges);
+  });
+
+  it("the same message delivered twice, and the same bytes put again, load once", async () => {
+    const [[key, text]] = fresh([["incoming/feed.csv", feedCsv]]) as [[string, string]];
+    const { id, params } = await put(key, text);
+    await using loads = await introspectWorkflow(env.LOAD_FEED);
+    const message = notification(key, params.etag, params.size);
+    expect((await deliver(message, message)).explicitAcks).toEqual(["message-0", "message-1"]);
+    const [instance, ...others] = await loads.get();
+    expect(others).toEqual([]);
+    await instance?.waitForStatus("complete");
+    await put(key, text);
+    expect((await deliver(message)).explicitAcks).toEqual(["message-0"]);
+    expect(await loads.get()).toHaveLength(1);
+    expect(await record(id)).toMatchObject({ status: "complete", summary: { read: 2, inserted: 2 } });
+    for (const d1 of shards.databases.values()) {
+      const loadsRecorded = await d1.prepare("select count(*) as n from data_loads").first<{ n: number }>();
+      expect(loadsRecorded?.n).toBe(1);
+    }
+  });
+
+  it("a file replaced while its load runs stops that load rather than read two versions; the new version loads whole", async () => {
+    const key = `incoming/replaced-${crypto.randomUUID()}.ndjson`;
+    // Every party's name starts with the version's mark; the first line is a reject.
+    const version = (mark: string) => `not JSON\n${feedNdjson.replaceAll('"name": "', `"name": "${mark} `)}`;
+    const first = await put(key, version("Version1"));
+    let second: Awaited<ReturnType<typeof put>> | undefined;
+    // The new version arrives as the first range writes its filings.
+    await withD1(
+      {
+        batch: async (statements, batch) => {
+          if (!second && sqlOf(statements).includes('insert into "filings"'))
+            second = await put(key, version("Version2"));
+          return batch();
+        },
+      },
+      async () => {
+        await using instance = await introspectWorkflowInstance(env.LOAD_FEED, first.id);
+        await instance.modify((m) => m.disableRetryDelays());
+        await env.LOAD_FEED.create({ id: first.id, params: { ...first.params, rangeBytes: 200 } });
+        await instance.waitForStatus("errored");
+      },
+    );
+    expect(await record(first.id)).toMatchObject({
+      status: "failed",
+      error: `${key} was replaced during its load (etag ${first.params.etag} is gone)`,
+      summary: { read: 2, inserted: 1, rejected: 1 },
+    });
+    const firstOnly = JSON.stringify(await tables());
+    expect(firstOnly).toContain("Version1");
+    expect(firstOnly).not.toContain("Version2");
+    // Its rejects and warnings stay its own (under loads/ID/), not beside the new version.
+    expect((await env.FEEDS.list({ prefix: `loads/${first.id}/` })).objects.length).toBeGreaterThan(0);
+    expect(await env.FEEDS.head(problemsKey("rejects", key))).toBeNull();
+
+    if (!second) throw new Error("the file was not replaced");
+    await using loads = await introspectWorkflow(env.LOAD_FEED);
+    await deliver(notification(key, second.params.etag, second.params.size));
+    await (await loads.get())[0]?.waitForStatus("complete");
+    const names = JSON.stringify(await tables());
+    expect(names).toContain("Version2");
+    expect(names).not.toContain("Version1");
+    expect(await lines(problemsKey("rejects", key))).toMatchObject([{ file: key, line: 1, raw: "not JSON" }]);
+  });
+
+  it("a file that is not well-formed stops where it breaks: what came before stays, whole, and the error is on record", async () => {
+    let closed = 0;
+    const broken = officeXml.replace(/<\/FileDetail>/g, (end) => (++closed === 3 ? `${end}<Oops></FileDetail>` : end));
+    const key = `incoming/broken-${++run}.xml`;
+    const { id, output } = await loadOnThePlatform(key, broken, 300, { status: "errored" });
+    expect(output).toMatchObject({
+      message: expect.stringMatching(/^not well-formed XML at line \d+, column \d+, byte /),
+    });
+    const failed = await record(id);
+    expect(failed).toMatchObject({ status: "failed", error: expect.stringMatching(/^not well-formed XML at line/) });
+    expect(failed.summary.read).toBe(3);
+    const platform = await tables();
+    await clearAllShards();
+    await expect(loadAsTheCli([[key, broken]])).rejects.toThrow(failed.error ?? "");
+    expect(platform).toEqual(await tables());
+  });
+});
+
+describe("the feed-events consumer", () => {
+  it("acknowledges and ignores messages that are not a feed file put under incoming/", async () => {
+    const { params } = await put("incoming/readme.txt", "not a feed");
+    await using loads = await introspectWorkflow(env.LOAD_FEED);
+    const result = await deliver(
+      notification("incoming/readme.txt", params.etag, params.size),
+      notification("rejects/feed.ndjson.ndjson", params.etag, params.size),
+      { ...notification("incoming/gone.ndjson", params.etag, params.size), action: "DeleteObject" },
+      "not an event",
+    );
+    expect(result.explicitAcks).toEqual(["message-0", "message-1", "message-2", "message-3"]);
+    expect(await loads.get()).toEqual([]);
+  });
+
+  it("retries a message whose load cannot be started, so that one that keeps failing reaches the dead-letter queue", async () => {
+    const [[key, text]] = fresh([["incoming/feed.csv", feedCsv]]) as [[string, string]];
+    const { params } = await put(key, text);
+    const unavailable = () => Promise.reject(new Error("Workflows is unavailable"));
+    const down = { ...env, LOAD_FEED: { create: unavailable, get: unavailable } as unknown as Workflow };
+    const batch = createMessageBatch("lien-feed-events", [
+      { id: "message-0", timestamp: new Date(), attempts: 1, body: notification(key, params.etag, params.size) },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, down);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages).toEqual([{ msgId: "message-0" }]);
+    expect(result.explicitAcks).toEqual([]);
+  });
+});
+
+describe("the aggregates steps", () => {
+  it("refreshing the queued debtors a few at a time leaves the aggregates one refresh leaves", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const text = [...generateFilings({ filings: 200, seed: 9, now: Date.now() })]
+      .map((r) => JSON.stringify(lienLine(r, today)))
+      .join("\n");
+    await importSharded(shardDatabases, "generated.ndjson", stream(text), { deferRefresh: true });
+    let batches = 0;
+    for (const db of shardDatabases.databases.values()) {
+      for (let more = true; more; batches++) more = await refreshQueued(db, { limit: 7 });
+    }
+    // Several batches in some shard, not one each.
+    expect(batches).toBeGreaterThan(shardDatabases.databases.size * 2);
+    const inParts = await tables();
+    await clearAllShards();
+    await importSharded(shardDatabases, "generated.ndjson", stream(text), { deferRefresh: true });
+    for (const db of shardDatabases.databases.values()) await refreshQueued(db);
+    expect(inParts).toEqual(await tables());
+  });
+});
