@@ -19,8 +19,9 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
 import { refreshQueued } from "../src/db/load.ts";
+import { CHANGE_TYPES, CHANGED_FIELDS } from "../src/domain/kinds.ts";
 import { lienLine } from "../src/feed/export.ts";
-import type { ImportSummary } from "../src/feed/import.ts";
+import { IMPORT_GROUP, type ImportSummary } from "../src/feed/import.ts";
 import type { Reject, Warning } from "../src/feed/read.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
 import worker from "../src/index.ts";
@@ -32,7 +33,7 @@ import feedNdjson from "./fixtures/feed.ndjson?raw";
 import mixedNdjson from "./fixtures/mixed.ndjson?raw";
 import officeXml from "./fixtures/office.xml?raw";
 import officeLaterXml from "./fixtures/office-later.xml?raw";
-import { clearAllShards, dbOf, shardDatabases, shards } from "./helpers.ts";
+import { clearAllShards, d1Of, dbOf, shardDatabases, shards } from "./helpers.ts";
 
 /** The feed files of the comparisons, loaded in this order (XML amendments wait for, then merge into, filings). */
 const FILES: [string, string][] = [
@@ -42,6 +43,12 @@ const FILES: [string, string][] = [
   ["incoming/office.xml", officeXml],
   ["incoming/office-later.xml", officeLaterXml],
 ];
+
+/** What a table is compared by where a row holds what the database assigns as it commits (a change's number, when a load ran). */
+const READ: Record<string, string> = {
+  changes: "select state, type, filing_id, amendment, amendment_kind, changed_fields, occurred_at from changes",
+  state_loads: "select state, office_through from state_loads",
+};
 
 /** Every row of every table of every shard, but the load records (which say when each load ran). */
 async function tables(): Promise<Record<string, string[]>> {
@@ -53,7 +60,7 @@ async function tables(): Promise<Record<string, string[]>> {
       )
       .all<{ name: string }>();
     for (const { name } of results) {
-      const rows = await d1.prepare(`select * from "${name}"`).all();
+      const rows = await d1.prepare(READ[name] ?? `select * from "${name}"`).all();
       out[`${shard}.${name}`] = rows.results.map((r) => JSON.stringify(r)).sort();
     }
   }
@@ -240,6 +247,27 @@ describe("a feed file put in the bucket", () => {
       expect(summaries.map(counted)).toEqual(cli.summaries.map(counted));
     });
   }
+});
+
+describe("a file that gives a filing more than once", () => {
+  it("records one change for it, from what was stored to its last copy, as the CLI does", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const [record, ...others] = [...generateFilings({ filings: IMPORT_GROUP + 1, seed: 7, now: Date.now() })];
+    if (!record) throw new Error("no filing generated");
+    const line = (collateral: string) => JSON.stringify({ ...lienLine(record, today), collateral });
+    await loadOnThePlatform(`incoming/repeat-${++run}.ndjson`, `${line("Equipment")}\n`, 4096);
+    // One range holds both later copies, a write group apart: compared in
+    // turn they would record two updates.
+    const between = others.map((r) => JSON.stringify(lienLine(r, today)));
+    const text = `${[line("Inventory"), ...between, line("Accounts")].join("\n")}\n`;
+    const { output } = await loadOnThePlatform(`incoming/repeat-${++run}.ndjson`, text, text.length);
+    expect(output).toMatchObject({ read: between.length + 2, repeated: 1, updated: 1 });
+    const { results } = await d1Of(record.state)
+      .prepare("select changed_fields from changes where type = ? order by seq")
+      .bind(CHANGE_TYPES.indexOf("filing.updated"))
+      .all<{ changed_fields: number }>();
+    expect(results).toEqual([{ changed_fields: 1 << CHANGED_FIELDS.indexOf("collateral") }]);
+  });
 });
 
 describe("faults", () => {

@@ -42,7 +42,7 @@ function amendmentFacts(a: FilingRows["amendments"][number]): string {
 
 /**
  * The changes that loading `after` over `before` (undefined: not stored)
- * records: `filing.created`; one change per amendment not stored before, by
+ * records: `filing.created` for a new filing; one change per amendment not stored before, by
  * its kind; and `filing.updated` naming the fields whose stored facts
  * changed beyond what those amendments explain (a continuation moves the
  * lapse date, an assignment adds a party). None for an identical filing.
@@ -50,16 +50,20 @@ function amendmentFacts(a: FilingRows["amendments"][number]): string {
 export function changesOf(before: FilingRows | undefined, after: FilingRows): ChangeRow[] {
   const { filing } = after;
   const base = { state: filing.state, filingId: filing.id };
-  if (!before) return [{ ...base, type: "filing.created", occurredAt: filing.filedAt }];
-  const stored = new Map(before.amendments.map((a) => [a.number, a]));
+  const stored = new Map(before?.amendments.map((a) => [a.number, a]));
   const arrived = after.amendments.filter((a) => !stored.has(a.number));
-  const out: ChangeRow[] = arrived.map((a) => ({
+  const amended: ChangeRow[] = arrived.map((a) => ({
     ...base,
     type: AMENDMENT_CHANGES[a.kind],
     amendment: a.number,
     amendmentKind: a.kind,
     occurredAt: a.filedAt,
   }));
+  // A new filing's amendments are changes of their own too, so what a file
+  // records does not depend on whether a filing and its amendment meet in
+  // one write or in two (groups, ranges, an XML amendment read first).
+  if (!before) return [{ ...base, type: "filing.created", occurredAt: filing.filedAt }, ...amended];
+  const out = amended;
   const now = new Map(after.amendments.map((a) => [a.number, a]));
   const was = before.filing;
   const fields: ChangedField[] = [];

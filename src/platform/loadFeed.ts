@@ -14,6 +14,9 @@
  *    matches, through the CLI's readers and loader (importShardedRange):
  *    each filing to its state's shard, in D1 batches within D1's limits.
  *    A record that straddles the range's end is read whole by this range.
+ *    A first reading of the range finds the filings it gives more than once
+ *    (feed/repeats.ts), so each is compared with what is stored in its last
+ *    copy only; copies in different ranges are loaded in turn.
  *    It puts its rejects and warnings beside the file, saves its
  *    checkpoint in the load record, and returns it. A retried range, or one
  *    run again after a restart, rewrites nothing it committed: the loader
@@ -21,7 +24,8 @@
  * 3. `aggregates N`: rebuilds the aggregates of the debtors the load queued,
  *    a bounded number per batch, as the CLI does once after its load.
  * 4. `finish`: records the load in every shard (data_loads, what
- *    `data_source_last_updated` reads), joins the rejects and warnings, and
+ *    `data_source_last_updated` reads; state_loads, each state's currency
+ *    for GET /states), joins the rejects and warnings, and
  *    marks the record complete; its summary is the instance's output.
  *
  * A step that keeps failing, or a file that is not well-formed, fails the
@@ -34,11 +38,12 @@ import { NonRetryableError } from "cloudflare:workflows";
 import { drizzle } from "drizzle-orm/d1";
 import { z } from "zod";
 import type { Db } from "../db/database.ts";
-import { refreshQueued } from "../db/load.ts";
+import { type LoadedStates, refreshQueued } from "../db/load.ts";
 import * as schema from "../db/schema.ts";
 import { DEFAULT_SHARD, shardsOf } from "../db/shards.ts";
-import { emptySummary, type ImportSummary } from "../feed/import.ts";
-import { FeedFileError } from "../feed/read.ts";
+import { emptySummary, type ImportRange, type ImportSummary } from "../feed/import.ts";
+import { FeedFileError, readFeed } from "../feed/read.ts";
+import { findRepeats } from "../feed/repeats.ts";
 import { importShardedRange, recordShardedLoad, type ShardDatabases } from "../feed/shardedImport.ts";
 import { bareEtag, stateOfKey } from "./feedFiles.ts";
 import { beginLoad, type Checkpoint, endLoad, saveCheckpoint } from "./loadRecord.ts";
@@ -90,6 +95,16 @@ function add(a: ImportSummary, b: ImportSummary): ImportSummary {
   return sum;
 }
 
+/** The states of earlier ranges and of this one, each with the newer as-of date. */
+function mergeStates(earlier: Record<string, string | null>, range: LoadedStates): Record<string, string | null> {
+  const merged = { ...earlier };
+  for (const [state, asOf] of range) {
+    const known = merged[state] ?? null;
+    merged[state] = known === null || (asOf !== null && asOf > known) ? asOf : known;
+  }
+  return merged;
+}
+
 const empty = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
 
 /** The file from byte `offset` on, if it is still the version with `etag`. */
@@ -112,11 +127,6 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       const begun = await step.do("begin", () => this.begin(id, params, now));
       if (begun.complete) return begun.checkpoint.summary;
       let checkpoint = begun.checkpoint;
-      // Issue 22's pre-scan (repeated filing keys, so a filing met several
-      // times is compared with what is stored in its last version only)
-      // runs here, as range steps of its own over the same ranges, once the
-      // loader has it; its small result (or an R2 object beside the file)
-      // then goes to each range step.
       for (let n = 1; checkpoint.next !== null; n++) {
         const from = checkpoint;
         checkpoint = await step.do(`range ${n}`, RANGE_STEP, () => this.range(id, params, from, now));
@@ -159,37 +169,46 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     const start = from.next ?? { byte: 0, line: 1 };
     const shards = shardDatabasesOf(this.env);
     const problems = new RangeProblems();
-    // A range starting at the file's end still runs the reader's end-of-file checks.
-    const body =
-      start.byte >= params.size ? empty() : await bytesFrom(this.env.FEEDS, params.key, params.etag, start.byte);
+    const range: ImportRange = {
+      ...(start.byte > 0 ? { from: start } : {}),
+      until: { byte: start.byte + (params.rangeBytes ?? RANGE_BYTES), records: MAX_RECORDS },
+    };
     const defaultState = stateOfKey(params.key);
+    const read = () =>
+      // A range starting at the file's end still runs the reader's end-of-file checks.
+      start.byte >= params.size
+        ? Promise.resolve(empty())
+        : bytesFrom(this.env.FEEDS, params.key, params.etag, start.byte);
+    // A filing the range gives more than once is compared with what is
+    // stored in its last copy only (feed/repeats.ts, a first reading of the
+    // range): a retried range then records no flip between its copies.
+    const repeats = await findRepeats(
+      readFeed(params.key, await read(), { now, ...(defaultState ? { defaultState } : {}), ...range }),
+    );
+    const body = await read();
+    let loaded: LoadedStates = new Map();
     try {
-      const { summary, next } = await importShardedRange(
-        shards,
-        params.key,
-        body,
-        {
-          ...(start.byte > 0 ? { from: start } : {}),
-          until: { byte: start.byte + (params.rangeBytes ?? RANGE_BYTES), records: MAX_RECORDS },
+      const { summary, next } = await importShardedRange(shards, params.key, body, range, {
+        now,
+        ...(repeats.size > 0 ? { repeats } : {}),
+        source: `load ${params.key}`,
+        ...(defaultState ? { defaultState } : {}),
+        // The aggregates are rebuilt once, by the aggregates steps.
+        deferRefresh: true,
+        // Recorded once, by the finish step, with the states every range loaded.
+        recordLoad: async (_source, _filings, _at, states) => {
+          loaded = states;
         },
-        {
-          now,
-          source: `load ${params.key}`,
-          ...(defaultState ? { defaultState } : {}),
-          // The aggregates are rebuilt once, by the aggregates steps.
-          deferRefresh: true,
-          // Recorded once, by the finish step.
-          recordLoad: async () => {},
-          onReject: problems.reject,
-          onWarning: problems.warn,
-        },
-      );
+        onReject: problems.reject,
+        onWarning: problems.warn,
+      });
       await problems.save(this.env.FEEDS, id, start.byte);
       const checkpoint: Checkpoint = {
         next,
         done: next?.byte ?? params.size,
         summary: add(from.summary, summary),
         ranges: from.ranges + 1,
+        states: mergeStates(from.states ?? {}, loaded),
       };
       await saveCheckpoint(defaultDb(shards), id, checkpoint, new Date());
       return checkpoint;
@@ -200,12 +219,11 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       // began, so that a restart reads the range again.
       await problems.save(this.env.FEEDS, id, start.byte);
       const written = (err as FeedFileError & { summary?: ImportSummary }).summary ?? emptySummary();
-      await endLoad(
-        defaultDb(shards),
-        id,
-        { status: "failed", error: err.message, summary: add(from.summary, written) },
-        new Date(),
-      );
+      const summary = add(from.summary, written);
+      // What came before the break is loaded data, recorded as the CLI records it after a break.
+      const states = new Map(Object.entries(mergeStates(from.states ?? {}, loaded)));
+      await recordShardedLoad(shards, `load ${params.key}`, summary.inserted + summary.updated, now, states);
+      await endLoad(defaultDb(shards), id, { status: "failed", error: err.message, summary }, new Date());
       throw new NonRetryableError(err.message);
     }
   }
@@ -238,7 +256,8 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
   private async finish(id: string, params: LoadParams, checkpoint: Checkpoint, now: Date): Promise<ImportSummary> {
     const shards = shardDatabasesOf(this.env);
     const { summary } = checkpoint;
-    await recordShardedLoad(shards, `load ${params.key}`, summary.inserted + summary.updated, now);
+    const states = new Map(Object.entries(checkpoint.states ?? {}));
+    await recordShardedLoad(shards, `load ${params.key}`, summary.inserted + summary.updated, now, states);
     if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, false);
     await endLoad(defaultDb(shards), id, { status: "complete", summary }, new Date());
     return summary;

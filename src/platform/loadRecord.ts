@@ -21,6 +21,8 @@ export interface Checkpoint {
   done: number;
   summary: ImportSummary;
   ranges: number;
+  /** The states the ranges loaded, each with the newest as-of date the file gave (GET /states' currency). */
+  states?: Record<string, string | null>;
 }
 
 export interface LoadRecord {
