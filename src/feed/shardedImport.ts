@@ -100,7 +100,10 @@ async function sharded(shards: ShardDatabases, options: ShardedOptions): Promise
             now,
             summary,
             pending.get(shard) ?? true,
-            writeOptions({ ...options, recordChanges: options.recordChanges !== false && !options.backfilling?.has(shard) }),
+            writeOptions({
+              ...options,
+              recordChanges: options.recordChanges !== false && !options.backfilling?.has(shard),
+            }),
           );
       if (written.length > 0) pending.set(shard, true);
       warnings.push(...written);
