@@ -77,8 +77,14 @@ async function loadAsTheCli(files: [string, string][]) {
   const warnings: Warning[] = [];
   const summaries: ImportSummary[] = [];
   for (const [key, text] of files) {
+    // A first load into a shard records no changes (docs/monitoring.md).
+    const backfilling = new Set<string>();
+    for (const [shard, d1] of shards.databases) {
+      if (!(await d1.prepare("select 1 from filings limit 1").first())) backfilling.add(shard);
+    }
     try {
       const summary = await importSharded(shardDatabases, key, stream(text), {
+        backfilling,
         deferRefresh: true,
         onReject: (r) => void rejects.push(r),
         onWarning: (w) => void warnings.push(w),

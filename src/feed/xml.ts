@@ -39,12 +39,14 @@ export interface XmlRecord {
  * the byte and line there, the document's encoding (declared only at its
  * start), the column (for messages) and the start tags of the elements
  * open around it (the root, `Record`, `Results`), which the parser reads
- * first so that it resumes inside them.
+ * first so that it resumes inside them; and the file's ThruDate, if one
+ * came before.
  */
 export interface XmlResume {
   byte: number;
   line: number;
-  xml: { encoding: string; column: number; open: string[] };
+  /** `thruDate`: the office's as-of date read before that point, which the records after it still carry. */
+  xml: { encoding: string; column: number; open: string[]; thruDate?: string };
 }
 
 interface Node {
@@ -346,7 +348,7 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlRe
   let failure: Error | undefined;
   let rootSeen = from !== undefined;
   /** The office's as-of date (`ThruDate`, outside the records), and whether it is being read. */
-  let thruDate: string | undefined;
+  let thruDate = from?.xml.thruDate;
   let inThruDate = false;
 
   /** File byte of the parser position `position` (characters). */
@@ -412,7 +414,13 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlRe
       lien: lienOf(node),
       ...(thruDate ? { thruDate } : {}),
       ...(exact && open && encoding
-        ? { resume: { byte, line: fileLine(), xml: { encoding, column: fileColumn(), open } } }
+        ? {
+            resume: {
+              byte,
+              line: fileLine(),
+              xml: { encoding, column: fileColumn(), open, ...(thruDate ? { thruDate } : {}) },
+            },
+          }
         : {}),
     });
     recordStart = -1;

@@ -40,6 +40,7 @@ import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import { type LoadedStates, refreshQueued } from "../db/load.ts";
 import * as schema from "../db/schema.ts";
+import { filings } from "../db/schema.ts";
 import { DEFAULT_SHARD, shardsOf } from "../db/shards.ts";
 import { emptySummary, type ImportRange, type ImportSummary } from "../feed/import.ts";
 import { FeedFileError, readFeed } from "../feed/read.ts";
@@ -93,6 +94,16 @@ function add(a: ImportSummary, b: ImportSummary): ImportSummary {
   const sum = emptySummary();
   for (const k of Object.keys(sum) as (keyof ImportSummary)[]) sum[k] = a[k] + b[k];
   return sum;
+}
+
+/** The shards that hold no filings. */
+async function emptyShards(shards: ShardDatabases): Promise<string[]> {
+  const empty: string[] = [];
+  for (const [shard, db] of shards.databases) {
+    const [held] = await db.select({ id: filings.id }).from(filings).limit(1);
+    if (!held) empty.push(shard);
+  }
+  return empty;
 }
 
 /** The states of earlier ranges and of this one, each with the newer as-of date. */
@@ -157,12 +168,17 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     if (head.etag !== bareEtag(params.etag)) {
       throw new NonRetryableError(`${params.key} was replaced before its load began (etag ${params.etag} is gone)`);
     }
-    const record = await beginLoad(
-      defaultDb(shardDatabasesOf(this.env)),
-      { id, key: params.key, etag: head.etag, bytes: head.size },
-      now,
-    );
-    return { complete: record.status === "complete", checkpoint: record.checkpoint };
+    const shards = shardDatabasesOf(this.env);
+    const record = await beginLoad(defaultDb(shards), { id, key: params.key, etag: head.etag, bytes: head.size }, now);
+    let checkpoint = record.checkpoint;
+    if (checkpoint.backfilling === undefined) {
+      // Decided once, as the load begins, and kept: a retried or restarted
+      // range must not start recording changes because earlier ranges filled
+      // the shard. The CLI's first load into a shard records none either.
+      checkpoint = { ...checkpoint, backfilling: await emptyShards(shards) };
+      await saveCheckpoint(defaultDb(shards), id, checkpoint, now);
+    }
+    return { complete: record.status === "complete", checkpoint };
   }
 
   private async range(id: string, params: LoadParams, from: Checkpoint, now: Date): Promise<Checkpoint> {
@@ -191,6 +207,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       const { summary, next } = await importShardedRange(shards, params.key, body, range, {
         now,
         ...(repeats.size > 0 ? { repeats } : {}),
+        backfilling: new Set(from.backfilling ?? []),
         source: `load ${params.key}`,
         ...(defaultState ? { defaultState } : {}),
         // The aggregates are rebuilt once, by the aggregates steps.
@@ -209,6 +226,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
         summary: add(from.summary, summary),
         ranges: from.ranges + 1,
         states: mergeStates(from.states ?? {}, loaded),
+        ...(from.backfilling ? { backfilling: from.backfilling } : {}),
       };
       await saveCheckpoint(defaultDb(shards), id, checkpoint, new Date());
       return checkpoint;

@@ -23,6 +23,8 @@ export interface Checkpoint {
   ranges: number;
   /** The states the ranges loaded, each with the newest as-of date the file gave (GET /states' currency). */
   states?: Record<string, string | null>;
+  /** Shards that held no filings when the load began: its writes there are a backfill and record no changes. */
+  backfilling?: string[];
 }
 
 export interface LoadRecord {

@@ -54,7 +54,7 @@ afterAll(() => {
 
 /**
  * Every table's rows of every shard of a state directory, but the load
- * records (which say when loads ran). A waiting amendment's source names
+ * records (which say when loads ran), and times of loading. A waiting amendment's source names
  * its file as loaded: the path given to the CLI in-process, the object's
  * key on the platform; only its line is compared.
  */
@@ -74,6 +74,8 @@ function tablesOf(stateDir: string): Record<string, string[]> {
         rows.setReadBigInts(true);
         out[`${file.slice(0, 8)}:${name}`] = (rows.all() as Record<string, unknown>[])
           .map((r) => (name === "pending_amendments" ? { ...r, source: String(r.source).replace(/^.*:/, ":") } : r))
+          // When a change was recorded, and a state last loaded, is the clock's.
+          .map(({ recorded_at, last_loaded_at, ...r }) => r)
           .map((r) => JSON.stringify(r, (_, v) => (typeof v === "bigint" ? v.toString() : v)))
           .sort();
       }
