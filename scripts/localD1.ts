@@ -13,6 +13,19 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
 import { drizzle as proxyDrizzle } from "drizzle-orm/sqlite-proxy";
 import * as schema from "../src/db/schema.ts";
 
+/** Runs `work` in one transaction (`begin immediate` takes the write lock at once). */
+export function inTransaction<T>(db: DatabaseSync, work: () => T, begin = "begin immediate"): T {
+  db.exec(begin);
+  try {
+    const out = work();
+    db.exec("commit");
+    return out;
+  } catch (err) {
+    db.exec("rollback");
+    throw err;
+  }
+}
+
 /**
  * A page cache and memory-mapped reads sized for a multi-GB database: with
  * SQLite's default 2 MB cache, a load into a large database spends most of
@@ -70,17 +83,7 @@ export function localD1Database(db: DatabaseSync) {
     if (method === "get") return { rows: (stmt.get(...values) as unknown[] | undefined) ?? [] };
     return { rows: stmt.all(...values) as unknown[] };
   };
-  const transaction = <T>(work: () => T): T => {
-    db.exec("begin");
-    try {
-      const out = work();
-      db.exec("commit");
-      return out;
-    } catch (err) {
-      db.exec("rollback");
-      throw err;
-    }
-  };
+  const transaction = <T>(work: () => T): T => inTransaction(db, work, "begin");
   return proxyDrizzle(
     async (sql, params, method) => run(sql, params, method),
     async (batch) => transaction(() => batch.map((q) => run(q.sql, q.params, q.method))),

@@ -36,7 +36,7 @@ import { type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows 
 import * as schema from "../../src/db/schema.ts";
 import { soundKeyStatements } from "../../src/db/soundKeys.ts";
 import { isoSeconds } from "../../src/domain/time.ts";
-import { localD1Database, tuneForLoading } from "../localD1.ts";
+import { inTransaction, localD1Database, tuneForLoading } from "../localD1.ts";
 
 /** SQLite accepts far more than D1's 100 parameters; this keeps statements large but cacheable. */
 const MAX_PARAMS = 990;
@@ -72,19 +72,6 @@ function runAll(db: DatabaseSync, prepared: Map<string, StatementSync>, statemen
     changes += Number(stmt.run(...(params as SQLInputValue[])).changes);
   }
   return changes;
-}
-
-/** Runs `work` in one transaction. */
-function inTransaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec("begin immediate");
-  try {
-    const out = work();
-    db.exec("commit");
-    return out;
-  } catch (err) {
-    db.exec("rollback");
-    throw err;
-  }
 }
 
 const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
