@@ -339,7 +339,7 @@ describe("the daily job", () => {
   const lapses = async () =>
     (await walk("types=filing.lapsed")).changes.map((c) => [c.initial_financing_number, c.occurred_at]);
 
-  it("records each lapse once, across repeated and late runs, and never a terminated filing's", async () => {
+  it("records each lapse once, across repeated, late and simultaneous runs, and never a terminated filing's", async () => {
     const office = (number: string, lapse: string, more: Partial<FilingRecord> = {}) =>
       filing({ number, officeLapseDate: lapse, filedAt: daysAgo(400), ...more });
     await loadDelta([
@@ -349,6 +349,7 @@ describe("the daily job", () => {
       office("LAPSE-3", day(3)),
       office("LAPSE-TX-1", day(1), { state: "TX" }),
       office("LAPSE-TERMINATED", day(1), { amendments: [amendment("T-1", "termination", "Termination", 30)] }),
+      office("LAPSE-5", day(5)),
       office("LAPSE-LATER", day(30)),
     ]);
     await run(0);
@@ -367,6 +368,9 @@ describe("the daily job", () => {
         ["LAPSE-3", `${day(3)}T00:00:00Z`],
       ].sort(),
     );
+    // Runs at once (a retried trigger): each reads the mark inside its own transaction.
+    await Promise.all([run(5), run(5), run(5)]);
+    expect((await lapses()).filter(([number]) => number === "LAPSE-5")).toEqual([["LAPSE-5", `${day(5)}T00:00:00Z`]]);
   });
 
   it("deletes changes past retention, oldest first, and keeps the rest", async () => {

@@ -5,16 +5,17 @@
  * - Lapses. Dates pass without a load, so `filing.lapsed` is recorded here:
  *   for each live filing whose lapse date fell after the last day done
  *   (change_marks.lapses_through) and on or before today, one change, in
- *   the same transaction that moves the mark to today. Running it twice
- *   finds nothing new; running it days late covers every day missed (as far
- *   back as retention keeps changes); a change already recorded for that
- *   filing and lapse date is never recorded again, whatever the marks say.
+ *   the same transaction that moves the mark to today. The insert reads the
+ *   mark itself, so two runs at once record each lapse once too (D1 has one
+ *   writer: the second sees the first's mark). Running it twice finds
+ *   nothing new; running it days late covers every day missed (as far back
+ *   as retention keeps changes).
  * - Retention. Changes recorded before the retention window are deleted,
  *   oldest first, a bounded number per statement, and the newest deleted
  *   becomes change_marks.purged_through: a cursor at or before it has lost
  *   changes (410 cursor_expired).
  */
-import { and, eq, gt, lte, sql } from "drizzle-orm";
+import { and, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
 import { changeMarks, changes, facetCounts, filings } from "../db/schema.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
@@ -28,6 +29,8 @@ const PURGE_STATEMENTS = 20;
 
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** A day as the day columns store it (encodings.ts). */
+const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
 
 /** CHANGE_RETENTION_DAYS as a number of days: at least MIN_RETENTION_DAYS (the feed's promise). */
 export function retentionDays(text: string | undefined): number {
@@ -48,11 +51,10 @@ export interface DailyResult {
 export async function runDaily(db: Db, now: Date, retention: number): Promise<DailyResult> {
   const today = dayOf(now.getTime());
   const oldest = dayOf(now.getTime() - retention * DAY_MS);
-  const [mark] = await db.select().from(changeMarks).where(eq(changeMarks.id, 1));
-  // First run: today's lapses only; never further back than changes are kept.
-  const done = mark?.lapsesThrough ?? dayOf(now.getTime() - DAY_MS);
-  // Dates as YYYY-MM-DD compare as text.
-  const after = [done, oldest].sort()[1] ?? done;
+  // The last day done, read by the insert itself (a first run does today's
+  // lapses only), never further back than changes are kept.
+  const yesterday = dayOf(now.getTime() - DAY_MS);
+  const after = sql`max(coalesce((select ${changeMarks.lapsesThrough} from ${changeMarks} where ${changeMarks.id} = 1), ${dayNumber(yesterday)}), ${dayNumber(oldest)})`;
   const lapseAt = sql`${filings.lapseDate} * 86400`;
   // The states this shard holds (one facet row each), so the lapse index is searched state by state.
   const held = db
@@ -77,10 +79,9 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
         .where(
           and(
             sql`${filings.state} in ${held}`,
-            gt(filings.lapseDate, after),
+            sql`${filings.lapseDate} > ${after}`,
             lte(filings.lapseDate, today),
             sql`${filings.terminatedAt} is null`,
-            sql`not exists (select 1 from ${changes} c where c.filing_id = ${filings.id} and c.type = ${LAPSED} and c.occurred_at = ${lapseAt})`,
           ),
         )
         .orderBy(filings.lapseDate, filings.state, filings.number),

@@ -489,8 +489,6 @@ export const changes = sqliteTable(
     index("changes_state").on(t.state, t.seq),
     index("changes_type").on(t.type, t.seq),
     index("changes_state_type").on(t.state, t.type, t.seq),
-    // A debtor's changes (through its filings), and the lapse job's check for one recorded already.
-    index("changes_filing").on(t.filingId, t.seq),
     index("changes_recorded").on(t.recordedAt),
   ],
 );
