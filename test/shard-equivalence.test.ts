@@ -321,7 +321,7 @@ describe.skipIf(shards.layout.shards.length === 1)(
     it("merge a deep cross-state page from plain query handles, without a request, as the API answers it", async () => {
       const reader = readerOf(new Map(layoutOf(SIX).shards.map((s) => [s, database(binding(s))])));
       const filter = { zip5: "94107", since: recentWindowStart(new Date()) };
-      const merged = await countedPageAcross(reader, (db) => recentByPostalCode(db, filter), { page: 4, size: 5 });
+      const merged = await countedPageAcross(reader, () => recentByPostalCode(filter), { page: 4, size: 5 });
       const { body } = await answer(sharded, "/filings/recent-by-postal-code?postal_code=94107&page=4");
       const liens = body.ucc_liens as { initial_financing_number: string; jurisdiction_state: string }[];
       expect(liens).toHaveLength(5);

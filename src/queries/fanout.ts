@@ -143,8 +143,8 @@ function partsOfSlice(keys: { at: string; num: string }[][], from: number, to: n
   return parts;
 }
 
-/** A list's filter on one shard, below that shard's bound of `after` when resuming. */
-type Build<F> = (db: Db, after?: ListPosition) => F;
+/** A list's filter, below a shard's bound of `after` when resuming. */
+type Build<F> = (after?: ListPosition) => F;
 
 /**
  * Runs `work` on every shard with its part of a page: resumed below
@@ -174,25 +174,23 @@ export async function countedPageAcross(
   if (reader.shards.length === 1) {
     // One database: its own page, as before sharding.
     const only = onlyOf(
-      await directParts(reader, after, (db, bound) =>
-        fetchCountedPage(db, build(db, bound), { page, size, offset: from }),
-      ),
+      await directParts(reader, after, (db, bound) => fetchCountedPage(db, build(bound), { page, size, offset: from })),
     );
     return { ...pageOf(placed(only.items, 0, 0)), total: only.total };
   }
   if (after || page <= DIRECT_PAGES) {
     const parts = await directParts(reader, after, (db, bound) =>
-      fetchCountedPage(db, build(db, bound), { page: 1, size: reach }),
+      fetchCountedPage(db, build(bound), { page: 1, size: reach }),
     );
     return { ...pageOf(mergedItems(parts, from, reach)), total: sum(parts.map((p) => p.total)) };
   }
   // Deeper pages by number: the counts first, so that a page past the end
   // reads no list; then each shard's list keys, then the page's rows.
-  const total = sum((await onEveryShard(reader, (db) => fetchTotal(db, build(db)))).map((t) => t.total));
+  const total = sum((await onEveryShard(reader, (db) => fetchTotal(db, build()))).map((t) => t.total));
   if (from >= total) return { items: [], last: undefined, total };
-  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(db), reach));
+  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(), reach));
   const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
-    return (await fetchCountedPage(db, { ...build(db), count: 0 }, window)).items;
+    return (await fetchCountedPage(db, { ...build(), count: 0 }, window)).items;
   });
   return { ...pageOf(slice), total };
 }
@@ -214,14 +212,14 @@ export async function openPageAcross(
   if (reader.shards.length === 1) {
     const only = onlyOf(
       await directParts(reader, after, (db, bound) =>
-        fetchOpenPage(db, build(db, bound), { page, size, offset: from }, options),
+        fetchOpenPage(db, build(bound), { page, size, offset: from }, options),
       ),
     );
     return { ...only, ...pageOf(placed(only.items, 0, 0)) };
   }
   if (after || page <= DIRECT_PAGES) {
     const parts = await directParts(reader, after, (db, bound) =>
-      fetchOpenPage(db, build(db, bound), { page: 1, size: reach }, options),
+      fetchOpenPage(db, build(bound), { page: 1, size: reach }, options),
     );
     const rows = sum(parts.map((p) => p.items.length));
     return {
@@ -232,7 +230,7 @@ export async function openPageAcross(
   }
   // Deeper pages by number: a counted list's counts first, as above.
   const totals = await onEveryShard(reader, async (db) => {
-    const filter = build(db);
+    const filter = build();
     return "count" in filter ? fetchTotal(db, filter) : undefined;
   });
   const counted = totals.every((t) => t !== undefined);
@@ -240,9 +238,9 @@ export async function openPageAcross(
     return { items: [], last: undefined, hasMore: false, dataLoadedAt: latest(totals.map((t) => t.dataLoadedAt)) };
   }
   // One row past the page, to tell whether another follows.
-  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(db), reach + 1));
+  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(), reach + 1));
   const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
-    return (await fetchOpenPage(db, { ...build(db), count: 0 }, window, options)).items;
+    return (await fetchOpenPage(db, { ...build(), count: 0 }, window, options)).items;
   });
   return {
     ...pageOf(slice),

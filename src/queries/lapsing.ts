@@ -128,7 +128,7 @@ export function lapsing(db: Db, q: LapsingQuery): CountedFilter {
   // A lender's count is five index ranges again: the page does not repeat it (see countInPage).
   return {
     arms,
-    count: count as CountedFilter["count"],
+    count: count.getSQL(),
     ascending: true,
     ...(q.securedParty || industries.length > 0 ? { countInPage: false as const } : {}),
   };

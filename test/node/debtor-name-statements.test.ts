@@ -44,7 +44,7 @@ describe("the exact-name statements", () => {
     await fc.assert(
       fc.asyncProperty(name, async (n) => {
         counts.length = 0;
-        await fetchCountedPage(db, byDebtorName(db, { name: n, state: "CA" }), { page: 3, size: 5 });
+        await fetchCountedPage(db, byDebtorName({ name: n, state: "CA" }), { page: 3, size: 5 });
         await knownAddressCandidates(db, n, 15);
         await associatedDebtors(db, { name: n, state: "CA" }, { page: 3, size: 5 });
         expect(counts.length).toBeGreaterThan(0);
