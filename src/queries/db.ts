@@ -12,7 +12,7 @@ import { is, Placeholder, SQL, type SQLChunk, type SQLWrapper, StringChunk, sql 
 import type { BatchItem } from "drizzle-orm/batch";
 import { DrizzleD1Database, SQLiteD1Session } from "drizzle-orm/d1";
 import type { PreparedQuery } from "drizzle-orm/session";
-import { QueryBuilder, SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { QueryBuilder, SQLiteAsyncDialect, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 
 export type Db = DrizzleD1Database;
 
@@ -43,6 +43,16 @@ export function frozen(name: string, build: () => SQL): SQL {
     frozenFragments.set(name, fragment);
   }
   return fragment;
+}
+
+/** A row of `columns` (key and column) from its stored values, each read back as Drizzle reads its column. */
+export function decoded<R>(columns: readonly [string, SQLiteColumn][], value: (key: string, i: number) => unknown): R {
+  const row: Record<string, unknown> = {};
+  columns.forEach(([key, column], i) => {
+    const stored = value(key, i);
+    row[key] = stored === null || stored === undefined ? null : column.mapFromDriverValue(stored);
+  });
+  return row as R;
 }
 
 /** A value bound to a statement, as the driver takes it (a column's stored form: mapToDriverValue). */

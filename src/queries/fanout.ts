@@ -40,7 +40,7 @@ import {
   type PageWindow,
   positionOf,
 } from "./filings.ts";
-import { probeNames, type SimilarName, similarOf } from "./similar.ts";
+import { probeNames, probeStatement, type SimilarName, similarOf, similarQuery } from "./similar.ts";
 
 /** Pages up to this one are read in one round trip, each shard sending its first page * size rows whole. */
 const DIRECT_PAGES = 2;
@@ -448,5 +448,7 @@ function compareDesc<T extends string | number>(a: T, b: T): number {
 
 /** Similar names in every state: one database's candidates, from each shard's first names of every probe. */
 export async function similarNamesAcross(reader: ShardReader, name: string): Promise<SimilarName[]> {
-  return similarOf({ name }, await onEveryShard(reader, (db) => probeNames(db, { name })));
+  const query = similarQuery({ name });
+  const statement = probeStatement(query);
+  return similarOf(query, await onEveryShard(reader, (db) => probeNames(db, statement)));
 }

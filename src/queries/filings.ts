@@ -60,7 +60,7 @@ import {
 import { INDUSTRIES } from "../domain/industries.ts";
 import type { PartyType } from "../domain/kinds.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
-import { type Db, frozen, type Holes, query, template } from "./db.ts";
+import { type Db, decoded, frozen, type Holes, query, template } from "./db.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch, spanWhere } from "./nameMatch.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
@@ -743,14 +743,7 @@ function columnsOf(table: Table): [string, SQLiteColumn][] {
 }
 
 /** A row of `table`'s page columns from its stored values (in columnsOf order), each read back as Drizzle reads it. */
-function rowOf<R>(table: Table, value: (key: string, i: number) => unknown): R {
-  const row: Record<string, unknown> = {};
-  columnsOf(table).forEach(([key, column], i) => {
-    const stored = value(key, i);
-    row[key] = stored === null || stored === undefined ? null : column.mapFromDriverValue(stored);
-  });
-  return row as R;
-}
+const rowOf = <R>(table: Table, value: (key: string, i: number) => unknown): R => decoded<R>(columnsOf(table), value);
 
 /** The rows a partiesOf() text holds. */
 function rowsOf<R>(table: typeof debtorParties | typeof securedParties | typeof amendments, json: string | null): R[] {
