@@ -30,6 +30,7 @@ import { type Db, onEveryShard, type ShardReader } from "./db.ts";
 import * as debtorQueries from "./debtors.ts";
 import {
   type CountedFilter,
+  countedStatements,
   type FilingFilter,
   type FilingWithParties,
   fetchCountedPage,
@@ -37,8 +38,12 @@ import {
   fetchOpenPage,
   fetchTotal,
   type ListPosition,
+  openStatements,
+  type PageStatements,
   type PageWindow,
   positionOf,
+  readCountedPage,
+  readOpenPage,
 } from "./filings.ts";
 import { probeNames, probeStatement, type SimilarName, similarOf, similarQuery } from "./similar.ts";
 
@@ -147,16 +152,22 @@ function partsOfSlice(keys: { at: string; num: string }[][], from: number, to: n
 type Build<F> = (after?: ListPosition) => F;
 
 /**
- * Runs `work` on every shard with its part of a page: resumed below
- * `after`, each shard reads the page's size from its bound (one round trip,
- * what page 1 costs); otherwise, the first `reach` rows of its list.
+ * Runs `read` on every shard with its part's statements: from the list's
+ * start, one set built and rendered once for every shard; resumed below
+ * `after`, each shard's own, from its bound (one round trip, what page 1
+ * costs).
  */
-function directParts<T>(
+function onEveryPart<T>(
   reader: ShardReader,
   after: CrossPosition | undefined,
-  work: (db: Db, bound: ListPosition | undefined) => Promise<T>,
+  statementsOf: (bound?: ListPosition) => PageStatements,
+  read: (db: Db, statements: PageStatements) => Promise<T>,
 ): Promise<T[]> {
-  return onEveryShard(reader, (db, name) => work(db, after && boundIn(after, reader.shards.indexOf(name))));
+  if (!after) {
+    const statements = statementsOf();
+    return onEveryShard(reader, (db) => read(db, statements));
+  }
+  return onEveryShard(reader, (db, name) => read(db, statementsOf(boundIn(after, reader.shards.indexOf(name)))));
 }
 
 /**
@@ -173,24 +184,25 @@ export async function countedPageAcross(
   const reach = from + size;
   if (reader.shards.length === 1) {
     // One database: its own page, as before sharding.
+    const window = { page, size, offset: from };
     const only = onlyOf(
-      await directParts(reader, after, (db, bound) => fetchCountedPage(db, build(bound), { page, size, offset: from })),
+      await onEveryPart(reader, after, (bound) => countedStatements(build(bound), window), readCountedPage),
     );
     return { ...pageOf(placed(only.items, 0, 0)), total: only.total };
   }
   if (after || page <= DIRECT_PAGES) {
-    const parts = await directParts(reader, after, (db, bound) =>
-      fetchCountedPage(db, build(bound), { page: 1, size: reach }),
-    );
+    const window = { page: 1, size: reach };
+    const parts = await onEveryPart(reader, after, (bound) => countedStatements(build(bound), window), readCountedPage);
     return { ...pageOf(mergedItems(parts, from, reach)), total: sum(parts.map((p) => p.total)) };
   }
   // Deeper pages by number: the counts first, so that a page past the end
   // reads no list; then each shard's list keys, then the page's rows.
-  const total = sum((await onEveryShard(reader, (db) => fetchTotal(db, build()))).map((t) => t.total));
+  const filter = build();
+  const total = sum((await onEveryShard(reader, (db) => fetchTotal(db, filter))).map((t) => t.total));
   if (from >= total) return { items: [], last: undefined, total };
-  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(), reach));
+  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, filter, reach));
   const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
-    return (await fetchCountedPage(db, { ...build(), count: 0 }, window)).items;
+    return (await fetchCountedPage(db, { ...filter, count: 0 }, window)).items;
   });
   return { ...pageOf(slice), total };
 }
@@ -209,18 +221,14 @@ export async function openPageAcross(
 ): Promise<MergedPage & { hasMore: boolean; dataLoadedAt: string | null }> {
   const from = after ? 0 : (page - 1) * size;
   const reach = from + size;
+  const statementsOf = (window: PageWindow) => (bound?: ListPosition) =>
+    openStatements(build(bound), window, options.amendments);
   if (reader.shards.length === 1) {
-    const only = onlyOf(
-      await directParts(reader, after, (db, bound) =>
-        fetchOpenPage(db, build(bound), { page, size, offset: from }, options),
-      ),
-    );
+    const only = onlyOf(await onEveryPart(reader, after, statementsOf({ page, size, offset: from }), readOpenPage));
     return { ...only, ...pageOf(placed(only.items, 0, 0)) };
   }
   if (after || page <= DIRECT_PAGES) {
-    const parts = await directParts(reader, after, (db, bound) =>
-      fetchOpenPage(db, build(bound), { page: 1, size: reach }, options),
-    );
+    const parts = await onEveryPart(reader, after, statementsOf({ page: 1, size: reach }), readOpenPage);
     const rows = sum(parts.map((p) => p.items.length));
     return {
       ...pageOf(mergedItems(parts, from, reach)),
@@ -229,18 +237,16 @@ export async function openPageAcross(
     };
   }
   // Deeper pages by number: a counted list's counts first, as above.
-  const totals = await onEveryShard(reader, async (db) => {
-    const filter = build();
-    return "count" in filter ? fetchTotal(db, filter) : undefined;
-  });
+  const filter = build();
+  const totals = await onEveryShard(reader, async (db) => ("count" in filter ? fetchTotal(db, filter) : undefined));
   const counted = totals.every((t) => t !== undefined);
   if (counted && from >= sum(totals.map((t) => t.total))) {
     return { items: [], last: undefined, hasMore: false, dataLoadedAt: latest(totals.map((t) => t.dataLoadedAt)) };
   }
   // One row past the page, to tell whether another follows.
-  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(), reach + 1));
+  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, filter, reach + 1));
   const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
-    return (await fetchOpenPage(db, { ...build(), count: 0 }, window, options)).items;
+    return (await fetchOpenPage(db, { ...filter, count: 0 }, window, options)).items;
   });
   return {
     ...pageOf(slice),

@@ -60,7 +60,7 @@ import {
 import { INDUSTRIES } from "../domain/industries.ts";
 import type { PartyType } from "../domain/kinds.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
-import { type Db, decoded, frozen, type Holes, query, template } from "./db.ts";
+import { type Db, decoded, frozen, type Holes, query, rendered, template } from "./db.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch, spanWhere } from "./nameMatch.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
@@ -806,16 +806,37 @@ const pageJoin = (filter: FilingFilter) => {
  * statements, one per table, would each read the page's entries again.)
  * Rows come back as D1 sends them (assemble() reads them).
  */
-function pageWithParties(
-  db: Db,
+function pageWithParties(filter: FilingFilter | CountedFilter, offset: number, limit: number, withAmendments = false) {
+  return sql`select ${withParties(withAmendments)} from (${pageKeys(filter, offset, limit)})${pageJoin(filter)}`;
+}
+
+/**
+ * A page's statements, rendered once for every database that runs them (each
+ * shard of a list spanning states, from its start): the page with its
+ * parties, `size` rows (and one more, to tell whether another follows,
+ * when there is no count), and its count, a statement or known.
+ */
+export interface PageStatements {
+  rows: SQL;
+  size: number;
+  count?: SQL | number;
+}
+
+/** The statements of a counted page (envelope A) of `filter`. */
+export function countedStatements(
+  filter: CountedFilter,
+  { page, size, offset = (page - 1) * size }: PageWindow,
+): PageStatements {
+  return { rows: rendered(pageWithParties(filter, offset, size)), size, count: filter.count };
+}
+
+/** The statements of an open page (envelope B) of `filter`: one row past the page rather than a count. */
+export function openStatements(
   filter: FilingFilter | CountedFilter,
-  offset: number,
-  limit: number,
-  withAmendments = false,
-) {
-  return db.all<PageRow>(
-    sql`select ${withParties(withAmendments)} from (${pageKeys(filter, offset, limit)})${pageJoin(filter)}`,
-  );
+  { page, size, offset = (page - 1) * size }: PageWindow,
+  amendments: boolean,
+): PageStatements {
+  return { rows: rendered(pageWithParties(filter, offset, size + 1, amendments)), size };
 }
 
 const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
@@ -832,41 +853,53 @@ export function assemble(rows: PageRow[]): FilingWithParties[] {
   }));
 }
 
-/** A page with the total number of matches (envelope A). */
-export async function fetchCountedPage(
+/** A page with the total number of matches (envelope A), from its statements. */
+export async function readCountedPage(
   db: Db,
-  filter: CountedFilter,
-  { page, size, offset = (page - 1) * size }: PageWindow,
+  { rows, count = 0 }: PageStatements,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
-  const { count } = filter;
-  const rows = pageWithParties(db, filter, offset, size);
   if (typeof count === "number") {
-    const [listed] = await db.batch([rows]);
+    const [listed] = await db.batch([db.all<PageRow>(rows)]);
     return { items: assemble(listed), total: count };
   }
-  const [listed, [counted]] = await db.batch([rows, db.all<{ total: number }>(count)]);
+  const [listed, [counted]] = await db.batch([db.all<PageRow>(rows), db.all<{ total: number }>(count)]);
   return { items: assemble(listed), total: Number(counted?.total ?? 0) };
+}
+
+/** A page with the total number of matches (envelope A). */
+export function fetchCountedPage(
+  db: Db,
+  filter: CountedFilter,
+  window: PageWindow,
+): Promise<{ items: FilingWithParties[]; total: number }> {
+  return readCountedPage(db, countedStatements(filter, window));
+}
+
+/** A page that says whether another follows (envelope B), from its statements, with the data-load time of `state`. */
+export async function readOpenPage(
+  db: Db,
+  { rows: page, size }: PageStatements,
+  state?: string,
+): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
+  const [rows, [loaded]] = await db.batch([db.all<PageRow>(page), dataLoadedAt(db, state)]);
+  return {
+    items: assemble(rows.slice(0, size)),
+    hasMore: rows.length > size,
+    dataLoadedAt: loaded?.at ?? null,
+  };
 }
 
 /**
  * A page that says whether another follows (envelope B): it reads one row
  * past the page rather than counting every match.
  */
-export async function fetchOpenPage(
+export function fetchOpenPage(
   db: Db,
   filter: FilingFilter | CountedFilter,
-  { page, size, offset = (page - 1) * size }: PageWindow,
+  window: PageWindow,
   options: { amendments: boolean; state?: string | undefined },
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
-  const [rows, [loaded]] = await db.batch([
-    pageWithParties(db, filter, offset, size + 1, options.amendments),
-    dataLoadedAt(db, options.state),
-  ]);
-  return {
-    items: assemble(rows.slice(0, size)),
-    hasMore: rows.length > size,
-    dataLoadedAt: loaded?.at ?? null,
-  };
+  return readOpenPage(db, openStatements(filter, window, options.amendments), options.state);
 }
 
 /**
