@@ -287,7 +287,7 @@ function latest(times: (string | null)[]): string | null {
   return times.reduce<string | null>((a, b) => (b !== null && (a === null || b > a) ? b : a), null);
 }
 
-type AddressRow = Awaited<ReturnType<typeof debtorQueries.knownAddressCandidates>>["rows"][number];
+type AddressRow = debtorQueries.AddressRow;
 
 /** Known-address rows in list order: last used, then address key, then name key, newest first. */
 const addressOrder = (a: AddressRow, b: AddressRow) =>
@@ -336,16 +336,13 @@ export async function knownAddressesAcross(
   const reach = page * size;
   if (page > DIRECT_PAGES) {
     // Deeper pages by number: the count first, so that a page past the end reads no rows.
-    const sets = await onEveryShard(
-      reader,
-      async (db) => (await db.batch([debtorQueries.knownAddressSets(db, name)]))[0],
-    );
+    const sets = await onEveryShard(reader, (db) => debtorQueries.knownAddressSets(db, name));
     const total = addressTotal(sets.map((part) => ({ sets: part })));
     if ((page - 1) * size >= total) return addressPageOf([], total);
   }
-  const parts = await onEveryShard(reader, (db) =>
-    debtorQueries.knownAddressCandidates(db, name, reach * debtorQueries.ROWS_PER_ADDRESS),
-  );
+  // The same statements for every shard: rendered once.
+  const statements = debtorQueries.addressStatements(name, reach * debtorQueries.ROWS_PER_ADDRESS);
+  const parts = await onEveryShard(reader, (db) => debtorQueries.knownAddressCandidates(db, statements));
   const all = reader.shards;
   const short = new Map(
     parts.flatMap((part, shard) =>
@@ -360,7 +357,7 @@ export async function knownAddressesAcross(
           const [rows] = await db.batch([
             debtorQueries.knownAddressRows(db, name, reach * (short.get(shard)?.sets.length ?? 0)),
           ]);
-          return rows;
+          return debtorQueries.addressRowsOf(rows);
         });
   const rows = [...parts.map((p) => p.rows), ...again].flat().sort(addressOrder);
   const newest = new Map<number, AddressRow>();
@@ -396,7 +393,8 @@ async function addressesBelow(
   after: debtorQueries.AddressPosition,
 ): Promise<AddressPage | undefined> {
   const limit = size * debtorQueries.ROWS_PER_ADDRESS;
-  const parts = await onEveryShard(reader, (db) => debtorQueries.knownAddressCandidates(db, name, limit, after));
+  const statements = debtorQueries.addressStatements(name, limit, after);
+  const parts = await onEveryShard(reader, (db) => debtorQueries.knownAddressCandidates(db, statements));
   // Per address: its holders (found debtors whose set has it) and its rows read, per shard.
   const count = (counts: Map<number, number[]>, address: number, shard: number) => {
     const perShard = counts.get(address) ?? new Array<number>(parts.length).fill(0);

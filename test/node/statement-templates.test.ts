@@ -23,6 +23,7 @@ async function freshIsolate() {
   return {
     db: await import("../../src/queries/db.ts"),
     filings: await import("../../src/queries/filings.ts"),
+    debtors: await import("../../src/queries/debtors.ts"),
   };
 }
 
@@ -101,6 +102,26 @@ describe("statement templates", () => {
         expect(cached).toEqual(fresh);
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it("give known-address statements from the cache what a fresh isolate renders, for any two names", async () => {
+    const position = fc.option(fc.record({ at: fc.nat(), address: fc.nat() }), { nil: undefined });
+    await fc.assert(
+      fc.asyncProperty(NAME, NAME, position, position, async (a, b, first, second) => {
+        const statementsOf = (
+          isolate: Awaited<ReturnType<typeof freshIsolate>>,
+          name: string,
+          after?: typeof first,
+        ) => {
+          const { sets, rows } = isolate.debtors.addressStatements(name, 15, after);
+          return [sets, rows].map((s) => dialect.sqlToQuery(s));
+        };
+        const warm = await freshIsolate();
+        statementsOf(warm, a, first);
+        expect(statementsOf(warm, b, second)).toEqual(statementsOf(await freshIsolate(), b, second));
+      }),
+      { numRuns: 100 },
     );
   });
 
