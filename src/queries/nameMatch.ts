@@ -8,14 +8,14 @@
  * index that starts with the key; a middle-name rule is checked on the key
  * itself, inside that range.
  *
- * The predicates take spans whose values are SQL: bound values (spansOf),
- * or a template's holes (spansIn, over the form and values of spanForms),
- * so a statement template (src/queries/db.ts) is rendered once per form of
- * query rather than once per name.
+ * The predicates take spans whose values are SQL, a template's holes
+ * (spansIn, over the form and values of spanForms), so a statement
+ * template (src/queries/db.ts) is rendered once per form of query rather
+ * than once per name.
  */
 import { and, eq, gte, inArray, lt, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { type DebtorQuery, nextChar } from "../domain/names.ts";
+import { type DebtorQuery, type KeySpan, nextChar } from "../domain/names.ts";
 
 /** A key span (names.ts, KeySpan) with SQL for its values; a middle initial brings the letter after it. */
 export type Span =
@@ -34,7 +34,8 @@ export type SpanForm = { key: true } | { middle?: "initial" | number; few?: bool
 export function spanForms(query: DebtorQuery): { forms: SpanForm[]; values: (string | number)[] } {
   const forms: SpanForm[] = [];
   const values: (string | number)[] = [];
-  for (const span of [{ key: query.orgKey }, ...query.personSpans]) {
+  const spans: KeySpan[] = [{ key: query.orgKey }, ...query.personSpans];
+  for (const span of spans) {
     if ("key" in span) {
       forms.push({ key: true });
       values.push(span.key);
@@ -74,15 +75,6 @@ export function spansIn(forms: readonly SpanForm[], values: readonly SQLWrapper[
   });
 }
 
-/** Every span of `query` with its values bound, the organization key first. */
-export function spansOf(query: DebtorQuery): Span[] {
-  const { forms, values } = spanForms(query);
-  return spansIn(
-    forms,
-    values.map((v) => sql.param(v)),
-  );
-}
-
 /** A condition drizzle types as possibly absent, which it is only when given no terms. */
 function present(condition: SQL | undefined): SQL {
   if (!condition) throw new Error("a condition of no terms");
@@ -109,9 +101,4 @@ export function spanWhere(column: SQLiteColumn, span: Span): SQL {
  */
 export function spansMatch(column: SQLiteColumn, spans: readonly Span[], also?: SQL): SQL {
   return present(or(...spans.map((s) => and(also, spanWhere(column, s)))));
-}
-
-/** Keys of `column` that `query` finds, with `also` as in spansMatch. */
-export function keyMatches(column: SQLiteColumn, query: DebtorQuery, also?: SQL): SQL {
-  return spansMatch(column, spansOf(query), also);
 }
