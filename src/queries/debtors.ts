@@ -11,7 +11,7 @@
  * the found debtors' entries in the state: they grow with those debtors'
  * co-borrowers, never with the number of filings.
  */
-import { and, desc, eq, inArray, max, not, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, max, not, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { debtorAddresses, debtorAddressSets, debtorLinks, debtorNames } from "../db/schema.ts";
 import { debtorQuery } from "../domain/names.ts";
@@ -29,60 +29,32 @@ import { type SpanForm, spanForms, spansIn, spansMatch } from "./nameMatch.ts";
 export const ROWS_PER_ADDRESS = 3;
 
 /** A found debtor's row of its addresses (knownAddressRows). */
-export interface AddressRow {
-  nameKey: string;
-  addressKey: number;
-  street1: string | null;
-  street2: string | null;
-  city: string | null;
-  state: string | null;
-  zip: string | null;
-  lastUsed: string;
-}
+export type AddressRow = typeof debtorAddresses.$inferSelect;
 
 /** A found debtor's address key set (knownAddressSets). */
-export interface AddressSet {
-  nameKey: string;
-  addressKeys: number[];
-}
+type AddressSet = typeof debtorAddressSets.$inferSelect;
 
 /** A co-borrower entry (associatedDebtors). */
-export interface Associated {
-  name: string;
-  street1: string | null;
-  street2: string | null;
-  city: string | null;
-  state: string | null;
-  zip: string | null;
-  lastSeen: string;
-}
+type Associated = Pick<
+  typeof debtorLinks.$inferSelect,
+  "name" | "street1" | "street2" | "city" | "state" | "zip" | "lastSeen"
+>;
 
 /** What a statement selects, by key: the column whose values it reads (and decodes them), or an expression over it. */
 type Columns<R> = [keyof R & string, SQLiteColumn, SQL?][];
 
-const ad = debtorAddresses;
-const ADDRESS_COLUMNS: Columns<AddressRow> = [
-  ["nameKey", ad.nameKey],
-  ["addressKey", ad.addressKey],
-  ["street1", ad.street1],
-  ["street2", ad.street2],
-  ["city", ad.city],
-  ["state", ad.state],
-  ["zip", ad.zip],
-  ["lastUsed", ad.lastUsed],
-];
-const SET_COLUMNS: Columns<AddressSet> = [
-  ["nameKey", debtorAddressSets.nameKey],
-  ["addressKeys", debtorAddressSets.addressKeys],
-];
+/** Every column of `table`, by key. */
+const allOf = <R>(table: typeof debtorAddresses | typeof debtorAddressSets) =>
+  Object.entries(getTableColumns(table)) as unknown as Columns<R>;
+
+const ADDRESS_COLUMNS = allOf<AddressRow>(debtorAddresses);
+const SET_COLUMNS = allOf<AddressSet>(debtorAddressSets);
 const lastSeen = max(debtorLinks.lastSeen);
 const ASSOCIATED_COLUMNS: Columns<Associated> = [
-  ["name", debtorLinks.name],
-  ["street1", debtorLinks.street1],
-  ["street2", debtorLinks.street2],
-  ["city", debtorLinks.city],
-  ["state", debtorLinks.state],
-  ["zip", debtorLinks.zip],
+  ...(["name", "street1", "street2", "city", "state", "zip"] as const).map((key): Columns<Associated>[number] => [
+    key,
+    debtorLinks[key],
+  ]),
   ["lastSeen", debtorLinks.lastSeen, lastSeen],
 ];
 
@@ -115,6 +87,7 @@ function spansOfName(name: string) {
  * its newest row. Below a position (`after`), each found name's range
  * starts there (its primary key's order).
  */
+const ad = debtorAddresses;
 const addressRows = template(
   "addressRows",
   (f: { spans: SpanForm[]; after: boolean }, v: Holes<Spans & { limit: number; at: number; address: number }>) =>
