@@ -1,6 +1,11 @@
 /**
- * The Drizzle handles queries run on, and how a query reads several shards:
+ * The Drizzle handles queries run on, how their statements are made, and
+ * how a query reads several shards:
  * - `database(d1)` is a query handle over a D1 binding or session;
+ * - statements are written with Drizzle (`query`, without a database) and
+ *   rendered to SQL text once per isolate: `frozen` for text with no
+ *   values, `template` for text of one shape with a request's values bound
+ *   into it, `rendered` for one statement sent to several shards;
  * - a ShardReader runs work on named shards in parallel. Cross-shard merges
  *   (src/queries/fanout.ts) take one; the HTTP layer supplies a reader with
  *   the request's sessions, metering and 503s (src/http/d1.ts), scripts and
@@ -69,13 +74,13 @@ export type Holes<V> = { readonly [K in keyof V]: V[K] extends readonly Bound[] 
 type Shape = string | number | boolean | null | undefined | readonly Shape[] | { readonly [key: string]: Shape };
 
 /** SQL text in pieces around its `?`s, and what each `?` binds: a request's value (its key and list index) or a constant. */
-interface Rendered {
+interface Pieces {
   pieces: StringChunk[];
   slots: ({ key: string; index: number } | { value: unknown })[];
 }
 
 /** A fragment rendered with the isolate's dialect, split at its bound values (placeholders among them). */
-function render(name: string, fragment: SQL): Rendered {
+function render(name: string, fragment: SQL): Pieces {
   const query = dialect.sqlToQuery(fragment);
   const pieces = query.sql.split("?");
   // Every `?` is a bound value: names, numbers and text are bound, never written in with a `?`.
@@ -90,8 +95,8 @@ function render(name: string, fragment: SQL): Rendered {
   };
 }
 
-/** `rendered`'s pieces around `values`: embedding or sending it walks no tree, only these chunks. */
-function flat({ pieces }: Rendered, values: readonly unknown[]): SQL {
+/** The pieces of a rendered fragment around `values`: embedding or sending it walks no tree, only these chunks. */
+function flat({ pieces }: Pieces, values: readonly unknown[]): SQL {
   const chunks: SQLChunk[] = [pieces[0]];
   values.forEach((value, i) => {
     chunks.push(sql.param(value), pieces[i + 1]);
@@ -142,7 +147,7 @@ export function template<S extends Shape, V extends Record<string, Bound | reado
   name: string,
   build: (shape: S, holes: Holes<V>) => SQL | SQL[],
 ): (shape: S, values: V) => SQL | SQL[] {
-  const shapes = new Map<string, Rendered | Rendered[]>();
+  const shapes = new Map<string, Pieces | Pieces[]>();
   return (shape, values) => {
     const sizes = Object.values(values).map((v) => (Array.isArray(v) ? v.length : -1));
     const key = JSON.stringify([shape, sizes]);
@@ -158,7 +163,7 @@ export function template<S extends Shape, V extends Record<string, Bound | reado
       done = Array.isArray(built) ? built.map((fragment) => render(name, fragment)) : render(name, built);
       if (shapes.size < MAX_SHAPES) shapes.set(key, done);
     }
-    const bind = (r: Rendered) =>
+    const bind = (r: Pieces) =>
       flat(
         r,
         r.slots.map((slot) => {
