@@ -1,5 +1,5 @@
 /**
- * Benchmark of the service over local D1, against two references:
+ * Benchmark of the service over local D1, against references:
  *
  *   npm run bench [-- --filings 20000 --seconds 10 --connections 32 --port 8793 --write]
  *   npm run bench -- --rows-only [--filings N]   (step 3 only, per request, printed)
@@ -14,11 +14,15 @@
  *    states reads every shard; its rows read are its busiest shard's (the
  *    issue lets them grow with the number of shards, never with the data).
  *    --rows-only prints these figures per request and stops here.
- * 4. Throughput (autocannon) of three servers, in turn, on the same requests:
+ * 4. Throughput (autocannon) and workerd CPU per request of four servers, in
+ *    turn, on the same requests:
  *    - the service under `wrangler dev`;
+ *    - the replay: bench/replay, a bare Worker that sends the service's own
+ *      statements for the request to the service's local D1 files, under
+ *      `wrangler dev` with the same flags and compatibility date: what the
+ *      service's code adds to its SQL (the goals);
  *    - the ceiling: bench/ceiling, a Worker that answers after one `select 1`
- *      against a local D1, under `wrangler dev` with the same flags and
- *      compatibility date: the most a D1-backed Worker reaches here;
+ *      against a local D1, likewise: the most a D1-backed Worker reaches here;
  *    - the bare baseline: the SQL the service sends for the same request
  *      (captured by running the app in-process over the same SQLite file)
  *      replayed with node:sqlite behind node:http.
@@ -30,19 +34,21 @@
  * Results go to bench/RESULTS.local.md (untracked); --write updates the
  * committed bench/RESULTS.md. Ports: the service on --port (inspector
  * --port + 1000), the baseline on --port + 1, the ceiling on --port + 2
- * (inspector --port + 1002).
+ * (inspector --port + 1002), the replay on --port + 3 (inspector --port +
+ * 1003).
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { loadavg } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
 import { runnerImport } from "vite";
 import { unstable_readConfig } from "wrangler";
-import { generatedCount } from "../seed/generate.ts";
+import { seededCount } from "../seed/generate.ts";
 import { type DataPicks, LOOKUPS, scopeOf } from "../test/endpoints.ts";
 import { machine as describeMachine, startDevServer, unmeteredKey, waitUntilUp, workerdCpuMs } from "./devServer.ts";
 import { localD1File } from "./shardConfig.ts";
@@ -65,6 +71,7 @@ const PORT = Number(values.port);
 const BASE = `http://127.0.0.1:${PORT}`;
 const BASELINE_PORT = PORT + 1;
 const CEILING_PORT = PORT + 2;
+const REPLAY_PORT = PORT + 3;
 const ROWS_ONLY = values["rows-only"];
 /**
  * The service writes no request log line unless --request-log: under
@@ -75,8 +82,15 @@ const ROWS_ONLY = values["rows-only"];
  */
 const REQUEST_LOG = values["request-log"];
 const OUT = values.write ? "bench/RESULTS.md" : "bench/RESULTS.local.md";
-/** The issue's goals (issue 13): at a million filings over 4 shards. */
-const GOAL = { ceilingRatio: 0.5, rowsRead: 100, singleStateRoundTrips: 1 };
+/**
+ * The goals, at a million filings over 4 shards: rows read and round trips
+ * (issue 13); at least 0.7 of the replay's requests/s and at most 1 ms of
+ * CPU per request beyond the replay's (issue 26: what our code adds to its
+ * own SQL). Half the ceiling's requests/s (issue 13) was withdrawn: under
+ * `wrangler dev` one thread runs the Worker and every local database, so a
+ * request's own SQL counts against it.
+ */
+const GOAL = { replayRatio: 0.7, cpuBeyondReplayMs: 1, rowsRead: 100, singleStateRoundTrips: 1 };
 
 // --- 1. Data, through the npm scripts ----------------------------------------
 /** The local configuration (wrangler.toml's top level): its vars and D1 databases (shards). */
@@ -96,8 +110,8 @@ const countFilings = (dbs: { db: DatabaseSync }[]) =>
 
 execFileSync("npm", ["run", "-s", "db:migrate"], { stdio: "ignore" });
 let databases = localDatabases();
-// The seed adds a share of filings shaped like office data (seed/generate.ts).
-if (countFilings(databases) !== generatedCount(FILINGS)) {
+// The seed adds a share of filings shaped like office data, and a day's delta (seed/generate.ts).
+if (countFilings(databases) !== seededCount(FILINGS)) {
   for (const { db } of databases) db.close();
   console.log(`Seeding ${FILINGS.toLocaleString("en-US")} filings (npm run seed) ...`);
   execFileSync("npm", ["run", "-s", "seed", "--", "--filings", String(FILINGS)], { stdio: "inherit" });
@@ -168,47 +182,69 @@ const picks: DataPicks = {
 };
 const MIX = LOOKUPS.map((e) => ({ endpoint: e.path, access: e.access, paths: e.bench(picks) }));
 
-// --- The bare baseline: the service's own SQL, replayed (step 4) ------------
-type Captured = { binding: string; sql: string; params: SQLInputValue[] }[];
+// --- The service's own SQL, for the baseline and the replay (step 4) --------
+/** A request's statements as the service sends them: rounds of D1 batches, one per shard read (bench/replay). */
+type Batch = { binding: string; statements: { sql: string; params: SQLInputValue[] }[] };
+type Rounds = Batch[][];
 const byBinding = new Map(databases.map((d) => [d.binding, d.db]));
 
 /**
- * A D1 binding over node:sqlite that records every statement it runs:
- * enough of D1's API for drizzle's driver and the app's sessions.
+ * A D1 binding over node:sqlite that records every statement it runs, batch
+ * by batch, into `rounds`: enough of D1's API for drizzle's driver and the
+ * app's sessions. A batch is answered on a later turn of the event loop, so
+ * the batches a request sends at once (one per shard) are all recorded
+ * before any is answered; a batch sent after an answer starts a new round.
  */
-function recordingD1(binding: string, db: DatabaseSync, log: Captured) {
+function recordingD1(binding: string, db: DatabaseSync, log: { rounds: Rounds; answered: boolean }) {
+  const record = (statements: Batch["statements"]) => {
+    if (log.answered || log.rounds.length === 0) log.rounds.push([]);
+    log.answered = false;
+    log.rounds.at(-1)?.push({ binding, statements });
+  };
+  const answer = async <T>(work: () => T): Promise<T> => {
+    await new Promise((resolve) => setImmediate(resolve));
+    log.answered = true;
+    return work();
+  };
   const statement = (sql: string, params: SQLInputValue[]) => ({
+    sql,
+    params,
     bind: (...values: unknown[]) => statement(sql, values as SQLInputValue[]),
-    run() {
-      log.push({ binding, sql, params });
-      const results = db.prepare(sql).all(...params);
-      return { results, success: true, meta: { rows_read: 0 } };
-    },
+    results: () => ({ results: db.prepare(sql).all(...params), success: true, meta: { rows_read: 0 } }),
     async all() {
-      return this.run();
+      record([{ sql, params }]);
+      return answer(() => this.results());
+    },
+    async run() {
+      return this.all();
     },
     async raw() {
-      log.push({ binding, sql, params });
-      return db
-        .prepare(sql)
-        .all(...params)
-        .map((r) => Object.values(r as object));
+      record([{ sql, params }]);
+      return answer(() =>
+        db
+          .prepare(sql)
+          .all(...params)
+          .map((r) => Object.values(r as object)),
+      );
     },
     async first(column?: string) {
-      const [row] = this.run().results as Record<string, unknown>[];
+      const [row] = (await this.all()).results as Record<string, unknown>[];
       return row === undefined ? null : column ? row[column] : row;
     },
   });
   const d1 = {
     prepare: (sql: string) => statement(sql, []),
-    batch: async (statements: ReturnType<typeof statement>[]) => statements.map((s) => s.run()),
+    batch: async (statements: ReturnType<typeof statement>[]) => {
+      record(statements.map(({ sql, params }) => ({ sql, params })));
+      return answer(() => statements.map((s) => s.results()));
+    },
     withSession: () => ({ ...d1, getBookmark: () => null }),
   };
   return d1;
 }
 
-/** Runs the app in-process over the local SQLite files and returns the SQL each request sends, by binding. */
-async function captureSql(paths: string[], key: string): Promise<Map<string, Captured>> {
+/** Runs the app in-process over the local SQLite files and returns the statements each request sends. */
+async function captureSql(paths: string[], key: string): Promise<Map<string, Rounds>> {
   const { module } = await runnerImport<typeof import("../src/app.ts")>("./src/app.ts", {
     configFile: false,
     logLevel: "error",
@@ -229,10 +265,10 @@ async function captureSql(paths: string[], key: string): Promise<Map<string, Cap
   const quiet = { log: console.log, info: console.info };
   console.log = () => {};
   console.info = () => {};
-  const out = new Map<string, Captured>();
+  const out = new Map<string, Rounds>();
   try {
     for (const path of paths) {
-      const log: Captured = [];
+      const log = { rounds: [] as Rounds, answered: false };
       const d1 = new Map(databases.map(({ binding, db }) => [binding, recordingD1(binding, db, log)]));
       // The config's vars and D1 bindings, the key store, and a limiter that always allows for any other name.
       const env = new Proxy(
@@ -244,7 +280,7 @@ async function captureSql(paths: string[], key: string): Promise<Map<string, Cap
       );
       const res = await app.request(path, { headers: { "x-api-key": key } }, env as Env, context as never);
       if (res.status !== 200) throw new Error(`in-process ${path} answered ${res.status}: ${await res.text()}`);
-      out.set(path, log);
+      out.set(path, log.rounds);
     }
   } finally {
     Object.assign(console, quiet);
@@ -277,12 +313,30 @@ async function drive(base: string, paths: string[], headers: Record<string, stri
   });
 }
 
-/** `run` with the workerd CPU time of `dev` (a wrangler dev process) per request it answered. */
-async function metered(dev: ChildProcess, run: () => Promise<autocannon.Result>) {
-  const cpuBefore = workerdCpuMs(dev.pid ?? 0);
-  const result = await run();
-  return { result, cpuMs: (workerdCpuMs(dev.pid ?? 0) - cpuBefore) / Math.max(1, result.requests.total) };
+/** A reading of one server: autocannon's result and workerd's CPU ms per request answered. */
+interface Reading {
+  result: autocannon.Result;
+  cpuMs: number;
 }
+
+/**
+ * Half a second for the requests still in flight when autocannon stopped:
+ * the service and the replay share the D1 files, and two workerd processes
+ * reading one local D1 at once fail with SQLITE_BUSY, so one server is
+ * driven at a time.
+ */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+
+/** `run` with the workerd CPU time of `dev` (a wrangler dev process, when given) per request it answered. */
+async function metered(dev: ChildProcess | null, run: () => Promise<autocannon.Result>): Promise<Reading> {
+  const cpuBefore = dev ? workerdCpuMs(dev.pid ?? 0) : 0;
+  const result = await run();
+  const cpuMs = dev ? (workerdCpuMs(dev.pid ?? 0) - cpuBefore) / Math.max(1, result.requests.total) : Number.NaN;
+  await settle();
+  return { result, cpuMs };
+}
+
+const errorsOf = (result: autocannon.Result) => result.errors + result.timeouts + result.non2xx;
 
 interface Row {
   endpoint: string;
@@ -304,6 +358,10 @@ interface Row {
   ceilingCpuMs: number;
   /** For an endpoint spanning states: the fan-out ceiling's requests/s (one trivial query on every shard). */
   fanoutRps: number | null;
+  /** The replay's requests/s (the mean of a reading just before and just after the service's), CPU ms per request and failed requests. */
+  replayRps: number;
+  replayCpuMs: number;
+  replayErrors: number;
 }
 
 /** Page 1 of a request, once: its D1 round trips and rows read (per shard read), from Server-Timing. */
@@ -363,17 +421,29 @@ if (ROWS_ONLY) {
 }
 
 const captured = await captureSql(allPaths, key);
+for (const results of probes.values()) {
+  for (const { path, trips } of results) {
+    const rounds = captured.get(path) ?? [];
+    // The replay sends what the service sent, round trip for round trip.
+    if (rounds.length !== trips)
+      throw new Error(`${path}: ${rounds.length} rounds captured, ${trips} sent by the service`);
+    const sent = JSON.stringify(rounds);
+    if (JSON.stringify(JSON.parse(sent)) !== sent) throw new Error(`${path}: parameters JSON cannot carry`);
+  }
+}
 const baseline = createServer((req, res) => {
-  const statements = captured.get((req.url ?? "").replace(/[&?]r=\d+$/, ""));
-  if (!statements) {
+  const rounds = captured.get((req.url ?? "").replace(/[&?]r=\d+$/, ""));
+  if (!rounds) {
     res.writeHead(404).end();
     return;
   }
-  const results = statements.map(({ binding, sql, params }) =>
-    byBinding
-      .get(binding)!
-      .prepare(sql)
-      .all(...params),
+  const results = rounds.flat().flatMap(({ binding, statements }) =>
+    statements.map(({ sql, params }) =>
+      byBinding
+        .get(binding)
+        ?.prepare(sql)
+        .all(...params),
+    ),
   );
   res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(results));
 });
@@ -387,50 +457,110 @@ const ceiling = startDevServer(CEILING_PORT, PORT + 1002, [
 ]);
 const CEILING = `http://127.0.0.1:${CEILING_PORT}`;
 
+/**
+ * bench/replay's `wrangler dev` arguments: a configuration with the
+ * service's compatibility date, flags and D1 bindings, and a state directory
+ * of its own whose D1 directory is the service's. So it reads the service's
+ * shard files themselves, while its other local state (cache, trace
+ * collector) is its own.
+ */
+function replayArgs(): string[] {
+  const dir = resolve(".wrangler/bench-replay");
+  const state = join(dir, "state");
+  // localD1File is <state>/v3/d1/<Durable Object class>/<file>: the D1 directory is two levels up.
+  const d1 = dirname(dirname(resolve(databases[0]?.file ?? localD1File(""))));
+  const link = join(state, "v3", "d1");
+  mkdirSync(dirname(link), { recursive: true });
+  rmSync(link, { force: true, recursive: false });
+  symlinkSync(d1, link);
+  const replayConfig = {
+    name: "lien-bench-replay",
+    main: resolve("bench/replay/index.ts"),
+    compatibility_date: config.compatibility_date,
+    compatibility_flags: config.compatibility_flags,
+    keep_names: config.keep_names,
+    d1_databases: (config.d1_databases as { binding: string; database_name?: string; database_id?: string }[]).map(
+      ({ binding, database_name, database_id }) => ({
+        binding,
+        database_name,
+        database_id,
+      }),
+    ),
+  };
+  writeFileSync(join(dir, "wrangler.json"), JSON.stringify(replayConfig, null, 2));
+  return ["--config", join(dir, "wrangler.json"), "--persist-to", state];
+}
+const replay = startDevServer(REPLAY_PORT, PORT + 1003, replayArgs());
+const REPLAY = `http://127.0.0.1:${REPLAY_PORT}`;
+
 const rows: Row[] = [];
 const load = loadavg().map((l) => l.toFixed(1));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+/** Two readings of one server as one: req/s their mean, CPU per request over both, errors summed. */
+const bothReadings = (a: Reading, b: Reading) => ({
+  rps: mean([a.result.requests.average, b.result.requests.average]),
+  cpuMs:
+    (a.cpuMs * a.result.requests.total + b.cpuMs * b.result.requests.total) /
+    Math.max(1, a.result.requests.total + b.result.requests.total),
+  errors: errorsOf(a.result) + errorsOf(b.result),
+});
 try {
   await waitUntilUp(ceiling, CEILING);
-  // Warm both Workers, then the ceiling's first reading.
+  await waitUntilUp(replay, REPLAY);
+  const put = await fetch(REPLAY, { method: "PUT", body: JSON.stringify(Object.fromEntries(captured)) });
+  if (put.status !== 204) throw new Error(`bench/replay refused the statements: ${put.status}`);
+  // Warm the three Workers, then the ceiling's first reading.
   await autocannon({ url: `${CEILING}/`, connections: CONNECTIONS, duration: 2 });
+  await settle();
   await drive(BASE, allPaths, { "x-api-key": key });
+  await settle();
+  await drive(REPLAY, allPaths, {});
+  await settle();
   for (const { endpoint, access, paths } of MIX) {
     const headers: Record<string, string> = access === "key" ? { "x-api-key": key } : {};
     const results = probes.get(endpoint) ?? [];
     const reads = results.map((p) => p.rows);
     const tripsOf = (scope: "state" | "all") => results.filter((p) => scopeOf(p.path) === scope).map((p) => p.trips);
-    // The ceiling right before and right after the endpoint, so both see the
-    // machine in about the same state; CPU per request barely depends on it.
-    const before = await metered(ceiling, () => drive(CEILING, ["/"], headers));
+    // The references right before and right after the endpoint, so that they
+    // see the machine in about the same state, the replay closest: CPU per
+    // request barely depends on it, requests/s does.
+    const ceilingBefore = await metered(ceiling, () => drive(CEILING, ["/"], headers));
     const spans = tripsOf("all").length > 0;
-    const fanout = spans ? await drive(CEILING, [`/fanout/${shardCount}`], headers) : null;
+    const fanout = spans
+      ? (await metered(null, () => drive(CEILING, [`/fanout/${shardCount}`], headers))).result
+      : null;
+    const replayBefore = await metered(replay, () => drive(REPLAY, paths, {}));
     const { result: service, cpuMs } = await metered(server, () => drive(BASE, paths, headers));
-    const after = await metered(ceiling, () => drive(CEILING, ["/"], headers));
-    const bare = await drive(`http://127.0.0.1:${BASELINE_PORT}`, paths, {});
+    const replayAfter = await metered(replay, () => drive(REPLAY, paths, {}));
+    const ceilingAfter = await metered(ceiling, () => drive(CEILING, ["/"], headers));
+    const bare = (await metered(null, () => drive(`http://127.0.0.1:${BASELINE_PORT}`, paths, {}))).result;
+    const ceilingBoth = bothReadings(ceilingBefore, ceilingAfter);
+    const replayBoth = bothReadings(replayBefore, replayAfter);
     rows.push({
       endpoint,
       rps: service.requests.average,
       p50: service.latency.p50,
       p99: service.latency.p99,
-      errors: service.errors + service.timeouts + service.non2xx,
+      errors: errorsOf(service),
       rowsMax: Math.round(Math.max(...reads)),
       rowsMean: Math.round(mean(reads)),
       tripsState: tripsOf("state").length ? Math.max(...tripsOf("state")) : null,
       tripsAll: tripsOf("all").length ? Math.max(...tripsOf("all")) : null,
       baselineRps: bare.requests.average,
       cpuMs,
-      ceilingRps: mean([before.result.requests.average, after.result.requests.average]),
-      ceilingCpuMs:
-        (before.cpuMs * before.result.requests.total + after.cpuMs * after.result.requests.total) /
-        Math.max(1, before.result.requests.total + after.result.requests.total),
+      ceilingRps: ceilingBoth.rps,
+      ceilingCpuMs: ceilingBoth.cpuMs,
       fanoutRps: fanout ? fanout.requests.average : null,
+      replayRps: replayBoth.rps,
+      replayCpuMs: replayBoth.cpuMs,
+      replayErrors: replayBoth.errors,
     });
     console.log(JSON.stringify(rows.at(-1)));
   }
 } finally {
   process.kill(-server.pid!, "SIGTERM");
   process.kill(-ceiling.pid!, "SIGTERM");
+  process.kill(-replay.pid!, "SIGTERM");
   baseline.close();
 }
 
@@ -459,10 +589,14 @@ const mark = (ok: boolean) => (ok ? "" : " ✗");
 const fmtTrips = (t: number | null, goal?: number) => (t === null ? "–" : `${t}${goal ? mark(t <= goal) : ""}`);
 const table = rows
   .map((r) => {
-    const ratio = r.rps / r.ceilingRps;
+    // Judged as shown, to two decimals: the goals are given so, and runs differ by more.
+    const replay = Number((r.rps / r.replayRps).toFixed(2));
+    const beyond = Number((r.cpuMs - r.replayCpuMs).toFixed(2));
+    const versusReplay = `${r.replayRps.toFixed(0)} | ${replay.toFixed(2)}${mark(replay >= GOAL.replayRatio)} | ${r.cpuMs.toFixed(2)} | ${r.replayCpuMs.toFixed(2)} | ${beyond.toFixed(2)}${mark(beyond <= GOAL.cpuBeyondReplayMs)}`;
+    const versusCeiling = `${r.ceilingRps.toFixed(0)} | ${(r.rps / r.ceilingRps).toFixed(2)} | ${r.ceilingCpuMs.toFixed(2)} | ${(r.ceilingCpuMs / r.cpuMs).toFixed(2)}`;
     const fanout = r.fanoutRps ? `${r.fanoutRps.toFixed(0)} | ${(r.rps / r.fanoutRps).toFixed(2)}` : "– | –";
-    const cpu = `${r.cpuMs.toFixed(2)} | ${r.ceilingCpuMs.toFixed(2)} | ${(r.ceilingCpuMs / r.cpuMs).toFixed(2)}`;
-    return `| ${r.endpoint} | ${r.rps.toFixed(0)} | ${r.ceilingRps.toFixed(0)} | ${ratio.toFixed(2)}${mark(ratio >= GOAL.ceilingRatio)} | ${cpu} | ${fanout} | ${(r.rps / r.baselineRps).toFixed(2)} | ${r.baselineRps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.rowsMean} | ${r.rowsMax}${mark(r.rowsMax <= GOAL.rowsRead)} | ${fmtTrips(r.tripsState, GOAL.singleStateRoundTrips)} | ${fmtTrips(r.tripsAll)} |`;
+    const errors = r.replayErrors > 0 ? `${r.errors} (replay: ${r.replayErrors} ✗)` : String(r.errors);
+    return `| ${r.endpoint} | ${r.rps.toFixed(0)} | ${versusReplay} | ${versusCeiling} | ${fanout} | ${(r.rps / r.baselineRps).toFixed(2)} | ${r.baselineRps.toFixed(0)} | ${r.p50} | ${r.p99} | ${errors} | ${r.rowsMean} | ${r.rowsMax}${mark(r.rowsMax <= GOAL.rowsRead)} | ${fmtTrips(r.tripsState, GOAL.singleStateRoundTrips)} | ${fmtTrips(r.tripsAll)} |`;
   })
   .join("\n");
 mkdirSync("bench", { recursive: true });
@@ -477,13 +611,23 @@ ${filingCount.toLocaleString("en-US")} filings in ${size.files} local D1 databas
 for ${SECONDS} s per endpoint and server. Every request carries a fresh counter parameter, so none is
 served from the edge cache: the figures are the database path.
 
+- **replay**: bench/replay, a bare Worker that sends each request's own statements (captured by
+  running the app in-process, as for the baseline below) to the service's local D1 files, each
+  shard's in one batch through a session, shards at once as the service reads them, and answers
+  the rows as JSON; under \`wrangler dev\` with the service's flags, compatibility date and D1
+  bindings, driven just before and just after the service with the same requests (req/s: the
+  mean of the two). **÷ replay** is the service's share of it (goal: at least ${GOAL.replayRatio}).
+- **CPU ms/req**: CPU time (user and system, from \`/proc\`) of a \`wrangler dev\`'s workerd
+  processes per request answered. Unlike req/s it hardly moves with what else the machine runs.
+  **CPU beyond replay** is the service's less the replay's: what our code costs beyond its own SQL
+  (goal: at most ${GOAL.cpuBeyondReplayMs} ms).
 - **ceiling**: bench/ceiling, a Worker that answers after one \`select 1\` against a local D1, under
-  \`wrangler dev\` with the service's flags and compatibility date, driven just before and just
-  after each endpoint with the same connections and headers (req/s: the mean of the two).
-  **÷ ceiling** is the service's share of it (goal: at least ${GOAL.ceilingRatio}).
-- **CPU ms/req**: CPU time (user and system, from \`/proc\`) of the \`wrangler dev\`'s workerd
-  processes per request answered, for the service and the ceiling; **÷ ceiling, CPU** is the
-  ceiling's over the service's. Unlike req/s it hardly moves with what else the machine runs.
+  \`wrangler dev\` with the service's flags and compatibility date, driven before the replay and
+  after it with the same connections and headers (req/s: the mean of the two); **÷ ceiling** is
+  the service's share of it, and **÷ ceiling, CPU** the ceiling's CPU per request over the
+  service's. For information: the goal of half the ceiling was withdrawn, as under \`wrangler
+  dev\` one thread runs the Worker and every local database, so a request's own SQL counts
+  against it.
 - **fan-out ceiling**: the same Worker at \`/fanout/${shardCount}\`: one \`select 1\` on each of ${shardCount} local D1
   databases at once, each through its own session, as a request spanning states reads every shard.
   **÷ fan-out** is the cross-state endpoints' share of it: how much of their gap is the fan-out
@@ -498,10 +642,10 @@ served from the edge cache: the figures are the database path.
   up to ${size.files} times this in all (goal: at most ${GOAL.rowsRead}).
 - **round trips**: most D1 batches per request, for requests naming one state (goal: ${GOAL.singleStateRoundTrips}) and
   for requests spanning states.
-- ✗ marks a figure that misses its goal.
+- ✗ marks a figure that misses its goal (ratios and CPU as shown, to two decimals).
 
-| endpoint | req/s | ceiling req/s | ÷ ceiling | CPU ms/req | ceiling CPU ms/req | ÷ ceiling, CPU | fan-out ceiling req/s | ÷ fan-out | ÷ baseline | baseline req/s | p50 ms | p99 ms | errors | rows read per shard (mean) | rows read per shard (max) | round trips, one state | round trips, all states |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| endpoint | req/s | replay req/s | ÷ replay | CPU ms/req | replay CPU ms/req | CPU beyond replay | ceiling req/s | ÷ ceiling | ceiling CPU ms/req | ÷ ceiling, CPU | fan-out ceiling req/s | ÷ fan-out | ÷ baseline | baseline req/s | p50 ms | p99 ms | errors | rows read per shard (mean) | rows read per shard (max) | round trips, one state | round trips, all states |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table}
 
 Bytes per filing: ${size.perFiling.toFixed(0)} (${size.how}).

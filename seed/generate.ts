@@ -496,6 +496,15 @@ function amendmentsFor(
 
 /** One generated filing in this many changes in generateDelta. */
 const DELTA_EVERY = 97;
+/** The kinds of change generateDelta makes in turn; the last is a new filing. */
+const DELTA_KINDS = 7;
+
+/** The filings `npm run seed -- --filings N` leaves: generatedCount's, and the new ones of its delta. */
+export function seededCount(filings: number): number {
+  const total = generatedCount(filings);
+  // Change k (k = 1, 2, ...) is of kind k % DELTA_KINDS: one in DELTA_KINDS, from the sixth, is a new filing.
+  return total + Math.floor((Math.floor(total / DELTA_EVERY) + 1) / DELTA_KINDS);
+}
 
 /**
  * A small daily delta over generateFilings' data, as an office's next file
@@ -513,7 +522,7 @@ export function* generateDelta({ filings, seed, now }: GenerateOptions): Generat
   for (const record of generateFilings({ filings, seed, now })) {
     i += 1;
     if (i % DELTA_EVERY !== 0) continue;
-    const kind = (i / DELTA_EVERY) % 7;
+    const kind = (i / DELTA_EVERY) % DELTA_KINDS;
     const number = (suffix: string) => `${record.number}-${suffix}`;
     const amend = (suffix: string, k: AmendmentRecord["kind"], description: string, ago = 1): AmendmentRecord => ({
       number: number(suffix),

@@ -39,8 +39,6 @@ const STREETS = ["1 Main St", "22 Pier Rd", "300 Mill Ave", "4 Elm Ct"];
 
 const binding = (name: string) => Reflect.get(env, name) as D1Database;
 const handle = (name: string) => drizzle(binding(name), { schema, casing: "snake_case" });
-/** A query handle (no relational schema, as the Worker's: src/queries/db.ts). */
-const queries = (name: string) => drizzle(binding(name), { casing: "snake_case" });
 
 /**
  * 72 filings over twelve states (each shard holds two, DB the rest): two
@@ -312,7 +310,7 @@ describe.skipIf(shards.layout.shards.length === 1)(
 
       expect(ranked).toBeLessThan(zenith.size);
       const perShard = await Promise.all(
-        layoutOf(SIX).shards.map((s) => similarNames(queries(s), { name: "Zenith Widgets" })),
+        layoutOf(SIX).shards.map((s) => similarNames(database(binding(s)), { name: "Zenith Widgets" })),
       );
       const union = new Set(perShard.flat().map((n) => `${n.nameKey} ${n.state}`));
       expect(union.size).toBeGreaterThan(ranked);
@@ -321,7 +319,7 @@ describe.skipIf(shards.layout.shards.length === 1)(
     it("merge a deep cross-state page from plain query handles, without a request, as the API answers it", async () => {
       const reader = readerOf(new Map(layoutOf(SIX).shards.map((s) => [s, database(binding(s))])));
       const filter = { zip5: "94107", since: recentWindowStart(new Date()) };
-      const merged = await countedPageAcross(reader, (db) => recentByPostalCode(db, filter), { page: 4, size: 5 });
+      const merged = await countedPageAcross(reader, () => recentByPostalCode(filter), { page: 4, size: 5 });
       const { body } = await answer(sharded, "/filings/recent-by-postal-code?postal_code=94107&page=4");
       const liens = body.ucc_liens as { initial_financing_number: string; jurisdiction_state: string }[];
       expect(liens).toHaveLength(5);

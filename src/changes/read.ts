@@ -18,13 +18,13 @@
  *   than `limit` with `has_more` true. Work per page stays fixed however
  *   busy the debtor or lender, and however long the log.
  */
-import { and, eq, gt, max, type SQL, sql } from "drizzle-orm";
+import { and, eq, gt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { changeMarks, changes, dataLoads, debtorParties, securedParties, stateLoads } from "../db/schema.ts";
 import { CHANGE_TYPES, type ChangeType } from "../domain/kinds.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
-import type { Db } from "../queries/db.ts";
+import { type Db, type Holes, template } from "../queries/db.ts";
 import { assemble, type FilingWithParties, type PageRow, withParties } from "../queries/filings.ts";
-import { keyMatches } from "../queries/nameMatch.ts";
+import { type SpanForm, spanForms, spansIn, spansMatch } from "../queries/nameMatch.ts";
 
 /** Changes a page filtered by a party examines per change it may hold, and at most. */
 const SCAN_PER_CHANGE = 10;
@@ -70,22 +70,49 @@ export interface ShardChanges {
 
 const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
-/** The position `start` names, as an SQL expression over the shard's log. */
-function startOf(start: Start): SQL {
+/** A page's form (its template's shape) and values, from the filter, start and size of a request. */
+type ChangeForm = {
+  state: boolean;
+  /** How many types the filter names (none: every type). */
+  types: number;
+  start: "oldest" | "after" | "since";
+  /** The debtor name's spans (nameMatch.ts), or none. */
+  debtor: SpanForm[] | null;
+  secured: boolean;
+  /** Whether a party is asked for: the window's size is then a scan's, and what it examined is read. */
+  scanning: boolean;
+};
+
+type ChangeValues = {
+  state: string;
+  types: number[];
+  /** The position (after) or time (since, in seconds) the page starts from. */
+  after: number;
+  since: number;
+  /** Changes the window reads, and changes the page keeps (limit + 1). */
+  size: number;
+  keep: number;
+  spans: (string | number)[];
+  from: string;
+  to: string;
+};
+
+/** The position a start names, as an SQL expression over the shard's log. */
+function startOf(form: ChangeForm, v: Holes<ChangeValues>): SQL {
   const purged = sql`coalesce((select ${changeMarks.purgedThrough} from ${changeMarks} where ${changeMarks.id} = 1), 0)`;
-  if (start === "oldest") return purged;
-  if ("after" in start) return sql`${start.after}`;
+  if (form.start === "oldest") return purged;
+  if (form.start === "after") return sql`${v.after}`;
   // recorded_at rises with seq (record.ts): the first change at or after `since` is one seek;
   // none yet: every change from now on.
   return sql`coalesce(
-    (select ${changes.seq} - 1 from ${changes} where ${changes.recordedAt} >= ${seconds(start.since)} order by ${changes.recordedAt}, ${changes.seq} limit 1),
+    (select ${changes.seq} - 1 from ${changes} where ${changes.recordedAt} >= ${v.since} order by ${changes.recordedAt}, ${changes.seq} limit 1),
     (select coalesce(max(${changes.seq}), ${purged}) from ${changes}))`;
 }
 
 const columns = sql`${changes.seq} as seq, ${changes.state} as change_state, ${changes.type} as type, ${changes.filingId} as filing_id, ${changes.amendment} as amendment, ${changes.changedFields} as changed_fields, ${changes.recordedAt} as recorded_at, ${changes.occurredAt} as occurred_at`;
 
 /** `arms` (each in seq order) as one list in seq order, cut to `limit`. */
-function merged(arms: SQL[], limit: number): SQL {
+function merged(arms: SQL[], limit: SQLWrapper): SQL {
   const ordered = (arm: SQL) => sql`select * from (${arm} order by seq limit ${limit})`;
   if (arms.length === 1) return sql`${arms[0]} order by seq limit ${limit}`;
   if (arms.length <= MAX_COMPOUND) {
@@ -100,18 +127,51 @@ function merged(arms: SQL[], limit: number): SQL {
   );
 }
 
-/** The changes of `filter` after the position `after` (an SQL expression), in seq order, at most `limit`. */
-function window(filter: ChangeFilter, after: SQL, limit: number): SQL {
-  const onState = filter.state ? eq(changes.state, filter.state) : undefined;
-  const types = filter.types;
+/** The changes of the filter after the position `after` (an SQL expression), in seq order, at most the window's size. */
+function window(form: ChangeForm, v: Holes<ChangeValues>, after: SQL): SQL {
+  const onState = form.state ? eq(changes.state, v.state) : undefined;
   const base = (where: SQL | undefined) =>
     sql`select ${columns} from ${changes} where ${and(where, gt(changes.seq, after))}`;
-  if (!types) return merged([base(onState)], limit);
+  if (form.types === 0) return merged([base(onState)], v.size);
   return merged(
-    types.map((t) => base(and(onState, eq(changes.type, t)))),
-    limit,
+    v.types.map((t) => base(and(onState, eq(changes.type, t)))),
+    v.size,
   );
 }
+
+/**
+ * A shard's page of changes, in one batch: the page (the window's changes
+ * whose filing names a matching party, with the filing as it stands now),
+ * the start and the purge mark, the data-load time, and with a party
+ * filter what the window examined. A template: rendered once per isolate
+ * and form.
+ */
+const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeValues>): SQL[] => {
+  const after = startOf(form, v);
+  const w = window(form, v, after);
+  const parties: SQL[] = [];
+  if (form.debtor) {
+    const named = spansMatch(debtorParties.nameKey, spansIn(form.debtor, v.spans));
+    parties.push(
+      sql`exists (select 1 from ${debtorParties} where ${debtorParties.filingId} = w.filing_id and (${named}))`,
+    );
+  }
+  if (form.secured) {
+    parties.push(
+      sql`exists (select 1 from ${securedParties} where ${securedParties.filingId} = w.filing_id and ${securedParties.nameWords} >= ${v.from} and ${securedParties.nameWords} < ${v.to})`,
+    );
+  }
+  const matching = parties.length > 0 ? sql`where ${sql.join(parties, sql` and `)}` : sql``;
+  // CROSS JOIN keeps SQLite's join order: the window's changes, then each one's filing by id.
+  const page = sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at, ${withParties(true)}
+      from (${w}) as w cross join filings on filings.id = w.filing_id ${matching} order by w.seq limit ${v.keep}`;
+  const marks = sql`select ${after} as start, coalesce((select ${changeMarks.purgedThrough} from ${changeMarks} where ${changeMarks.id} = 1), 0) as purged`;
+  const loaded = form.state
+    ? sql`select ${stateLoads.lastLoadedAt} as at from ${stateLoads} where ${stateLoads.state} = ${v.state}`
+    : sql`select max(${dataLoads.loadedAt}) as at from ${dataLoads}`;
+  const examined = sql`select max(seq) as through, count(*) as n from (${w})`;
+  return form.scanning ? [page, marks, loaded, examined] : [page, marks, loaded];
+});
 
 /** A row of the page statement. */
 type Row = PageRow & {
@@ -133,41 +193,44 @@ function fieldsOf(mask: number | null): string | null {
 
 /** One shard's changes of `filter` from `start`, at most `limit` + 1 (one past the page: is there more). */
 export async function shardChanges(db: Db, filter: ChangeFilter, start: Start, limit: number): Promise<ShardChanges> {
-  const after = startOf(start);
   const scanning = filter.debtorName !== undefined || filter.securedParty !== undefined;
   const size = scanning ? Math.min(SCAN_WINDOW, limit * SCAN_PER_CHANGE) : limit + 1;
-  const w = window(filter, after, size);
-  const parties: SQL[] = [];
-  if (filter.debtorName) {
-    const named = keyMatches(debtorParties.nameKey, debtorQuery(filter.debtorName));
-    parties.push(
-      sql`exists (select 1 from ${debtorParties} where ${debtorParties.filingId} = w.filing_id and (${named}))`,
-    );
-  }
-  if (filter.securedParty) {
-    const { from, to } = securedNameRange(filter.securedParty);
-    parties.push(
-      sql`exists (select 1 from ${securedParties} where ${securedParties.filingId} = w.filing_id and ${securedParties.nameWords} >= ${from} and ${securedParties.nameWords} < ${to})`,
-    );
-  }
-  const matching = parties.length > 0 ? sql`where ${sql.join(parties, sql` and `)}` : sql``;
-  // CROSS JOIN keeps SQLite's join order: the window's changes, then each one's filing by id.
-  const page = db.all<Row>(
-    sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at, ${withParties(true)}
-      from (${w}) as w cross join filings on filings.id = w.filing_id ${matching} order by w.seq limit ${limit + 1}`,
-  );
-  const marks = db.all<{ start: number; purged: number }>(
-    sql`select ${after} as start, coalesce((select ${changeMarks.purgedThrough} from ${changeMarks} where ${changeMarks.id} = 1), 0) as purged`,
-  );
-  const loaded = filter.state
-    ? db.select({ at: stateLoads.lastLoadedAt }).from(stateLoads).where(eq(stateLoads.state, filter.state))
-    : db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads);
-  const examined = db.all<{ through: number | null; n: number }>(
-    sql`select max(seq) as through, count(*) as n from (${w})`,
-  );
-  const [rows, [mark], [last], scanned] = scanning
-    ? await db.batch([page, marks, loaded, examined])
-    : await db.batch([page, marks, loaded]);
+  const debtor = filter.debtorName ? spanForms(debtorQuery(filter.debtorName)) : undefined;
+  const secured = filter.securedParty ? securedNameRange(filter.securedParty) : undefined;
+  const form: ChangeForm = {
+    state: filter.state !== undefined,
+    types: filter.types?.length ?? 0,
+    start: start === "oldest" ? "oldest" : "after" in start ? "after" : "since",
+    debtor: debtor?.forms ?? null,
+    secured: secured !== undefined,
+    scanning,
+  };
+  const [page, marks, loaded, examined] = pageStatements(form, {
+    state: filter.state ?? "",
+    types: (filter.types ?? []).map((t) => Number(changes.type.mapToDriverValue(t))),
+    after: typeof start === "object" && "after" in start ? start.after : 0,
+    since: typeof start === "object" && "since" in start ? seconds(start.since) : 0,
+    size,
+    keep: limit + 1,
+    spans: debtor?.values ?? [],
+    from: secured?.from ?? "",
+    to: secured?.to ?? "",
+  });
+  if (!page || !marks || !loaded) throw new Error("changes: three statements or four");
+  type Mark = { start: number; purged: number };
+  type Examined = { through: number | null; n: number };
+  const [rows, [mark], [last], scanned] = examined
+    ? await db.batch([
+        db.all<Row>(page),
+        db.all<Mark>(marks),
+        db.all<{ at: number | string | null }>(loaded),
+        db.all<Examined>(examined),
+      ])
+    : await db.batch([db.all<Row>(page), db.all<Mark>(marks), db.all<{ at: number | string | null }>(loaded)]);
+  // A state's load time is stored in seconds; the shard's newest load is text.
+  const at = last?.at ?? null;
+  const dataLoadedAt =
+    at === null ? null : filter.state ? (stateLoads.lastLoadedAt.mapFromDriverValue(Number(at)) as string) : String(at);
   const filings = assemble(rows);
   const items = rows.map((r, i) => ({
     seq: Number(r.seq),
@@ -185,6 +248,6 @@ export async function shardChanges(db: Db, filter: ChangeFilter, start: Start, l
     start: Number(mark?.start ?? 0),
     ...(scanning ? { examined: { through: window0?.through ?? null, full: Number(window0?.n ?? 0) >= size } } : {}),
     purged: Number(mark?.purged ?? 0),
-    dataLoadedAt: last?.at ?? null,
+    dataLoadedAt,
   };
 }

@@ -160,6 +160,17 @@ function runLikeness(q: string, words: string[]): number {
 /** At most likeness(a, b) for strings of these lengths. */
 const likenessBound = (a: number, b: number) => (Math.max(a, b) === 0 ? 0 : 1 - Math.abs(a - b) / Math.max(a, b));
 
+/** A name's comparable words, and the same run together. */
+interface Words {
+  list: string[];
+  joined: string;
+}
+
+const wordsOf = (name: string): Words => {
+  const list = comparableWords(name);
+  return { list, joined: list.join("") };
+};
+
 /**
  * The better of `best` and the likeness of two names as a whole: their
  * words run together; when one of them is one word (words run together),
@@ -167,8 +178,9 @@ const likenessBound = (a: number, b: number) => (Math.max(a, b) === 0 ? 0 : 1 - 
  * query is that one word, some of the name's words only (runLikeness).
  * Readings that cannot beat `best` are not computed.
  */
-function wholeLikeness(q: string[], c: string[], best: number): number {
-  const [joinedQ, joinedC] = [q.join(""), c.join("")];
+function wholeLikeness(query: Words, candidate: Words, best: number): number {
+  const [q, c] = [query.list, candidate.list];
+  const [joinedQ, joinedC] = [query.joined, candidate.joined];
   // Every order of the words run together has these lengths.
   const bound = likenessBound(joinedQ.length, joinedC.length);
   if (bound > best) best = Math.max(best, likeness(joinedQ, joinedC));
@@ -183,9 +195,20 @@ function wholeLikeness(q: string[], c: string[], best: number): number {
   return best;
 }
 
+/**
+ * Scores names against `query`, whose words are read once: a request
+ * scores every candidate against one query, and reading the words of a
+ * name of a thousand characters costs more than most scores.
+ */
+export function similarityTo(query: string): (candidate: string) => number {
+  const q = wordsOf(query);
+  return (candidate) => {
+    const c = wordsOf(candidate);
+    const byWords = 0.7 * coverage(q.list, c.list) + 0.3 * coverage(c.list, q.list);
+    return Math.round(wholeLikeness(q, c, byWords) * 1000) / 1000;
+  };
+}
+
 export function similarity(query: string, candidate: string): number {
-  const q = comparableWords(query);
-  const c = comparableWords(candidate);
-  const byWords = 0.7 * coverage(q, c) + 0.3 * coverage(c, q);
-  return Math.round(wholeLikeness(q, c, byWords) * 1000) / 1000;
+  return similarityTo(query)(candidate);
 }

@@ -1,6 +1,11 @@
 /**
- * The Drizzle handles queries run on, and how a query reads several shards:
+ * The Drizzle handles queries run on, how their statements are made, and
+ * how a query reads several shards:
  * - `database(d1)` is a query handle over a D1 binding or session;
+ * - statements are written with Drizzle (`query`, without a database) and
+ *   rendered to SQL text once per isolate: `frozen` for text with no
+ *   values, `template` for text of one shape with a request's values bound
+ *   into it, `rendered` for one statement sent to several shards;
  * - a ShardReader runs work on named shards in parallel. Cross-shard merges
  *   (src/queries/fanout.ts) take one; the HTTP layer supplies a reader with
  *   the request's sessions, metering and 503s (src/http/d1.ts), scripts and
@@ -8,11 +13,11 @@
  * Nothing here knows about requests: src/queries imports nothing from
  * src/http (test/node/layers.test.ts).
  */
-import { type SQL, sql } from "drizzle-orm";
+import { is, Placeholder, SQL, type SQLChunk, type SQLWrapper, StringChunk, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { DrizzleD1Database, SQLiteD1Session } from "drizzle-orm/d1";
 import type { PreparedQuery } from "drizzle-orm/session";
-import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { QueryBuilder, SQLiteAsyncDialect, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 
 export type Db = DrizzleD1Database;
 
@@ -23,6 +28,9 @@ export type Db = DrizzleD1Database;
  * 0.1 ms per shard read, by a profile of the bench's load.
  */
 const dialect = new SQLiteAsyncDialect({ casing: "snake_case" });
+
+/** Drizzle's query builder without a database, for fragments and templates (`query.select(...)...getSQL()`). */
+export const query = new QueryBuilder(dialect);
 
 const frozenFragments = new Map<string, SQL>();
 
@@ -45,6 +53,132 @@ export function frozen(name: string, build: () => SQL): SQL {
     frozenFragments.set(name, fragment);
   }
   return fragment;
+}
+
+/** A row of `columns` (key and column) from its stored values, each read back as Drizzle reads its column. */
+export function decoded<R>(columns: readonly [string, SQLiteColumn][], value: (key: string, i: number) => unknown): R {
+  const row: Record<string, unknown> = {};
+  columns.forEach(([key, column], i) => {
+    const stored = value(key, i);
+    row[key] = stored === null || stored === undefined ? null : column.mapFromDriverValue(stored);
+  });
+  return row as R;
+}
+
+/** A value bound to a statement, as the driver takes it (a column's stored form: mapToDriverValue). */
+type Bound = string | number | null;
+
+/**
+ * Where a request's values go in a template: a placeholder per value, an
+ * array of them per list. A builder that embeds another passes it its own
+ * holes, or any SQL.
+ */
+export type Holes<V> = { readonly [K in keyof V]: V[K] extends readonly Bound[] ? readonly SQLWrapper[] : SQLWrapper };
+
+/** What decides a template's form: JSON, small (it keys the isolate's cache of rendered text). */
+type Shape = string | number | boolean | null | undefined | readonly Shape[] | { readonly [key: string]: Shape };
+
+/** SQL text in pieces around its `?`s, and what each `?` binds: a request's value (its key and list index) or a constant. */
+interface Pieces {
+  pieces: StringChunk[];
+  slots: ({ key: string; index: number } | { value: unknown })[];
+}
+
+/** A fragment rendered with the isolate's dialect, split at its bound values (placeholders among them). */
+function render(name: string, fragment: SQL): Pieces {
+  const query = dialect.sqlToQuery(fragment);
+  const pieces = query.sql.split("?");
+  // Every `?` is a bound value: names, numbers and text are bound, never written in with a `?`.
+  if (pieces.length !== query.params.length + 1) throw new Error(`SQL ${name} has a ? that binds nothing`);
+  return {
+    pieces: pieces.map((piece) => new StringChunk(piece)),
+    slots: query.params.map((p) => {
+      if (!is(p, Placeholder)) return { value: p };
+      const [key = "", index] = p.name.split("#");
+      return { key, index: index === undefined ? -1 : Number(index) };
+    }),
+  };
+}
+
+/** The pieces of a rendered fragment around `values`: embedding or sending it walks no tree, only these chunks. */
+function flat({ pieces }: Pieces, values: readonly unknown[]): SQL {
+  const chunks: SQLChunk[] = [pieces[0]];
+  values.forEach((value, i) => {
+    chunks.push(sql.param(value), pieces[i + 1]);
+  });
+  return new SQL(chunks);
+}
+
+/**
+ * `statement` rendered now, once, for sending to several databases (each
+ * shard of a request spanning states): each sends its text and values as
+ * they are.
+ */
+export function rendered(statement: SQL): SQL {
+  const done = render("rendered", statement);
+  return flat(
+    done,
+    done.slots.map((slot) => {
+      if (!("value" in slot)) throw new Error(`a placeholder (${slot.key}) in a rendered statement`);
+      return slot.value;
+    }),
+  );
+}
+
+/** Most shapes a template keeps rendered: shapes are structural (a number of values, a choice of index). */
+const MAX_SHAPES = 500;
+
+/**
+ * A fragment whose SQL text is rendered once per isolate for each `shape`
+ * and gets each request's `values` bound in order: Drizzle builds and walks
+ * its tree on a request of a new shape only. `build` is the fragment's
+ * query, written with Drizzle as any other, from the shape (what decides
+ * the statement's form: which filters, how many values) and holes where
+ * the values go; it runs with nothing else in reach (define it at module
+ * level), so a value cannot leak into the text another request reuses.
+ * Values are bound as given: a column's stored form (mapToDriverValue),
+ * as a hole compares with the column without encoding.
+ */
+export function template<S extends Shape, V extends Record<string, Bound | readonly Bound[]>>(
+  name: string,
+  build: (shape: S, holes: Holes<V>) => SQL,
+): (shape: S, values: V) => SQL;
+/** A template of several fragments (a list's index ranges), rendered and bound alike. */
+export function template<S extends Shape, V extends Record<string, Bound | readonly Bound[]>>(
+  name: string,
+  build: (shape: S, holes: Holes<V>) => SQL[],
+): (shape: S, values: V) => SQL[];
+export function template<S extends Shape, V extends Record<string, Bound | readonly Bound[]>>(
+  name: string,
+  build: (shape: S, holes: Holes<V>) => SQL | SQL[],
+): (shape: S, values: V) => SQL | SQL[] {
+  const shapes = new Map<string, Pieces | Pieces[]>();
+  return (shape, values) => {
+    const sizes = Object.values(values).map((v) => (Array.isArray(v) ? v.length : -1));
+    const key = JSON.stringify([shape, sizes]);
+    let done = shapes.get(key);
+    if (!done) {
+      const holes = Object.fromEntries(
+        Object.entries(values).map(([k, v]) => [
+          k,
+          Array.isArray(v) ? v.map((_, i) => sql.placeholder(`${k}#${i}`)) : sql.placeholder(k),
+        ]),
+      );
+      const built = build(shape, holes as unknown as Holes<V>);
+      done = Array.isArray(built) ? built.map((fragment) => render(name, fragment)) : render(name, built);
+      if (shapes.size < MAX_SHAPES) shapes.set(key, done);
+    }
+    const bind = (r: Pieces) =>
+      flat(
+        r,
+        r.slots.map((slot) => {
+          if ("value" in slot) return slot.value;
+          const value = values[slot.key];
+          return Array.isArray(value) ? value[slot.index] : value;
+        }),
+      );
+    return Array.isArray(done) ? done.map(bind) : bind(done);
+  };
 }
 
 /**

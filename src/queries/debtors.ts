@@ -11,12 +11,13 @@
  * the found debtors' entries in the state: they grow with those debtors'
  * co-borrowers, never with the number of filings.
  */
-import { and, desc, eq, inArray, max, not, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, max, not, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { debtorAddresses, debtorAddressSets, debtorLinks, debtorNames } from "../db/schema.ts";
 import { debtorQuery } from "../domain/names.ts";
-import type { Db } from "./db.ts";
+import { type Db, decoded, type Holes, query, rendered, template } from "./db.ts";
 import type { PageWindow } from "./filings.ts";
-import { keyMatches } from "./nameMatch.ts";
+import { type SpanForm, spanForms, spansIn, spansMatch } from "./nameMatch.ts";
 
 /**
  * Candidate rows a page asks of a database per address it shows: an address
@@ -27,6 +28,54 @@ import { keyMatches } from "./nameMatch.ts";
  */
 export const ROWS_PER_ADDRESS = 3;
 
+/** A found debtor's row of its addresses (knownAddressRows). */
+export type AddressRow = typeof debtorAddresses.$inferSelect;
+
+/** A found debtor's address key set (knownAddressSets). */
+type AddressSet = typeof debtorAddressSets.$inferSelect;
+
+/** A co-borrower entry (associatedDebtors). */
+type Associated = Pick<
+  typeof debtorLinks.$inferSelect,
+  "name" | "street1" | "street2" | "city" | "state" | "zip" | "lastSeen"
+>;
+
+/** What a statement selects, by key: the column whose values it reads (and decodes them), or an expression over it. */
+type Columns<R> = [keyof R & string, SQLiteColumn, SQL?][];
+
+/** Every column of `table`, by key. */
+const allOf = <R>(table: typeof debtorAddresses | typeof debtorAddressSets) =>
+  Object.entries(getTableColumns(table)) as unknown as Columns<R>;
+
+const ADDRESS_COLUMNS = allOf<AddressRow>(debtorAddresses);
+const SET_COLUMNS = allOf<AddressSet>(debtorAddressSets);
+const lastSeen = max(debtorLinks.lastSeen);
+const ASSOCIATED_COLUMNS: Columns<Associated> = [
+  ...(["name", "street1", "street2", "city", "state", "zip"] as const).map((key): Columns<Associated>[number] => [
+    key,
+    debtorLinks[key],
+  ]),
+  ["lastSeen", debtorLinks.lastSeen, lastSeen],
+];
+
+/** A select of `columns`, each named by its key, so rows come back as D1 sends them (decodeAll reads them). */
+const selectOf = <R>(columns: Columns<R>) =>
+  query.select(Object.fromEntries(columns.map(([key, column, read]) => [key, sql`${read ?? column}`.as(key)])));
+
+/** Rows of a selectOf() statement, each value read back as its column's Drizzle reads it. */
+function decodeAll<R>(columns: Columns<R>, rows: Record<string, unknown>[]): R[] {
+  const decoders = columns.map(([key, column]): [string, SQLiteColumn] => [key, column]);
+  return rows.map((row) => decoded<R>(decoders, (key) => row[key]));
+}
+
+/** A debtor query's spans (nameMatch.ts, spanForms), as a template takes them. */
+type Spans = { spans: (string | number)[] };
+
+function spansOfName(name: string) {
+  const { forms, values } = spanForms(debtorQuery(name));
+  return { forms, spans: values };
+}
+
 /**
  * The first `limit` rows of the found debtors' addresses in list order: last
  * used, then address key, then name key, newest first. Each debtor's rows
@@ -35,33 +84,34 @@ export const ROWS_PER_ADDRESS = 3;
  * that falls behind the rows kept (its ORDER BY LIMIT optimization): about
  * `limit` rows plus two per found debtor, however many addresses they have.
  * An address under several found names comes once per name; the merge keeps
- * its newest row.
+ * its newest row. Below a position (`after`), each found name's range
+ * starts there (its primary key's order).
  */
-export function knownAddressRows(db: Db, name: string, limit: number, after?: AddressPosition) {
-  return db
-    .select({
-      nameKey: debtorAddresses.nameKey,
-      addressKey: debtorAddresses.addressKey,
-      street1: debtorAddresses.street1,
-      street2: debtorAddresses.street2,
-      city: debtorAddresses.city,
-      state: debtorAddresses.state,
-      zip: debtorAddresses.zip,
-      lastUsed: debtorAddresses.lastUsed,
-    })
+const ad = debtorAddresses;
+const addressRows = template(
+  "addressRows",
+  (f: { spans: SpanForm[]; after: boolean }, v: Holes<Spans & { limit: number; at: number; address: number }>) =>
+    sql`${selectOf(ADDRESS_COLUMNS)
+      .from(debtorAddressSets)
+      .crossJoin(debtorAddresses)
+      .where(
+        and(
+          spansMatch(debtorAddressSets.nameKey, spansIn(f.spans, v.spans)),
+          eq(ad.nameKey, debtorAddressSets.nameKey),
+          f.after ? sql`(${ad.lastUsed}, ${ad.addressKey}) < (${v.at}, ${v.address})` : undefined,
+        ),
+      )
+      .orderBy(desc(ad.lastUsed), desc(ad.addressKey), desc(ad.nameKey))
+      .getSQL()} limit ${v.limit}`,
+);
+
+/** The address key set of each debtor a search finds: one row per debtor. */
+const addressSets = template("addressSets", (f: { spans: SpanForm[] }, v: Holes<Spans>) =>
+  selectOf(SET_COLUMNS)
     .from(debtorAddressSets)
-    .crossJoin(debtorAddresses)
-    .where(
-      and(
-        keyMatches(debtorAddressSets.nameKey, debtorQuery(name)),
-        eq(debtorAddresses.nameKey, debtorAddressSets.nameKey),
-        // Each found name's range starts below the position (its primary key's order).
-        after && sql`(${debtorAddresses.lastUsed}, ${debtorAddresses.addressKey}) < (${after.at}, ${after.address})`,
-      ),
-    )
-    .orderBy(desc(debtorAddresses.lastUsed), desc(debtorAddresses.addressKey), desc(debtorAddresses.nameKey))
-    .limit(limit);
-}
+    .where(spansMatch(debtorAddressSets.nameKey, spansIn(f.spans, v.spans)))
+    .getSQL(),
+);
 
 /** A place in the known-address list: an address's last use as stored (seconds), and its address key. */
 export interface AddressPosition {
@@ -71,77 +121,105 @@ export interface AddressPosition {
 
 /** The position of a row of knownAddressRows, shown as its address's newest. */
 export function addressPositionOf(row: { lastUsed: string; addressKey: number }): AddressPosition {
-  return { at: Number(debtorAddresses.lastUsed.mapToDriverValue(row.lastUsed)), address: row.addressKey };
+  return { at: Number(ad.lastUsed.mapToDriverValue(row.lastUsed)), address: row.addressKey };
 }
+
+/** The statements of knownAddressCandidates, the same for every shard: render once, send to each. */
+export interface AddressStatements {
+  sets: SQL;
+  rows: SQL;
+  limit: number;
+}
+
+/** The statements of a known-address read: the found debtors' address sets, and their first `limit` rows below `after`. */
+export function addressStatements(name: string, limit: number, after?: AddressPosition): AddressStatements {
+  const { forms, spans } = spansOfName(name);
+  const rows = addressRows(
+    { spans: forms, after: after !== undefined },
+    { spans, limit, at: after?.at ?? 0, address: after?.address ?? 0 },
+  );
+  return { sets: addressSets({ spans: forms }, { spans }), rows: rendered(rows), limit };
+}
+
+/** knownAddressRows' statement alone: a shard read again for more rows. */
+export const knownAddressRows = (db: Db, name: string, limit: number) =>
+  db.all<Record<string, unknown>>(addressStatements(name, limit).rows);
+
+/** Rows of knownAddressRows' statement, decoded. */
+export const addressRowsOf = (rows: Record<string, unknown>[]) => decodeAll(ADDRESS_COLUMNS, rows);
 
 /**
  * /debtors/addresses, one database's part (one round trip): its first
- * `limit` rows in list order (knownAddressRows), below `after` if given,
- * and the address key set of each debtor it finds, one row per debtor,
- * from which the Worker counts the distinct addresses of every found debtor
- * in every shard exactly, and tells which found debtors hold an address.
+ * `limit` rows in list order, below `after` if given, and the address key
+ * set of each debtor it finds, one row per debtor, from which the Worker
+ * counts the distinct addresses of every found debtor in every shard
+ * exactly, and tells which found debtors hold an address.
  */
-export async function knownAddressCandidates(db: Db, name: string, limit: number, after?: AddressPosition) {
-  const [sets, rows] = await db.batch([knownAddressSets(db, name), knownAddressRows(db, name, limit, after)]);
-  return { sets, rows, limit };
+export async function knownAddressCandidates(
+  db: Db,
+  { sets, rows, limit }: AddressStatements,
+): Promise<{ sets: AddressSet[]; rows: AddressRow[]; limit: number }> {
+  const [found, listed] = await db.batch([
+    db.all<Record<string, unknown>>(sets),
+    db.all<Record<string, unknown>>(rows),
+  ]);
+  return { sets: decodeAll(SET_COLUMNS, found), rows: addressRowsOf(listed), limit };
 }
 
 /** The address key set of each debtor a search for `name` finds: one row per debtor. */
-export function knownAddressSets(db: Db, name: string) {
-  return db
-    .select({ nameKey: debtorAddressSets.nameKey, addressKeys: debtorAddressSets.addressKeys })
-    .from(debtorAddressSets)
-    .where(keyMatches(debtorAddressSets.nameKey, debtorQuery(name)));
+export async function knownAddressSets(db: Db, name: string): Promise<AddressSet[]> {
+  const { forms, spans } = spansOfName(name);
+  const [found] = await db.batch([db.all<Record<string, unknown>>(addressSets({ spans: forms }, { spans }))]);
+  return decodeAll(SET_COLUMNS, found);
 }
 
 /**
  * /debtors/associated/: the other debtors named on the filings of a debtor in a
  * state, one entry per distinct name (match key) and address, most recent
- * co-filing first. Debtors the query itself finds are not "other" debtors
- * ("J Smith" finds John and Jane Smith: neither is listed as the other's
- * co-borrower).
+ * co-filing first, and their count. Debtors the query itself finds are not
+ * "other" debtors ("J Smith" finds John and Jane Smith: neither is listed
+ * as the other's co-borrower). The found debtors of the state come from
+ * debtor_names, so a key range reads the links of those debtors in this
+ * state only.
  */
+const associated = template(
+  "associated",
+  (f: { spans: SpanForm[] }, v: Holes<Spans & { state: string; limit: number; offset: number }>): SQL[] => {
+    const spans = spansIn(f.spans, v.spans);
+    const found = query
+      .select({ key: debtorNames.nameKey })
+      .from(debtorNames)
+      .where(spansMatch(debtorNames.nameKey, spans, eq(debtorNames.state, v.state)));
+    const ofDebtor = and(
+      inArray(debtorLinks.nameKey, found),
+      eq(debtorLinks.filingState, v.state),
+      not(spansMatch(debtorLinks.otherKey, spans)),
+    );
+    const rows = selectOf(ASSOCIATED_COLUMNS)
+      .from(debtorLinks)
+      .where(ofDebtor)
+      .groupBy(debtorLinks.otherKey, debtorLinks.otherAddressKey)
+      .orderBy(desc(lastSeen), desc(debtorLinks.otherKey), desc(debtorLinks.otherAddressKey));
+    const count = query
+      .select({
+        total: sql<number>`count(distinct ${debtorLinks.otherKey} || '|' || ${debtorLinks.otherAddressKey})`.as(
+          "total",
+        ),
+      })
+      .from(debtorLinks)
+      .where(ofDebtor);
+    return [sql`${rows.getSQL()} limit ${v.limit} offset ${v.offset}`, count.getSQL()];
+  },
+);
+
 export async function associatedDebtors(
   db: Db,
   q: { name: string; state: string },
   { page, size, offset = (page - 1) * size }: PageWindow,
-) {
-  const query = debtorQuery(q.name);
-  // The found debtors of the state come from debtor_names, so a key range
-  // reads the links of those debtors in this state only.
-  const found = db
-    .select({ key: debtorNames.nameKey })
-    .from(debtorNames)
-    .where(keyMatches(debtorNames.nameKey, query, eq(debtorNames.state, q.state)));
-  const ofDebtor = and(
-    inArray(debtorLinks.nameKey, found),
-    eq(debtorLinks.filingState, q.state),
-    not(keyMatches(debtorLinks.otherKey, query)),
-  );
-  const lastSeen = max(debtorLinks.lastSeen);
-  const [rows, [counted]] = await db.batch([
-    db
-      .select({
-        name: debtorLinks.name,
-        street1: debtorLinks.street1,
-        street2: debtorLinks.street2,
-        city: debtorLinks.city,
-        state: debtorLinks.state,
-        zip: debtorLinks.zip,
-        lastSeen,
-      })
-      .from(debtorLinks)
-      .where(ofDebtor)
-      .groupBy(debtorLinks.otherKey, debtorLinks.otherAddressKey)
-      .orderBy(desc(lastSeen), desc(debtorLinks.otherKey), desc(debtorLinks.otherAddressKey))
-      .limit(size)
-      .offset(offset),
-    db
-      .select({
-        total: sql<number>`count(distinct ${debtorLinks.otherKey} || '|' || ${debtorLinks.otherAddressKey})`,
-      })
-      .from(debtorLinks)
-      .where(ofDebtor),
-  ]);
-  return { rows, total: counted?.total ?? 0 };
+): Promise<{ rows: Associated[]; total: number }> {
+  const { forms, spans } = spansOfName(q.name);
+  const [rows, count] = associated({ spans: forms }, { spans, state: q.state, limit: size, offset });
+  if (!rows || !count) throw new Error("associated: two statements");
+  const [listed, [counted]] = await db.batch([db.all<Record<string, unknown>>(rows), db.all<{ total: number }>(count)]);
+  return { rows: decodeAll(ASSOCIATED_COLUMNS, listed), total: Number(counted?.total ?? 0) };
 }

@@ -30,6 +30,7 @@ import { type Db, onEveryShard, type ShardReader } from "./db.ts";
 import * as debtorQueries from "./debtors.ts";
 import {
   type CountedFilter,
+  countedStatements,
   type FilingFilter,
   type FilingWithParties,
   fetchCountedPage,
@@ -37,10 +38,14 @@ import {
   fetchOpenPage,
   fetchTotal,
   type ListPosition,
+  openStatements,
+  type PageStatements,
   type PageWindow,
   positionOf,
+  readCountedPage,
+  readOpenPage,
 } from "./filings.ts";
-import { probeNames, type SimilarName, similarOf } from "./similar.ts";
+import { probeNames, probeStatement, type SimilarName, similarOf, similarQuery } from "./similar.ts";
 
 /** Pages up to this one are read in one round trip, each shard sending its first page * size rows whole. */
 const DIRECT_PAGES = 2;
@@ -143,20 +148,26 @@ function partsOfSlice(keys: { at: string; num: string }[][], from: number, to: n
   return parts;
 }
 
-/** A list's filter on one shard, below that shard's bound of `after` when resuming. */
-type Build<F> = (db: Db, after?: ListPosition) => F;
+/** A list's filter, below a shard's bound of `after` when resuming. */
+type Build<F> = (after?: ListPosition) => F;
 
 /**
- * Runs `work` on every shard with its part of a page: resumed below
- * `after`, each shard reads the page's size from its bound (one round trip,
- * what page 1 costs); otherwise, the first `reach` rows of its list.
+ * Runs `read` on every shard with its part's statements: from the list's
+ * start, one set built and rendered once for every shard; resumed below
+ * `after`, each shard's own, from its bound (one round trip, what page 1
+ * costs).
  */
-function directParts<T>(
+function onEveryPart<T>(
   reader: ShardReader,
   after: CrossPosition | undefined,
-  work: (db: Db, bound: ListPosition | undefined) => Promise<T>,
+  statementsOf: (bound?: ListPosition) => PageStatements,
+  read: (db: Db, statements: PageStatements) => Promise<T>,
 ): Promise<T[]> {
-  return onEveryShard(reader, (db, name) => work(db, after && boundIn(after, reader.shards.indexOf(name))));
+  if (!after) {
+    const statements = statementsOf();
+    return onEveryShard(reader, (db) => read(db, statements));
+  }
+  return onEveryShard(reader, (db, name) => read(db, statementsOf(boundIn(after, reader.shards.indexOf(name)))));
 }
 
 /**
@@ -173,26 +184,25 @@ export async function countedPageAcross(
   const reach = from + size;
   if (reader.shards.length === 1) {
     // One database: its own page, as before sharding.
+    const window = { page, size, offset: from };
     const only = onlyOf(
-      await directParts(reader, after, (db, bound) =>
-        fetchCountedPage(db, build(db, bound), { page, size, offset: from }),
-      ),
+      await onEveryPart(reader, after, (bound) => countedStatements(build(bound), window), readCountedPage),
     );
     return { ...pageOf(placed(only.items, 0, 0)), total: only.total };
   }
   if (after || page <= DIRECT_PAGES) {
-    const parts = await directParts(reader, after, (db, bound) =>
-      fetchCountedPage(db, build(db, bound), { page: 1, size: reach }),
-    );
+    const window = { page: 1, size: reach };
+    const parts = await onEveryPart(reader, after, (bound) => countedStatements(build(bound), window), readCountedPage);
     return { ...pageOf(mergedItems(parts, from, reach)), total: sum(parts.map((p) => p.total)) };
   }
   // Deeper pages by number: the counts first, so that a page past the end
   // reads no list; then each shard's list keys, then the page's rows.
-  const total = sum((await onEveryShard(reader, (db) => fetchTotal(db, build(db)))).map((t) => t.total));
+  const filter = build();
+  const total = sum((await onEveryShard(reader, (db) => fetchTotal(db, filter))).map((t) => t.total));
   if (from >= total) return { items: [], last: undefined, total };
-  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(db), reach));
+  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, filter, reach));
   const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
-    return (await fetchCountedPage(db, { ...build(db), count: 0 }, window)).items;
+    return (await fetchCountedPage(db, { ...filter, count: 0 }, window)).items;
   });
   return { ...pageOf(slice), total };
 }
@@ -211,18 +221,14 @@ export async function openPageAcross(
 ): Promise<MergedPage & { hasMore: boolean; dataLoadedAt: string | null }> {
   const from = after ? 0 : (page - 1) * size;
   const reach = from + size;
+  const statementsOf = (window: PageWindow) => (bound?: ListPosition) =>
+    openStatements(build(bound), window, options.amendments);
   if (reader.shards.length === 1) {
-    const only = onlyOf(
-      await directParts(reader, after, (db, bound) =>
-        fetchOpenPage(db, build(db, bound), { page, size, offset: from }, options),
-      ),
-    );
+    const only = onlyOf(await onEveryPart(reader, after, statementsOf({ page, size, offset: from }), readOpenPage));
     return { ...only, ...pageOf(placed(only.items, 0, 0)) };
   }
   if (after || page <= DIRECT_PAGES) {
-    const parts = await directParts(reader, after, (db, bound) =>
-      fetchOpenPage(db, build(db, bound), { page: 1, size: reach }, options),
-    );
+    const parts = await onEveryPart(reader, after, statementsOf({ page: 1, size: reach }), readOpenPage);
     const rows = sum(parts.map((p) => p.items.length));
     return {
       ...pageOf(mergedItems(parts, from, reach)),
@@ -231,18 +237,16 @@ export async function openPageAcross(
     };
   }
   // Deeper pages by number: a counted list's counts first, as above.
-  const totals = await onEveryShard(reader, async (db) => {
-    const filter = build(db);
-    return "count" in filter ? fetchTotal(db, filter) : undefined;
-  });
+  const filter = build();
+  const totals = await onEveryShard(reader, async (db) => ("count" in filter ? fetchTotal(db, filter) : undefined));
   const counted = totals.every((t) => t !== undefined);
   if (counted && from >= sum(totals.map((t) => t.total))) {
     return { items: [], last: undefined, hasMore: false, dataLoadedAt: latest(totals.map((t) => t.dataLoadedAt)) };
   }
   // One row past the page, to tell whether another follows.
-  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, build(db), reach + 1));
+  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, filter, reach + 1));
   const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
-    return (await fetchOpenPage(db, { ...build(db), count: 0 }, window, options)).items;
+    return (await fetchOpenPage(db, { ...filter, count: 0 }, window, options)).items;
   });
   return {
     ...pageOf(slice),
@@ -283,7 +287,7 @@ function latest(times: (string | null)[]): string | null {
   return times.reduce<string | null>((a, b) => (b !== null && (a === null || b > a) ? b : a), null);
 }
 
-type AddressRow = Awaited<ReturnType<typeof debtorQueries.knownAddressCandidates>>["rows"][number];
+type AddressRow = debtorQueries.AddressRow;
 
 /** Known-address rows in list order: last used, then address key, then name key, newest first. */
 const addressOrder = (a: AddressRow, b: AddressRow) =>
@@ -332,16 +336,13 @@ export async function knownAddressesAcross(
   const reach = page * size;
   if (page > DIRECT_PAGES) {
     // Deeper pages by number: the count first, so that a page past the end reads no rows.
-    const sets = await onEveryShard(
-      reader,
-      async (db) => (await db.batch([debtorQueries.knownAddressSets(db, name)]))[0],
-    );
+    const sets = await onEveryShard(reader, (db) => debtorQueries.knownAddressSets(db, name));
     const total = addressTotal(sets.map((part) => ({ sets: part })));
     if ((page - 1) * size >= total) return addressPageOf([], total);
   }
-  const parts = await onEveryShard(reader, (db) =>
-    debtorQueries.knownAddressCandidates(db, name, reach * debtorQueries.ROWS_PER_ADDRESS),
-  );
+  // The same statements for every shard: rendered once.
+  const statements = debtorQueries.addressStatements(name, reach * debtorQueries.ROWS_PER_ADDRESS);
+  const parts = await onEveryShard(reader, (db) => debtorQueries.knownAddressCandidates(db, statements));
   const all = reader.shards;
   const short = new Map(
     parts.flatMap((part, shard) =>
@@ -356,7 +357,7 @@ export async function knownAddressesAcross(
           const [rows] = await db.batch([
             debtorQueries.knownAddressRows(db, name, reach * (short.get(shard)?.sets.length ?? 0)),
           ]);
-          return rows;
+          return debtorQueries.addressRowsOf(rows);
         });
   const rows = [...parts.map((p) => p.rows), ...again].flat().sort(addressOrder);
   const newest = new Map<number, AddressRow>();
@@ -392,7 +393,8 @@ async function addressesBelow(
   after: debtorQueries.AddressPosition,
 ): Promise<AddressPage | undefined> {
   const limit = size * debtorQueries.ROWS_PER_ADDRESS;
-  const parts = await onEveryShard(reader, (db) => debtorQueries.knownAddressCandidates(db, name, limit, after));
+  const statements = debtorQueries.addressStatements(name, limit, after);
+  const parts = await onEveryShard(reader, (db) => debtorQueries.knownAddressCandidates(db, statements));
   // Per address: its holders (found debtors whose set has it) and its rows read, per shard.
   const count = (counts: Map<number, number[]>, address: number, shard: number) => {
     const perShard = counts.get(address) ?? new Array<number>(parts.length).fill(0);
@@ -450,5 +452,7 @@ function compareDesc<T extends string | number>(a: T, b: T): number {
 
 /** Similar names in every state: one database's candidates, from each shard's first names of every probe. */
 export async function similarNamesAcross(reader: ShardReader, name: string): Promise<SimilarName[]> {
-  return similarOf({ name }, await onEveryShard(reader, (db) => probeNames(db, { name })));
+  const query = similarQuery({ name });
+  const statement = probeStatement(query);
+  return similarOf(query, await onEveryShard(reader, (db) => probeNames(db, statement)));
 }

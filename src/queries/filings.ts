@@ -59,9 +59,9 @@ import {
 } from "../db/schema.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
 import type { PartyType } from "../domain/kinds.ts";
-import { type DebtorQuery, debtorQuery, securedNameRange } from "../domain/names.ts";
-import { boundParams, type Db, frozen } from "./db.ts";
-import { keyMatches, spansOf, spanWhere } from "./nameMatch.ts";
+import { debtorQuery, securedNameRange } from "../domain/names.ts";
+import { boundParams, type Db, decoded, frozen, type Holes, query, rendered, template } from "./db.ts";
+import { type SpanForm, spanForms, spansIn, spansMatch, spanWhere } from "./nameMatch.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
 type Arm = SQL;
@@ -78,13 +78,8 @@ export interface FilingFilter {
 /** A list that can also be counted, for envelope A's `pagination`. */
 export interface CountedFilter extends FilingFilter {
   /** The number of matches, or a statement whose `total` is. */
-  count: CountQuery | number;
+  count: SQL | number;
 }
-
-type CountQuery =
-  | ReturnType<typeof facetTotal>
-  | ReturnType<typeof industryCount>
-  | ReturnType<typeof debtorFilingCount>;
 
 export interface PageWindow {
   page: number;
@@ -120,13 +115,29 @@ export function positionOf({ filing }: FilingWithParties, byTermination = false)
 }
 
 /**
- * Rows below `after` in list order. A row value over the index's own
- * columns: SQLite starts the range there (lenders.ts walks keys alike).
+ * A list position's form in a template (src/queries/db.ts): none (the
+ * list's start), time and number, or time, number and filing id.
  */
-export function below(at: SQLiteColumn, num: SQLiteColumn, fid: SQLiteColumn, after: ListPosition | undefined) {
-  if (after === undefined) return undefined;
-  if (after.fid === undefined) return sql`(${at}, ${num}) < (${after.at}, ${after.num})`;
-  return sql`(${at}, ${num}, ${fid}) < (${after.at}, ${after.num}, ${after.fid})`;
+export type Below = "start" | "number" | "id";
+
+/** A position's values, as a template binds them (unused ones as 0). */
+export type PositionValues = { at: number; num: string; fid: number };
+
+/** The form and values of `after` for a template. */
+export function positionIn(after: ListPosition | undefined): { below: Below; position: PositionValues } {
+  const below: Below = after === undefined ? "start" : after.fid === undefined ? "number" : "id";
+  return { below, position: { at: after?.at ?? 0, num: after?.num ?? "", fid: after?.fid ?? 0 } };
+}
+
+/**
+ * Rows below a position in list order (`p`: its holes, `form`: which of
+ * them). A row value over the index's own columns: SQLite starts the range
+ * there (lenders.ts walks keys alike).
+ */
+export function below(at: SQLiteColumn, num: SQLiteColumn, fid: SQLiteColumn, form: Below, p: Holes<PositionValues>) {
+  if (form === "start") return undefined;
+  if (form === "number") return sql`(${at}, ${num}) < (${p.at}, ${p.num})`;
+  return sql`(${at}, ${num}, ${fid}) < (${p.at}, ${p.num}, ${p.fid})`;
 }
 
 /** The selection of an arm: list time, filing number, filing id. */
@@ -134,50 +145,57 @@ export function arm(at: SQLiteColumn, num: SQLiteColumn, fid: SQLiteColumn) {
   return { at: sql<string>`${at}`.as("at"), num: sql<string>`${num}`.as("num"), fid: sql<number>`${fid}`.as("fid") };
 }
 
-/** Filings matching `where`, below `after`, listed by filing time (or `at`, a termination time). */
-const filingArm = (db: Db, where: SQL | undefined, after?: ListPosition, at: SQLiteColumn = filings.filedAt) =>
-  db
+/** Filings matching `where`, below a position, listed by filing time (or `at`, a termination time). */
+const filingArm = (where: SQL | undefined, form: Below, p: Holes<PositionValues>, at: SQLiteColumn = filings.filedAt) =>
+  query
     .select(arm(at, filings.number, filings.id))
     .from(filings)
-    .where(and(where, below(at, filings.number, filings.id, after)))
+    .where(and(where, below(at, filings.number, filings.id, form, p)))
     .getSQL();
 
-const debtorArm = (db: Db, where: SQL | undefined, after?: ListPosition) => {
+const debtorArm = (where: SQL | undefined, form: Below, p: Holes<PositionValues>) => {
   const { filedAt, filingNumber, filingId } = debtorParties;
-  return db
+  return query
     .selectDistinct(arm(filedAt, filingNumber, filingId))
     .from(debtorParties)
-    .where(and(where, below(filedAt, filingNumber, filingId, after)))
+    .where(and(where, below(filedAt, filingNumber, filingId, form, p)))
     .getSQL();
 };
 
-/** Whether a stored set ("A|B") includes `label`. */
-export const setIncludes = (column: SQLiteColumn, label: string) =>
-  sql`instr('|' || ${column} || '|', ${`|${label}|`}) > 0`;
+/** A filing time as stored (seconds): what a template binds for a hole compared with filed_at or terminated_at. */
+const storedInstant = (iso: string) => Number(filings.filedAt.mapToDriverValue(iso));
+/** An industry as stored (its code), likewise. */
+const storedIndustry = (industry: string) => Number(debtorParties.industry.mapToDriverValue(industry));
 
-/** Whether a stored set ("A|B") includes any of `labels`. */
-export function setIncludesAny(column: SQLiteColumn, labels: readonly string[]): SQL | undefined {
-  if (labels.length === 0) return undefined;
-  return or(...labels.map((l) => setIncludes(column, l)));
+/** A label as a stored set ("A|B") holds it: between bars, as setIncludes looks for it. */
+export const setMember = (label: string) => `|${label}|`;
+
+/** Whether a stored set ("A|B") includes the label `member` is (setMember). */
+export const setIncludes = (column: SQLiteColumn, member: SQLWrapper | string) =>
+  sql`instr('|' || ${column} || '|', ${member}) > 0`;
+
+/** Whether a stored set ("A|B") includes any of `members`. */
+export function setIncludesAny(column: SQLiteColumn, members: readonly (SQLWrapper | string)[]): SQL | undefined {
+  if (members.length === 0) return undefined;
+  return or(...members.map((m) => setIncludes(column, m)));
 }
 
-/** Which facets a query covers (see facetCounts in schema.ts). */
-interface FacetQuery {
+/** The facets a count covers (see facetCounts in schema.ts): its scope, and whether a range of lender names. */
+type FacetForm = {
   scope: (typeof facetCounts.$inferSelect)["scope"];
-  place: string;
-  /** Lender names in this range; else the facets of the one name `name` (default ""). */
-  names?: { from: string; to: string };
-  name?: string;
-  labels?: string[];
-}
+  names: boolean;
+};
+
+/** Their values: the place, lender names from `from` to `to` or the one name `name`, and set members (setMember). */
+type FacetValues = { place: string; name: string; from: string; to: string; members: string[] };
 
 /**
- * A facet's filings since `since` (a day): the running total of its first
+ * A facet's filings since a day (`since`): the running total of its first
  * day on or after it (schema.ts, facetDays), for the facet `key` names
  * (default: the facet_counts row in hand).
  */
-function facetSince(db: Db, since: string, key?: { name: SQL; facet: SQL; place: string }): SQL {
-  const onward = db
+function facetSince(since: SQLWrapper, key?: { name: SQL; facet: SQL; place: SQLWrapper }): SQL {
+  const onward = query
     .select({ running: facetDays.running })
     .from(facetDays)
     .where(
@@ -195,7 +213,7 @@ function facetSince(db: Db, since: string, key?: { name: SQL; facet: SQL; place:
               eq(facetDays.name, facetCounts.name),
               eq(facetDays.facet, facetCounts.facet),
             ),
-        gte(facetDays.day, since.slice(0, 10)),
+        gte(facetDays.day, since),
       ),
     )
     .orderBy(facetDays.day)
@@ -204,24 +222,55 @@ function facetSince(db: Db, since: string, key?: { name: SQL; facet: SQL; place:
 }
 
 /**
- * Filings of the facets of `scope` at `place` (lender names in `names`,
- * facet sets including one of `labels`) since `since` (a day).
+ * Filings of the facets of a scope at a place (lender names in a range,
+ * facet sets including one of the members) since a day.
  */
-function facetTotal(db: Db, q: FacetQuery, since: string) {
-  return db
-    .select({ total: sql<number>`coalesce(sum(${facetSince(db, since)}), 0)` })
+function facetTotalOf(f: FacetForm, v: Holes<FacetValues & { since: string }>): SQL {
+  return query
+    .select({ total: sql<number>`coalesce(sum(${facetSince(v.since)}), 0)`.as("total") })
     .from(facetCounts)
-    .where(facetsOf(q));
+    .where(facetsOf(f, v))
+    .getSQL();
+}
+
+/** A count of facets (facetTotalOf) since a day (YYYY-MM-DD). */
+const facetTotal = template("facetTotal", facetTotalOf);
+
+/** The values of a count of the one name `name`'s facets, or a place's with no name. */
+const facetValues = (place: string, members: string[] = [], name = ""): FacetValues => ({
+  place,
+  name,
+  from: "",
+  to: "",
+  members,
+});
+
+/**
+ * The facets of a scope at a place whose lender name is in a range (or is
+ * the one name) and whose set includes one of the members; without
+ * members, a state's or postal code's one facet that counts all its filings
+ * (ANY_FACET, never an industry).
+ */
+function facetsOf(f: FacetForm, v: Holes<FacetValues>) {
+  const everyIndustry = v.members.length === 0 && (f.scope === "s" || f.scope === "z");
+  return and(
+    eq(facetCounts.scope, f.scope),
+    eq(facetCounts.place, v.place),
+    // Facets other than a lender's have the name "": saying so lets the
+    // primary key reach the facet itself rather than walk the place's.
+    f.names ? and(gte(facetCounts.name, v.from), lt(facetCounts.name, v.to)) : eq(facetCounts.name, v.name),
+    everyIndustry ? eq(facetCounts.facet, ANY_FACET) : setIncludesAny(facetCounts.facet, v.members),
+  );
 }
 
 /**
- * Filings in `state` since `since` with a debtor in one of `industries`,
- * from the state's industry facets (records.ts, industryFacets), reading
- * a number of facets set by how many industries are asked for, never by
- * the data:
- * - up to half the industries: each one's "i1" facet, minus each pair's
- *   "i2" facet (inclusion-exclusion: a filing with two of them is in two
- *   "i1" facets and one "i2" facet);
+ * Filings in a state since a day with a debtor in one of the asked
+ * industries, from the state's industry facets (records.ts,
+ * industryFacets), reading a number of facets set by how many industries
+ * are asked for, never by the data:
+ * - up to half the industries (`direct`): each one's "i1" facet, minus
+ *   each pair's "i2" facet (inclusion-exclusion: a filing with two of them
+ *   is in two "i1" facets and one "i2" facet);
  * - more: every filing ("*") minus the exact facets of the sets of at most
  *   two industries that avoid them all (no industry, one, or a pair).
  * A filing with more than INCLUDED_MAX industries is counted right by the
@@ -229,94 +278,129 @@ function facetTotal(db: Db, q: FacetQuery, since: string) {
  * facets of such sets (rare: a state has few) are read one by one and
  * weighted to make up the difference, in both rules.
  */
-function industryCount(db: Db, state: string, industries: string[], since: string) {
+const industryTotal = template(
+  "industryTotal",
+  (f: { direct: boolean }, v: Holes<{ state: string; since: string; sets: string[]; asked: string[] }>) => {
+    // The sets whose facets are summed, one bound parameter each: a VALUES
+    // list, which (unlike json_each) D1 does not count as rows read. A set's
+    // facet name follows from its size (records.ts, industryFacetName).
+    const size = sql`length(term.column1)`;
+    const facetOf = (prefix: "e" | "i") =>
+      facetSince(v.since, { place: v.state, name: sql`${prefix} || ${size}`, facet: sql`term.column1` });
+    const terms = sql`(values ${sql.join(
+      v.sets.map((set) => sql`(${set})`),
+      sql`, `,
+    )}) as term`;
+    // Direct: + each industry, - each pair. Else: - each set avoiding them.
+    const summed = f.direct
+      ? query.select({ total: sql<number>`coalesce(sum((3 - 2 * ${size}) * ${facetOf("i")}), 0)` }).from(terms)
+      : query.select({ total: sql<number>`-coalesce(sum(${facetOf("e")}), 0)` }).from(terms);
+    const none = sql`${""}`;
+    const every = f.direct
+      ? sql`0`
+      : sql`(${facetTotalOf({ scope: "s", names: false }, { place: v.state, name: none, from: none, to: none, members: [], since: v.since })})`;
+    // Larger sets: how many of the asked industries each holds, and what the terms above missed.
+    const held = sql.join(
+      v.asked.map((letter) => sql`(instr(${facetCounts.facet}, ${letter}) > 0)`),
+      sql` + `,
+    );
+    // Direct: the terms counted a set holding m of them m - m(m-1)/2 times, not once.
+    const weight = f.direct
+      ? sql`(select case when m = 0 then 0 else 1 - m + m * (m - 1) / 2 end from (select ${held} as m))`
+      : sql`-(${held} = 0)`;
+    const larger = query
+      .select({ total: sql<number>`coalesce(sum(${weight} * ${facetSince(v.since)}), 0)` })
+      .from(facetCounts)
+      .where(
+        and(
+          eq(facetCounts.scope, "s"),
+          eq(facetCounts.place, v.state),
+          gt(facetCounts.name, industryFacetName("e", INCLUDED_MAX)),
+          lt(facetCounts.name, "f"),
+        ),
+      );
+    return query
+      .select({ total: sql<number>`${every} + (${summed}) + (${larger})`.as("total") })
+      .from(sql`(select 1)`)
+      .getSQL();
+  },
+);
+
+/** A count of `industries`' filings in `state` since `since` (industryTotal). */
+function industryCount(state: string, industries: string[], since: string): SQL {
   const asked = [...new Set(industries.map((i) => industryLetter(i) ?? ""))].filter((l) => l !== "").sort();
   const others = INDUSTRIES.map((i) => industryLetter(i) ?? "").filter((l) => !asked.includes(l));
   const pairs = (letters: string[]) => letters.flatMap((a, i) => letters.slice(i + 1).map((b) => `${a}${b}`));
   const direct = asked.length <= INDUSTRIES.length / 2;
-  // The sets whose facets are summed, one bound parameter each: a VALUES
-  // list, which (unlike json_each) D1 does not count as rows read. A set's
-  // facet name follows from its size (records.ts, industryFacetName).
   const sets = direct ? [...asked, ...pairs(asked)] : ["", ...others, ...pairs(others)];
-  const size = sql`length(term.column1)`;
-  const facetOf = (prefix: "e" | "i") =>
-    facetSince(db, since, { place: state, name: sql`${prefix} || ${size}`, facet: sql`term.column1` });
-  const terms = sql`(values ${sql.join(
-    sets.map((set) => sql`(${set})`),
-    sql`, `,
-  )}) as term`;
-  // Direct: + each industry, - each pair. Else: - each set avoiding them.
-  const summed = direct
-    ? db.select({ total: sql<number>`coalesce(sum((3 - 2 * ${size}) * ${facetOf("i")}), 0)` }).from(terms)
-    : db.select({ total: sql<number>`-coalesce(sum(${facetOf("e")}), 0)` }).from(terms);
-  const every = direct ? sql`0` : sql`(${facetTotal(db, { scope: "s", place: state }, since)})`;
-  // Larger sets: how many of the asked industries each holds, and what the terms above missed.
-  const held = sql.join(
-    asked.map((l) => sql`(instr(${facetCounts.facet}, ${l}) > 0)`),
-    sql` + `,
-  );
-  // Direct: the terms counted a set holding m of them m - m(m-1)/2 times, not once.
-  const weight = direct
-    ? sql`(select case when m = 0 then 0 else 1 - m + m * (m - 1) / 2 end from (select ${held} as m))`
-    : sql`-(${held} = 0)`;
-  const larger = db
-    .select({ total: sql<number>`coalesce(sum(${weight} * ${facetSince(db, since)}), 0)` })
-    .from(facetCounts)
-    .where(
-      and(
-        eq(facetCounts.scope, "s"),
-        eq(facetCounts.place, state),
-        gt(facetCounts.name, industryFacetName("e", INCLUDED_MAX)),
-        lt(facetCounts.name, "f"),
-      ),
-    );
-  return db.select({ total: sql<number>`${every} + (${summed}) + (${larger})`.as("total") }).from(sql`(select 1)`);
+  return industryTotal({ direct }, { state, since: dayOf(since), sets, asked });
 }
 
-/**
- * The facets of `scope` at `place` whose lender name is in `names` and whose
- * set includes one of `labels`; without labels, a state's or postal code's
- * one facet that counts all its filings (ANY_FACET, never an industry).
- */
-function facetsOf(q: FacetQuery) {
-  const labels = q.labels ?? [];
-  const everyIndustry = labels.length === 0 && (q.scope === "s" || q.scope === "z");
-  return and(
-    eq(facetCounts.scope, q.scope),
-    eq(facetCounts.place, q.place),
-    // Facets other than a lender's have the name "": saying so lets the
-    // primary key reach the facet itself rather than walk the place's.
-    q.names
-      ? and(gte(facetCounts.name, q.names.from), lt(facetCounts.name, q.names.to))
-      : eq(facetCounts.name, q.name ?? ""),
-    everyIndustry ? eq(facetCounts.facet, ANY_FACET) : setIncludesAny(facetCounts.facet, labels),
-  );
-}
+/** The day of a time (YYYY-MM-DD), as facet_days holds days. */
+const dayOf = (iso: string) => iso.slice(0, 10);
+
+/** Filings of a state filed since a time (or terminated, `terminated`), below a position. */
+const stateRange = template(
+  "stateRange",
+  (f: { terminated: boolean; below: Below }, v: Holes<PositionValues & { state: string; since: number }>) => {
+    const at = f.terminated ? filings.terminatedAt : filings.filedAt;
+    return filingArm(and(eq(filings.state, v.state), gte(at, v.since)), f.below, v, at);
+  },
+);
+
+/** Filings of a state filed since a time with a debtor in an industry, below a position. */
+const industryRange = template(
+  "industryRange",
+  (f: { below: Below }, v: Holes<PositionValues & { state: string; industry: number; since: number }>) =>
+    debtorArm(
+      and(
+        eq(debtorParties.filingState, v.state),
+        eq(debtorParties.industry, v.industry),
+        gte(debtorParties.filedAt, v.since),
+      ),
+      f.below,
+      v,
+    ),
+);
+
+/** Filings since a time with a debtor in a ZIP code (and, `industry`, in an industry), below a position. */
+const postalRange = template(
+  "postalRange",
+  (
+    f: { industry: boolean; below: Below },
+    v: Holes<PositionValues & { zip5: string; industry: number; since: number }>,
+  ) =>
+    debtorArm(
+      and(
+        eq(debtorParties.zip5, v.zip5),
+        gte(debtorParties.filedAt, v.since),
+        f.industry ? eq(debtorParties.industry, v.industry) : undefined,
+      ),
+      f.below,
+      v,
+    ),
+);
 
 /** /filings/recent-by-state: filed in `state` since `since`, with a debtor in one of `industries` if given. */
-export function recentByState(
-  db: Db,
-  q: { state: string; since: string; industries?: string[] | undefined; after?: ListPosition | undefined },
-): CountedFilter {
+export function recentByState(q: {
+  state: string;
+  since: string;
+  industries?: string[] | undefined;
+  after?: ListPosition | undefined;
+}): CountedFilter {
   const industries = q.industries ?? [];
+  const { below, position } = positionIn(q.after);
+  const since = storedInstant(q.since);
   const arms =
     industries.length === 0
-      ? [filingArm(db, and(eq(filings.state, q.state), gte(filings.filedAt, q.since)), q.after)]
+      ? [stateRange({ terminated: false, below }, { ...position, state: q.state, since })]
       : industries.map((industry) =>
-          debtorArm(
-            db,
-            and(
-              eq(debtorParties.filingState, q.state),
-              eq(debtorParties.industry, industry),
-              gte(debtorParties.filedAt, q.since),
-            ),
-            q.after,
-          ),
+          industryRange({ below }, { ...position, state: q.state, industry: storedIndustry(industry), since }),
         );
   const count =
     industries.length === 0
-      ? facetTotal(db, { scope: "s", place: q.state }, q.since)
-      : industryCount(db, q.state, industries, q.since);
+      ? facetTotal({ scope: "s", names: false }, { ...facetValues(q.state), since: dayOf(q.since) })
+      : industryCount(q.state, industries, q.since);
   return { arms, count };
 }
 
@@ -324,17 +408,26 @@ export function recentByState(
  * /filings/recent-by-postal-code: a debtor in the ZIP code (first five digits) filed since
  * `since`; with industries, a debtor there in one of them.
  */
-export function recentByPostalCode(
-  db: Db,
-  q: { zip5: string; since: string; industries?: string[] | undefined; after?: ListPosition | undefined },
-): CountedFilter {
+export function recentByPostalCode(q: {
+  zip5: string;
+  since: string;
+  industries?: string[] | undefined;
+  after?: ListPosition | undefined;
+}): CountedFilter {
   const industries = q.industries ?? [];
-  const atZip = and(eq(debtorParties.zip5, q.zip5), gte(debtorParties.filedAt, q.since));
+  const { below, position } = positionIn(q.after);
+  const values = { ...position, zip5: q.zip5, since: storedInstant(q.since) };
   const arms =
     industries.length === 0
-      ? [debtorArm(db, atZip, q.after)]
-      : industries.map((industry) => debtorArm(db, and(atZip, eq(debtorParties.industry, industry)), q.after));
-  return { arms, count: facetTotal(db, { scope: "z", place: q.zip5, labels: industries }, q.since) };
+      ? [postalRange({ industry: false, below }, { ...values, industry: 0 })]
+      : industries.map((industry) =>
+          postalRange({ industry: true, below }, { ...values, industry: storedIndustry(industry) }),
+        );
+  const members = industries.map(setMember);
+  return {
+    arms,
+    count: facetTotal({ scope: "z", names: false }, { ...facetValues(q.zip5, members), since: dayOf(q.since) }),
+  };
 }
 
 export interface LenderQuery {
@@ -346,91 +439,140 @@ export interface LenderQuery {
   after?: ListPosition | undefined;
 }
 
-function lenderFacets(q: LenderQuery): FacetQuery & Required<Pick<FacetQuery, "names" | "labels">> {
-  return {
-    scope: "l" as const,
-    place: q.state,
-    names: securedNameRange(q.name),
-    labels: q.borrowerType ? [q.borrowerType] : [],
-  };
+/** A lender list's values: the name range, since (a time as stored and its day), and borrower types (setMember). */
+export type LenderValues = {
+  state: string;
+  from: string;
+  to: string;
+  since: number;
+  sinceDay: string;
+  /** The borrower type asked for, or none. */
+  members: string[];
+};
+
+/** A lender query's values (LenderValues). */
+export function lenderValues(q: LenderQuery): LenderValues {
+  const { from, to } = securedNameRange(q.name);
+  const members = q.borrowerType ? [setMember(q.borrowerType)] : [];
+  return { state: q.state, from, to, since: storedInstant(q.since), sinceDay: dayOf(q.since), members };
 }
 
 /**
- * How many filings since `since` in `state` have a secured party whose name
- * starts with `name` as whole words (the list itself: src/queries/lenders.ts).
+ * How many filings since a day in a state have a secured party whose name
+ * starts with the query as whole words (the list itself:
+ * src/queries/lenders.ts): each lender name's filings (the "l" facets
+ * under the name), less the filings two or more of them share (the "o"
+ * facet of the name).
  */
-export function lenderCount(db: Db, q: LenderQuery) {
-  const covered = lenderFacets(q);
-  // Each lender name's filings, less the filings two or more of them share.
-  const shared = facetTotal(
-    db,
-    { scope: "o", place: q.state, name: covered.names.from, labels: covered.labels },
-    q.since,
-  );
-  return db
-    .select({ total: sql<number>`(${facetTotal(db, covered, q.since)}) - (${shared})`.as("total") })
-    .from(sql`(select 1)`);
+export function lenderTotalOf(v: Holes<LenderValues>): SQL {
+  const facets = { ...v, place: v.state, name: v.from, since: v.sinceDay };
+  const covered = facetTotalOf({ scope: "l", names: true }, facets);
+  const shared = facetTotalOf({ scope: "o", names: false }, facets);
+  return query
+    .select({ total: sql<number>`(${covered}) - (${shared})`.as("total") })
+    .from(sql`(select 1)`)
+    .getSQL();
 }
 
+const lenderTotal = template("lenderTotal", (_: Record<string, never>, v: Holes<LenderValues>) => lenderTotalOf(v));
+
+/** The count of a lender list (lenderTotalOf). */
+export const lenderCount = (q: LenderQuery) => lenderTotal({}, lenderValues(q));
+
 /** /filings/recently-terminated: terminated in `state` since `since`, most recent termination first. */
-export function recentlyTerminated(
-  db: Db,
-  q: { state: string; since: string; after?: ListPosition | undefined },
-): CountedFilter {
+export function recentlyTerminated(q: {
+  state: string;
+  since: string;
+  after?: ListPosition | undefined;
+}): CountedFilter {
+  const { below, position } = positionIn(q.after);
   return {
-    arms: [
-      filingArm(db, and(eq(filings.state, q.state), gte(filings.terminatedAt, q.since)), q.after, filings.terminatedAt),
-    ],
+    arms: [stateRange({ terminated: true, below }, { ...position, state: q.state, since: storedInstant(q.since) })],
     byTermination: true,
-    count: facetTotal(db, { scope: "t", place: q.state }, q.since),
+    count: facetTotal({ scope: "t", names: false }, { ...facetValues(q.state), since: dayOf(q.since) }),
   };
 }
 
 /** Individual names in one key range that get an ordered arm each; the rest share one sorted arm. */
 export const NAME_SLOTS = 4;
 
+/** A debtor query's spans (nameMatch.ts, spanForms) and state, as a template takes them. */
+type DebtorValues = { state: string; spans: (string | number)[] };
+
 /**
- * How many filings in `state` name a debtor the query finds, each once:
+ * How many filings in a state name a debtor the query finds, each once:
  * the sum of the found debtors' filing counts in debtor_names (one row per
  * debtor, however many filings). That sum counts a filing twice when it
  * names two of the found debtors (spouses "John" and "Jane" for "J Smith"),
  * which debtor_links tells without reading filings: only then are the
  * found debtors' filings in the state counted one by one.
  */
-function debtorFilingCount(db: Db, query: DebtorQuery, state: string) {
-  const inState = keyMatches(debtorNames.nameKey, query, eq(debtorNames.state, state));
+const debtorTotal = template("debtorTotal", (f: { spans: SpanForm[] }, v: Holes<DebtorValues>) => {
+  const spans = spansIn(f.spans, v.spans);
+  const inState = spansMatch(debtorNames.nameKey, spans, eq(debtorNames.state, v.state));
   // A link between two found debtors: each found debtor's links are sought
   // by the other's key spans (debtor_links primary key), not read whole.
-  const together = db
+  const together = query
     .select({ one: sql`1` })
     .from(debtorNames)
     .innerJoin(
       debtorLinks,
-      keyMatches(
+      spansMatch(
         debtorLinks.otherKey,
-        query,
+        spans,
         and(eq(debtorLinks.nameKey, debtorNames.nameKey), eq(debtorLinks.filingState, debtorNames.state)),
       ),
     )
     .where(inState)
     .limit(1);
-  const oneByOne = db
+  const oneByOne = query
     .select({ total: sql<number>`count(distinct ${debtorParties.filingId})` })
     .from(debtorParties)
     .where(
       and(
-        inArray(debtorParties.nameKey, db.select({ key: debtorNames.nameKey }).from(debtorNames).where(inState)),
-        eq(debtorParties.filingState, state),
+        inArray(debtorParties.nameKey, query.select({ key: debtorNames.nameKey }).from(debtorNames).where(inState)),
+        eq(debtorParties.filingState, v.state),
       ),
     );
-  const summed = db
+  const summed = query
     .select({ total: sql<number>`coalesce(sum(${debtorNames.filingCount}), 0)` })
     .from(debtorNames)
     .where(inState);
-  return db
+  return query
     .select({ total: sql<number>`case when exists ${together} then ${oneByOne} else ${summed} end`.as("total") })
-    .from(sql`(select 1)`);
-}
+    .from(sql`(select 1)`)
+    .getSQL();
+});
+
+/**
+ * /debtors/search's index ranges (see byDebtorName): the organization key
+ * and exact individual keys an arm each; a key range of few names one
+ * sorted arm; any other key range NAME_SLOTS arms, one per name (its key a
+ * scalar subquery), and one sorted arm for the names beyond.
+ */
+const debtorRanges = template(
+  "debtorRanges",
+  (f: { spans: SpanForm[]; below: Below }, v: Holes<DebtorValues & PositionValues>): SQL[] => {
+    const inState = eq(debtorParties.filingState, v.state);
+    const range = (where: SQL) => debtorArm(and(where, inState), f.below, v);
+    return spansIn(f.spans, v.spans).flatMap((span) => {
+      if ("key" in span) return [range(eq(debtorParties.nameKey, span.key))];
+      const names = (where?: SQL) =>
+        query
+          .select({ key: debtorNames.nameKey })
+          .from(debtorNames)
+          .where(and(eq(debtorNames.state, v.state), spanWhere(debtorNames.nameKey, span), where))
+          .orderBy(debtorNames.nameKey);
+      if (span.few) return [range(inArray(debtorParties.nameKey, names()))];
+      const slot = (i: number) => sql`${names().limit(1).offset(i)}`;
+      return [
+        ...Array.from({ length: NAME_SLOTS }, (_, i) => range(eq(debtorParties.nameKey, slot(i)))),
+        // Beyond the last slot (none when the last slot is empty: `> null`).
+        range(inArray(debtorParties.nameKey, names(gt(debtorNames.nameKey, slot(NAME_SLOTS - 1))))),
+      ];
+    });
+  },
+);
 
 /**
  * /debtors/search: every filing in `state` with a debtor that a search for
@@ -445,44 +587,34 @@ function debtorFilingCount(db: Db, query: DebtorQuery, state: string) {
  *   for its filings beyond the page. A range of first names filed as an
  *   initial ("smith j *", rarely more than a few filings) is one sorted arm.
  */
-export function byDebtorName(
-  db: Db,
-  q: { name: string; state: string; after?: ListPosition | undefined },
-): CountedFilter {
-  const query = debtorQuery(q.name);
-  const inState = eq(debtorParties.filingState, q.state);
-  const arms = spansOf(query).flatMap((span) => {
-    if ("key" in span) return [debtorArm(db, and(eq(debtorParties.nameKey, span.key), inState), q.after)];
-    const names = (where?: SQL) =>
-      db
-        .select({ key: debtorNames.nameKey })
-        .from(debtorNames)
-        .where(and(eq(debtorNames.state, q.state), spanWhere(debtorNames.nameKey, span), where))
-        .orderBy(debtorNames.nameKey);
-    if (span.few) return [debtorArm(db, and(inArray(debtorParties.nameKey, names()), inState), q.after)];
-    const slot = (i: number) => sql`${names().limit(1).offset(i)}`;
-    return [
-      ...Array.from({ length: NAME_SLOTS }, (_, i) =>
-        debtorArm(db, and(eq(debtorParties.nameKey, slot(i)), inState), q.after),
-      ),
-      // Beyond the last slot (none when the last slot is empty: `> null`).
-      debtorArm(
-        db,
-        and(inArray(debtorParties.nameKey, names(gt(debtorNames.nameKey, slot(NAME_SLOTS - 1)))), inState),
-        q.after,
-      ),
-    ];
-  });
-  return { arms, count: debtorFilingCount(db, query, q.state) };
+export function byDebtorName(q: { name: string; state: string; after?: ListPosition | undefined }): CountedFilter {
+  const { forms, values } = spanForms(debtorQuery(q.name));
+  const { below, position } = positionIn(q.after);
+  return {
+    arms: debtorRanges({ spans: forms, below }, { ...position, state: q.state, spans: values }),
+    count: debtorTotal({ spans: forms }, { state: q.state, spans: values }),
+  };
 }
 
+/** Filings with a number (in a state, `inState`), below a position. */
+const numberRange = template(
+  "numberRange",
+  (f: { inState: boolean; below: Below }, v: Holes<PositionValues & { number: string; state: string }>) =>
+    filingArm(and(eq(filings.number, v.number), f.inState ? eq(filings.state, v.state) : undefined), f.below, v),
+);
+
 /** GET /filings: a filing by its number, in any state unless one is given. */
-export function byNumber(
-  db: Db,
-  q: { number: string; state?: string | undefined; after?: ListPosition | undefined },
-): FilingFilter {
-  const where = and(eq(filings.number, q.number), q.state ? eq(filings.state, q.state) : undefined);
-  return { arms: [filingArm(db, where, q.after)] };
+export function byNumber(q: {
+  number: string;
+  state?: string | undefined;
+  after?: ListPosition | undefined;
+}): FilingFilter {
+  const { below, position } = positionIn(q.after);
+  return {
+    arms: [
+      numberRange({ inState: q.state !== undefined, below }, { ...position, number: q.number, state: q.state ?? "" }),
+    ],
+  };
 }
 
 /**
@@ -614,14 +746,7 @@ function columnsOf(table: Table): [string, SQLiteColumn][] {
 }
 
 /** A row of `table`'s page columns from its stored values (in columnsOf order), each read back as Drizzle reads it. */
-function rowOf<R>(table: Table, value: (key: string, i: number) => unknown): R {
-  const row: Record<string, unknown> = {};
-  columnsOf(table).forEach(([key, column], i) => {
-    const stored = value(key, i);
-    row[key] = stored === null || stored === undefined ? null : column.mapFromDriverValue(stored);
-  });
-  return row as R;
-}
+const rowOf = <R>(table: Table, value: (key: string, i: number) => unknown): R => decoded<R>(columnsOf(table), value);
 
 /** The rows a partiesOf() text holds. */
 function rowsOf<R>(table: typeof debtorParties | typeof securedParties | typeof amendments, json: string | null): R[] {
@@ -684,16 +809,37 @@ const pageJoin = (filter: FilingFilter) => {
  * statements, one per table, would each read the page's entries again.)
  * Rows come back as D1 sends them (assemble() reads them).
  */
-function pageWithParties(
-  db: Db,
+function pageWithParties(filter: FilingFilter | CountedFilter, offset: number, limit: number, withAmendments = false) {
+  return sql`select ${withParties(withAmendments)} from (${pageKeys(filter, offset, limit)})${pageJoin(filter)}`;
+}
+
+/**
+ * A page's statements, rendered once for every database that runs them (each
+ * shard of a list spanning states, from its start): the page with its
+ * parties, `size` rows (and one more, to tell whether another follows,
+ * when there is no count), and its count, a statement or known.
+ */
+export interface PageStatements {
+  rows: SQL;
+  size: number;
+  count?: SQL | number;
+}
+
+/** The statements of a counted page (envelope A) of `filter`. */
+export function countedStatements(
+  filter: CountedFilter,
+  { page, size, offset = (page - 1) * size }: PageWindow,
+): PageStatements {
+  return { rows: rendered(pageWithParties(filter, offset, size)), size, count: filter.count };
+}
+
+/** The statements of an open page (envelope B) of `filter`: one row past the page rather than a count. */
+export function openStatements(
   filter: FilingFilter | CountedFilter,
-  offset: number,
-  limit: number,
-  withAmendments = false,
-) {
-  return db.all<PageRow>(
-    sql`select ${withParties(withAmendments)} from (${pageKeys(filter, offset, limit)})${pageJoin(filter)}`,
-  );
+  { page, size, offset = (page - 1) * size }: PageWindow,
+  amendments: boolean,
+): PageStatements {
+  return { rows: rendered(pageWithParties(filter, offset, size + 1, amendments)), size };
 }
 
 const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
@@ -710,41 +856,53 @@ export function assemble(rows: PageRow[]): FilingWithParties[] {
   }));
 }
 
-/** A page with the total number of matches (envelope A). */
-export async function fetchCountedPage(
+/** A page with the total number of matches (envelope A), from its statements. */
+export async function readCountedPage(
   db: Db,
-  filter: CountedFilter,
-  { page, size, offset = (page - 1) * size }: PageWindow,
+  { rows, count = 0 }: PageStatements,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
-  const { count } = filter;
-  const rows = pageWithParties(db, filter, offset, size);
   if (typeof count === "number") {
-    const [listed] = await db.batch([rows]);
+    const [listed] = await db.batch([db.all<PageRow>(rows)]);
     return { items: assemble(listed), total: count };
   }
-  const [listed, [counted]] = await db.batch([rows, count]);
+  const [listed, [counted]] = await db.batch([db.all<PageRow>(rows), db.all<{ total: number }>(count)]);
   return { items: assemble(listed), total: Number(counted?.total ?? 0) };
+}
+
+/** A page with the total number of matches (envelope A). */
+export function fetchCountedPage(
+  db: Db,
+  filter: CountedFilter,
+  window: PageWindow,
+): Promise<{ items: FilingWithParties[]; total: number }> {
+  return readCountedPage(db, countedStatements(filter, window));
+}
+
+/** A page that says whether another follows (envelope B), from its statements, with the data-load time of `state`. */
+export async function readOpenPage(
+  db: Db,
+  { rows: page, size }: PageStatements,
+  state?: string,
+): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
+  const [rows, [loaded]] = await db.batch([db.all<PageRow>(page), dataLoadedAt(db, state)]);
+  return {
+    items: assemble(rows.slice(0, size)),
+    hasMore: rows.length > size,
+    dataLoadedAt: loaded?.at ?? null,
+  };
 }
 
 /**
  * A page that says whether another follows (envelope B): it reads one row
  * past the page rather than counting every match.
  */
-export async function fetchOpenPage(
+export function fetchOpenPage(
   db: Db,
   filter: FilingFilter | CountedFilter,
-  { page, size, offset = (page - 1) * size }: PageWindow,
+  window: PageWindow,
   options: { amendments: boolean; state?: string | undefined },
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
-  const [rows, [loaded]] = await db.batch([
-    pageWithParties(db, filter, offset, size + 1, options.amendments),
-    dataLoadedAt(db, options.state),
-  ]);
-  return {
-    items: assemble(rows.slice(0, size)),
-    hasMore: rows.length > size,
-    dataLoadedAt: loaded?.at ?? null,
-  };
+  return readOpenPage(db, openStatements(filter, window, options.amendments), options.state);
 }
 
 /**
@@ -793,6 +951,6 @@ export async function fetchTotal(
     const [[last]] = await db.batch([loaded]);
     return { total: filter.count, dataLoadedAt: last?.at ?? null };
   }
-  const [[last], [counted]] = await db.batch([loaded, filter.count]);
+  const [[last], [counted]] = await db.batch([loaded, db.all<{ total: number }>(filter.count)]);
   return { total: Number(counted?.total ?? 0), dataLoadedAt: last?.at ?? null };
 }

@@ -125,7 +125,7 @@ export function lapsing(db: Db, q: LapsingQuery): CountedFilter {
             ),
           )
       : db.select({ total: sql<number>`${liveBetween(q.state, q.from, q.to)}`.as("total") }).from(sql`(select 1)`);
-  return { arms, count: count as CountedFilter["count"], ascending: true };
+  return { arms, count: count.getSQL(), ascending: true };
 }
 
 /** The list's index ranges (see above), each in list order, from after `q.after`. */

@@ -31,20 +31,25 @@ import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { maskBit } from "../db/encodings.ts";
 import { facetCounts, filings, securedParties } from "../db/schema.ts";
 import { PARTY_TYPES } from "../domain/kinds.ts";
-import { securedNameRange } from "../domain/names.ts";
-import type { Db } from "./db.ts";
+import { type Db, type Holes, template } from "./db.ts";
 import {
   assemble as assembleParties,
+  type Below,
   below,
   dataLoadedAt,
   type FilingWithParties,
   type LenderQuery,
+  type LenderValues,
   lenderCount,
+  lenderTotalOf,
+  lenderValues,
   type PageRow,
   type PageWindow,
-  rowLimit,
+  type PositionValues,
+  positionIn,
   setIncludes,
   setIncludesAny,
+  setMember,
   withParties,
 } from "./filings.ts";
 
@@ -69,37 +74,56 @@ const newestFirst = sql`order by ${sp.filedAt} desc, ${sp.filingNumber} desc, ${
 /** A lender facet's debtor-type set as secured_parties.debtor_types stores it (a bit mask). */
 const facetMask = sql.join(
   PARTY_TYPES.map(
-    (type) => sql`(${setIncludes(facetCounts.facet, type)}) * ${sql.raw(String(maskBit(PARTY_TYPES, type)))}`,
+    (type) =>
+      sql`(${setIncludes(facetCounts.facet, setMember(type))}) * ${sql.raw(String(maskBit(PARTY_TYPES, type)))}`,
   ),
   sql` + `,
 );
 
+/** The form of a lender page statement (pageStatement). */
+type PageForm = {
+  /** Rows it lists (VALUES slots), and whether their parties (and amendments) are read. */
+  rows: number;
+  amendments: boolean;
+  below: Below;
+  /** Whether the page starts past the list's first row (its limit then checks the count). */
+  offset: boolean;
+  /** Borrower types whose keys it walks: one asked for, or all. */
+  types: number;
+};
+
+type PageValues = LenderValues &
+  PositionValues & {
+    types: string[];
+    offset: number;
+    limit: number;
+    /** How many of the rows get their parties: the page's, not envelope B's look-ahead row. */
+    shown: number;
+  };
+
 /**
  * The ids of filings `offset` to `offset + limit` of the lender list (below
- * `q.after`, if given), in list order (a subquery with the column `fid`).
+ * a position, if given), in list order (a subquery with the column `fid`).
  * Resumed below a position, each key's walk starts there: one seek per key,
  * as on page 1. A page past the end, by the count, walks nothing.
  */
-function lenderPageIds(db: Db, q: LenderQuery, offset: number, limit: number): SQL {
-  const { from, to } = securedNameRange(q.name);
-  const since = Math.floor(Date.parse(q.since) / 1000);
+function lenderPageIds(f: PageForm, v: Holes<PageValues>): SQL {
   const walk = sql.raw("walk.j");
-  const types = q.borrowerType ? [q.borrowerType] : PARTY_TYPES;
   // The lender keys: the state's "l" facets under the name, one per name and debtor-type set (schema.ts).
   const keys = and(
     eq(facetCounts.scope, "l"),
-    eq(facetCounts.place, q.state),
-    gte(facetCounts.name, from),
-    lt(facetCounts.name, to),
-    setIncludesAny(facetCounts.facet, types),
+    eq(facetCounts.place, v.state),
+    gte(facetCounts.name, v.from),
+    lt(facetCounts.name, v.to),
+    setIncludesAny(facetCounts.facet, v.types),
   );
   // A key's newest recent entry matching `after` (one index seek).
   const newestOf = (name: SQL, types: SQL, after?: SQL) =>
-    sql`(select ${entry} from ${sp} where ${sp.filingState} = ${q.state} and ${sp.nameWords} = ${name} and ${sp.debtorTypes} = ${types} and ${sp.filedAt} >= ${since}${after ? sql` and ${after}` : sql``} ${newestFirst})`;
+    sql`(select ${entry} from ${sp} where ${sp.filingState} = ${v.state} and ${sp.nameWords} = ${name} and ${sp.debtorTypes} = ${types} and ${sp.filedAt} >= ${v.since}${after ? sql` and ${after}` : sql``} ${newestFirst})`;
   const newest = newestOf(
     sql`${facetCounts.name}`,
     facetMask,
-    below(sp.filedAt, sp.filingNumber, sp.filingId, q.after),
+    below(sp.filedAt, sp.filingNumber, sp.filingId, f.below, v),
   );
   // The entry after `ref` in its key's range, if recent.
   const next = (ref: SQL) =>
@@ -108,16 +132,17 @@ function lenderPageIds(db: Db, q: LenderQuery, offset: number, limit: number): S
       at(ref, TYPES),
       sql`(${sp.filedAt}, ${sp.filingNumber}, ${sp.filingId}) < (${at(ref, FILED)}, ${at(ref, NUMBER)}, ${at(ref, FILING)})`,
     );
+  const limit = f.offset ? sql`(case when (${lenderTotalOf(v)}) > ${v.offset} then ${v.limit} else 0 end)` : v.limit;
   return sql`select fid from (with recursive walk(j) as (
     select ${newest} from ${facetCounts} where ${keys}
     union all
     select ${next(walk)} from walk where ${walk} is not null
     order by 1 desc
-  ) select distinct j ->> ${sql.raw(String(FILING))} as fid from walk where j is not null limit ${rowLimit(lenderCount(db, q), offset, limit)} offset ${offset})`;
+  ) select distinct j ->> ${sql.raw(String(FILING))} as fid from walk where j is not null limit ${limit} offset ${v.offset})`;
 }
 
 /**
- * The filings of the lender list from `offset`, at most `limit`, with the
+ * The filings of the lender list from an offset, at most `rows`, with the
  * parties (and amendments) of the first `shown` of them. The list's ids are
  * one JSON array, computed once (an uncorrelated subquery), taken in list
  * order by a VALUES list of slots, so each row knows its place: a
@@ -126,27 +151,38 @@ function lenderPageIds(db: Db, q: LenderQuery, offset: number, limit: number): S
  * leading VALUES list as rows read, while one joined after the ids would
  * be copied into a temporary table (counted).
  */
-function pageStatement(db: Db, q: LenderQuery, offset: number, limit: number, shown: number, withAmendments: boolean) {
-  const slots = sql.raw(Array.from({ length: limit }, (_, i) => `(${i})`).join(", "));
-  const ids = sql`(select json_group_array(fid) from (${lenderPageIds(db, q, offset, limit)}))`;
+const pageStatement = template("lenderPage", (f: PageForm, v: Holes<PageValues>) => {
+  const slots = sql.raw(Array.from({ length: f.rows }, (_, i) => `(${i})`).join(", "));
+  const ids = sql`(select json_group_array(fid) from (${lenderPageIds(f, v)}))`;
   const slot = sql.raw("slot.column1");
   // CROSS JOIN keeps SQLite's join order: each slot, then its filing by id.
+  return sql`select ${withParties(f.amendments, sql`${slot} < ${v.shown}`)}, ${slot} as slot from (values ${slots}) as slot cross join ${filings} where ${filings.id} = ${ids} ->> ${slot}`;
+});
+
+/** The page statement of `q` from `offset`: `limit` rows, the first `shown` with their parties. */
+function page(db: Db, q: LenderQuery, offset: number, limit: number, shown: number, amendments: boolean) {
+  const { below, position } = positionIn(q.after);
+  const types = (q.borrowerType ? [q.borrowerType] : PARTY_TYPES).map(setMember);
+  const form = { rows: limit, amendments, below, offset: offset > 0, types: types.length };
   return db.all<PageRow & { slot: number }>(
-    sql`select ${withParties(withAmendments, sql`${slot} < ${shown}`)}, ${slot} as slot from (values ${slots}) as slot cross join ${filings} where ${filings.id} = ${ids} ->> ${slot}`,
+    pageStatement(form, { ...lenderValues(q), ...position, types, offset, limit, shown }),
   );
 }
 
-/** Rows of pageStatement in list order (by slot). */
-const assemble = (rows: Awaited<ReturnType<typeof pageStatement>>) =>
+/** Rows of a page statement in list order (by slot). */
+const assemble = (rows: (PageRow & { slot: number })[]) =>
   assembleParties(rows.sort((a, b) => a.slot - b.slot).map(({ slot: _, ...row }) => row));
 
 /** A page with the total number of matches (envelope A): one batch. */
 export async function lenderCountedPage(
   db: Db,
   q: LenderQuery,
-  { page, size, offset = (page - 1) * size }: PageWindow,
+  { page: number, size, offset = (number - 1) * size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
-  const [rows, [counted]] = await db.batch([pageStatement(db, q, offset, size, size, false), lenderCount(db, q)]);
+  const [rows, [counted]] = await db.batch([
+    page(db, q, offset, size, size, false),
+    db.all<{ total: number }>(lenderCount(q)),
+  ]);
   return { items: assemble(rows), total: Number(counted?.total ?? 0) };
 }
 
@@ -157,12 +193,9 @@ export async function lenderCountedPage(
 export async function lenderOpenPage(
   db: Db,
   q: LenderQuery,
-  { page, size, offset = (page - 1) * size }: PageWindow,
+  { page: number, size, offset = (number - 1) * size }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
-  const [rows, [loaded]] = await db.batch([
-    pageStatement(db, q, offset, size + 1, size, true),
-    dataLoadedAt(db, q.state),
-  ]);
+  const [rows, [loaded]] = await db.batch([page(db, q, offset, size + 1, size, true), dataLoadedAt(db, q.state)]);
   const items = assemble(rows);
   return { items: items.slice(0, size), hasMore: items.length > size, dataLoadedAt: loaded?.at ?? null };
 }

@@ -23,13 +23,14 @@
  * read stay under MAX_ROWS_READ per database (shard) at any data size.
  */
 import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { type DebtorName, debtorNames, debtorSoundKeys } from "../db/schema.ts";
 import { keyRange, nameIdOf, placeInKeyOf } from "../db/soundKeys.ts";
 import { joinedNameRanges, MAX_JOINED_READINGS } from "../domain/joinedNames.ts";
 import { debtorNameKey } from "../domain/names.ts";
-import { SIMILARITY_THRESHOLD, similarity } from "../domain/similarity.ts";
+import { SIMILARITY_THRESHOLD, similarityTo } from "../domain/similarity.ts";
 import { MAX_KEY_WORDS, maxQueryKeys, querySoundKeys } from "../domain/soundKeys.ts";
-import type { Db } from "./db.ts";
+import { type Db, decoded, frozen, rendered } from "./db.ts";
 
 /** Names read per broad sound key (one word and a letter or two of another: many names). */
 const BROAD_KEY_LIMIT = 24;
@@ -156,23 +157,54 @@ function probeRows(probe: Probe, i: number, state: string | undefined): SQL {
 }
 
 /**
- * Every probe's names in one database (a shard, or the state's shard): one
- * statement, one round trip. Every probe keeps to the state already: a
- * state test here would let SQLite walk the state's names instead of
- * looking the candidates up.
+ * A similar-name query as one request asks it: its candidate probes, built
+ * once for every shard it reads and for ranking, and its scorer, which
+ * reads the query's words once for every candidate.
  */
-export async function probeNames(db: Db, q: { name: string; state?: string | undefined }): Promise<Hit[]> {
-  const [rows] = await db.batch([probeStatement(db, q)]);
-  return rows.map((r) => ({ probe: Number(r.probe), place: Number(r.place), name: r.name }));
+export interface SimilarQuery {
+  state: string | undefined;
+  probes: Probe[];
+  score: (candidate: string) => number;
 }
 
-/** The statement probeNames sends: every probe's rows, each joined to its debtor_names row. */
-export function probeStatement(db: Db, q: { name: string; state?: string | undefined }) {
-  const arms = probesOf(q).map((probe, i) => probeRows(probe, i, q.state));
-  return db
-    .select({ probe: sql<number>`p.probe`, place: sql<number>`p.place`, name: getTableColumns(debtorNames) })
-    .from(sql`(${unionAll(arms)}) p`)
-    .leftJoin(debtorNames, sql`${debtorNames.id} = p.nid`);
+export function similarQuery(q: { name: string; state?: string | undefined }): SimilarQuery {
+  return { state: q.state, probes: probesOf(q), score: similarityTo(q.name) };
+}
+
+/** debtor_names' columns, by key: a candidate's row as probeStatement selects it. */
+const NAME_COLUMNS: [string, SQLiteColumn][] = Object.entries(getTableColumns(debtorNames));
+
+/**
+ * The statement probeNames sends: every probe's rows, each joined to its
+ * debtor_names row (its columns named by their keys). Rendered once per
+ * request: every shard gets the same text and values.
+ */
+export function probeStatement(q: SimilarQuery): SQL {
+  const arms = q.probes.map((probe, i) => probeRows(probe, i, q.state));
+  const columns = frozen("similar:names", () =>
+    sql.join(
+      NAME_COLUMNS.map(([key, column]) => sql`${column} as ${sql.identifier(key)}`),
+      sql`, `,
+    ),
+  );
+  return rendered(
+    sql`select p.probe as probe, p.place as place, ${columns} from (${unionAll(arms)}) p left join ${debtorNames} on ${debtorNames.id} = p.nid`,
+  );
+}
+
+/**
+ * Every probe's names in one database (a shard, or the state's shard): one
+ * statement (probeStatement), one round trip. Every probe keeps to the
+ * state already: a state test here would let SQLite walk the state's names
+ * instead of looking the candidates up.
+ */
+export async function probeNames(db: Db, statement: SQL): Promise<Hit[]> {
+  const [rows] = await db.batch([db.all<Record<string, unknown>>(statement)]);
+  return rows.map((r) => ({
+    probe: Number(r.probe),
+    place: Number(r.place),
+    name: r.id === null ? null : decoded<DebtorName>(NAME_COLUMNS, (key) => r[key]),
+  }));
 }
 
 /** Most candidates the query's probes can find in one database: at most MAX_CANDIDATES. */
@@ -192,8 +224,7 @@ function byNameKey(a: DebtorName | null, b: DebtorName | null): number {
  * probe's order. Each part holds its own first `limit`, and a state lives
  * in one part, so the union holds the first `limit` of all.
  */
-function candidatesOf(q: { name: string; state?: string | undefined }, parts: Hit[][]): DebtorName[] {
-  const probes = probesOf(q);
+function candidatesOf(probes: Probe[], parts: Hit[][]): DebtorName[] {
   const found = probes.map(() => [] as { hit: Hit; part: number }[]);
   parts.forEach((hits, part) => {
     for (const hit of hits) found[hit.probe]?.push({ hit, part });
@@ -213,17 +244,18 @@ function candidatesOf(q: { name: string; state?: string | undefined }, parts: Hi
 }
 
 /** The candidates of every part, scored, above the threshold, best first. */
-export function similarOf(q: { name: string; state?: string | undefined }, parts: Hit[][]): SimilarName[] {
+export function similarOf(q: SimilarQuery, parts: Hit[][]): SimilarName[] {
   return rank(
-    candidatesOf(q, parts)
-      .map((row) => ({ ...row, score: similarity(q.name, row.name) }))
+    candidatesOf(q.probes, parts)
+      .map((row) => ({ ...row, score: q.score(row.name) }))
       .filter((r) => r.score >= SIMILARITY_THRESHOLD),
   );
 }
 
 /** The query's candidates in one database, scored, above the threshold, best first. */
 export async function similarNames(db: Db, q: { name: string; state?: string | undefined }): Promise<SimilarName[]> {
-  return similarOf(q, [await probeNames(db, q)]);
+  const query = similarQuery(q);
+  return similarOf(query, [await probeNames(db, probeStatement(query))]);
 }
 
 /**

@@ -6,9 +6,9 @@
  * today the live ones), the load times from state_loads, and the newest
  * filing date from the end of filings_state_filed.
  */
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { facetCounts, facetDays, filings, stateLoads } from "../db/schema.ts";
-import type { Db } from "./db.ts";
+import { type Db, type Holes, template } from "./db.ts";
 
 export interface StateCurrencyRow {
   state: string;
@@ -18,25 +18,38 @@ export interface StateCurrencyRow {
   dataThrough: string | null;
 }
 
-export async function statesHeld(db: Db, today: string): Promise<StateCurrencyRow[]> {
+/**
+ * The statement statesHeld sends, the same on every shard: its text is a
+ * template, rendered once per isolate, with the day bound.
+ */
+const statement = template("states", (_: Record<string, never>, v: Holes<{ today: string }>) => {
   const f = facetCounts;
-  const statement = db.all<{
-    state: string;
-    filings: number;
-    active: number;
-    loaded: number | null;
-    office: number | null;
-    newest: number | null;
-  }>(sql`select ${f.place} as state, ${f.filings} as filings,
+  return sql`select ${f.place} as state, ${f.filings} as filings,
       coalesce((select ${facetDays.running} from ${facetDays} where ${facetDays.scope} = 'x' and ${facetDays.place} = ${f.place}
-        and ${facetDays.name} = '' and ${facetDays.facet} = '' and ${facetDays.day} > ${today} order by ${facetDays.day} limit 1), 0) as active,
+        and ${facetDays.name} = '' and ${facetDays.facet} = '' and ${facetDays.day} > ${v.today} order by ${facetDays.day} limit 1), 0) as active,
       (select ${stateLoads.lastLoadedAt} from ${stateLoads} where ${stateLoads.state} = ${f.place}) as loaded,
       (select ${stateLoads.officeThrough} from ${stateLoads} where ${stateLoads.state} = ${f.place}) as office,
       (select max(${filings.filedAt}) from ${filings} where ${filings.state} = ${f.place}) as newest
     from ${f} where ${f.scope} = 's' and ${f.name} = '' and ${f.facet} = '*' and ${f.filings} > 0
-    order by ${f.place}`);
+    order by ${f.place}`;
+});
+
+/** The statement of statesHeld on `today` (YYYY-MM-DD), for every shard. */
+export const statesStatement = (today: string) => statement({}, { today });
+
+/** Each state one shard holds (its `statesStatement`), with its counts and currency. */
+export async function statesHeld(db: Db, sent: SQL): Promise<StateCurrencyRow[]> {
   // A batch of one, so the round trip and its rows are metered as every other.
-  const [rows] = await db.batch([statement]);
+  const [rows] = await db.batch([
+    db.all<{
+      state: string;
+      filings: number;
+      active: number;
+      loaded: number | null;
+      office: number | null;
+      newest: number | null;
+    }>(sent),
+  ]);
   const fromDays = (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10);
   const fromSeconds = (t: number) => new Date(t * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
   return rows.map((r) => ({

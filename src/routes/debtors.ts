@@ -101,7 +101,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const start = await startOf(list, q, filingPosition);
     const window = windowOf(start, PAGE_SIZE_A);
     const filter = { name: q.name, state: q.state, after: start.after };
-    const page = await withShard(c, q.state, (db) => fetchCountedPage(db, byDebtorName(db, filter), window));
+    const page = await withShard(c, q.state, (db) => fetchCountedPage(db, byDebtorName(filter), window));
     const next = await filingCursor(list, window, countedMore(window, page.total), page.items);
     return c.json(lienPageA(c, window, page, next), 200);
   });

@@ -23,7 +23,6 @@ import {
 } from "../http/params.ts";
 import { envelopeA, lienPageA, lienPageB, lienPageFull, terminatedFiling } from "../http/present.ts";
 import { lienPageAOrB, liensA, liensFull, terminatedList } from "../http/responses.ts";
-import type { Db } from "../queries/db.ts";
 import { countedPageAcross, openPageAcross } from "../queries/fanout.ts";
 import {
   byNumber,
@@ -96,7 +95,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
       const start = await startOf(list, q, filingPosition);
       const window = windowOf(start, PAGE_SIZE_B);
       const page = await withShard(c, q.state, (db) =>
-        fetchOpenPage(db, byNumber(db, { ...filter, after: start.after }), window, { ...options, state: q.state }),
+        fetchOpenPage(db, byNumber({ ...filter, after: start.after }), window, { ...options, state: q.state }),
       );
       return c.json(lienPageFull(c, window, page, await filingCursor(list, window, page.hasMore, page.items)), 200);
     }
@@ -104,7 +103,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const window = windowOf(start, PAGE_SIZE_B);
     const page = await openPageAcross(
       shardReader(c),
-      (db, after) => byNumber(db, { ...filter, after }),
+      (after) => byNumber({ ...filter, after }),
       window,
       options,
       start.after,
@@ -121,7 +120,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const start = await startOf(list, q, filingPosition);
     const window = windowOf(start, PAGE_SIZE_A);
     const filter = { state: q.state, since: recentSince(c), industries: q.industry, after: start.after };
-    const page = await withShard(c, q.state, (db) => fetchCountedPage(db, recentByState(db, filter), window));
+    const page = await withShard(c, q.state, (db) => fetchCountedPage(db, recentByState(filter), window));
     const next = await filingCursor(list, window, countedMore(window, page.total), page.items);
     return c.json(lienPageA(c, window, page, next), 200);
   });
@@ -132,7 +131,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const start = await startOf(list, q, crossPosition);
     const filter = { zip5: q.postal_code.slice(0, 5), since: recentSince(c), industries: q.industry };
     // A ZIP code's debtors file in any state: every shard.
-    const build = (db: Db, after?: ListPosition) => recentByPostalCode(db, { ...filter, after });
+    const build = (after?: ListPosition) => recentByPostalCode({ ...filter, after });
     if (q.envelope === "b") {
       const window = windowOf(start, PAGE_SIZE_B);
       const page = await openPageAcross(shardReader(c), build, window, { amendments: false }, start.after);
@@ -152,7 +151,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const window = windowOf(start, PAGE_SIZE_A);
     const filter = { state: q.state, since: recentSince(c), after: start.after };
     const { items, total } = await withShard(c, q.state, (db) =>
-      fetchCountedPage(db, recentlyTerminated(db, filter), window),
+      fetchCountedPage(db, recentlyTerminated(filter), window),
     );
     const next = await filingCursor(list, window, countedMore(window, total), items, true);
     return c.json({ terminated_filings: items.map(terminatedFiling), ...envelopeA(c, window, total, next) }, 200);

@@ -18,7 +18,7 @@ import { changePage, lienPageAOrB, statesPage } from "../http/responses.ts";
 import { onEveryShard } from "../queries/db.ts";
 import { type FilingWithParties, fetchCountedPage, fetchOpenPage, type PageWindow } from "../queries/filings.ts";
 import { lapsePosition, lapsing } from "../queries/lapsing.ts";
-import { statesHeld } from "../queries/states.ts";
+import { statesHeld, statesStatement } from "../queries/states.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B } from "./define.ts";
 import { cursorExpiredResponse } from "./openapi.ts";
 
@@ -151,7 +151,8 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(statesRoute, async (c) => {
     const today = c.get("now").toISOString().slice(0, 10);
-    const parts = await onEveryShard(shardReader(c), (db) => statesHeld(db, today));
+    const statement = statesStatement(today);
+    const parts = await onEveryShard(shardReader(c), (db) => statesHeld(db, statement));
     const states = parts.flat().sort((a, b) => (a.state < b.state ? -1 : a.state > b.state ? 1 : 0));
     return c.json(statesBody(c, states), 200);
   });

@@ -10,7 +10,7 @@ import { drizzle } from "drizzle-orm/sqlite-proxy";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../src/queries/db.ts";
-import { associatedDebtors, knownAddressCandidates } from "../../src/queries/debtors.ts";
+import { addressStatements, associatedDebtors, knownAddressCandidates } from "../../src/queries/debtors.ts";
 import { byDebtorName, fetchCountedPage } from "../../src/queries/filings.ts";
 import { migratedDatabase } from "./migrated.ts";
 
@@ -44,8 +44,8 @@ describe("the exact-name statements", () => {
     await fc.assert(
       fc.asyncProperty(name, async (n) => {
         counts.length = 0;
-        await fetchCountedPage(db, byDebtorName(db, { name: n, state: "CA" }), { page: 3, size: 5 });
-        await knownAddressCandidates(db, n, 15);
+        await fetchCountedPage(db, byDebtorName({ name: n, state: "CA" }), { page: 3, size: 5 });
+        await knownAddressCandidates(db, addressStatements(n, 15));
         await associatedDebtors(db, { name: n, state: "CA" }, { page: 3, size: 5 });
         expect(counts.length).toBeGreaterThan(0);
         expect(Math.max(...counts)).toBeLessThanOrEqual(100);
