@@ -154,4 +154,26 @@ describe("GET /states", () => {
     const ny = (await getJson("/states")).states.find((s) => s.state === "NY");
     expect(ny?.last_loaded_at).not.toBe(before);
   });
+
+  it("reads a few rows per state held, however many industry sets its filings have", async () => {
+    // Forty filings in WY, each with its own pair of industries: forty-odd facets of the state.
+    const pairs = INDUSTRIES.flatMap((a, i) => INDUSTRIES.slice(i + 1).map((b) => [a, b] as const)).slice(0, 40);
+    await loadDelta(
+      pairs.map(([a, b], i) =>
+        filing({
+          state: "WY",
+          number: `WY-SETS-${i}`,
+          debtors: [party(`Sets ${i} LLC`, { label: a }), party(`Sets ${i} Holdings LLC`, { label: b })],
+        }),
+      ),
+    );
+    // A query the edge cache has not seen: the database's answer.
+    const res = await get("/states?sets=1");
+    const held = ((await res.json()) as { states: unknown[] }).states.length;
+    const rows = Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]);
+    expect(held).toBe(5);
+    // About nine a state (its facet, its live total, its load, its newest filing, the seek
+    // that found it), and the last seek of each shard.
+    expect(rows).toBeLessThanOrEqual(10 * held + 3 * 4);
+  });
 });
