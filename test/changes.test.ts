@@ -375,6 +375,11 @@ describe("the daily job", () => {
     // Runs at once (a retried trigger): each reads the mark inside its own transaction.
     await Promise.all([run(5), run(5), run(5)]);
     expect((await lapses()).filter(([number]) => number === "LAPSE-5")).toEqual([["LAPSE-5", `${day(5)}T00:00:00Z`]]);
+    // A run as of an earlier day (a delayed trigger) leaves the mark where it was: nothing twice.
+    await run(1);
+    await run(5);
+    const numbers = (await lapses()).map(([number]) => number);
+    expect(numbers.sort()).toEqual(["LAPSE-1", "LAPSE-3", "LAPSE-5", "LAPSE-TODAY", "LAPSE-TX-1"]);
   });
 
   it("deletes changes past retention, oldest first, and keeps the rest", async () => {

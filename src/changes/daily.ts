@@ -89,7 +89,11 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
     db
       .insert(changeMarks)
       .values({ id: 1, lapsesThrough: today, purgedThrough: 0 })
-      .onConflictDoUpdate({ target: changeMarks.id, set: { lapsesThrough: today } }),
+      // Never back: a run as of an earlier day (a delayed trigger) must not make the next run record again.
+      .onConflictDoUpdate({
+        target: changeMarks.id,
+        set: { lapsesThrough: sql`max(excluded.lapses_through, coalesce(${changeMarks.lapsesThrough}, 0))` },
+      }),
   ]);
   return { lapsed: rowsChanged(inserted), purged: await purge(db, now, retention) };
 }
