@@ -190,18 +190,18 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       until: { byte: start.byte + (params.rangeBytes ?? RANGE_BYTES), records: MAX_RECORDS },
     };
     const defaultState = stateOfKey(params.key);
-    const read = () =>
-      // A range starting at the file's end still runs the reader's end-of-file checks.
-      start.byte >= params.size
-        ? Promise.resolve(empty())
-        : bytesFrom(this.env.FEEDS, params.key, params.etag, start.byte);
+    // A range starting at the file's end still runs the reader's end-of-file checks.
+    const source =
+      start.byte >= params.size ? empty() : await bytesFrom(this.env.FEEDS, params.key, params.etag, start.byte);
     // A filing the range gives more than once is compared with what is
     // stored in its last copy only (feed/repeats.ts, a first reading of the
     // range): a retried range then records no flip between its copies.
+    // One R2 read, teed: the load's branch holds what the first reading has
+    // passed, at most the range.
+    const [first, body] = source.tee();
     const repeats = await findRepeats(
-      readFeed(params.key, await read(), { now, ...(defaultState ? { defaultState } : {}), ...range }),
+      readFeed(params.key, first, { now, ...(defaultState ? { defaultState } : {}), ...range }),
     );
-    const body = await read();
     let loaded: LoadedStates = new Map();
     try {
       const { summary, next } = await importShardedRange(shards, params.key, body, range, {
