@@ -7,7 +7,7 @@
  * again records nothing.
  */
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/database.ts";
+import { D1_MAX_PARAMS, type Db } from "../db/database.ts";
 import type { FilingRows } from "../db/records.ts";
 import { changes } from "../db/schema.ts";
 import { AMENDMENT_CHANGES, type ChangedField, type ChangeType } from "../domain/kinds.ts";
@@ -99,7 +99,7 @@ const COLUMNS = 8;
 export const recordedNow = sql`max(unixepoch(), coalesce((select ${changes.recordedAt} from ${changes} order by ${changes.seq} desc limit 1), 0))`;
 
 /** INSERTs of `rows`, each within `maxParams` bound parameters. */
-export function changeStatements(db: Db, rows: ChangeRow[], maxParams = 100) {
+export function changeStatements(db: Db, rows: ChangeRow[], maxParams = D1_MAX_PARAMS) {
   const perStatement = Math.floor(maxParams / COLUMNS);
   const out = [];
   for (let i = 0; i < rows.length; i += perStatement) {

@@ -9,6 +9,9 @@ import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type * as schema from "./schema.ts";
 
+/** D1 allows at most 100 bound parameters in one statement. */
+export const D1_MAX_PARAMS = 100;
+
 export type Db = BaseSQLiteDatabase<"async", unknown, typeof schema> & {
   batch<U extends BatchItem<"sqlite">, T extends Readonly<[U, ...U[]]>>(batch: T): Promise<BatchResponse<T>>;
 };

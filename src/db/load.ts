@@ -22,7 +22,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type ChangeRow, changeStatements, changesOf } from "../changes/record.ts";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
-import type { Db } from "./database.ts";
+import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { packedAddressKeys } from "./encodings.ts";
 import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
 import {
@@ -48,8 +48,6 @@ import { soundKeyStatements } from "./soundKeys.ts";
 
 type Statement = BatchItem<"sqlite">;
 
-/** D1 allows at most 100 bound parameters in one statement. */
-export const D1_MAX_PARAMS = 100;
 /** Statements sent in one D1 batch (one round trip, one transaction). */
 const STATEMENTS_PER_BATCH = 400;
 /** Filings converted to rows at a time, to bound memory on large loads. */

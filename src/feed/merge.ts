@@ -15,7 +15,8 @@
  */
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
-import { D1_MAX_PARAMS, storedFilingStatements, storedRows } from "../db/load.ts";
+import { D1_MAX_PARAMS } from "../db/database.ts";
+import { storedFilingStatements, storedRows } from "../db/load.ts";
 import { type AmendmentRecord, type FilingRecord, type PartyRecord, partyKey } from "../db/records.ts";
 import { pendingAmendments } from "../db/schema.ts";
 import type { FilingItem } from "../http/present.ts";

@@ -154,7 +154,8 @@ export function template<S extends Shape, V extends Record<string, Bound | reado
 ): (shape: S, values: V) => SQL | SQL[] {
   const shapes = new Map<string, Pieces | Pieces[]>();
   return (shape, values) => {
-    const sizes = Object.values(values).map((v) => (Array.isArray(v) ? v.length : -1));
+    // Each list's length by its name: the holes are made per name and length.
+    const sizes = Object.entries(values).map(([k, v]) => (Array.isArray(v) ? `${k}:${v.length}` : k));
     const key = JSON.stringify([shape, sizes]);
     let done = shapes.get(key);
     if (!done) {

@@ -40,6 +40,7 @@ import {
   sql,
 } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { D1_MAX_PARAMS } from "../db/database.ts";
 import { ANY_FACET, INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
 import {
   type Amendment,
@@ -674,11 +675,8 @@ function pageKeys(filter: FilingFilter | CountedFilter, offset: number, limit: n
   // The count inside the page repeats its bound values: only while D1's 100 allow it (a page
   // past the end then reads the list up to its offset instead).
   const counted = keys(count);
-  return boundParams(counted) <= PAGE_PARAMS ? counted : keys(undefined);
+  return boundParams(counted) <= D1_MAX_PARAMS ? counted : keys(undefined);
 }
-
-/** Bound values a page's list may take, of D1's 100: the rest of its statement binds none (frozen SQL). */
-const PAGE_PARAMS = 100;
 
 /**
  * `limit`, or 0 when the list's count says it ends before `offset`: a page
