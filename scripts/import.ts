@@ -35,14 +35,14 @@ import { createReadStream, existsSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { refreshQueued } from "../src/db/load.ts";
 import { isStateCode } from "../src/domain/states.ts";
-import { emptySummary, type ImportSummary } from "../src/feed/import.ts";
+import { emptySummary, type ImportSummary, sumOf } from "../src/feed/import.ts";
 import { FeedFileError, feedFormat, readFeed } from "../src/feed/read.ts";
 import { findRepeats } from "../src/feed/repeats.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
 import { BULK_GROUP, BulkImport, isEmpty } from "./bulk/import.ts";
 import { endBulkLoad, isBackfilling } from "./bulk/load.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openShards } from "./feedDb.ts";
-import { addSummary, LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
+import { LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
 import { loadOnPlatform, openPlatform, printStatus } from "./platformLoad.ts";
 
 const USAGE =
@@ -100,7 +100,7 @@ let failed = false;
 /** The import stopped on an error (the database's, usually). */
 let aborted = false;
 let opened = false;
-const add = (s: ImportSummary) => addSummary(total, s);
+const add = (s: ImportSummary) => Object.assign(total, sumOf(total, s));
 
 /** In-process, into the local D1 files. */
 async function inProcess() {

@@ -106,8 +106,3 @@ export function summaryLine(s: ImportSummary, ms?: number): string {
       : ` in ${seconds.toFixed(1)}s (${number(Math.round(s.read / Math.max(seconds, 0.001)))} records/s)`,
   ].join("");
 }
-
-/** Adds `s` into `total`. */
-export function addSummary(total: ImportSummary, s: ImportSummary) {
-  for (const k of Object.keys(total) as (keyof ImportSummary)[]) total[k] += s[k];
-}

@@ -69,6 +69,13 @@ export const emptySummary = (): ImportSummary => ({
   repeated: 0,
 });
 
+/** Two summaries added, field by field. */
+export function sumOf(a: ImportSummary, b: ImportSummary): ImportSummary {
+  const sum = emptySummary();
+  for (const k of Object.keys(sum) as (keyof ImportSummary)[]) sum[k] = a[k] + b[k];
+  return sum;
+}
+
 export interface ImportOptions {
   /** The load's time; filing dates after it (beyond a day's slack) are rejected. */
   now?: Date;

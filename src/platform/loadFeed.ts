@@ -42,7 +42,7 @@ import { type LoadedStates, refreshQueued } from "../db/load.ts";
 import * as schema from "../db/schema.ts";
 import { filings } from "../db/schema.ts";
 import { DEFAULT_SHARD, shardsOf } from "../db/shards.ts";
-import { emptySummary, type ImportRange, type ImportSummary } from "../feed/import.ts";
+import { emptySummary, type ImportRange, type ImportSummary, sumOf } from "../feed/import.ts";
 import { FeedFileError, readFeed } from "../feed/read.ts";
 import { findRepeats } from "../feed/repeats.ts";
 import { importShardedRange, recordShardedLoad, type ShardDatabases } from "../feed/shardedImport.ts";
@@ -88,12 +88,6 @@ function defaultDb(shards: ShardDatabases): Db {
   const db = shards.databases.get(DEFAULT_SHARD);
   if (!db) throw new Error("no default shard");
   return db;
-}
-
-function add(a: ImportSummary, b: ImportSummary): ImportSummary {
-  const sum = emptySummary();
-  for (const k of Object.keys(sum) as (keyof ImportSummary)[]) sum[k] = a[k] + b[k];
-  return sum;
 }
 
 /** The shards that hold no filings. */
@@ -223,7 +217,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       const checkpoint: Checkpoint = {
         next,
         done: next?.byte ?? params.size,
-        summary: add(from.summary, summary),
+        summary: sumOf(from.summary, summary),
         ranges: from.ranges + 1,
         states: mergeStates(from.states ?? {}, loaded),
         ...(from.backfilling ? { backfilling: from.backfilling } : {}),
@@ -237,7 +231,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       // began, so that a restart reads the range again.
       await problems.save(this.env.FEEDS, id, start.byte);
       const written = (err as FeedFileError & { summary?: ImportSummary }).summary ?? emptySummary();
-      const summary = add(from.summary, written);
+      const summary = sumOf(from.summary, written);
       // What came before the break is loaded data, recorded as the CLI records it after a break.
       const states = new Map(Object.entries(mergeStates(from.states ?? {}, loaded)));
       await recordShardedLoad(shards, `load ${params.key}`, summary.inserted + summary.updated, now, states);
