@@ -15,7 +15,7 @@ import { and, desc, eq, getTableColumns, inArray, max, not, type SQL, sql } from
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { debtorAddresses, debtorAddressSets, debtorLinks, debtorNames } from "../db/schema.ts";
 import { debtorQuery } from "../domain/names.ts";
-import { type Db, decoded, type Holes, query, rendered, template } from "./db.ts";
+import { type Db, decoded, type Holes, query, template } from "./db.ts";
 import type { PageWindow } from "./filings.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch } from "./nameMatch.ts";
 
@@ -133,17 +133,25 @@ export interface AddressStatements {
 
 /** The statements of a known-address read: the found debtors' address sets, and their first `limit` rows below `after`. */
 export function addressStatements(name: string, limit: number, after?: AddressPosition): AddressStatements {
-  const { forms, spans } = spansOfName(name);
-  const rows = addressRows(
+  const found = spansOfName(name);
+  return {
+    sets: addressSets({ spans: found.forms }, { spans: found.spans }),
+    rows: rowsBelow(found, limit, after),
+    limit,
+  };
+}
+
+/** The rows statement of a known-address read: a template's, rendered once per isolate and shape. */
+function rowsBelow({ forms, spans }: ReturnType<typeof spansOfName>, limit: number, after?: AddressPosition): SQL {
+  return addressRows(
     { spans: forms, after: after !== undefined },
     { spans, limit, at: after?.at ?? 0, address: after?.address ?? 0 },
   );
-  return { sets: addressSets({ spans: forms }, { spans }), rows: rendered(rows), limit };
 }
 
 /** knownAddressRows' statement alone: a shard read again for more rows. */
 export const knownAddressRows = (db: Db, name: string, limit: number) =>
-  db.all<Record<string, unknown>>(addressStatements(name, limit).rows);
+  db.all<Record<string, unknown>>(rowsBelow(spansOfName(name), limit));
 
 /** Rows of knownAddressRows' statement, decoded. */
 export const addressRowsOf = (rows: Record<string, unknown>[]) => decodeAll(ADDRESS_COLUMNS, rows);
