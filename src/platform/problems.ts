@@ -9,7 +9,6 @@ import type { Reject, Warning } from "../feed/read.ts";
 import { type Problems, partKey, partsPrefix, problemsKey } from "./feedFiles.ts";
 
 const KINDS: Problems[] = ["rejects", "warnings"];
-const LF = 0x0a;
 const NDJSON = { httpMetadata: { contentType: "application/x-ndjson" } };
 
 /** One range's rejects and warnings (a range holds a few MB of the file, so they fit in memory). */
@@ -43,19 +42,12 @@ async function parts(bucket: R2Bucket, prefix: string): Promise<R2Object[]> {
 
 /**
  * Joins load `id`'s parts into the rejects and warnings objects of `key`,
- * streaming each part in turn (never the whole in memory); a kind with no
- * parts removes the object an earlier version's load left (a part, a few
- * MB at most, is read whole to count its lines). The parts are
- * deleted unless `keepParts` (a failed load, which a restart finishes).
- * Returns how many lines of each kind there are.
+ * streaming each part in turn (never a part or the whole in memory); a
+ * kind with no parts removes the object an earlier version's load left.
+ * The parts are deleted unless `keepParts` (a failed load, which a restart
+ * finishes).
  */
-export async function joinProblems(
-  bucket: R2Bucket,
-  id: string,
-  key: string,
-  keepParts: boolean,
-): Promise<Record<Problems, number>> {
-  const counts = { rejects: 0, warnings: 0 };
+export async function joinProblems(bucket: R2Bucket, id: string, key: string, keepParts: boolean): Promise<void> {
   for (const kind of KINDS) {
     const list = await parts(bucket, partsPrefix(kind, id));
     const target = problemsKey(kind, key);
@@ -69,20 +61,15 @@ export async function joinProblems(
       for (const part of list) {
         const object = await bucket.get(part.key);
         if (!object) throw new Error(`${part.key} disappeared while its load's ${kind} were joined`);
-        const bytes = new Uint8Array(await object.arrayBuffer());
-        for (let at = bytes.indexOf(LF); at !== -1; at = bytes.indexOf(LF, at + 1)) counts[kind] += 1;
-        const writer = writable.getWriter();
-        await writer.write(bytes);
-        writer.releaseLock();
+        await object.body.pipeTo(writable, { preventClose: true });
       }
       await writable.close();
     } catch (err) {
-      await writable.abort(err);
+      await writable.abort(err).catch(() => {});
       await put.catch(() => {});
       throw err;
     }
     await put;
     if (!keepParts) await bucket.delete(list.map((p) => p.key));
   }
-  return counts;
 }
