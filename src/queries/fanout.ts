@@ -238,9 +238,8 @@ export async function openPageAcross(
   }
   // Deeper pages by number: a counted list's counts first, as above.
   const filter = build();
-  const totals = await onEveryShard(reader, async (db) => ("count" in filter ? fetchTotal(db, filter) : undefined));
-  const counted = totals.every((t) => t !== undefined);
-  if (counted && from >= sum(totals.map((t) => t.total))) {
+  const totals = "count" in filter ? await onEveryShard(reader, (db) => fetchTotal(db, filter)) : undefined;
+  if (totals && from >= sum(totals.map((t) => t.total))) {
     return { items: [], last: undefined, hasMore: false, dataLoadedAt: latest(totals.map((t) => t.dataLoadedAt)) };
   }
   // One row past the page, to tell whether another follows.
