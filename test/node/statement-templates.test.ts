@@ -166,4 +166,50 @@ describe("statement templates", () => {
       { numRuns: 20 },
     );
   });
+
+  it("send a page of rendered parts as the text and values Drizzle renders for it, at any depth", async () => {
+    const window = fc.record({ page: fc.integer({ min: 1, max: 2000 }), size: fc.constantFrom(1, 25, 50) });
+    await fc.assert(
+      fc.asyncProperty(NAME, INDUSTRY_LIST, AFTER, SINCE, window, async (name, industries, after, since, at) => {
+        const { db, filings: f } = await freshIsolate();
+        const filters = [
+          f.recentByState({ state: "CA", since, industries, after }),
+          f.recentByPostalCode({ zip5: "94107", since, industries, after }),
+          f.recentlyTerminated({ state: "OH", since, after }),
+          f.byDebtorName({ name, state: "TX", after }),
+          f.byNumber({ number: "B2", after }),
+        ];
+        for (const filter of filters) {
+          const statements = [f.countedStatements(filter, at), f.openStatements(filter, at, true)];
+          for (const { rows, count } of statements) {
+            for (const statement of [rows, ...(typeof count === "object" ? [count] : [])]) {
+              const walks = vi.spyOn(SQLiteAsyncDialect.prototype, "sqlToQuery");
+              const direct = db.textOf(statement);
+              // Joined directly: Drizzle did not walk it.
+              expect(walks).not.toHaveBeenCalled();
+              walks.mockRestore();
+              const drizzle = dialect.sqlToQuery(statement);
+              expect({ text: direct.text, values: [...direct.values] }).toEqual({
+                text: drizzle.sql,
+                values: drizzle.params,
+              });
+            }
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("leave to Drizzle a fragment with a column, a placeholder or inlined values", async () => {
+    const { db } = await freshIsolate();
+    for (const fragment of [
+      sql`select ${filings.state} from ${filings} where ${filings.id} = ${7}`,
+      sql`select 1 where 2 = ${sql.placeholder("two")}`,
+      sql`select ${3}`.inlineParams(),
+    ]) {
+      const drizzle = dialect.sqlToQuery(fragment);
+      expect(db.textOf(fragment)).toEqual({ text: drizzle.sql, values: drizzle.params });
+    }
+  });
 });
