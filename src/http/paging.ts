@@ -12,7 +12,13 @@ import { MAX_SHARDS } from "../db/shards.ts";
 import { FILING_NUMBER } from "../domain/limits.ts";
 import type { AddressPosition } from "../queries/debtors.ts";
 import type { CrossPosition } from "../queries/fanout.ts";
-import { type FilingWithParties, type ListPosition, type PageWindow, positionOf } from "../queries/filings.ts";
+import {
+  type FilingWithParties,
+  type ListPosition,
+  type PageWindow,
+  positionOf,
+  windowOf,
+} from "../queries/filings.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 
 /** Where a request's page starts: its number, and with a cursor the position the list resumes below. */
@@ -51,8 +57,9 @@ export const addressPosition = z.strictObject({
  */
 export const rankPosition = z.strictObject({ rank: z.number().int().min(0) });
 
-/** The first item of `start`'s page in a list resumed by rank. */
-export const rankOf = (start: Start<{ rank: number }>, size: number) => start.after?.rank ?? (start.page - 1) * size;
+/** The window of `start`'s page in a list resumed by rank: read whole, so a cursor's page starts at its rank. */
+export const rankWindow = (start: Start<{ rank: number }>, size: number) =>
+  windowOf(start, size, (after) => after.rank);
 
 /**
  * The list a request pages through: its path and every parameter but `page`
@@ -75,11 +82,6 @@ export async function startOf<P>(
 ): Promise<Start<P>> {
   if (query.cursor === undefined) return { page: query.page ?? 1 };
   return decodeCursor(list, query.cursor, z.strictObject({ page: z.number().int().min(2), after: position }));
-}
-
-/** The window of `start`'s page: a resumed list reads from its position, a numbered page from its offset. */
-export function windowOf(start: Start<unknown>, size: number): PageWindow {
-  return { page: start.page, size, offset: start.after === undefined ? (start.page - 1) * size : 0 };
 }
 
 /** The cursor of the page after `window`, resuming below `last` (the page's last item); none without one. */

@@ -94,6 +94,20 @@ export interface PageWindow {
 }
 
 /**
+ * The window of a page asked by number, or resumed by a cursor (`after`,
+ * its position), which starts the page: a numbered page starts at its
+ * offset, a resumed one where its position falls in what is read,
+ * `offsetOf(after)`: 0 for a list read from below the position (default).
+ */
+export function windowOf<P>(
+  { page, after }: { page: number; after?: P | undefined },
+  size: number,
+  offsetOf: (after: P) => number = () => 0,
+): Required<PageWindow> {
+  return { page, size, offset: after === undefined ? (page - 1) * size : offsetOf(after) };
+}
+
+/**
  * A place in a filing list, newest first: an item's list time as stored
  * (seconds) and number, which name one filing of a state; with its filing
  * id in a list spanning states, whose filings of one time and number the

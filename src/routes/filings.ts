@@ -13,7 +13,6 @@ import {
   listOf,
   nextCursor,
   startOf,
-  windowOf,
 } from "../http/paging.ts";
 import {
   filingLookupQuery,
@@ -32,6 +31,7 @@ import {
   recentByPostalCode,
   recentByState,
   recentlyTerminated,
+  windowOf,
 } from "../queries/filings.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
 

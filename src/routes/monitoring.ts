@@ -11,12 +11,18 @@ import type { AppEnv } from "../http/context.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
 import { shardReader, withShard } from "../http/d1.ts";
 import { ApiError } from "../http/errors.ts";
-import { countedMore, filingPosition, listOf, nextCursor, startOf, windowOf } from "../http/paging.ts";
+import { countedMore, filingPosition, listOf, nextCursor, startOf } from "../http/paging.ts";
 import { changesQuery, LAPSING_DAYS, lapsingQuery, statesQuery } from "../http/params.ts";
 import { changePageBody, lienPageA, lienPageB, statesBody } from "../http/present.ts";
 import { changePage, lienPageAOrB, statesPage } from "../http/responses.ts";
 import { onEveryShard } from "../queries/db.ts";
-import { type FilingWithParties, fetchCountedPage, fetchOpenPage, type PageWindow } from "../queries/filings.ts";
+import {
+  type FilingWithParties,
+  fetchCountedPage,
+  fetchOpenPage,
+  type PageWindow,
+  windowOf,
+} from "../queries/filings.ts";
 import { lapsePosition, lapsing } from "../queries/lapsing.ts";
 import { statesHeld, statesStatement } from "../queries/states.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B } from "./define.ts";
