@@ -45,6 +45,7 @@ import {
   readCountedPage,
   readOpenPage,
   windowOf,
+  withoutEndCheck,
 } from "./filings.ts";
 import { probeNames, probeStatement, type SimilarName, similarOf, similarQuery } from "./similar.ts";
 
@@ -203,7 +204,7 @@ export async function countedPageAcross(
   if (from >= total) return { items: [], last: undefined, total };
   const listed = await onEveryShard(reader, (db) => fetchListKeys(db, filter, reach));
   const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
-    return (await fetchCountedPage(db, { ...filter, count: 0 }, window)).items;
+    return (await fetchCountedPage(db, withoutEndCheck(filter), window)).items;
   });
   return { ...pageOf(slice), total };
 }
@@ -247,7 +248,7 @@ export async function openPageAcross(
   // One row past the page, to tell whether another follows.
   const listed = await onEveryShard(reader, (db) => fetchListKeys(db, filter, reach + 1));
   const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
-    return (await fetchOpenPage(db, { ...filter, count: 0 }, window, options)).items;
+    return (await fetchOpenPage(db, withoutEndCheck(filter), window, options)).items;
   });
   return {
     ...pageOf(slice),

@@ -82,6 +82,14 @@ export interface CountedFilter extends FilingFilter {
   count: SQL | number;
 }
 
+/**
+ * `filter` with no end check on its pages (rowLimit): a shard's part of a
+ * merged page, whose offset is into that shard's list and whose end the
+ * merged count has settled. A known count adds no check; its page's total
+ * reads 0.
+ */
+export const withoutEndCheck = (filter: FilingFilter): CountedFilter => ({ ...filter, count: 0 });
+
 export interface PageWindow {
   page: number;
   size: number;
