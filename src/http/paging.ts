@@ -95,17 +95,18 @@ export async function nextCursor<P>(
 
 /**
  * The cursor of the page after `window` of a filing list of one state, when
- * `more` follow: it resumes below the page's last item.
+ * `more` follow: it resumes past the page's last item, at its `position` in
+ * the list (default: by filing time).
  */
 export function filingCursor(
   list: string,
   window: PageWindow,
   more: boolean,
   items: FilingWithParties[],
-  byTermination = false,
+  position: (item: FilingWithParties) => ListPosition = positionOf,
 ): Promise<string | undefined> {
   const last = items.at(-1);
-  return nextCursor(list, window, more && last ? positionOf(last, byTermination) : undefined);
+  return nextCursor(list, window, more && last ? position(last) : undefined);
 }
 
 /**

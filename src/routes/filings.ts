@@ -25,9 +25,11 @@ import { lienPageAOrB, liensA, liensFull, terminatedList } from "../http/respons
 import { countedPageAcross, openPageAcross } from "../queries/fanout.ts";
 import {
   byNumber,
+  type FilingWithParties,
   fetchCountedPage,
   fetchOpenPage,
   type ListPosition,
+  positionOf,
   recentByPostalCode,
   recentByState,
   recentlyTerminated,
@@ -153,7 +155,8 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const { items, total } = await withShard(c, q.state, (db) =>
       fetchCountedPage(db, recentlyTerminated(filter), window),
     );
-    const next = await filingCursor(list, window, countedMore(window, total), items, true);
+    const byTermination = (item: FilingWithParties) => positionOf(item, true);
+    const next = await filingCursor(list, window, countedMore(window, total), items, byTermination);
     return c.json({ terminated_filings: items.map(terminatedFiling), ...envelopeA(c, window, total, next) }, 200);
   });
 }
