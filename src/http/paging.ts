@@ -94,6 +94,20 @@ export async function nextCursor<P>(
 }
 
 /**
+ * The cursor of the page after `window` of a list resumed by rank, which
+ * showed `shown` of its `total` items: the rank of the next item, if any.
+ */
+export function rankCursor(
+  list: string,
+  window: Required<PageWindow>,
+  shown: number,
+  total: number,
+): Promise<string | undefined> {
+  const rank = window.offset + shown;
+  return nextCursor(list, window, rank < total ? { rank } : undefined);
+}
+
+/**
  * The cursor of the page after `window` of a filing list of one state, when
  * `more` follow: it resumes past the page's last item, at its `position` in
  * the list (default: by filing time).

@@ -10,6 +10,7 @@ import {
   filingPosition,
   listOf,
   nextCursor,
+  rankCursor,
   rankPosition,
   rankWindow,
   startOf,
@@ -82,16 +83,9 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
       ? await withShard(c, q.state, (db) => similarNames(db, { name: q.name, state: q.state }))
       : await similarNamesAcross(shardReader(c), q.name);
     // The ranking is computed whole for every page (docs/api.md): a cursor carries its rank.
-    const from = window.offset;
-    const to = from + PAGE_SIZE_A;
-    const next = await nextCursor(list, window, to < ranked.length ? { rank: to } : undefined);
-    return c.json(
-      {
-        similar_debtors: ranked.slice(from, to).map(similarDebtor),
-        ...envelopeA(c, window, ranked.length, next),
-      },
-      200,
-    );
+    const shown = ranked.slice(window.offset, window.offset + window.size);
+    const next = await rankCursor(list, window, shown.length, ranked.length);
+    return c.json({ similar_debtors: shown.map(similarDebtor), ...envelopeA(c, window, ranked.length, next) }, 200);
   });
 
   app.openapi(debtorSearchRoute, async (c) => {
@@ -128,8 +122,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const { rows, total } = await withShard(c, q.state, (db) =>
       debtorQueries.associatedDebtors(db, { name: q.name, state: q.state }, window),
     );
-    const to = window.offset + rows.length;
-    const next = await nextCursor(list, window, to < total ? { rank: to } : undefined);
+    const next = await rankCursor(list, window, rows.length, total);
     return c.json(
       {
         debtor_name: q.name,
