@@ -12,7 +12,13 @@ import { MAX_SHARDS } from "../db/shards.ts";
 import { FILING_NUMBER } from "../domain/limits.ts";
 import type { AddressPosition } from "../queries/debtors.ts";
 import type { CrossPosition } from "../queries/fanout.ts";
-import { type FilingWithParties, type ListPosition, type PageWindow, positionOf } from "../queries/filings.ts";
+import {
+  type FilingWithParties,
+  type ListPosition,
+  type PageWindow,
+  positionOf,
+  windowOf,
+} from "../queries/filings.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 
 /** Where a request's page starts: its number, and with a cursor the position the list resumes below. */
@@ -51,8 +57,9 @@ export const addressPosition = z.strictObject({
  */
 export const rankPosition = z.strictObject({ rank: z.number().int().min(0) });
 
-/** The first item of `start`'s page in a list resumed by rank. */
-export const rankOf = (start: Start<{ rank: number }>, size: number) => start.after?.rank ?? (start.page - 1) * size;
+/** The window of `start`'s page in a list resumed by rank: read whole, so a cursor's page starts at its rank. */
+export const rankWindow = (start: Start<{ rank: number }>, size: number) =>
+  windowOf(start, size, (after) => after.rank);
 
 /**
  * The list a request pages through: its path and every parameter but `page`
@@ -77,11 +84,6 @@ export async function startOf<P>(
   return decodeCursor(list, query.cursor, z.strictObject({ page: z.number().int().min(2), after: position }));
 }
 
-/** The window of `start`'s page: a resumed list reads from its position, a numbered page from its offset. */
-export function windowOf(start: Start<unknown>, size: number): PageWindow {
-  return { page: start.page, size, offset: start.after === undefined ? (start.page - 1) * size : 0 };
-}
-
 /** The cursor of the page after `window`, resuming below `last` (the page's last item); none without one. */
 export async function nextCursor<P>(
   list: string,
@@ -92,18 +94,33 @@ export async function nextCursor<P>(
 }
 
 /**
+ * The cursor of the page after `window` of a list resumed by rank, which
+ * showed `shown` of its `total` items: the rank of the next item, if any.
+ */
+export function rankCursor(
+  list: string,
+  window: Required<PageWindow>,
+  shown: number,
+  total: number,
+): Promise<string | undefined> {
+  const rank = window.offset + shown;
+  return nextCursor(list, window, rank < total ? { rank } : undefined);
+}
+
+/**
  * The cursor of the page after `window` of a filing list of one state, when
- * `more` follow: it resumes below the page's last item.
+ * `more` follow: it resumes past the page's last item, at its `position` in
+ * the list (default: by filing time).
  */
 export function filingCursor(
   list: string,
   window: PageWindow,
   more: boolean,
   items: FilingWithParties[],
-  byTermination = false,
+  position: (item: FilingWithParties) => ListPosition = positionOf,
 ): Promise<string | undefined> {
   const last = items.at(-1);
-  return nextCursor(list, window, more && last ? positionOf(last, byTermination) : undefined);
+  return nextCursor(list, window, more && last ? position(last) : undefined);
 }
 
 /**

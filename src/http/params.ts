@@ -101,24 +101,36 @@ const page = optional(integer(1, MAX_PAGE)).openapi({
 });
 
 /**
+ * Refuses parameters `a` and `b` given together: one issue on each, so the
+ * 400 names both, with `message(other)` (`other`: the parameter it was given with).
+ */
+function exclusive<K extends string>(a: K, b: K, message: (other: K) => string) {
+  return (q: Partial<Record<K, unknown>>, ctx: z.RefinementCtx) => {
+    if (q[a] === undefined || q[b] === undefined) return;
+    for (const [parameter, other] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      ctx.addIssue({ code: "custom", path: [parameter], message: message(other) });
+    }
+  };
+}
+
+/**
  * A paged list's parameters: `shape`, then where the page starts, `page` or
  * `cursor` (the `next_cursor` of the page before), never both.
  */
 function paged<S extends z.ZodRawShape>(shape: S) {
-  return z.object({ ...shape, page, cursor: optional(cursorParam) }).superRefine((q, ctx) => {
-    const { page, cursor } = q as { page?: number; cursor?: string };
-    if (page === undefined || cursor === undefined) return;
-    for (const [parameter, other] of [
-      ["page", "cursor"],
-      ["cursor", "page"],
-    ] as const) {
-      ctx.addIssue({
-        code: "custom",
-        path: [parameter],
-        message: `cannot be given with \`${other}\`: a cursor names its own page; send \`page\` or \`cursor\`, not both`,
-      });
-    }
-  });
+  return z
+    .object({ ...shape, page, cursor: optional(cursorParam) })
+    .superRefine(
+      exclusive(
+        "page",
+        "cursor",
+        (other) =>
+          `cannot be given with \`${other}\`: a cursor names its own page; send \`page\` or \`cursor\`, not both`,
+      ),
+    );
 }
 
 /** At most each industry once. */
@@ -397,16 +409,12 @@ export const changesQuery = z
         description: "Most changes in the page.",
       }),
   })
-  .superRefine((q, ctx) => {
-    if (q.cursor !== undefined && q.since !== undefined) {
-      for (const path of ["cursor", "since"]) {
-        ctx.addIssue({
-          code: "custom",
-          path: [path],
-          message: "cursor and since cannot be given together: resume with cursor, or start again with since",
-        });
-      }
-    }
-  });
+  .superRefine(
+    exclusive(
+      "cursor",
+      "since",
+      () => "cursor and since cannot be given together: resume with cursor, or start again with since",
+    ),
+  );
 
 export const statesQuery = z.object({});

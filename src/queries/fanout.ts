@@ -44,6 +44,8 @@ import {
   positionOf,
   readCountedPage,
   readOpenPage,
+  windowOf,
+  withoutEndCheck,
 } from "./filings.ts";
 import { probeNames, probeStatement, type SimilarName, similarOf, similarQuery } from "./similar.ts";
 
@@ -180,19 +182,19 @@ export async function countedPageAcross(
   { page, size }: PageWindow,
   after?: CrossPosition,
 ): Promise<MergedPage & { total: number }> {
-  const from = after ? 0 : (page - 1) * size;
+  const window = windowOf({ page, after }, size);
+  const from = window.offset;
   const reach = from + size;
   if (reader.shards.length === 1) {
     // One database: its own page, as before sharding.
-    const window = { page, size, offset: from };
     const only = onlyOf(
       await onEveryPart(reader, after, (bound) => countedStatements(build(bound), window), readCountedPage),
     );
     return { ...pageOf(placed(only.items, 0, 0)), total: only.total };
   }
   if (after || page <= DIRECT_PAGES) {
-    const window = { page: 1, size: reach };
-    const parts = await onEveryPart(reader, after, (bound) => countedStatements(build(bound), window), readCountedPage);
+    const direct = { page: 1, size: reach };
+    const parts = await onEveryPart(reader, after, (bound) => countedStatements(build(bound), direct), readCountedPage);
     return { ...pageOf(mergedItems(parts, from, reach)), total: sum(parts.map((p) => p.total)) };
   }
   // Deeper pages by number: the counts first, so that a page past the end
@@ -202,7 +204,7 @@ export async function countedPageAcross(
   if (from >= total) return { items: [], last: undefined, total };
   const listed = await onEveryShard(reader, (db) => fetchListKeys(db, filter, reach));
   const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
-    return (await fetchCountedPage(db, { ...filter, count: 0 }, window)).items;
+    return (await fetchCountedPage(db, withoutEndCheck(filter), window)).items;
   });
   return { ...pageOf(slice), total };
 }
@@ -219,12 +221,13 @@ export async function openPageAcross(
   options: { amendments: boolean },
   after?: CrossPosition,
 ): Promise<MergedPage & { hasMore: boolean; dataLoadedAt: string | null }> {
-  const from = after ? 0 : (page - 1) * size;
+  const window = windowOf({ page, after }, size);
+  const from = window.offset;
   const reach = from + size;
   const statementsOf = (window: PageWindow) => (bound?: ListPosition) =>
     openStatements(build(bound), window, options.amendments);
   if (reader.shards.length === 1) {
-    const only = onlyOf(await onEveryPart(reader, after, statementsOf({ page, size, offset: from }), readOpenPage));
+    const only = onlyOf(await onEveryPart(reader, after, statementsOf(window), readOpenPage));
     return { ...only, ...pageOf(placed(only.items, 0, 0)) };
   }
   if (after || page <= DIRECT_PAGES) {
@@ -245,7 +248,7 @@ export async function openPageAcross(
   // One row past the page, to tell whether another follows.
   const listed = await onEveryShard(reader, (db) => fetchListKeys(db, filter, reach + 1));
   const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
-    return (await fetchOpenPage(db, { ...filter, count: 0 }, window, options)).items;
+    return (await fetchOpenPage(db, withoutEndCheck(filter), window, options)).items;
   });
   return {
     ...pageOf(slice),

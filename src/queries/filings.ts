@@ -82,6 +82,14 @@ export interface CountedFilter extends FilingFilter {
   count: SQL | number;
 }
 
+/**
+ * `filter` with no end check on its pages (rowLimit): a shard's part of a
+ * merged page, whose offset is into that shard's list and whose end the
+ * merged count has settled. A known count adds no check; its page's total
+ * reads 0.
+ */
+export const withoutEndCheck = (filter: FilingFilter): CountedFilter => ({ ...filter, count: 0 });
+
 export interface PageWindow {
   page: number;
   size: number;
@@ -91,6 +99,20 @@ export interface PageWindow {
    * starts at 0.
    */
   offset?: number;
+}
+
+/**
+ * The window of a page asked by number, or resumed by a cursor (`after`,
+ * its position), which starts the page: a numbered page starts at its
+ * offset, a resumed one where its position falls in what is read,
+ * `offsetOf(after)`: 0 for a list read from below the position (default).
+ */
+export function windowOf<P>(
+  { page, after }: { page: number; after?: P | undefined },
+  size: number,
+  offsetOf: (after: P) => number = () => 0,
+): Required<PageWindow> {
+  return { page, size, offset: after === undefined ? (page - 1) * size : offsetOf(after) };
 }
 
 /**

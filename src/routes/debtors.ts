@@ -10,17 +10,17 @@ import {
   filingPosition,
   listOf,
   nextCursor,
-  rankOf,
+  rankCursor,
   rankPosition,
+  rankWindow,
   startOf,
-  windowOf,
 } from "../http/paging.ts";
 import { debtorAddressesQuery, debtorAssociatedQuery, debtorSearchQuery, similarQuery } from "../http/params.ts";
 import { associatedDebtor, envelopeA, knownAddress, lienPageA, similarDebtor } from "../http/present.ts";
 import { associatedDebtors, knownAddresses, liensA, similarDebtors } from "../http/responses.ts";
 import * as debtorQueries from "../queries/debtors.ts";
 import { knownAddressesAcross, similarNamesAcross } from "../queries/fanout.ts";
-import { byDebtorName, fetchCountedPage } from "../queries/filings.ts";
+import { byDebtorName, fetchCountedPage, windowOf } from "../queries/filings.ts";
 import { MAX_CANDIDATES, similarNames } from "../queries/similar.ts";
 import { lookupRoute, PAGE_SIZE_A } from "./define.ts";
 
@@ -77,22 +77,15 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const q = c.req.valid("query");
     const list = listOf(debtorSimilarRoute.path, q);
     const start = await startOf(list, q, rankPosition);
-    const window = windowOf(start, PAGE_SIZE_A);
+    const window = rankWindow(start, PAGE_SIZE_A);
     // With a state, its shard; without, every shard.
     const ranked = q.state
       ? await withShard(c, q.state, (db) => similarNames(db, { name: q.name, state: q.state }))
       : await similarNamesAcross(shardReader(c), q.name);
     // The ranking is computed whole for every page (docs/api.md): a cursor carries its rank.
-    const from = rankOf(start, PAGE_SIZE_A);
-    const to = from + PAGE_SIZE_A;
-    const next = await nextCursor(list, window, to < ranked.length ? { rank: to } : undefined);
-    return c.json(
-      {
-        similar_debtors: ranked.slice(from, to).map(similarDebtor),
-        ...envelopeA(c, window, ranked.length, next),
-      },
-      200,
-    );
+    const shown = ranked.slice(window.offset, window.offset + window.size);
+    const next = await rankCursor(list, window, shown.length, ranked.length);
+    return c.json({ similar_debtors: shown.map(similarDebtor), ...envelopeA(c, window, ranked.length, next) }, 200);
   });
 
   app.openapi(debtorSearchRoute, async (c) => {
@@ -125,12 +118,11 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const list = listOf(debtorAssociatedRoute.path, q);
     const start = await startOf(list, q, rankPosition);
     // Grouped whole on every page from the found debtors' links: a cursor carries its rank.
-    const window = { page: start.page, size: PAGE_SIZE_A, offset: rankOf(start, PAGE_SIZE_A) };
+    const window = rankWindow(start, PAGE_SIZE_A);
     const { rows, total } = await withShard(c, q.state, (db) =>
       debtorQueries.associatedDebtors(db, { name: q.name, state: q.state }, window),
     );
-    const to = window.offset + rows.length;
-    const next = await nextCursor(list, window, to < total ? { rank: to } : undefined);
+    const next = await rankCursor(list, window, rows.length, total);
     return c.json(
       {
         debtor_name: q.name,

@@ -13,7 +13,6 @@ import {
   listOf,
   nextCursor,
   startOf,
-  windowOf,
 } from "../http/paging.ts";
 import {
   filingLookupQuery,
@@ -26,12 +25,15 @@ import { lienPageAOrB, liensA, liensFull, terminatedList } from "../http/respons
 import { countedPageAcross, openPageAcross } from "../queries/fanout.ts";
 import {
   byNumber,
+  type FilingWithParties,
   fetchCountedPage,
   fetchOpenPage,
   type ListPosition,
+  positionOf,
   recentByPostalCode,
   recentByState,
   recentlyTerminated,
+  windowOf,
 } from "../queries/filings.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
 
@@ -153,7 +155,8 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const { items, total } = await withShard(c, q.state, (db) =>
       fetchCountedPage(db, recentlyTerminated(filter), window),
     );
-    const next = await filingCursor(list, window, countedMore(window, total), items, true);
+    const byTermination = (item: FilingWithParties) => positionOf(item, true);
+    const next = await filingCursor(list, window, countedMore(window, total), items, byTermination);
     return c.json({ terminated_filings: items.map(terminatedFiling), ...envelopeA(c, window, total, next) }, 200);
   });
 }

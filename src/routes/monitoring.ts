@@ -11,12 +11,12 @@ import type { AppEnv } from "../http/context.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
 import { shardReader, withShard } from "../http/d1.ts";
 import { ApiError } from "../http/errors.ts";
-import { countedMore, filingPosition, listOf, nextCursor, startOf, windowOf } from "../http/paging.ts";
+import { countedMore, filingCursor, filingPosition, listOf, startOf } from "../http/paging.ts";
 import { changesQuery, LAPSING_DAYS, lapsingQuery, statesQuery } from "../http/params.ts";
 import { changePageBody, lienPageA, lienPageB, statesBody } from "../http/present.ts";
 import { changePage, lienPageAOrB, statesPage } from "../http/responses.ts";
 import { onEveryShard } from "../queries/db.ts";
-import { type FilingWithParties, fetchCountedPage, fetchOpenPage, type PageWindow } from "../queries/filings.ts";
+import { fetchCountedPage, fetchOpenPage, windowOf } from "../queries/filings.ts";
 import { lapsePosition, lapsing } from "../queries/lapsing.ts";
 import { statesHeld, statesStatement } from "../queries/states.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B } from "./define.ts";
@@ -132,21 +132,18 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
       securedParty: q.secured_party,
       after: start.after,
     };
-    /** The cursor of the next page, resuming after this page's last filing, when another follows. */
-    const next = (window: PageWindow, more: boolean, items: FilingWithParties[]) => {
-      const last = items.at(-1);
-      return nextCursor(list, window, more && last ? lapsePosition(last) : undefined);
-    };
     if (q.envelope === "a") {
       const window = windowOf(start, PAGE_SIZE_A);
       const page = await withShard(c, q.state, (db) => fetchCountedPage(db, lapsing(db, query), window));
-      return c.json(lienPageA(c, window, page, await next(window, countedMore(window, page.total), page.items)), 200);
+      const next = await filingCursor(list, window, countedMore(window, page.total), page.items, lapsePosition);
+      return c.json(lienPageA(c, window, page, next), 200);
     }
     const window = windowOf(start, PAGE_SIZE_B);
     const page = await withShard(c, q.state, (db) =>
       fetchOpenPage(db, lapsing(db, query), window, { amendments: false, state: q.state }),
     );
-    return c.json(lienPageB(c, window, page, false, await next(window, page.hasMore, page.items)), 200);
+    const next = await filingCursor(list, window, page.hasMore, page.items, lapsePosition);
+    return c.json(lienPageB(c, window, page, false, next), 200);
   });
 
   app.openapi(statesRoute, async (c) => {

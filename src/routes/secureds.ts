@@ -2,10 +2,11 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";
 import { withShard } from "../http/d1.ts";
-import { countedMore, filingCursor, filingPosition, listOf, startOf, windowOf } from "../http/paging.ts";
+import { countedMore, filingCursor, filingPosition, listOf, startOf } from "../http/paging.ts";
 import { recentBySecuredPartyQuery } from "../http/params.ts";
 import { lienPageA, lienPageB } from "../http/present.ts";
 import { lienPageAOrB } from "../http/responses.ts";
+import { windowOf } from "../queries/filings.ts";
 import { lenderCountedPage, lenderOpenPage } from "../queries/lenders.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
 
