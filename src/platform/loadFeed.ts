@@ -40,12 +40,11 @@ import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import { type LoadedStates, refreshQueued } from "../db/load.ts";
 import * as schema from "../db/schema.ts";
-import { filings } from "../db/schema.ts";
 import { DEFAULT_SHARD, shardsOf } from "../db/shards.ts";
 import { emptySummary, type ImportRange, type ImportSummary, sumOf } from "../feed/import.ts";
 import { FeedFileError, readFeed } from "../feed/read.ts";
 import { findRepeats } from "../feed/repeats.ts";
-import { importShardedRange, recordShardedLoad, type ShardDatabases } from "../feed/shardedImport.ts";
+import { emptyShards, importShardedRange, recordShardedLoad, type ShardDatabases } from "../feed/shardedImport.ts";
 import { bareEtag, stateOfKey } from "./feedFiles.ts";
 import { beginLoad, type Checkpoint, endLoad, saveCheckpoint } from "./loadRecord.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
@@ -88,16 +87,6 @@ function defaultDb(shards: ShardDatabases): Db {
   const db = shards.databases.get(DEFAULT_SHARD);
   if (!db) throw new Error("no default shard");
   return db;
-}
-
-/** The shards that hold no filings. */
-async function emptyShards(shards: ShardDatabases): Promise<string[]> {
-  const empty: string[] = [];
-  for (const [shard, db] of shards.databases) {
-    const [held] = await db.select({ id: filings.id }).from(filings).limit(1);
-    if (!held) empty.push(shard);
-  }
-  return empty;
 }
 
 /** The states of earlier ranges and of this one, each with the newer as-of date. */
