@@ -46,7 +46,7 @@ import { FeedFileError, readFeed } from "../feed/read.ts";
 import { findRepeats } from "../feed/repeats.ts";
 import { emptyShards, importShardedRange, recordShardedLoad, type ShardDatabases } from "../feed/shardedImport.ts";
 import { bareEtag, stateOfKey } from "./feedFiles.ts";
-import { beginLoad, type Checkpoint, endLoad, saveCheckpoint } from "./loadRecord.ts";
+import { beginLoad, type Checkpoint, endLoad, saveCheckpoint, saveSummary } from "./loadRecord.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
 
 /** Bytes a range step reads (it ends at the first record boundary past them). */
@@ -224,7 +224,8 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       // What came before the break is loaded data, recorded as the CLI records it after a break.
       const states = new Map(Object.entries(mergeStates(from.states ?? {}, loaded)));
       await recordShardedLoad(shards, `load ${params.key}`, summary.inserted + summary.updated, now, states);
-      await endLoad(defaultDb(shards), id, { status: "failed", error: err.message, summary }, new Date());
+      // Its counts only: run() records the failure, as for any other.
+      await saveSummary(defaultDb(shards), id, summary, new Date());
       throw new NonRetryableError(err.message);
     }
   }
