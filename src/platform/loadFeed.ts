@@ -41,7 +41,7 @@ import type { Db } from "../db/database.ts";
 import { type LoadedStates, refreshQueued } from "../db/load.ts";
 import * as schema from "../db/schema.ts";
 import { DEFAULT_SHARD, shardsOf } from "../db/shards.ts";
-import { emptySummary, type ImportRange, type ImportSummary, sumOf } from "../feed/import.ts";
+import { emptySummary, type ImportRange, type ImportSummary, laterAsOf, sumOf } from "../feed/import.ts";
 import { FeedFileError, readFeed } from "../feed/read.ts";
 import { findRepeats } from "../feed/repeats.ts";
 import { emptyShards, importShardedRange, recordShardedLoad, type ShardDatabases } from "../feed/shardedImport.ts";
@@ -93,8 +93,7 @@ function defaultDb(shards: ShardDatabases): Db {
 function mergeStates(earlier: Record<string, string | null>, range: LoadedStates): Record<string, string | null> {
   const merged = { ...earlier };
   for (const [state, asOf] of range) {
-    const known = merged[state] ?? null;
-    merged[state] = known === null || (asOf !== null && asOf > known) ? asOf : known;
+    merged[state] = laterAsOf(merged[state] ?? null, asOf);
   }
   return merged;
 }
