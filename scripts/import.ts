@@ -35,7 +35,7 @@ import { createReadStream, existsSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { refreshQueued } from "../src/db/load.ts";
 import { isStateCode } from "../src/domain/states.ts";
-import { emptySummary, type ImportSummary, sumOf } from "../src/feed/import.ts";
+import { emptySummary, type ImportSummary, sumOf, writtenBefore } from "../src/feed/import.ts";
 import { FeedFileError, feedFormat, readFeed } from "../src/feed/read.ts";
 import { findRepeats } from "../src/feed/repeats.ts";
 import { emptyShards, importSharded } from "../src/feed/shardedImport.ts";
@@ -191,7 +191,7 @@ async function inProcess() {
         // A file that cannot be read (a bad CSV header, a broken XML file)
         // stops only itself, keeping what loaded before the problem.
         failed = true;
-        const before = (err as FeedFileError & { summary?: ImportSummary }).summary;
+        const before = writtenBefore(err);
         if (before && before.read > 0) {
           add(before);
           console.error(

@@ -41,7 +41,7 @@ import type { Db } from "../db/database.ts";
 import { type LoadedStates, refreshQueued } from "../db/load.ts";
 import * as schema from "../db/schema.ts";
 import { DEFAULT_SHARD, shardsOf } from "../db/shards.ts";
-import { emptySummary, type ImportRange, type ImportSummary, laterAsOf, sumOf } from "../feed/import.ts";
+import { emptySummary, type ImportRange, type ImportSummary, laterAsOf, sumOf, writtenBefore } from "../feed/import.ts";
 import { FeedFileError, readFeed } from "../feed/read.ts";
 import { findRepeats } from "../feed/repeats.ts";
 import { emptyShards, importShardedRange, recordShardedLoad, type ShardDatabases } from "../feed/shardedImport.ts";
@@ -218,7 +218,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       // and is counted in the record; the checkpoint stays where the range
       // began, so that a restart reads the range again.
       await problems.save(this.env.FEEDS, id, start.byte);
-      const written = (err as FeedFileError & { summary?: ImportSummary }).summary ?? emptySummary();
+      const written = writtenBefore(err) ?? emptySummary();
       const summary = sumOf(from.summary, written);
       // What came before the break is loaded data, recorded as the CLI records it after a break.
       const states = new Map(Object.entries(mergeStates(from.states ?? {}, loaded)));
