@@ -22,7 +22,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, createReadStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { DatabaseSync } from "node:sqlite";
@@ -32,6 +32,7 @@ import { refreshQueued } from "../src/db/load.ts";
 import { readFeed } from "../src/feed/read.ts";
 import { findRepeats } from "../src/feed/repeats.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
+import { machine as describeMachine } from "./devServer.ts";
 import { openShards } from "./feedDb.ts";
 import { localFiles, shardConfig } from "./shardConfig.ts";
 
@@ -170,7 +171,7 @@ for (const { file } of localFiles(await shardConfig(), join(WORK, "delta-with"))
 }
 
 const pct = (a: number, b: number) => `${a >= b ? "+" : ""}${fmt(((a - b) / b) * 100, 1)}%`;
-const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 1)} GiB memory; Node ${process.version}; load average ${loadavg()
+const machine = `${describeMachine()}; load average ${loadavg()
   .map((l) => l.toFixed(1))
   .join(", ")} at the end`;
 const report = `# Load benchmark

@@ -35,11 +35,11 @@ import { createReadStream, existsSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { refreshQueued } from "../src/db/load.ts";
 import { isStateCode } from "../src/domain/states.ts";
-import { emptySummary, type ImportSummary, sumOf } from "../src/feed/import.ts";
+import { emptySummary, type ImportSummary, sumOf, writtenBefore } from "../src/feed/import.ts";
 import { FeedFileError, feedFormat, readFeed } from "../src/feed/read.ts";
 import { findRepeats } from "../src/feed/repeats.ts";
-import { importSharded } from "../src/feed/shardedImport.ts";
-import { BULK_GROUP, BulkImport, isEmpty } from "./bulk/import.ts";
+import { emptyShards, importSharded } from "../src/feed/shardedImport.ts";
+import { BULK_GROUP, BulkImport } from "./bulk/import.ts";
 import { endBulkLoad, isBackfilling } from "./bulk/load.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openShards } from "./feedDb.ts";
 import { LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
@@ -108,13 +108,14 @@ async function inProcess() {
   const { shards, sqlite, dispose } = await openShards(target);
   opened = true;
   // Empty local databases load in bulk (scripts/bulk/import.ts): a backfill.
-  const empty = sqlite && !values["no-bulk"] && [...sqlite.values()].every(isEmpty);
+  const empties = new Set(await emptyShards(shards));
+  const empty = sqlite && !values["no-bulk"] && [...sqlite.keys()].every((shard) => empties.has(shard));
   const source = `import ${files.join(" ")}`;
   const bulk = empty ? new Map([...sqlite].map(([shard, file]) => [shard, new BulkImport(file, source)])) : undefined;
   // Shards whose backfill was stopped: this import loads the rest of it, and ends it if it runs to its end.
   const resumed = bulk ? [] : [...(sqlite ?? [])].filter(([, file]) => isBackfilling(file));
   // A first load into a shard (--no-bulk into an empty one too) is a backfill: it records no changes.
-  const first = bulk ? [] : [...(sqlite ?? [])].filter(([, file]) => isEmpty(file));
+  const first = bulk ? [] : [...(sqlite ?? [])].filter(([shard]) => empties.has(shard));
   if (resumed.length > 0) {
     console.error(
       `The backfill of ${resumed.map(([shard]) => shard).join(", ")} was interrupted: this import loads the rest of it, recording no changes, and ends it if it completes.`,
@@ -190,7 +191,7 @@ async function inProcess() {
         // A file that cannot be read (a bad CSV header, a broken XML file)
         // stops only itself, keeping what loaded before the problem.
         failed = true;
-        const before = (err as FeedFileError & { summary?: ImportSummary }).summary;
+        const before = writtenBefore(err);
         if (before && before.read > 0) {
           add(before);
           console.error(

@@ -28,7 +28,7 @@ import type { Db } from "../src/db/database.ts";
 import { emptySummary, type ImportSummary } from "../src/feed/import.ts";
 import { readLines } from "../src/feed/lines.ts";
 import type { Place } from "../src/feed/read.ts";
-import { INCOMING, loadId, type Problems, problemsKey } from "../src/platform/feedFiles.ts";
+import { keyFor, loadId, type Problems, problemsKey } from "../src/platform/feedFiles.ts";
 import type { LoadParams } from "../src/platform/loadFeed.ts";
 import { type LoadRecord, readLoad, recentLoads } from "../src/platform/loadRecord.ts";
 import { describeTarget, openShards, type Target } from "./feedDb.ts";
@@ -80,10 +80,6 @@ function instanceState(value: unknown): InstanceState | null {
     ...(output && typeof output === "object" ? { output: output as ImportSummary } : {}),
   };
 }
-
-/** A file's key in the feeds bucket: its name under incoming/, under the state's own folder with --state. */
-export const keyFor = (file: string, state?: string) =>
-  `${INCOMING}${state ? `${state.toLowerCase()}/` : ""}${basename(file)}`;
 
 /** An environment's feeds bucket, load starter and load records. */
 export interface Platform {
@@ -260,7 +256,7 @@ export async function loadOnPlatform(
   defaultState: string | undefined,
   outputs: { rejects: LinesWriter; warnings: LinesWriter },
 ): Promise<PlatformResult> {
-  const key = keyFor(file, defaultState);
+  const key = keyFor(basename(file), defaultState);
   const object = await upload(platform.bucket, file, key);
   const id = await loadId(key, object.etag);
   const params: LoadParams = { key, etag: object.etag, size: object.size };

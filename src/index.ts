@@ -9,6 +9,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { createApp } from "./app.ts";
 import { retentionDays, runDaily } from "./changes/daily.ts";
 import { shardsOf } from "./db/shards.ts";
+import { logLine } from "./log.ts";
 import { feedEvents } from "./platform/feedEvents.ts";
 
 export { LoadFeed } from "./platform/loadFeed.ts";
@@ -22,13 +23,11 @@ async function daily(env: Env, now: Date): Promise<void> {
   for (const [shard, d1] of shardsOf(env).databases) {
     try {
       const done = await runDaily(drizzle(d1, { casing: "snake_case" }), now, retention);
-      console.info(JSON.stringify({ level: "info", event: "daily_changes", shard, ...done }));
+      logLine("info", { event: "daily_changes", shard, ...done });
     } catch (err) {
       failed = true;
       // The kind of failure only: D1 messages can quote SQL.
-      console.error(
-        JSON.stringify({ level: "error", event: "daily_changes_failed", shard, error: (err as Error).name }),
-      );
+      logLine("error", { event: "daily_changes_failed", shard, error: (err as Error).name });
     }
   }
   // A failed run shows as failed in the Cron Trigger's history; the next run catches up.

@@ -41,11 +41,6 @@ import { beginBulkLoad, endBulkLoad, finishBulkWrite, writeFilingRows } from "./
 /** Filings written per transaction: large statements, bounded memory. */
 export const BULK_GROUP = FILINGS_PER_GROUP * 4;
 
-/** Whether the local database holds no filing yet (bulk mode applies). */
-export function isEmpty(sqlite: DatabaseSync): boolean {
-  return sqlite.prepare("select 1 from filings limit 1").get() === undefined;
-}
-
 export class BulkImport {
   private readonly prepared = new Map<string, StatementSync>();
   private readonly written = new Set<string>();

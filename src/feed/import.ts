@@ -243,6 +243,16 @@ export async function importFeed(
 /** A byte range of a file: from a resume point (the file's start when none) to the first record boundary past `until`. */
 export type ImportRange = Pick<ReadOptions, "from"> & Required<Pick<ReadOptions, "until">>;
 
+/** A FeedFileError as the import throws it: with what it wrote before the file broke. */
+type BrokenFileError = FeedFileError & { summary?: ImportSummary };
+
+/** What the import wrote before `err` stopped its file (the importer and the Workflow count it). */
+export const writtenBefore = (err: FeedFileError): ImportSummary | undefined => (err as BrokenFileError).summary;
+
+/** The later of two as-of dates of a state's data, where null is none given. */
+export const laterAsOf = (a: string | null, b: string | null): string | null =>
+  a === null || (b !== null && b > a) ? b : a;
+
 /**
  * importFeed over one range of `file`; `body` holds the file from
  * `range.from` on. Returns what it loaded and where the next range starts
@@ -282,8 +292,7 @@ async function load(
   const noteState = (item: Loaded) => {
     const state = ("amendment" in item ? item.amendment.state : item.record.state).toUpperCase();
     const asOf = "asOf" in item ? (item.asOf ?? null) : null;
-    const known = states.get(state) ?? null;
-    states.set(state, known === null || (asOf !== null && asOf > known) ? asOf : known);
+    states.set(state, laterAsOf(states.get(state) ?? null, asOf));
   };
   /** Earlier copies of repeated filings, by key hash, until their last copy is read. */
   const held = new Map<string, FilingItem[]>();
@@ -366,7 +375,7 @@ async function load(
     // A file that stops being readable keeps what was read before it.
     if (err instanceof FeedFileError) {
       await finish();
-      (err as FeedFileError & { summary?: ImportSummary }).summary = { ...summary };
+      (err as BrokenFileError).summary = { ...summary };
     }
     throw err;
   }

@@ -5,6 +5,8 @@
  * reading can start again at any line, from its byte offset (a range step of
  * the platform's loader, src/platform/).
  */
+import { joinBytes } from "./bytes.ts";
+
 export interface Line {
   /** 1-based line number in the file. */
   number: number;
@@ -21,17 +23,6 @@ export interface LineStart {
 }
 
 const LF = 0x0a;
-
-function joined(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1 && parts[0]) return parts[0];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** The lines of `body`, which holds the file from `from.byte` on. */
 export async function* readLines(
@@ -56,7 +47,7 @@ export async function* readLines(
         finished = true;
         if (pending.length === 0) return;
         // A last line without a line break.
-        const bytes = joined(pending);
+        const bytes = joinBytes(pending);
         const text = decoder.decode(bytes);
         number += 1;
         yield { number, text: text.endsWith("\r") ? text.slice(0, -1) : text, end: start + bytes.length };
@@ -70,7 +61,7 @@ export async function* readLines(
       // Every whole line of the chunk in one decode: each LF byte is one "\n"
       // of the text, whatever bytes around it cannot be decoded.
       pending.push(value.subarray(0, last + 1));
-      const bytes = joined(pending);
+      const bytes = joinBytes(pending);
       pending = last + 1 < value.length ? [value.subarray(last + 1)] : [];
       const lines = decoder.decode(bytes).split("\n");
       decoder = rest;

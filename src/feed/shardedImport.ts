@@ -9,6 +9,7 @@
  */
 import type { Db } from "../db/database.ts";
 import { type LoadedStates, recordLoad } from "../db/load.ts";
+import { filings } from "../db/schema.ts";
 import { DEFAULT_SHARD, type ShardLayout, shardOf } from "../db/shards.ts";
 import {
   type ImportOptions,
@@ -28,6 +29,20 @@ export interface ShardDatabases {
   layout: ShardLayout;
   /** The database of each shard of the layout. */
   databases: ReadonlyMap<string, Db>;
+}
+
+/**
+ * The shards that hold no filings. A load into one is its backfill and
+ * records no changes (locally, bulk mode too): the rule of both the import
+ * CLI and the platform's loader.
+ */
+export async function emptyShards(shards: ShardDatabases): Promise<string[]> {
+  const empty: string[] = [];
+  for (const [shard, db] of shards.databases) {
+    const [held] = await db.select({ id: filings.id }).from(filings).limit(1);
+    if (!held) empty.push(shard);
+  }
+  return empty;
 }
 
 /** The filing state a read record belongs to. */

@@ -20,6 +20,7 @@
 /// <reference path="./sax.d.ts" />
 import sax, { type Tag } from "sax";
 import { isStateCode } from "../domain/states.ts";
+import { joinBytes } from "./bytes.ts";
 import { FeedFileError } from "./csv.ts";
 
 /** One FileDetail: its place in the file, its text, and the lien-shaped object it reads as. */
@@ -282,14 +283,6 @@ function wholeCharacters(bytes: Uint8Array): number {
   return bytes.length;
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
 const escapeAttribute = (value: string) => value.replace(/[&<"\t\n\r]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** A start tag as read, for reading again when resuming inside its element. */
@@ -468,10 +461,10 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlRe
       if (!decode && !streaming) {
         // The declaration is read from the first 256 bytes, however the stream cuts them.
         if (!encoding && !done && carry.length + bytes.length < 256) {
-          carry = concat(carry, bytes);
+          carry = joinBytes([carry, bytes]);
           continue;
         }
-        bytes = concat(carry, bytes);
+        bytes = joinBytes([carry, bytes]);
         carry = new Uint8Array(0);
         encoding ??= declaredEncoding(bytes);
         let decoder: TextDecoder;
@@ -504,7 +497,7 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlRe
       let start = next;
       let exactTo = Number.POSITIVE_INFINITY;
       if (decode) {
-        const all = concat(carry, bytes);
+        const all = joinBytes([carry, bytes]);
         const whole = done || !utf8 ? all.length : wholeCharacters(all);
         carry = all.slice(whole);
         text = decode(all.subarray(0, whole));

@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
 import type { TimingVariables } from "hono/timing";
 import { isoSeconds } from "../domain/time.ts";
+import { type LogLevel, logLine } from "../log.ts";
 
 export interface AppEnv {
   Bindings: Env;
@@ -46,16 +47,9 @@ export function responseMetadata(c: Context<AppEnv>) {
   };
 }
 
-/**
- * One structured log line, always tagged with the request id, written at its
- * own level (console.info, .warn, .error), so Workers Logs' level filter
- * matches the line's `level` field.
- */
-export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", fields: Record<string, unknown>): void {
-  const line = JSON.stringify({ level, request_id: c.get("requestId"), ...fields });
-  if (level === "error") console.error(line);
-  else if (level === "warn") console.warn(line);
-  else console.info(line);
+/** One structured log line (src/log.ts), always tagged with the request id. */
+export function log(c: Context<AppEnv>, level: LogLevel, fields: Record<string, unknown>): void {
+  logLine(level, { request_id: c.get("requestId"), ...fields });
 }
 
 /**

@@ -8,6 +8,7 @@
  * cannot start its load is retried, then goes to the dead-letter queue.
  */
 import { z } from "zod";
+import { logLine } from "../log.ts";
 import { bareEtag, isFeedKey, loadId } from "./feedFiles.ts";
 import type { LoadParams } from "./loadFeed.ts";
 
@@ -19,13 +20,6 @@ const feedEvent = z.object({
 
 /** Actions that leave a new version of an object (R2's object-create events). */
 const CREATED = new Set(["PutObject", "CopyObject", "CompleteMultipartUpload"]);
-
-const log = (level: "info" | "warn" | "error", fields: Record<string, unknown>) => {
-  const line = JSON.stringify({ level, ...fields });
-  if (level === "error") console.error(line);
-  else if (level === "warn") console.warn(line);
-  else console.info(line);
-};
 
 /**
  * The LoadFeed instance the event starts or finds, or null when the event
@@ -60,11 +54,11 @@ export async function feedEvents(batch: MessageBatch<unknown>, env: Env): Promis
   for (const message of batch.messages) {
     try {
       const id = await startLoad(env, message.body);
-      if (id) log("info", { event: "feed_load_started", load: id, message: message.id });
-      else log("warn", { event: "feed_event_ignored", message: message.id, body: message.body });
+      if (id) logLine("info", { event: "feed_load_started", load: id, message: message.id });
+      else logLine("warn", { event: "feed_event_ignored", message: message.id, body: message.body });
       message.ack();
     } catch (err) {
-      log("error", {
+      logLine("error", {
         event: "feed_event_failed",
         message: message.id,
         attempts: message.attempts,

@@ -14,7 +14,7 @@
 import { isStateCode } from "../domain/states.ts";
 import { feedFormat } from "../feed/read.ts";
 
-export const INCOMING = "incoming/";
+const INCOMING = "incoming/";
 
 export type Problems = "rejects" | "warnings";
 
@@ -22,6 +22,12 @@ export type Problems = "rejects" | "warnings";
 export function isFeedKey(key: string): boolean {
   return key.startsWith(INCOMING) && key.length > INCOMING.length && feedFormat(key) !== null;
 }
+
+/**
+ * A file's key under incoming/: its name, in the state's own folder when
+ * records that name none are that state's (what stateOfKey reads back).
+ */
+export const keyFor = (name: string, state?: string) => `${INCOMING}${state ? `${state.toLowerCase()}/` : ""}${name}`;
 
 /** The state a key's path names for records that name none (`incoming/il/…`), if any. */
 export function stateOfKey(key: string): string | undefined {

@@ -40,14 +40,13 @@ import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import { type LoadedStates, refreshQueued } from "../db/load.ts";
 import * as schema from "../db/schema.ts";
-import { filings } from "../db/schema.ts";
 import { DEFAULT_SHARD, shardsOf } from "../db/shards.ts";
-import { emptySummary, type ImportRange, type ImportSummary, sumOf } from "../feed/import.ts";
+import { emptySummary, type ImportRange, type ImportSummary, laterAsOf, sumOf, writtenBefore } from "../feed/import.ts";
 import { FeedFileError, readFeed } from "../feed/read.ts";
 import { findRepeats } from "../feed/repeats.ts";
-import { importShardedRange, recordShardedLoad, type ShardDatabases } from "../feed/shardedImport.ts";
+import { emptyShards, importShardedRange, recordShardedLoad, type ShardDatabases } from "../feed/shardedImport.ts";
 import { bareEtag, stateOfKey } from "./feedFiles.ts";
-import { beginLoad, type Checkpoint, endLoad, saveCheckpoint } from "./loadRecord.ts";
+import { beginLoad, type Checkpoint, endLoad, saveCheckpoint, saveSummary } from "./loadRecord.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
 
 /** Bytes a range step reads (it ends at the first record boundary past them). */
@@ -90,22 +89,11 @@ function defaultDb(shards: ShardDatabases): Db {
   return db;
 }
 
-/** The shards that hold no filings. */
-async function emptyShards(shards: ShardDatabases): Promise<string[]> {
-  const empty: string[] = [];
-  for (const [shard, db] of shards.databases) {
-    const [held] = await db.select({ id: filings.id }).from(filings).limit(1);
-    if (!held) empty.push(shard);
-  }
-  return empty;
-}
-
 /** The states of earlier ranges and of this one, each with the newer as-of date. */
 function mergeStates(earlier: Record<string, string | null>, range: LoadedStates): Record<string, string | null> {
   const merged = { ...earlier };
   for (const [state, asOf] of range) {
-    const known = merged[state] ?? null;
-    merged[state] = known === null || (asOf !== null && asOf > known) ? asOf : known;
+    merged[state] = laterAsOf(merged[state] ?? null, asOf);
   }
   return merged;
 }
@@ -230,12 +218,13 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       // and is counted in the record; the checkpoint stays where the range
       // began, so that a restart reads the range again.
       await problems.save(this.env.FEEDS, id, start.byte);
-      const written = (err as FeedFileError & { summary?: ImportSummary }).summary ?? emptySummary();
+      const written = writtenBefore(err) ?? emptySummary();
       const summary = sumOf(from.summary, written);
       // What came before the break is loaded data, recorded as the CLI records it after a break.
       const states = new Map(Object.entries(mergeStates(from.states ?? {}, loaded)));
       await recordShardedLoad(shards, `load ${params.key}`, summary.inserted + summary.updated, now, states);
-      await endLoad(defaultDb(shards), id, { status: "failed", error: err.message, summary }, new Date());
+      // Its counts only: run() records the failure, as for any other.
+      await saveSummary(defaultDb(shards), id, summary, new Date());
       throw new NonRetryableError(err.message);
     }
   }

@@ -115,11 +115,22 @@ export async function saveCheckpoint(db: Db, id: string, checkpoint: Checkpoint,
     .where(eq(feedLoads.id, id));
 }
 
+/**
+ * Saves counts past the checkpoint, which stays where it is: what a range
+ * that stopped on a broken file wrote before the break.
+ */
+export async function saveSummary(db: Db, id: string, summary: ImportSummary, at: Date): Promise<void> {
+  await db
+    .update(feedLoads)
+    .set({ summary: JSON.stringify(summary), updatedAt: isoSeconds(at) })
+    .where(eq(feedLoads.id, id));
+}
+
 /** Ends a load: complete, or failed with its error (the checkpoint stays, for a restart). */
 export async function endLoad(
   db: Db,
   id: string,
-  end: { status: "complete"; summary: ImportSummary } | { status: "failed"; error: string; summary?: ImportSummary },
+  end: { status: "complete"; summary: ImportSummary } | { status: "failed"; error: string },
   at: Date,
 ): Promise<void> {
   await db
@@ -127,7 +138,7 @@ export async function endLoad(
     .set({
       status: end.status,
       error: end.status === "failed" ? end.error : null,
-      ...(end.summary ? { summary: JSON.stringify(end.summary) } : {}),
+      ...(end.status === "complete" ? { summary: JSON.stringify(end.summary) } : {}),
       updatedAt: isoSeconds(at),
     })
     .where(eq(feedLoads.id, id));
