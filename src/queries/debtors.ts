@@ -223,7 +223,7 @@ const associated = template(
 export async function associatedDebtors(
   db: Db,
   q: { name: string; state: string },
-  { page, size, offset = (page - 1) * size }: PageWindow,
+  { size, offset }: PageWindow,
 ): Promise<{ rows: Associated[]; total: number }> {
   const { forms, spans } = spansOfName(q.name);
   const [rows, count] = associated({ spans: forms }, { spans, state: q.state, limit: size, offset });

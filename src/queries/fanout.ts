@@ -179,7 +179,7 @@ function onEveryPart<T>(
 export async function countedPageAcross(
   reader: ShardReader,
   build: Build<CountedFilter>,
-  { page, size }: PageWindow,
+  { page, size }: Pick<PageWindow, "page" | "size">,
   after?: CrossPosition,
 ): Promise<MergedPage & { total: number }> {
   const window = windowOf({ page, after }, size);
@@ -193,7 +193,7 @@ export async function countedPageAcross(
     return { ...pageOf(placed(only.items, 0, 0)), total: only.total };
   }
   if (after || page <= DIRECT_PAGES) {
-    const direct = { page: 1, size: reach };
+    const direct = { page: 1, size: reach, offset: 0 };
     const parts = await onEveryPart(reader, after, (bound) => countedStatements(build(bound), direct), readCountedPage);
     return { ...pageOf(mergedItems(parts, from, reach)), total: sum(parts.map((p) => p.total)) };
   }
@@ -217,7 +217,7 @@ export async function countedPageAcross(
 export async function openPageAcross(
   reader: ShardReader,
   build: Build<FilingFilter | CountedFilter>,
-  { page, size }: PageWindow,
+  { page, size }: Pick<PageWindow, "page" | "size">,
   options: { amendments: boolean },
   after?: CrossPosition,
 ): Promise<MergedPage & { hasMore: boolean; dataLoadedAt: string | null }> {
@@ -231,7 +231,7 @@ export async function openPageAcross(
     return { ...only, ...pageOf(placed(only.items, 0, 0)) };
   }
   if (after || page <= DIRECT_PAGES) {
-    const parts = await onEveryPart(reader, after, statementsOf({ page: 1, size: reach }), readOpenPage);
+    const parts = await onEveryPart(reader, after, statementsOf({ page: 1, size: reach, offset: 0 }), readOpenPage);
     const rows = sum(parts.map((p) => p.items.length));
     return {
       ...pageOf(mergedItems(parts, from, reach)),
@@ -328,13 +328,14 @@ const addressPageOf = (rows: AddressRow[], total: number): AddressPage => {
 export async function knownAddressesAcross(
   reader: ShardReader,
   name: string,
-  { page, size }: PageWindow,
+  { page, size }: Pick<PageWindow, "page" | "size">,
   after?: debtorQueries.AddressPosition,
 ): Promise<AddressPage> {
   if (after) {
     const settled = await addressesBelow(reader, name, size, after);
     if (settled) return settled;
   }
+  // Read by number, also when a cursor's position cannot be resumed (addressesBelow).
   const reach = page * size;
   if (page > DIRECT_PAGES) {
     // Deeper pages by number: the count first, so that a page past the end reads no rows.

@@ -94,11 +94,11 @@ export interface PageWindow {
   page: number;
   size: number;
   /**
-   * Rows of the list before this window; default (page - 1) * size. A shard's
-   * part of a merged page starts anywhere; a list resumed below a position
-   * starts at 0.
+   * Rows of the list before this window (windowOf): (page - 1) * size for a
+   * page asked by number; a list resumed below a position starts at 0; a
+   * shard's part of a merged page starts anywhere.
    */
-  offset?: number;
+  offset: number;
 }
 
 /**
@@ -846,17 +846,14 @@ export interface PageStatements {
 }
 
 /** The statements of a counted page (envelope A) of `filter`. */
-export function countedStatements(
-  filter: CountedFilter,
-  { page, size, offset = (page - 1) * size }: PageWindow,
-): PageStatements {
+export function countedStatements(filter: CountedFilter, { size, offset }: PageWindow): PageStatements {
   return { rows: rendered(pageWithParties(filter, offset, size)), size, count: filter.count };
 }
 
 /** The statements of an open page (envelope B) of `filter`: one row past the page rather than a count. */
 export function openStatements(
   filter: FilingFilter | CountedFilter,
-  { page, size, offset = (page - 1) * size }: PageWindow,
+  { size, offset }: PageWindow,
   amendments: boolean,
 ): PageStatements {
   return { rows: rendered(pageWithParties(filter, offset, size + 1, amendments)), size };

@@ -168,7 +168,9 @@ describe("statement templates", () => {
   });
 
   it("send a page of rendered parts as the text and values Drizzle renders for it, at any depth", async () => {
-    const window = fc.record({ page: fc.integer({ min: 1, max: 2000 }), size: fc.constantFrom(1, 25, 50) });
+    const window = fc
+      .record({ page: fc.integer({ min: 1, max: 2000 }), size: fc.constantFrom(1, 25, 50) })
+      .map(({ page, size }) => ({ page, size, offset: (page - 1) * size }));
     await fc.assert(
       fc.asyncProperty(NAME, INDUSTRY_LIST, AFTER, SINCE, window, async (name, industries, after, since, at) => {
         const { db, filings: f } = await freshIsolate();
