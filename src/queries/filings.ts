@@ -708,6 +708,11 @@ function pageKeys(filter: FilingFilter | CountedFilter, offset: number, limit: n
  */
 export function rowLimit(count: SQLWrapper | number | undefined, offset: number, limit: number): SQL {
   if (offset === 0 || count === undefined || typeof count === "number") return sql`${limit}`;
+  return limitBeforeEnd(count, offset, limit);
+}
+
+/** `limit` while `count` is past `offset`, else 0: the end check of a page after the first (rowLimit). */
+export function limitBeforeEnd(count: SQLWrapper, offset: SQLWrapper | number, limit: SQLWrapper | number): SQL {
   return sql`(case when (${count}) > ${offset} then ${limit} else 0 end)`;
 }
 

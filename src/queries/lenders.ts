@@ -43,6 +43,7 @@ import {
   lenderCount,
   lenderTotalOf,
   lenderValues,
+  limitBeforeEnd,
   type PageRow,
   type PageWindow,
   type PositionValues,
@@ -132,7 +133,7 @@ function lenderPageIds(f: PageForm, v: Holes<PageValues>): SQL {
       at(ref, TYPES),
       sql`(${sp.filedAt}, ${sp.filingNumber}, ${sp.filingId}) < (${at(ref, FILED)}, ${at(ref, NUMBER)}, ${at(ref, FILING)})`,
     );
-  const limit = f.offset ? sql`(case when (${lenderTotalOf(v)}) > ${v.offset} then ${v.limit} else 0 end)` : v.limit;
+  const limit = f.offset ? limitBeforeEnd(lenderTotalOf(v), v.offset, v.limit) : v.limit;
   return sql`select fid from (with recursive walk(j) as (
     select ${newest} from ${facetCounts} where ${keys}
     union all
