@@ -33,7 +33,6 @@ import {
   gte,
   inArray,
   lt,
-  max,
   or,
   type SQL,
   type SQLWrapper,
@@ -61,7 +60,7 @@ import {
 import { INDUSTRIES } from "../domain/industries.ts";
 import type { PartyType } from "../domain/kinds.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
-import { boundParams, type Db, decoded, frozen, type Holes, query, rendered, template } from "./db.ts";
+import { type Db, decoded, frozen, type Holes, query, rendered, template } from "./db.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch, spanWhere } from "./nameMatch.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
@@ -696,8 +695,8 @@ function pageKeys(filter: FilingFilter | CountedFilter, offset: number, limit: n
   if (count === undefined || offset === 0 || typeof count === "number") return keys(undefined);
   // The count inside the page repeats its bound values: only while D1's 100 allow it (a page
   // past the end then reads the list up to its offset instead).
-  const counted = keys(count);
-  return boundParams(counted) <= D1_MAX_PARAMS ? counted : keys(undefined);
+  const counted = rendered(keys(count));
+  return counted.values.length <= D1_MAX_PARAMS ? counted : keys(undefined);
 }
 
 /**
@@ -906,11 +905,11 @@ export async function readOpenPage(
   { rows: page, size }: PageStatements,
   state?: string,
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
-  const [rows, [loaded]] = await db.batch([db.all<PageRow>(page), dataLoadedAt(db, state)]);
+  const [rows, loaded] = await db.batch([db.all<PageRow>(page), dataLoadedAt(db, state)]);
   return {
     items: assemble(rows.slice(0, size)),
     hasMore: rows.length > size,
-    dataLoadedAt: loaded?.at ?? null,
+    dataLoadedAt: loadedAtOf(loaded, state),
   };
 }
 
@@ -933,10 +932,26 @@ export function fetchOpenPage(
  * of the shard.
  */
 export function dataLoadedAt(db: Db, state?: string) {
-  return state
-    ? db.select({ at: stateLoads.lastLoadedAt }).from(stateLoads).where(eq(stateLoads.state, state))
-    : db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads);
+  return state ? db.all<LoadRow>(stateLoad({}, { state })) : db.all<LoadRow>(latestLoad());
 }
+
+/** A row of a dataLoadedAt() statement, as stored. */
+type LoadRow = { at: number | string | null };
+
+/** The load time a dataLoadedAt() statement read, as served. */
+export function loadedAtOf(rows: LoadRow[], state?: string): string | null {
+  const at = rows[0]?.at ?? null;
+  if (at === null) return null;
+  return state ? String(stateLoads.lastLoadedAt.mapFromDriverValue(Number(at))) : String(at);
+}
+
+// Rendered once per isolate: the same statements on every open page and cross-state merge.
+const latestLoad = () => frozen("latestLoad", () => sql`select max(${dataLoads.loadedAt}) as at from ${dataLoads}`);
+const stateLoad = template(
+  "stateLoad",
+  (_: Record<string, never>, v: Holes<{ state: string }>) =>
+    sql`select ${stateLoads.lastLoadedAt} as at from ${stateLoads} where ${stateLoads.state} = ${v.state}`,
+);
 
 /** A list's position of a filing: its list time and number (ids differ between databases). */
 export interface ListKey {
@@ -954,13 +969,12 @@ export async function fetchListKeys(
   filter: FilingFilter,
   limit: number,
 ): Promise<{ keys: ListKey[]; dataLoadedAt: string | null }> {
-  const [rows, [last]] = await db.batch([
-    db
-      .select({ at: sql<string>`at`, num: sql<string>`num` })
-      .from(sql`(${merged(filter.arms, limit, listOrder(filter))} ${listOrder(filter)} limit ${limit})`),
-    db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads),
+  const order = listOrder(filter);
+  const [rows, loaded] = await db.batch([
+    db.all<ListKey>(sql`select at, num from (${merged(filter.arms, limit, order)} ${order} limit ${limit})`),
+    dataLoadedAt(db),
   ]);
-  return { keys: rows, dataLoadedAt: last?.at ?? null };
+  return { keys: rows, dataLoadedAt: loadedAtOf(loaded) };
 }
 
 /** The count of `filter`'s list and the data-load time, in one batch: what a shard says before a deep merged page. */
@@ -968,11 +982,10 @@ export async function fetchTotal(
   db: Db,
   filter: CountedFilter,
 ): Promise<{ total: number; dataLoadedAt: string | null }> {
-  const loaded = db.select({ at: max(dataLoads.loadedAt) }).from(dataLoads);
   if (typeof filter.count === "number") {
-    const [[last]] = await db.batch([loaded]);
-    return { total: filter.count, dataLoadedAt: last?.at ?? null };
+    const [loaded] = await db.batch([dataLoadedAt(db)]);
+    return { total: filter.count, dataLoadedAt: loadedAtOf(loaded) };
   }
-  const [[last], [counted]] = await db.batch([loaded, db.all<{ total: number }>(filter.count)]);
-  return { total: Number(counted?.total ?? 0), dataLoadedAt: last?.at ?? null };
+  const [loaded, [counted]] = await db.batch([dataLoadedAt(db), db.all<{ total: number }>(filter.count)]);
+  return { total: Number(counted?.total ?? 0), dataLoadedAt: loadedAtOf(loaded) };
 }

@@ -44,6 +44,7 @@ import {
   lenderTotalOf,
   lenderValues,
   limitBeforeEnd,
+  loadedAtOf,
   type PageRow,
   type PageWindow,
   type PositionValues,
@@ -178,7 +179,7 @@ const assemble = (rows: (PageRow & { slot: number })[]) =>
 export async function lenderCountedPage(
   db: Db,
   q: LenderQuery,
-  { page: number, size, offset = (number - 1) * size }: PageWindow,
+  { size, offset }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; total: number }> {
   const [rows, [counted]] = await db.batch([
     page(db, q, offset, size, size, false),
@@ -194,9 +195,9 @@ export async function lenderCountedPage(
 export async function lenderOpenPage(
   db: Db,
   q: LenderQuery,
-  { page: number, size, offset = (number - 1) * size }: PageWindow,
+  { size, offset }: PageWindow,
 ): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
-  const [rows, [loaded]] = await db.batch([page(db, q, offset, size + 1, size, true), dataLoadedAt(db, q.state)]);
+  const [rows, loaded] = await db.batch([page(db, q, offset, size + 1, size, true), dataLoadedAt(db, q.state)]);
   const items = assemble(rows);
-  return { items: items.slice(0, size), hasMore: items.length > size, dataLoadedAt: loaded?.at ?? null };
+  return { items: items.slice(0, size), hasMore: items.length > size, dataLoadedAt: loadedAtOf(loaded, q.state) };
 }

@@ -1,0 +1,57 @@
+/**
+ * A page's statements reach D1 as rendered text and values (src/queries/db.ts,
+ * textOf): once a list's templates are rendered (the isolate's first request
+ * of its shape), a later page of it, at any depth, is built and sent without
+ * Drizzle rendering a statement again.
+ */
+import { env } from "cloudflare:workers";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { createApp } from "../src/app.ts";
+import { daysAgo, filing, load, party, registerKeys, TEST_KEY } from "./helpers.ts";
+
+beforeAll(async () => {
+  await registerKeys();
+  await load(
+    Array.from({ length: 60 }, (_, i) =>
+      filing({
+        number: `ST-${String(i).padStart(2, "0")}`,
+        filedAt: daysAgo(i + 1),
+        debtors: [party("Harbor Manufacturing Inc", { zip: "94107" })],
+      }),
+    ),
+  );
+});
+
+/** Counted lists of one state and across states (deep pages merge each shard's list keys), and an open list. */
+const LISTS = [
+  "/filings/recent-by-state?state=CA",
+  "/filings/recent-by-postal-code?postal_code=94107",
+  "/debtors/search?name=Harbor%20Manufacturing%20Inc&state=CA",
+  "/secureds/recent-by-secured-party?name=First%20Test%20Bank&state=CA",
+];
+
+describe("a page's statements", () => {
+  it.each(LISTS)(
+    "of %s are sent without Drizzle rendering them, on any page after the first of its shape",
+    async (list) => {
+      const app = createApp();
+      const ask = async (page: number) => {
+        const res = await app.request(`${list}&page=${page}`, { headers: { "x-api-key": TEST_KEY } }, env);
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { ucc_liens?: unknown[]; filings?: unknown[] };
+        return (body.ucc_liens ?? body.filings ?? []).length;
+      };
+      // Renders the list's statements: its first deep page (past those a merge reads whole) in the isolate.
+      await ask(3);
+      const renders = vi.spyOn(SQLiteAsyncDialect.prototype, "sqlToQuery");
+      try {
+        expect(await ask(4)).toBeGreaterThan(0);
+        expect(await ask(5)).toBeGreaterThan(0);
+        expect(renders).not.toHaveBeenCalled();
+      } finally {
+        renders.mockRestore();
+      }
+    },
+  );
+});
