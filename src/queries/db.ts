@@ -34,11 +34,6 @@ export const query = new QueryBuilder(dialect);
 
 const frozenFragments = new Map<string, SQL>();
 
-/** How many values `fragment` binds: a statement sent to D1 may bind at most 100. */
-export function boundParams(fragment: SQL): number {
-  return textOf(fragment).values.length;
-}
-
 /**
  * A fragment with no bound values, built and rendered to SQL text once per
  * isolate: the same on every request, it costs one chunk to embed instead
@@ -178,13 +173,6 @@ function flat({ text, pieces }: Pieces, values: readonly unknown[]): Rendered {
  */
 export function rendered(statement: SQL): Rendered {
   if (statement instanceof Rendered) return statement;
-  const direct = joined(statement);
-  if (direct)
-    return new Rendered(
-      direct.text,
-      direct.text.split("?").map((piece) => new StringChunk(piece)),
-      direct.values,
-    );
   const done = render("rendered", statement);
   return flat(
     done,
