@@ -155,7 +155,7 @@ export interface CallOptions {
   /** Cancels the call (every attempt and wait). */
   signal?: AbortSignal | undefined;
   /** Overrides the client's `timeoutMs` for each attempt of this call. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** What an answer's headers said, beside its body. */
@@ -234,11 +234,11 @@ export interface WatchOptions {
   /** Where to start: a cursor kept from an earlier run; default the oldest change kept. */
   cursor?: string | undefined;
   /** Called with the cursor after each page's matching changes were handed over: persist it. */
-  onCursor?: (cursor: string) => void | Promise<void> | undefined;
+  onCursor?: ((cursor: string) => void | Promise<void>) | undefined;
   /** How long to wait between polls once caught up, unless the server asks for longer. Default 60,000 ms. */
   pollIntervalMs?: number | undefined;
   /** Ends the watch. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Ids of changes already handed over, kept to drop a change seen twice (after a retry). */
@@ -445,7 +445,7 @@ export class LienLookupClient {
     const seen = new Set<string>();
     let cursor = options.cursor;
     let etag: { cursor: string | undefined; tag: string } | undefined;
-    const call: CallOptions = options.signal ? { signal: options.signal } : {};
+    const call: CallOptions = { signal: options.signal };
     for (;;) {
       options.signal?.throwIfAborted();
       const query: Query = {
