@@ -25,8 +25,9 @@ import { IMPORT_GROUP, type ImportSummary } from "../src/feed/import.ts";
 import type { Reject, Warning } from "../src/feed/read.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
 import worker from "../src/index.ts";
-import { loadId, problemsKey } from "../src/platform/feedFiles.ts";
+import { loadId, partKey, partsPrefix, problemsKey } from "../src/platform/feedFiles.ts";
 import { type LoadRecord, readLoad } from "../src/platform/loadRecord.ts";
+import { joinProblems } from "../src/platform/problems.ts";
 import { stream } from "./feeds.ts";
 import feedCsv from "./fixtures/feed.csv?raw";
 import feedNdjson from "./fixtures/feed.ndjson?raw";
@@ -478,5 +479,38 @@ describe("the aggregates steps", () => {
     await importSharded(shardDatabases, "generated.ndjson", stream(text), { deferRefresh: true });
     for (const db of shardDatabases.databases.values()) await refreshQueued(db);
     expect(inParts).toEqual(await tables());
+  });
+});
+
+describe("the rejects and warnings of a load", () => {
+  it("are joined from more than a thousand parts, which are deleted a thousand keys at a time, as R2 takes them", async () => {
+    const id = "many-ranges";
+    const key = "incoming/CA/many.ndjson";
+    const parts = 1_001;
+    for (let start = 0; start < parts; start++) {
+      await env.FEEDS.put(partKey("rejects", id, start), `{"range":${start}}\n`);
+    }
+    // Local R2 deletes any number of keys; the service's binding takes at most 1,000 a call.
+    const deletes: number[] = [];
+    const bucket = new Proxy(env.FEEDS, {
+      get(target, prop) {
+        if (prop === "delete") {
+          return (keys: string | string[]) => {
+            const count = Array.isArray(keys) ? keys.length : 1;
+            deletes.push(count);
+            if (count > 1_000) throw new Error("R2 deletes at most 1,000 keys at a time");
+            return target.delete(keys);
+          };
+        }
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    await joinProblems(bucket, id, key, false);
+    const joined = await (await env.FEEDS.get(problemsKey("rejects", key)))?.text();
+    expect(joined?.split("\n").filter(Boolean)).toHaveLength(parts);
+    expect(joined?.startsWith('{"range":0}\n{"range":1}\n')).toBe(true);
+    expect((await env.FEEDS.list({ prefix: partsPrefix("rejects", id) })).objects).toHaveLength(0);
+    expect(Math.max(...deletes)).toBeLessThanOrEqual(1_000);
   });
 });

@@ -10,6 +10,8 @@ import { type Problems, partKey, partsPrefix, problemsKey } from "./feedFiles.ts
 
 const KINDS: Problems[] = ["rejects", "warnings"];
 const NDJSON = { httpMetadata: { contentType: "application/x-ndjson" } };
+/** Most keys one R2 delete takes (local R2 takes more): a load of over a thousand ranges has more parts. */
+const R2_DELETE_MAX = 1_000;
 
 /** One range's rejects and warnings (a range holds a few MB of the file, so they fit in memory). */
 export class RangeProblems {
@@ -70,6 +72,9 @@ export async function joinProblems(bucket: R2Bucket, id: string, key: string, ke
       throw err;
     }
     await put;
-    if (!keepParts) await bucket.delete(list.map((p) => p.key));
+    if (!keepParts) {
+      const keys = list.map((p) => p.key);
+      for (let at = 0; at < keys.length; at += R2_DELETE_MAX) await bucket.delete(keys.slice(at, at + R2_DELETE_MAX));
+    }
   }
 }
