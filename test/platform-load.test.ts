@@ -350,6 +350,17 @@ describe("faults", () => {
     expect(finished.checkpoint.ranges).toBe((await record(clean.id)).checkpoint.ranges);
   });
 
+  it("a load whose file is gone before it begins records why", async () => {
+    const [key, text] = fresh(FILES)[0] as [string, string];
+    const { id, params } = await put(key, text);
+    await env.FEEDS.delete(key);
+    await using instance = await introspectWorkflowInstance(env.LOAD_FEED, id);
+    await instance.modify((m) => m.disableRetryDelays());
+    await env.LOAD_FEED.create({ id, params });
+    await instance.waitForStatus("errored");
+    expect(await record(id)).toMatchObject({ status: "failed", error: `${key} is not in the bucket`, key, done: 0 });
+  });
+
   it("the same message delivered twice, and the same bytes put again, load once", async () => {
     const [[key, text]] = fresh([["incoming/feed.csv", feedCsv]]) as [[string, string]];
     const { id, params } = await put(key, text);

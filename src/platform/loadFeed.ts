@@ -134,8 +134,11 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       // a failure; if D1 is what failed, the next load's refresh does it.
       await this.refreshAggregates(step, "aggregates after the failure").catch(() => {});
       await step.do("record the failure", async () => {
-        const shards = shardDatabasesOf(this.env);
-        await endLoad(defaultDb(shards), id, { status: "failed", error: reason }, new Date());
+        const db = defaultDb(shardDatabasesOf(this.env));
+        // A load that failed before its record was made (its file gone or replaced) gets one, saying why.
+        const file = { id, key: params.key, etag: bareEtag(params.etag), bytes: params.size };
+        await beginLoad(db, file, now);
+        await endLoad(db, id, { status: "failed", error: reason }, new Date());
         if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, true);
       });
       // Handled: the instance errors with the reason (a NonRetryableError
