@@ -29,8 +29,8 @@ const PURGE_STATEMENTS = 20;
 
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-/** A day as the day columns store it (encodings.ts). */
-const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+/** A day bound as the mark's column stores it (the day encoding, encodings.ts). */
+const dayParam = (date: string) => sql.param(date, changeMarks.lapsesThrough);
 
 /** CHANGE_RETENTION_DAYS as a number of days: at least MIN_RETENTION_DAYS (the feed's promise). */
 export function retentionDays(text: string | undefined): number {
@@ -54,7 +54,7 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
   // The last day done, read by the insert itself (a first run does today's
   // lapses only), never further back than changes are kept.
   const yesterday = dayOf(now.getTime() - DAY_MS);
-  const after = sql`max(coalesce((select ${changeMarks.lapsesThrough} from ${changeMarks} where ${changeMarks.id} = 1), ${dayNumber(yesterday)}), ${dayNumber(oldest)})`;
+  const after = sql`max(coalesce((select ${changeMarks.lapsesThrough} from ${changeMarks} where ${changeMarks.id} = 1), ${dayParam(yesterday)}), ${dayParam(oldest)})`;
   const lapseAt = sql`${filings.lapseDate} * 86400`;
   // The states this shard holds (one facet row each), so the lapse index is searched state by state.
   const held = db
