@@ -22,12 +22,15 @@ export class RangeProblems {
 
   /** Puts the range's parts (and removes a part an earlier attempt of it left, when it now has none). */
   async save(bucket: R2Bucket, id: string, start: number): Promise<void> {
+    const none: string[] = [];
     for (const kind of KINDS) {
       const key = partKey(kind, id, start);
       const lines = this.lines[kind];
-      if (lines.length === 0) await bucket.delete(key);
+      if (lines.length === 0) none.push(key);
       else await bucket.put(key, `${lines.join("\n")}\n`, NDJSON);
     }
+    // One call for both kinds when a range has neither, as most have.
+    if (none.length > 0) await bucket.delete(none);
   }
 }
 
