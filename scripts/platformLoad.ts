@@ -25,9 +25,11 @@ import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync } fro
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { Db } from "../src/db/database.ts";
+import { DEFAULT_SHARD } from "../src/db/shards.ts";
 import { emptySummary, type ImportSummary } from "../src/feed/import.ts";
 import { readLines } from "../src/feed/lines.ts";
 import type { Place } from "../src/feed/read.ts";
+import { shardDb } from "../src/feed/shardedImport.ts";
 import { keyFor, loadId, type Problems, problemsKey } from "../src/platform/feedFiles.ts";
 import type { LoadParams } from "../src/platform/loadFeed.ts";
 import { type LoadRecord, readLoad, recentLoads } from "../src/platform/loadRecord.ts";
@@ -125,13 +127,12 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
   });
   let shards: Awaited<ReturnType<typeof openShards>>;
   try {
-    shards = await openShards(target, ["DB"]);
+    shards = await openShards(target, [DEFAULT_SHARD]);
   } catch (err) {
     await proxy.dispose();
     throw err;
   }
-  const db = shards.shards.databases.get("DB");
-  if (!db) throw new Error("no DB shard");
+  const db = shardDb(shards.shards);
   const dispose = async () => {
     await shards.dispose();
     await proxy.dispose();
@@ -308,10 +309,9 @@ export async function loadOnPlatform(
 
 /** `npm run import -- --status`: the recent loads of the platform, newest first. */
 export async function printStatus(target: Target, limit = 20): Promise<void> {
-  const { shards, dispose } = await openShards(target, ["DB"]);
+  const { shards, dispose } = await openShards(target, [DEFAULT_SHARD]);
   try {
-    const db = shards.databases.get("DB");
-    if (!db) throw new Error("no DB shard");
+    const db = shardDb(shards);
     const loads = await recentLoads(db, limit);
     console.log(`Loads on the platform, from the ${describeTarget(target)} (newest first):`);
     if (loads.length === 0) console.log("  none yet");

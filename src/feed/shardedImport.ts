@@ -31,6 +31,13 @@ export interface ShardDatabases {
   databases: ReadonlyMap<string, Db>;
 }
 
+/** The database of `shard` (default: the default shard, which holds load records), or an error naming it. */
+export function shardDb(shards: ShardDatabases, shard: string = DEFAULT_SHARD): Db {
+  const db = shards.databases.get(shard);
+  if (!db) throw new Error(`no database for shard ${shard}`);
+  return db;
+}
+
 /**
  * The shards that hold no filings. A load into one is its backfill and
  * records no changes (locally, bulk mode too): the rule of both the import
@@ -94,11 +101,7 @@ type ShardedOptions = ImportOptions & {
  */
 async function sharded(shards: ShardDatabases, options: ShardedOptions): Promise<[Db, ImportOptions]> {
   const now = options.now ?? new Date();
-  const dbOf = (shard: string): Db => {
-    const db = shards.databases.get(shard);
-    if (!db) throw new Error(`no database for shard ${shard}`);
-    return db;
-  };
+  const dbOf = (shard: string) => shardDb(shards, shard);
   const pending = new Map<string, boolean>();
   if (!options.bulkWriters) {
     for (const shard of shards.layout.shards) pending.set(shard, await anyPending(dbOf(shard)));

@@ -37,14 +37,19 @@ import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type Workflo
 import { NonRetryableError } from "cloudflare:workflows";
 import { drizzle } from "drizzle-orm/d1";
 import { z } from "zod";
-import type { Db } from "../db/database.ts";
 import { type LoadedStates, refreshQueued } from "../db/load.ts";
 import * as schema from "../db/schema.ts";
-import { DEFAULT_SHARD, shardsOf } from "../db/shards.ts";
+import { shardsOf } from "../db/shards.ts";
 import { emptySummary, type ImportRange, type ImportSummary, laterAsOf, sumOf, writtenBefore } from "../feed/import.ts";
 import { FeedFileError, readFeed } from "../feed/read.ts";
 import { findRepeats } from "../feed/repeats.ts";
-import { emptyShards, importShardedRange, recordShardedLoad, type ShardDatabases } from "../feed/shardedImport.ts";
+import {
+  emptyShards,
+  importShardedRange,
+  recordShardedLoad,
+  type ShardDatabases,
+  shardDb,
+} from "../feed/shardedImport.ts";
 import { bareEtag, stateOfKey } from "./feedFiles.ts";
 import { beginLoad, type Checkpoint, endLoad, saveCheckpoint, saveSummary } from "./loadRecord.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
@@ -81,12 +86,6 @@ function shardDatabasesOf(env: Env): ShardDatabases {
     layout,
     databases: new Map([...databases].map(([shard, d1]) => [shard, drizzle(d1, { schema, casing: "snake_case" })])),
   };
-}
-
-function defaultDb(shards: ShardDatabases): Db {
-  const db = shards.databases.get(DEFAULT_SHARD);
-  if (!db) throw new Error("no default shard");
-  return db;
 }
 
 /** The states of earlier ranges and of this one, each with the newer as-of date. */
@@ -134,7 +133,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       // a failure; if D1 is what failed, the next load's refresh does it.
       await this.refreshAggregates(step, "aggregates after the failure").catch(() => {});
       await step.do("record the failure", async () => {
-        const db = defaultDb(shardDatabasesOf(this.env));
+        const db = shardDb(shardDatabasesOf(this.env));
         // A load that failed before its record was made (its file gone or replaced) gets one, saying why.
         const file = { id, key: params.key, etag: bareEtag(params.etag), bytes: params.size };
         await beginLoad(db, file, now);
@@ -154,14 +153,14 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       throw new NonRetryableError(`${params.key} was replaced before its load began (etag ${params.etag} is gone)`);
     }
     const shards = shardDatabasesOf(this.env);
-    const record = await beginLoad(defaultDb(shards), { id, key: params.key, etag: head.etag, bytes: head.size }, now);
+    const record = await beginLoad(shardDb(shards), { id, key: params.key, etag: head.etag, bytes: head.size }, now);
     let checkpoint = record.checkpoint;
     if (checkpoint.backfilling === undefined) {
       // Decided once, as the load begins, and kept: a retried or restarted
       // range must not start recording changes because earlier ranges filled
       // the shard. The CLI's first load into a shard records none either.
       checkpoint = { ...checkpoint, backfilling: await emptyShards(shards) };
-      await saveCheckpoint(defaultDb(shards), id, checkpoint, now);
+      await saveCheckpoint(shardDb(shards), id, checkpoint, now);
     }
     return { complete: record.status === "complete", checkpoint };
   }
@@ -213,7 +212,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
         states: mergeStates(from.states ?? {}, loaded),
         ...(from.backfilling ? { backfilling: from.backfilling } : {}),
       };
-      await saveCheckpoint(defaultDb(shards), id, checkpoint, new Date());
+      await saveCheckpoint(shardDb(shards), id, checkpoint, new Date());
       return checkpoint;
     } catch (err) {
       if (!(err instanceof FeedFileError)) throw err;
@@ -227,7 +226,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       const states = new Map(Object.entries(mergeStates(from.states ?? {}, loaded)));
       await recordShardedLoad(shards, `load ${params.key}`, summary.inserted + summary.updated, now, states);
       // Its counts only: run() records the failure, as for any other.
-      await saveSummary(defaultDb(shards), id, summary, new Date());
+      await saveSummary(shardDb(shards), id, summary, new Date());
       throw new NonRetryableError(err.message);
     }
   }
@@ -263,7 +262,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     const states = new Map(Object.entries(checkpoint.states ?? {}));
     await recordShardedLoad(shards, `load ${params.key}`, summary.inserted + summary.updated, now, states);
     if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, false);
-    await endLoad(defaultDb(shards), id, { status: "complete", summary }, new Date());
+    await endLoad(shardDb(shards), id, { status: "complete", summary }, new Date());
     return summary;
   }
 }
