@@ -581,7 +581,7 @@ export interface components {
             initial_financing_date: string;
             /**
              * Format: date
-             * @description YYYY-MM-DD: the filing office's lapse date when it gave one (see `lapse_date_source`), else computed from the filing kind; null for a filing that does not lapse.
+             * @description YYYY-MM-DD: the filing office's lapse date when it gave one (see `lapse_date_source`), else computed from the filing kind; null for a filing that does not lapse (a transmitting utility, or one its office says does not lapse: `lapse_date_source` `office`).
              */
             estimated_lien_lapse_date: string | null;
             /** @enum {string} */
@@ -592,10 +592,10 @@ export interface components {
             involved_parties: components["schemas"]["InvolvedPartiesB"];
             amendments: components["schemas"]["AmendmentFull"][];
             /**
-             * @description What the filing is: a UCC financing statement (`standard`, `manufactured_home`, `public_finance`, `transmitting_utility`, `agricultural_lien`) or a lien the state's UCC index carries (`state_tax_lien`, `federal_tax_lien`, `judgment_lien`, `other_lien`).
+             * @description What the filing is: a UCC financing statement (`standard`, `manufactured_home`, `public_finance`, `transmitting_utility`, `agricultural_lien`) or a lien the state's UCC index carries (`state_tax_lien`, `federal_tax_lien`, `judgment_lien`, `vessel_lien`, `other_lien`).
              * @enum {string}
              */
-            filing_kind: "standard" | "manufactured_home" | "public_finance" | "transmitting_utility" | "agricultural_lien" | "state_tax_lien" | "federal_tax_lien" | "judgment_lien" | "other_lien";
+            filing_kind: "standard" | "manufactured_home" | "public_finance" | "transmitting_utility" | "agricultural_lien" | "state_tax_lien" | "federal_tax_lien" | "judgment_lien" | "other_lien" | "vessel_lien";
             /**
              * @description `office`: the lapse date is the filing office's, as given. `estimated`: computed from the filing kind and continuations (or an office date extended by a later continuation).
              * @enum {string}

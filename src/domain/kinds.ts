@@ -18,6 +18,7 @@ export const FILING_KINDS = [
   "federal_tax_lien",
   "judgment_lien",
   "other_lien",
+  "vessel_lien",
 ] as const;
 export type FilingKind = (typeof FILING_KINDS)[number];
 

@@ -11,9 +11,11 @@
  * - liens that state indexes mix in have no UCC rule and their terms differ
  *   by state, so the estimate takes a long common term (showing a live lien
  *   as lapsed is the costlier mistake): ten years for state tax liens (for
- *   example California's), judgment liens and other liens; ten years and
+ *   example California's), judgment liens, vessel liens and other liens; ten years and
  *   thirty days for a federal tax lien (the refiling period of IRC 6323(g),
  *   counted from filing since feeds do not carry the assessment date).
+ *
+ * An office may also say a filing does not lapse (NEVER_LAPSES).
  *
  * Continuations then apply to whichever date stands, office or computed: a
  * UCC continuation counts only when filed within the six months before the
@@ -33,6 +35,7 @@ const LIEN_KINDS: ReadonlySet<FilingKind> = new Set([
   "federal_tax_lien",
   "judgment_lien",
   "other_lien",
+  "vessel_lien",
 ]);
 
 /** Term of each kind, in years and days; null for a kind that does not lapse. */
@@ -46,7 +49,18 @@ const TERMS: Record<FilingKind, { years: number; days?: number } | null> = {
   federal_tax_lien: { years: 10, days: 30 },
   judgment_lien: { years: 10 },
   other_lien: { years: 10 },
+  vessel_lien: { years: 10 },
 };
+
+/**
+ * An office lapse date that says the filing does not lapse (Connecticut's
+ * register writes one on liens "effective until released"): the lapse date
+ * is then null, and its source the office.
+ */
+export const NEVER_LAPSES = "9999-12-31";
+
+/** An office's lapse date as the lapse date it stands for: NEVER_LAPSES is none. */
+const officeDate = (date: string) => (date === NEVER_LAPSES ? null : date);
 
 /** YYYY-MM-DD of `date` moved by whole years and months, in UTC. */
 export function shiftDate(date: string, years: number, months = 0): string {
@@ -86,14 +100,15 @@ export function lapseOf(
   officeLapseDate: string | null = null,
 ): { date: string | null; source: LapseSource } {
   const term = TERMS[kind];
-  let date: string | null = officeLapseDate ?? (term ? addTerm(filedAt, term) : null);
+  let date: string | null =
+    officeLapseDate !== null ? officeDate(officeLapseDate) : term ? addTerm(filedAt, term) : null;
   let source: LapseSource = officeLapseDate !== null ? "office" : "estimated";
   const events = [...amendments]
     .filter((a) => a.kind === "continuation" || a.lapseDate)
     .sort((a, b) => (a.filedAt < b.filedAt ? -1 : a.filedAt > b.filedAt ? 1 : 0));
   for (const a of events) {
     if (a.lapseDate) {
-      date = a.lapseDate;
+      date = officeDate(a.lapseDate);
       source = "office";
       continue;
     }

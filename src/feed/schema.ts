@@ -25,6 +25,7 @@
 import { z } from "zod";
 import type { AmendmentRecord, FilingRecord, PartyRecord } from "../db/records.ts";
 import { FILING_KINDS, type FilingKind } from "../domain/kinds.ts";
+import { NEVER_LAPSES } from "../domain/lifecycle.ts";
 import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH } from "../domain/limits.ts";
 import { isStateCode } from "../domain/states.ts";
 import { normalizeAddress, type RawAddress } from "./address.ts";
@@ -389,7 +390,7 @@ export function lienSchema({ now = new Date(), defaultState }: SchemaOptions = {
           number: lien.initial_financing_number,
           filedAt,
           kind,
-          officeLapseDate: source === "estimated" ? null : (givenLapse ?? null),
+          officeLapseDate: officeLapseOf(givenLapse, source),
           collateral: notes.text(lien.collateral, ["collateral"], MAX_COLLATERAL_LENGTH, normalizeCollateral),
           filingOffice: notes.text(lien.filing_office, ["filing_office"], 200),
           debtors,
@@ -399,6 +400,17 @@ export function lienSchema({ now = new Date(), defaultState }: SchemaOptions = {
         warnings: notes.list,
       };
     });
+}
+
+/**
+ * The office's lapse date of a filing line: none when the line marks its
+ * date as estimated; NEVER_LAPSES for a null date the line says is the
+ * office's (an export of a filing its office says does not lapse).
+ */
+function officeLapseOf(given: string | null | undefined, source: string | null): string | null {
+  if (source === "estimated") return null;
+  if (given === null && source === "office") return NEVER_LAPSES;
+  return given ?? null;
 }
 
 /** A filing's amendments: usable ones, the last of any number given twice. */

@@ -144,12 +144,12 @@ const lienFull = component("LienFull", "A filing as the public lookup shows it: 
   estimated_lien_lapse_date: z.string().nullable().openapi({
     format: "date",
     description:
-      "YYYY-MM-DD: the filing office's lapse date when it gave one (see `lapse_date_source`), else computed from the filing kind; null for a filing that does not lapse.",
+      "YYYY-MM-DD: the filing office's lapse date when it gave one (see `lapse_date_source`), else computed from the filing kind; null for a filing that does not lapse (a transmitting utility, or one its office says does not lapse: `lapse_date_source` `office`).",
   }),
   amendments: z.array(amendmentFull),
   filing_kind: z.enum(FILING_KINDS).openapi({
     description:
-      "What the filing is: a UCC financing statement (`standard`, `manufactured_home`, `public_finance`, `transmitting_utility`, `agricultural_lien`) or a lien the state's UCC index carries (`state_tax_lien`, `federal_tax_lien`, `judgment_lien`, `other_lien`).",
+      "What the filing is: a UCC financing statement (`standard`, `manufactured_home`, `public_finance`, `transmitting_utility`, `agricultural_lien`) or a lien the state's UCC index carries (`state_tax_lien`, `federal_tax_lien`, `judgment_lien`, `vessel_lien`, `other_lien`).",
   }),
   lapse_date_source: z.enum(LAPSE_SOURCES).openapi({
     description:
