@@ -237,7 +237,21 @@ export async function importFeed(
   body: ReadableStream<Uint8Array>,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
-  return (await load(db, file, body, options)).summary;
+  const timed = { ...options, now: options.now ?? new Date() };
+  return (await load(db, file, readItems(file, body, timed), timed)).summary;
+}
+
+/**
+ * importFeed over records read elsewhere (an office's register assembled
+ * from its rows: src/feed/sources/), each a FeedItem as readFeed gives.
+ */
+export async function importItems(
+  db: Db,
+  file: string,
+  items: AsyncIterable<FeedItem>,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
+  return (await load(db, file, items, options)).summary;
 }
 
 /** A byte range of a file: from a resume point (the file's start when none) to the first record boundary past `until`. */
@@ -265,15 +279,25 @@ export function importRange(
   range: ImportRange,
   options: ImportOptions = {},
 ): Promise<{ summary: ImportSummary; next: Resume | null }> {
-  return load(db, file, body, options, range);
+  const timed = { ...options, now: options.now ?? new Date() };
+  return load(db, file, readItems(file, body, timed, range), timed);
+}
+
+/** The records of `file` (or of one range of it) as readFeed reads them for an import with `options`. */
+function readItems(file: string, body: ReadableStream<Uint8Array>, options: ImportOptions, range?: ImportRange) {
+  return readFeed(file, body, {
+    now: options.now,
+    format: options.format,
+    defaultState: options.defaultState,
+    ...(range ?? {}),
+  });
 }
 
 async function load(
   db: Db,
   file: string,
-  body: ReadableStream<Uint8Array>,
+  items: AsyncIterable<FeedItem, Resume | null | undefined>,
   options: ImportOptions,
-  range?: ImportRange,
 ): Promise<{ summary: ImportSummary; next: Resume | null }> {
   const now = options.now ?? new Date();
   const summary = emptySummary();
@@ -337,18 +361,13 @@ async function load(
     if (options.recordLoad) await options.recordLoad(source, summary.inserted + summary.updated, now, states);
     else await recordLoad(db, source, summary.inserted + summary.updated, now, states);
   };
-  const read = readFeed(file, body, {
-    now,
-    format: options.format,
-    defaultState: options.defaultState,
-    ...(range ?? {}),
-  });
+  const read = items[Symbol.asyncIterator]();
   let next: Resume | null;
   try {
     for (;;) {
       const step = await read.next();
       if (step.done) {
-        next = step.value;
+        next = step.value ?? null;
         break;
       }
       const item = step.value;

@@ -93,7 +93,8 @@ export interface ReadOptions extends SchemaOptions {
   until?: { byte: number; records?: number };
 }
 
-function item(
+/** A parsed filing or amendment record as the item the loader takes, with its warnings named by `label`. */
+export function feedItem(
   entry: ParsedEntry,
   place: Place,
   merge: boolean,
@@ -149,7 +150,7 @@ async function* records(
         continue;
       }
       const parsed = schema.safeParse(value);
-      if (parsed.success) yield { item: item(parsed.data, place, false, pathLabel), resume };
+      if (parsed.success) yield { item: feedItem(parsed.data, place, false, pathLabel), resume };
       else yield { item: { reject: { ...place, reason: describeIssues(parsed.error), raw: text } }, resume };
     }
     return;
@@ -161,7 +162,7 @@ async function* records(
       const asOf = officeDate(record.thruDate);
       yield {
         item: parsed.success
-          ? { ...item(parsed.data, place, true, xmlLabel), ...(asOf ? { asOf } : {}) }
+          ? { ...feedItem(parsed.data, place, true, xmlLabel), ...(asOf ? { asOf } : {}) }
           : { reject: { ...place, reason: describeIssues(parsed.error, xmlLabel), raw: record.raw } },
         resume: record.resume,
       };
@@ -178,7 +179,7 @@ async function* records(
     const parsed = schema.safeParse(filing.lien);
     yield {
       item: parsed.success
-        ? item(parsed.data, place, false, filing.locate)
+        ? feedItem(parsed.data, place, false, filing.locate)
         : { reject: { ...place, reason: describeIssues(parsed.error, filing.locate), raw: filing.raw } },
       resume: filing.resume,
     };

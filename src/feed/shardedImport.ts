@@ -16,6 +16,7 @@ import {
   type ImportRange,
   type ImportSummary,
   importFeed,
+  importItems,
   importRange,
   type Loaded,
   type WriteItems,
@@ -23,7 +24,7 @@ import {
   writeOptions,
 } from "./import.ts";
 import { anyPending } from "./merge.ts";
-import type { Resume, Warning } from "./read.ts";
+import type { FeedItem, Resume, Warning } from "./read.ts";
 
 export interface ShardDatabases {
   layout: ShardLayout;
@@ -87,7 +88,7 @@ export async function recordShardedLoad(
   }
 }
 
-type ShardedOptions = ImportOptions & {
+export type ShardedOptions = ImportOptions & {
   bulkWriters?: ReadonlyMap<string, WriteItems>;
   /** Shards still being backfilled (scripts/bulk/load.ts): their writes record no changes. */
   backfilling?: ReadonlySet<string>;
@@ -148,6 +149,17 @@ export async function importSharded(
 ): Promise<ImportSummary> {
   const [db, everyShard] = await sharded(shards, options);
   return importFeed(db, file, body, everyShard);
+}
+
+/** importItems over every shard of `shards`: records read elsewhere (an office's register, src/feed/sources/). */
+export async function importShardedItems(
+  shards: ShardDatabases,
+  file: string,
+  items: AsyncIterable<FeedItem>,
+  options: ShardedOptions = {},
+): Promise<ImportSummary> {
+  const [db, everyShard] = await sharded(shards, options);
+  return importItems(db, file, items, everyShard);
 }
 
 /** importRange over every shard of `shards`. */
