@@ -555,6 +555,74 @@ export const feedLoads = sqliteTable(
   (t) => [index("feed_loads_started").on(t.startedAt)],
 );
 
+/**
+ * The filing offices' open registers (src/feed/sources/, docs/sources/) as
+ * read: one row per row of the office's dataset, by file or by pull, keyed
+ * by its table and the office's row identity (Colorado's ids; for
+ * Connecticut and Oregon, whose rows carry none, a hash of the row's facts
+ * that do not change in place). A filing is assembled from every row of it
+ * here, so rows of one filing may arrive in any order, in any file, in any
+ * pull, and a row the office changes in place (a lien marked Released)
+ * replaces its earlier version. `pending` marks rows new or changed since
+ * their filing was last assembled: the assembly walks them by filing
+ * (source_rows_pending) and clears them once the filing is loaded, so a load
+ * stopped anywhere is finished by the next. Kept in the default shard.
+ */
+export const sourceRows = sqliteTable(
+  "source_rows",
+  {
+    id: integer().primaryKey(),
+    /** The office: ct, co or or. */
+    source: text().notNull(),
+    /** The office's table the row is of (Colorado has four). */
+    tab: text().notNull(),
+    rowId: text().notNull(),
+    /**
+     * The number of the filing the row belongs to; null for a Colorado party
+     * or collateral row whose transaction is not read yet.
+     */
+    filing: text(),
+    /** Colorado's `fileid`: a party or collateral row's transaction. */
+    part: text(),
+    /** The row as read: its fields (text), as JSON. */
+    data: text().notNull(),
+    /** Where it was last read: the file (or the portal's dataset URL) and its line (or place in the pull). */
+    file: text().notNull(),
+    line: integer().notNull(),
+    pending: integer({ mode: "boolean" }).notNull().default(true),
+  },
+  (t) => [
+    uniqueIndex("source_rows_row").on(t.source, t.tab, t.rowId),
+    // A filing's rows, to assemble it.
+    index("source_rows_filing").on(t.source, t.filing),
+    // A Colorado transaction's party and collateral rows.
+    index("source_rows_part").on(t.source, t.part).where(sql`part is not null`),
+    // The filings to assemble again, in order.
+    index("source_rows_pending").on(t.source, t.filing).where(sql`pending = 1`),
+  ],
+);
+
+/**
+ * Each office's register: how far its data runs and where its pulls got to
+ * (src/feed/sources/pull.ts), one row per source, in the default shard.
+ */
+export const sourcePulls = sqliteTable("source_pulls", {
+  source: text().primaryKey(),
+  /** The newest date in the office's data read so far (YYYY-MM-DD): the state's data_through. */
+  through: text(),
+  /**
+   * The portal's time when the last full pull began (ISO 8601 UTC): the next
+   * pull asks for the rows it changed since then (less an overlap).
+   */
+  changedSince: text(),
+  /** When the last pull ended (ISO 8601 UTC). */
+  pulledAt: text(),
+  /** A pull under way, as JSON (its query and the next page), so a stopped pull resumes; null when none. */
+  position: text(),
+  /** What the last pull read and loaded, as JSON. */
+  summary: text(),
+});
+
 export type Filing = typeof filings.$inferSelect;
 export type DebtorParty = typeof debtorParties.$inferSelect;
 export type SecuredParty = typeof securedParties.$inferSelect;
