@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
-import { toRows } from "../src/db/records.ts";
-import { lapseDate, lienStatus, shiftDate, terminatedAt } from "../src/domain/lifecycle.ts";
+import { type FilingRecord, toRows } from "../src/db/records.ts";
+import { lapseDate, lapseOf, lienStatus, NEVER_LAPSES, shiftDate, terminatedAt } from "../src/domain/lifecycle.ts";
 import { debtorNameKey, securedNameRange, securedNameWords } from "../src/domain/names.ts";
+import { lienLine } from "../src/feed/export.ts";
+import { lienSchema } from "../src/feed/schema.ts";
 
 describe("debtor name keys (UCC standard search logic)", () => {
   it.each([
@@ -70,6 +72,39 @@ describe("filing lifecycle", () => {
     const cont = (filedAt: string) => ({ kind: "continuation" as const, filedAt });
     expect(lapseDate("standard", "2015-06-01T00:00:00Z", [cont("2019-11-30T00:00:00Z")])).toBe("2020-06-01");
     expect(lapseDate("standard", "2015-06-01T00:00:00Z", [cont("2020-06-02T00:00:00Z")])).toBe("2020-06-01");
+  });
+
+  it("reads an office lapse date of 9999-12-31 as the office saying the filing does not lapse, and reloads it so", () => {
+    expect(lapseOf("federal_tax_lien", "2019-03-01T00:00:00Z", [], NEVER_LAPSES)).toEqual({
+      date: null,
+      source: "office",
+    });
+    // A continuation cannot extend what does not lapse; an amendment's own office date still sets it.
+    const cont = { kind: "continuation" as const, filedAt: "2024-01-10T00:00:00Z" };
+    expect(lapseDate("other_lien", "2019-03-01T00:00:00Z", [cont], NEVER_LAPSES)).toBeNull();
+    const dated = { ...cont, lapseDate: "2030-01-10" };
+    expect(lapseDate("other_lien", "2019-03-01T00:00:00Z", [dated], NEVER_LAPSES)).toBe("2030-01-10");
+    // Exported (served as null, source office) and read back: the same filing.
+    const record: FilingRecord = {
+      state: "CT",
+      number: "0005300002",
+      filedAt: "2025-02-03T00:00:00Z",
+      kind: "other_lien",
+      officeLapseDate: NEVER_LAPSES,
+      debtors: [
+        {
+          name: "ELM CITY PROPERTIES LLC",
+          type: "Organization",
+          address: { street1: null, city: null, state: null, zipCode: null },
+        },
+      ],
+      securedParties: [],
+      amendments: [],
+    };
+    const line = lienLine(record, "2026-11-27");
+    expect(line).toMatchObject({ estimated_lien_lapse_date: null, lapse_date_source: "office" });
+    const parsed = lienSchema().safeParse(line);
+    expect(parsed.success && parsed.data.record.officeLapseDate).toBe(NEVER_LAPSES);
   });
 
   it("terminates at the first termination, and reports status as of a day", () => {
