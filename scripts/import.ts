@@ -44,14 +44,17 @@ import { endBulkLoad, isBackfilling } from "./bulk/load.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openShards } from "./feedDb.ts";
 import { LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
 import { loadOnPlatform, openPlatform, printStatus } from "./platformLoad.ts";
+import { importSource } from "./sources.ts";
 
 const USAGE =
   "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--no-bulk | --workflow [--port N] | --remote [--env production|preview]] [--persist-to DIR]\n" +
   "       npm run import -- --status [--remote [--env production|preview]] [--persist-to DIR]\n" +
+  "       npm run import -- --source ct|co|or (FILE... | --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N]) [--rejects PATH] [--warnings PATH] [--persist-to DIR]\n" +
   "  FILE: .ndjson/.jsonl (one filing per line, envelope B lien shape), .csv (one row per party) or .xml (IACA-style bulk file)\n" +
   "  --state XX: jurisdiction of records that name none (XML whose FilingOffice is not a state code)\n" +
   "  --workflow: load through the Workflow of the local npm start (port 8787 or --port); --remote: of a deployed environment\n" +
-  "  --status: the loads run through the Workflow, newest first";
+  "  --status: the loads run through the Workflow, newest first\n" +
+  "  --source: an office's open register (docs/sources/): its portal's .json or .csv files, or --pull from the portal";
 
 const {
   values,
@@ -68,9 +71,34 @@ const {
     workflow: { type: "boolean" },
     port: { type: "string" },
     status: { type: "boolean" },
+    source: { type: "string" },
+    pull: { type: "boolean" },
+    since: { type: "string" },
+    portal: { type: "string" },
+    "page-size": { type: "string" },
   },
   true,
 );
+// An office's open register (scripts/sources.ts).
+if ([values.source, values.pull, values.since, values.portal, values["page-size"]].some((v) => v !== undefined)) {
+  process.exit(
+    await importSource({
+      source: values.source ?? usage("--pull, --since, --portal and --page-size are for --source"),
+      pull: values.pull === true,
+      since: values.since,
+      portal: values.portal,
+      pageSize: values["page-size"],
+      files,
+      target,
+      rejects: values.rejects,
+      warnings: values.warnings,
+      others: (["state", "no-bulk", "workflow", "port", "status"] as const)
+        .filter((o) => values[o] !== undefined)
+        .map((o) => `--${o}`),
+      fail: usage,
+    }),
+  );
+}
 if (values.status) {
   if (files.length > 0 || values.workflow) usage("--status takes no FILE and no --workflow");
   await printStatus(target);

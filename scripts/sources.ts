@@ -1,0 +1,237 @@
+/**
+ * `npm run import -- --source ct|co|or ...`: an office's open register
+ * (src/feed/sources/, docs/sources/) loaded in-process into the local D1
+ * files, from the portal's files or by a pull from the portal:
+ *
+ *   npm run import -- --source ct xfev-8smz.json
+ *   npm run import -- --source co transactions.csv debtors.csv secured.csv collateral.csv
+ *   npm run import -- --source ct --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N]
+ *
+ * Rows are staged first (every file, or every page of the pull), then the
+ * filings whose rows are new or changed are assembled and loaded through
+ * the ordinary import. The first load into an empty shard is its backfill
+ * and records no changes, as `npm run import` decides for feed files.
+ */
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { Readable } from "node:stream";
+import { refreshQueued } from "../src/db/load.ts";
+import { emptySummary, type ImportSummary, sumOf } from "../src/feed/import.ts";
+import { FeedFileError } from "../src/feed/read.ts";
+import { emptyShards, shardDb } from "../src/feed/shardedImport.ts";
+import { advanceThrough, assembleStep, finishLoad, rowsWaiting } from "../src/feed/sources/assemble.ts";
+import { Unrecognised } from "../src/feed/sources/codes.ts";
+import {
+  datasetUrl,
+  endPull,
+  MAX_PAGE,
+  newPull,
+  PullError,
+  type PullPosition,
+  pagesDone,
+  pullPage,
+  pullState,
+  savePosition,
+} from "../src/feed/sources/pull.ts";
+import { sourceOf } from "../src/feed/sources/registry.ts";
+import { addCounts, noCounts, type StageCounts, sourceFormat, stageFile } from "../src/feed/sources/stage.ts";
+import { describeTarget, migrateLocal, openShards, type Target } from "./feedDb.ts";
+import { LinesWriter, number, summaryLine } from "./importOutput.ts";
+
+export interface SourceArguments {
+  source: string;
+  pull: boolean;
+  since?: string;
+  portal?: string;
+  pageSize?: string;
+  files: string[];
+  target: Target;
+  rejects?: string;
+  warnings?: string;
+  /** Options of feed files that a source load does not take, by name, when given. */
+  others: string[];
+  fail: (problem: string) => never;
+}
+
+const isDay = (text: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(text) && new Date(`${text}T00:00:00Z`).toISOString().slice(0, 10) === text;
+
+/** The source, its files or pull options, checked; `fail` (exit 2) names what does not fit. */
+function checked(args: SourceArguments) {
+  const { fail } = args;
+  const source = sourceOf(args.source);
+  if (!source) return fail(`--source ${args.source}: not one of ct, co, or`);
+  if (args.target.remote) return fail("--source loads in-process into local state; --remote is for feed files");
+  if (args.others.length > 0) return fail(`--source does not take ${args.others.join(", ")}`);
+  if (!args.pull) {
+    for (const flag of ["since", "portal", "pageSize"] as const) {
+      if (args[flag] !== undefined) fail(`--${flag === "pageSize" ? "page-size" : flag} is for --pull`);
+    }
+    if (args.files.length === 0) return fail("--source needs FILE... (the portal's JSON or CSV files) or --pull");
+    for (const file of args.files) {
+      if (!sourceFormat(file)) fail(`${file}: unknown format; name it .json or .csv, as the portal does`);
+      if (!existsSync(file) || !statSync(file).isFile()) fail(`${file}: no such file`);
+    }
+    return { source, pull: null };
+  }
+  if (args.files.length > 0) return fail("--pull reads the portal: no FILE");
+  if (args.since !== undefined && !isDay(args.since)) return fail(`--since ${args.since}: not a day (YYYY-MM-DD)`);
+  let portal: string | undefined;
+  if (args.portal !== undefined) {
+    try {
+      const url = new URL(args.portal);
+      if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("not http(s)");
+      portal = url.origin + url.pathname.replace(/\/+$/, "");
+    } catch {
+      return fail(`--portal ${args.portal}: not an http(s) URL`);
+    }
+  }
+  const pageSize = args.pageSize === undefined ? MAX_PAGE : Number(args.pageSize);
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE) {
+    return fail(`--page-size ${args.pageSize}: not a whole number from 1 to ${number(MAX_PAGE)}`);
+  }
+  return { source, pull: { since: args.since ?? null, portal, pageSize } };
+}
+
+/** `N rows read: ...`: what staging did. */
+function rowsLine(c: StageCounts): string {
+  return `${number(c.rows)} rows read: ${number(c.changed)} new or changed, ${number(c.rows - c.changed - c.rejected)} unchanged, ${number(c.rejected)} rejected`;
+}
+
+/** Loads the register; returns the exit status (0, 3 with rejects, 1 failed). */
+export async function importSource(args: SourceArguments): Promise<number> {
+  const { source, pull } = checked(args);
+  const started = Date.now();
+  const now = new Date(started);
+  const rejects = new LinesWriter("rejects", args.rejects ?? (pull ? `${source.id}-pull.rejects.ndjson` : undefined));
+  const warnings = new LinesWriter(
+    "warnings",
+    args.warnings ?? (pull ? `${source.id}-pull.warnings.ndjson` : undefined),
+  );
+  const unrecognised = new Unrecognised();
+  let rows = noCounts();
+  let loaded: ImportSummary = emptySummary();
+  let failed = false;
+  let opened = false;
+  try {
+    await migrateLocal(args.target);
+    const { shards, dispose } = await openShards(args.target);
+    opened = true;
+    try {
+      const db = shardDb(shards);
+      // A first load into a shard is its backfill: it records no changes (as npm run import decides).
+      const backfilling = new Set(await emptyShards(shards));
+      console.error(
+        `Importing ${source.office}'s register (${source.id}) into the ${describeTarget(args.target)}${pull ? ` by a pull from ${pull.portal ?? source.portal}` : ""}`,
+      );
+      let label: string;
+      let position: PullPosition | null = null;
+      if (pull) {
+        const state = await pullState(db, source);
+        position =
+          state.position && state.position.since === pull.since
+            ? state.position
+            : newPull(pull.since, state.changedSince);
+        if (state.position === position) {
+          console.error(
+            `  resuming the pull stopped at page ${number(position.pages + 1)} (${number(position.counts.rows)} rows read)`,
+          );
+        } else if (position.changedAfter) {
+          console.error(`  rows the portal changed after ${position.changedAfter} (the last pull began a day later)`);
+        }
+        await savePosition(db, source, position);
+        while (!pagesDone(source, position)) {
+          const table = position.table;
+          position = await pullPage(db, source, position, {
+            portal: pull.portal,
+            pageSize: pull.pageSize,
+            appToken: process.env.SOCRATA_APP_TOKEN || undefined,
+            now,
+            onReject: (r) => rejects.write(r),
+            onRetry: (message, ms) => console.error(`  ${message}; trying again in ${(ms / 1000).toFixed(1)}s`),
+          });
+          await savePosition(db, source, position);
+          console.error(
+            `  ${source.tables[table]?.title}: page ${number(position.pages)}: ${rowsLine(position.counts)} so far`,
+          );
+        }
+        rows = position.counts;
+        label = `pull ${source.id} ${datasetUrl(source, 0, pull.portal).replace(/\/resource\/.*$/, "")}`;
+      } else {
+        for (const file of args.files) {
+          rejects.clear(file);
+          warnings.clear(file);
+          const body = Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>;
+          const fileStarted = Date.now();
+          try {
+            const counts = await stageFile(db, source, file, body, { now, onReject: (r) => rejects.write(r) });
+            rows = addCounts(rows, counts);
+            await advanceThrough(db, source, counts.newest);
+            console.error(
+              `  ${file} (${counts.table?.title ?? "no rows"}): ${rowsLine(counts)} in ${((Date.now() - fileStarted) / 1000).toFixed(1)}s`,
+            );
+          } catch (err) {
+            if (!(err instanceof FeedFileError)) throw err;
+            // As a broken feed file: it stops itself only, keeping the rows staged before the problem.
+            failed = true;
+            console.error(`  ${file}: not fully read: ${err.message}`);
+          }
+        }
+        label = `import --source ${source.id} ${args.files.join(" ")}`;
+      }
+      // The filings whose rows are new or changed, a step at a time (a Workflow's steps would be these).
+      const assembling = Date.now();
+      for (let after = ""; ; ) {
+        const step = await assembleStep(shards, source, after, {
+          now,
+          backfilling,
+          deferRefresh: true,
+          unrecognised,
+          onReject: (r) => rejects.write(r),
+          onWarning: (w) => warnings.write(w),
+        });
+        if (step.last === null) break;
+        after = step.last;
+        loaded = sumOf(loaded, step.summary);
+        console.error(`  filings assembled: ${summaryLine(loaded, Date.now() - assembling)}`);
+      }
+      console.error("  rebuilding the aggregates of the debtors loaded...");
+      for (const shardDatabase of shards.databases.values()) await refreshQueued(shardDatabase);
+      // A pull that read nothing (and found nothing left to assemble) records no load.
+      if (rows.rows > 0 || loaded.read > 0) await finishLoad(shards, source, label, loaded, now);
+      if (pull && position) {
+        await endPull(
+          db,
+          source,
+          position,
+          { rows, pages: position.pages, filings: loaded, unrecognised: unrecognised.toJSON() },
+          now,
+        );
+      }
+      const waiting = await rowsWaiting(db, source);
+      if (waiting > 0)
+        console.error(`  ${number(waiting)} rows wait for their transaction's row (read later, they join it)`);
+    } finally {
+      await dispose();
+    }
+  } catch (err) {
+    failed = true;
+    const why = err instanceof PullError || err instanceof FeedFileError ? err.message : (err as Error).message;
+    console.error(`\nImport failed: ${why}`);
+    if (opened && pull) {
+      console.error("The rows read so far are staged; running the same pull again resumes at the page it stopped on.");
+    }
+  } finally {
+    await rejects.close();
+    await warnings.close();
+  }
+  const ms = Date.now() - started;
+  if (opened) {
+    console.log(`Rows: ${rowsLine(rows)}`);
+    console.log(`Imported: ${summaryLine(loaded, ms)}`);
+    if (unrecognised.size > 0)
+      console.log(`Not recognised (kept as the office's words or read by a general rule): ${unrecognised.describe()}`);
+  }
+  for (const [path, count] of rejects.written) console.log(`Rejects: ${number(count)} in ${path}`);
+  for (const [path, count] of warnings.written) console.log(`Warnings: ${number(count)} in ${path}`);
+  return failed ? 1 : rows.rejected + loaded.rejected > 0 ? 3 : 0;
+}

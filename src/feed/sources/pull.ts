@@ -1,0 +1,270 @@
+/**
+ * Pulling an office's register from its Socrata portal, a page at a time.
+ *
+ * A pull reads each of the source's tables with the SODA API: `$where` (what
+ * changed since the last pull, or what the office dated since a day),
+ * `$order=:id` (a unique order, so pages neither overlap nor skip), `$limit`
+ * (up to 50,000) and `$offset`, and nothing else of SoQL; a table is done at
+ * its first short page. `SOCRATA_APP_TOKEN` goes as `X-App-Token`. A 429 or
+ * 5xx answer (or a connection that breaks) is tried again, waiting as its
+ * `Retry-After` says, a bounded number of times; then the pull fails saying
+ * why. Each page is one step: its rows are staged (stage.ts), and the step
+ * returns the position of the next page, which the caller saves
+ * (source_pulls), so a stopped pull resumes at the page it was on. Once
+ * every table is read, the pending filings are assembled and loaded
+ * (assemble.ts).
+ *
+ * A later pull asks only for rows the portal changed since the last one
+ * began (`:updated_at`, by the portal's own clock, less a day of overlap):
+ * new records and rows the office changed in place (a lien marked
+ * Released) both move it. Rows read again unchanged write nothing.
+ */
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/database.ts";
+import { sourcePulls } from "../../db/schema.ts";
+import type { ImportSummary } from "../import.ts";
+import type { Reject } from "../read.ts";
+import { advanceThrough } from "./assemble.ts";
+import type { UnrecognisedCounts } from "./codes.ts";
+import { sodaJsonRows } from "./soda.ts";
+import type { Source } from "./source.ts";
+import { addCounts, noCounts, type StageCounts, stageReads } from "./stage.ts";
+
+/** The most rows SODA gives in one call. */
+export const MAX_PAGE = 50_000;
+/** Tries of one page before the pull fails. */
+const ATTEMPTS = 5;
+/** The longest wait between tries, whatever Retry-After asks. */
+const MAX_WAIT_MS = 300_000;
+/** How far before the last pull's start a later pull asks again: rows changed while it ran. */
+const OVERLAP_MS = 86_400_000;
+
+/** Where a pull is: what it asks for, and the next page. Small: it is saved after every page. */
+export interface PullPosition {
+  /** `--since`: the office's day (YYYY-MM-DD) it reads from, or null. */
+  since: string | null;
+  /** The portal time (ISO 8601 UTC) it reads rows changed after, or null for every row. */
+  changedAfter: string | null;
+  /** The portal's time at its first page (its Date header): where the next pull starts. */
+  startedAt: string | null;
+  /** The table it is reading (source.tables' index; their count once all are read) and the row it is at. */
+  table: number;
+  offset: number;
+  pages: number;
+  counts: StageCounts;
+}
+
+export interface PullOptions {
+  /** The portal's address (default: the source's); a mirror or a test server. */
+  portal?: string;
+  /** Rows asked for per page (1 to 50,000). */
+  pageSize?: number;
+  /** SOCRATA_APP_TOKEN. */
+  appToken?: string;
+  fetch?: typeof fetch;
+  /** Waits between tries (tests wait less). */
+  sleep?: (ms: number) => Promise<void>;
+  now?: Date;
+  onReject?: (reject: Reject) => void | Promise<void>;
+  /** Before a page is tried again: why, and how long it waits. */
+  onRetry?: (message: string, waitMs: number) => void;
+}
+
+/** A pull that cannot go on: an answer that is no page, or tries exhausted. */
+export class PullError extends Error {
+  override name = "PullError";
+}
+
+const soqlTime = (iso: string) => iso.replace(/\.\d+Z$|Z$/, "");
+
+/** The `$where` of a table for a pull's position: by the office's date from `since`, or by change. */
+function whereOf(position: PullPosition, dateColumn: string | undefined): string | null {
+  if (position.since !== null) {
+    // A table without the office's date (Colorado's parties) is read by change: each row of a record
+    // dated since then was made, so changed, no earlier.
+    return `${dateColumn ?? ":updated_at"} >= '${position.since}T00:00:00'`;
+  }
+  if (position.changedAfter !== null) return `:updated_at > '${soqlTime(position.changedAfter)}'`;
+  return null;
+}
+
+/** The URL of the dataset of `source`'s table `index` on `portal` (where its rows are reported from). */
+export function datasetUrl(source: Source, index: number, portal = source.portal): string {
+  const table = source.tables[index];
+  if (!table) throw new Error(`${source.id} has no table ${index}`);
+  return `${portal.replace(/\/+$/, "")}/resource/${table.dataset}.json`;
+}
+
+/** The URL of the page at `position`. */
+function pageUrl(source: Source, position: PullPosition, options: PullOptions): string {
+  const table = source.tables[position.table];
+  const url = new URL(datasetUrl(source, position.table, options.portal));
+  const where = whereOf(position, table?.dateColumn);
+  if (where !== null) url.searchParams.set("$where", where);
+  url.searchParams.set("$order", ":id");
+  url.searchParams.set("$limit", String(pageSizeOf(options)));
+  url.searchParams.set("$offset", String(position.offset));
+  return url.toString();
+}
+
+const pageSizeOf = (options: PullOptions) => options.pageSize ?? MAX_PAGE;
+
+/** Seconds or an HTTP date of a Retry-After header, as milliseconds from now; null without one. */
+function retryAfter(header: string | null, now: number): number | null {
+  if (header === null) return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/** What an error answer says: Socrata's JSON `message`, or the start of its text. */
+async function messageOf(res: Response): Promise<string> {
+  const text = (await res.text().catch(() => "")).slice(0, 2000);
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body.message === "string") return body.message;
+  } catch {
+    // Not JSON: its text.
+  }
+  return text.replace(/\s+/g, " ").trim().slice(0, 200);
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The portal's time of an answer (its Date header), as ISO 8601 UTC; null without one. */
+function portalTime(res: Response): string | null {
+  const at = Date.parse(res.headers.get("date") ?? "");
+  return Number.isNaN(at) ? null : new Date(at).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** A new pull: from `since` (the office's day) or, without it, whatever changed after the last pull began. */
+export function newPull(since: string | null, changedSince: string | null): PullPosition {
+  const changedAfter =
+    since === null && changedSince !== null
+      ? new Date(Date.parse(changedSince) - OVERLAP_MS).toISOString().replace(/\.\d{3}Z$/, "Z")
+      : null;
+  return { since, changedAfter, startedAt: null, table: 0, offset: 0, pages: 0, counts: noCounts() };
+}
+
+/** Whether every table of a pull at `position` is read. */
+export const pagesDone = (source: Source, position: PullPosition) => position.table >= source.tables.length;
+
+/**
+ * One page of a pull: asks for it (trying again on 429, 5xx and broken
+ * connections), stages its rows and returns the position after it. Rejects
+ * are reported once the page is read whole, so a page tried again reports
+ * none twice.
+ */
+export async function pullPage(
+  db: Db,
+  source: Source,
+  position: PullPosition,
+  options: PullOptions = {},
+): Promise<PullPosition> {
+  const table = source.tables[position.table];
+  if (!table) return position;
+  const doFetch = options.fetch ?? fetch;
+  const sleep = options.sleep ?? wait;
+  const url = pageUrl(source, position, options);
+  const size = pageSizeOf(options);
+  const file = datasetUrl(source, position.table, options.portal);
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (options.appToken) headers["X-App-Token"] = options.appToken;
+  let problem = "";
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    let waitMs = Math.min(60_000, 1000 * 2 ** (attempt - 1));
+    try {
+      const res = await doFetch(url, { headers });
+      if (res.ok && res.body) {
+        const rejects: Reject[] = [];
+        const counts = await stageReads(db, source, sodaJsonRows(res.body), {
+          file,
+          table,
+          lineOf: (_, i) => position.offset + i + 1,
+          now: options.now,
+          onReject: (r) => void rejects.push(r),
+        });
+        for (const r of rejects) await options.onReject?.(r);
+        await advanceThrough(db, source, counts.newest);
+        const short = counts.rows < size;
+        return {
+          ...position,
+          startedAt: position.startedAt ?? portalTime(res) ?? (options.now ?? new Date()).toISOString(),
+          table: short ? position.table + 1 : position.table,
+          offset: short ? 0 : position.offset + size,
+          pages: position.pages + 1,
+          counts: addCounts(position.counts, counts),
+        };
+      }
+      const message = await messageOf(res);
+      problem = `HTTP ${res.status}${message ? `: ${message}` : ""}`;
+      if (res.status !== 429 && res.status < 500) throw new PullError(`${url}: ${problem}`);
+      waitMs = retryAfter(res.headers.get("retry-after"), Date.now()) ?? waitMs;
+    } catch (err) {
+      if (err instanceof PullError) throw err;
+      // A connection refused or broken, or an answer cut short: tried again.
+      problem = (err as Error).message;
+    }
+    if (attempt < ATTEMPTS) {
+      const ms = Math.min(waitMs, MAX_WAIT_MS);
+      options.onRetry?.(`${url}: ${problem}`, ms);
+      await sleep(ms);
+    }
+  }
+  throw new PullError(`${url}: gave up after ${ATTEMPTS} tries; the last: ${problem}`);
+}
+
+/** What a source's pulls have recorded (source_pulls), or none yet. */
+export async function pullState(db: Db, source: Source) {
+  const [row] = await db.select().from(sourcePulls).where(eq(sourcePulls.source, source.id));
+  return {
+    through: row?.through ?? null,
+    changedSince: row?.changedSince ?? null,
+    pulledAt: row?.pulledAt ?? null,
+    position: row?.position ? (JSON.parse(row.position) as PullPosition) : null,
+  };
+}
+
+/** Saves where a pull is (after each page), so a stopped one resumes there. */
+export async function savePosition(db: Db, source: Source, position: PullPosition): Promise<void> {
+  const text = JSON.stringify(position);
+  await db
+    .insert(sourcePulls)
+    .values({ source: source.id, position: text })
+    .onConflictDoUpdate({ target: sourcePulls.source, set: { position: text } });
+}
+
+/** What a pull read and loaded, as saved with it. */
+export interface PullSummary {
+  rows: StageCounts;
+  pages: number;
+  filings: ImportSummary;
+  unrecognised: UnrecognisedCounts;
+}
+
+/**
+ * Ends a pull: no position kept; the next pull asks for what changed since
+ * this one began. A pull of `--since` a day moves that start only when no
+ * pull had set it (it read records dated since then, not every change).
+ */
+export async function endPull(
+  db: Db,
+  source: Source,
+  position: PullPosition,
+  summary: PullSummary,
+  at: Date,
+): Promise<void> {
+  const state = await pullState(db, source);
+  const changedSince = position.since === null || state.changedSince === null ? position.startedAt : state.changedSince;
+  const values = {
+    changedSince,
+    pulledAt: at.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    position: null,
+    summary: JSON.stringify(summary),
+  };
+  await db
+    .insert(sourcePulls)
+    .values({ source: source.id, ...values })
+    .onConflictDoUpdate({ target: sourcePulls.source, set: values });
+}

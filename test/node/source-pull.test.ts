@@ -1,0 +1,385 @@
+/**
+ * `npm run import -- --source ... --pull` as an operator runs it: real
+ * processes against local D1 state, pulling from a local stand-in for a
+ * Socrata portal (scripts/socrataPortal.ts) that pages, filters, leaves out
+ * nulls, throttles and fails as a portal does. A pull must leave the same
+ * tables as loading the same rows from the portal's files.
+ */
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SocrataPortal } from "../../scripts/socrataPortal.ts";
+import { root, runScript, scriptEnv, tablesOf } from "./localState.ts";
+
+const work = mkdtempSync(join(tmpdir(), "lien-source-pull-"));
+const template = join(work, "template");
+const TIMEOUT = 240_000;
+
+/** A copy of the migrated, empty template state. */
+function freshState(name: string): string {
+  const dir = join(work, name);
+  cpSync(template, dir, { recursive: true });
+  return dir;
+}
+
+/** `npm run import` with `args` (run apart from this process, whose event loop serves the portal). */
+function importAsync(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["scripts/import.ts", ...args], { cwd: root, env: { ...scriptEnv, ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** Rejects and warnings files of a run, in the work directory (a pull's default is the current one's). */
+const outputs = (name: string) => [
+  "--rejects",
+  join(work, `r${name}.ndjson`),
+  "--warnings",
+  join(work, `w${name}.ndjson`),
+];
+
+const fixture = (name: string) => join("test/fixtures/sources", name);
+const rowsOf = (name: string) =>
+  JSON.parse(readFileSync(join(root, fixture(name)), "utf8")) as Record<string, string>[];
+
+/**
+ * Every table a load writes, as tablesOf reads them, but for what says how
+ * the rows came: the load records, a staged row's file and line (a file's
+ * line, a pull's place), a waiting amendment's source, and the pull's own
+ * bookkeeping (its office date through, which both keep, aside).
+ */
+function loadedTables(dir: string) {
+  const omit: Record<string, string[]> = {
+    source_rows: ["file", "line"],
+    pending_amendments: ["source"],
+    source_pulls: ["changed_since", "pulled_at", "position", "summary"],
+  };
+  return Object.fromEntries(
+    Object.entries(tablesOf(dir))
+      .filter(([table]) => !table.endsWith("data_loads"))
+      .map(([table, rows]) => {
+        const columns = omit[table.replace(/^.*:/, "")];
+        if (!columns) return [table, rows];
+        return [
+          table,
+          rows
+            .map((r) => {
+              if (typeof r !== "string") return r;
+              const row = JSON.parse(r) as Record<string, unknown>;
+              for (const c of columns) delete row[c];
+              return JSON.stringify(row);
+            })
+            .sort(),
+        ];
+      }),
+  );
+}
+
+const TEN_DAYS_AGO = new Date(Date.now() - 10 * 86_400_000).toISOString();
+
+let portal: SocrataPortal;
+let url: string;
+
+beforeAll(async () => {
+  const migrated = runScript("scripts/migrate", ["--persist-to", template]);
+  expect(migrated.status, migrated.stderr).toBe(0);
+  portal = new SocrataPortal();
+  portal.add("xfev-8smz", rowsOf("ct.json"), TEN_DAYS_AGO);
+  url = await portal.start();
+}, TIMEOUT);
+
+afterAll(async () => {
+  await portal?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("npm run import -- --source ct --pull", () => {
+  const files = () => freshState("ct-files");
+  let fromFiles: string;
+  let firstLoad: ReturnType<typeof loadedTables>;
+
+  beforeAll(async () => {
+    fromFiles = files();
+    const loaded = await importAsync(["--source", "ct", fixture("ct.json"), "--persist-to", fromFiles, ...outputs("")]);
+    expect(loaded.status, loaded.stderr).toBe(3);
+    firstLoad = loadedTables(fromFiles);
+  }, TIMEOUT);
+
+  it(
+    "pages by $order=:id, $limit and $offset, sends the app token, waits out a 429 and a 500, and loads what the file loads",
+    async () => {
+      const state = freshState("ct-pull");
+      portal.fail({ status: 429, retryAfter: "1" }, { status: 500 });
+      const from = portal.requests.length;
+      const pulled = await importAsync(
+        ["--source", "ct", "--pull", "--portal", url, "--page-size", "5", "--persist-to", state],
+        { SOCRATA_APP_TOKEN: "test-app-token" },
+      );
+      expect(pulled.status, pulled.stderr).toBe(3);
+      expect(pulled.stderr).toContain("HTTP 429: fault 429; trying again in 1.0s");
+      // No Retry-After on the 500: a growing wait, a second on the first try, two on the second.
+      expect(pulled.stderr).toContain("HTTP 500: fault 500; trying again in 2.0s");
+      expect(pulled.stdout).toMatch(/^Rows: 17 rows read: 15 new or changed, 1 unchanged, 1 rejected$/m);
+      expect(pulled.stdout).toMatch(/^Imported: 11 records read: 9 inserted, 0 updated, 0 unchanged, 1 rejected;/m);
+      const requests = portal.requests.slice(from);
+      expect(requests.map((r) => r.status)).toEqual([429, 500, 200, 200, 200, 200]);
+      // Four pages of five: the last one short, which ends the table.
+      expect(requests.filter((r) => r.status === 200).map((r) => r.params)).toEqual(
+        [0, 5, 10, 15].map((offset) => ({ $order: ":id", $limit: "5", $offset: String(offset) })),
+      );
+      expect(new Set(requests.map((r) => r.token))).toEqual(new Set(["test-app-token"]));
+      expect(loadedTables(state)).toEqual(firstLoad);
+      // Rejects and warnings of a pull name the dataset's URL and the row's place in the pull.
+      const rejects = readFileSync(join(root, "ct-pull.rejects.ndjson"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(rejects[0]).toMatchObject({ file: `${url}/resource/xfev-8smz.json` });
+      rmSync(join(root, "ct-pull.rejects.ndjson"), { force: true });
+      rmSync(join(root, "ct-pull.warnings.ndjson"), { force: true });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "asks later for what changed since the last pull began (a day earlier), catches a lien released in place, and equals loading the changed file",
+    async () => {
+      const state = join(work, "ct-pull");
+      const now = new Date().toISOString();
+      // The office marks a lien Released (every row of it), and files an amendment of another.
+      expect(
+        portal.change("xfev-8smz", (f) => f.id_lien_flng_nbr === "0005229652", { lien_status: "Released" }, now),
+      ).toBe(2);
+      const amendment = {
+        ...rowsOf("ct.json").find((r) => r.id_ucc_flng_nbr === "0002940450"),
+        id_ucc_flng_nbr: "0005412345",
+        cd_flng_type: "AMENDMENT",
+        dt_accept: "2026-11-02T00:00:00.000",
+      };
+      portal.add("xfev-8smz", [amendment], now);
+      const from = portal.requests.length;
+      const pulled = await importAsync([
+        "--source",
+        "ct",
+        "--pull",
+        "--portal",
+        url,
+        "--persist-to",
+        state,
+        ...outputs("2"),
+      ]);
+      expect(pulled.status, pulled.stderr).toBe(0);
+      const [request] = portal.requests.slice(from);
+      const pulls = JSON.parse(JSON.stringify(tablesOf(state).source_pulls?.map((r) => JSON.parse(String(r))))) as {
+        changed_since: string;
+      }[];
+      expect(request?.params.$where).toMatch(/^:updated_at > '\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}'$/);
+      expect(pulls[0]?.changed_since).toBeDefined();
+      expect(pulled.stdout).toMatch(/^Rows: 3 rows read: 2 new or changed, 1 unchanged, 0 rejected$/m);
+      expect(pulled.stdout).toMatch(/^Imported: 2 records read: 0 inserted, 2 updated, 0 unchanged/m);
+      // The same rows as files: the register as it stands now.
+      const changed = join(work, "ct-changed.json");
+      const rows = rowsOf("ct.json").map((r) =>
+        r.id_lien_flng_nbr === "0005229652" ? { ...r, lien_status: "Released" } : r,
+      );
+      writeJson(changed, [...rows, amendment]);
+      const loaded = await importAsync(["--source", "ct", changed, "--persist-to", fromFiles, ...outputs("3")]);
+      expect(loaded.status, loaded.stderr).toBe(3);
+      expect(loadedTables(state)).toEqual(loadedTables(fromFiles));
+      // Both recorded the termination in the change feed, the pull as the file.
+      expect(loadedTables(state).changes).toEqual(
+        expect.arrayContaining([expect.stringContaining('"filing":"CT 0005229652","type":2')]),
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "resumes a pull stopped part-way at the page it stopped on, reading each row once",
+    async () => {
+      const stopped = new SocrataPortal();
+      stopped.add("xfev-8smz", rowsOf("ct.json"), TEN_DAYS_AGO);
+      const stoppedUrl = await stopped.start();
+      try {
+        const state = freshState("ct-stopped");
+        // Two pages, then the portal fails every request (Retry-After: 0, so the tries are quick).
+        stopped.failFrom(2, { status: 503, retryAfter: "0" });
+        const args = [
+          "--source",
+          "ct",
+          "--pull",
+          "--portal",
+          stoppedUrl,
+          "--page-size",
+          "5",
+          "--persist-to",
+          state,
+          ...outputs("4"),
+        ];
+        const first = await importAsync(args);
+        expect(first.status).toBe(1);
+        expect(first.stderr).toContain(`Import failed: ${stoppedUrl}/resource/xfev-8smz.json?`);
+        expect(first.stderr).toContain("gave up after 5 tries; the last: HTTP 503: fault 503");
+        expect(first.stderr).toContain("running the same pull again resumes at the page it stopped on");
+        stopped.failFrom(0, null);
+        const again = await importAsync(args);
+        expect(again.status, again.stderr).toBe(3);
+        expect(again.stderr).toContain("resuming the pull stopped at page 3 (10 rows read)");
+        // Every page read once: the two before the stop, and the rest after.
+        const pages = stopped.requests.filter((r) => r.status === 200).map((r) => Number(r.params.$offset));
+        expect(pages).toEqual([0, 5, 10, 15]);
+        expect(loadedTables(state)).toEqual(firstLoad);
+      } finally {
+        await stopped.stop();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it("refuses unusable source arguments with exit 2 before touching any database", () => {
+    for (const [args, problem] of [
+      [["--source", "tx", "x.json"], "--source tx: not one of ct, co, or"],
+      [["--source", "ct"], "--source needs FILE..."],
+      [["--source", "ct", "--pull", fixture("ct.json")], "--pull reads the portal: no FILE"],
+      [["--source", "ct", "--pull", "--since", "2026-02-30"], "--since 2026-02-30: not a day (YYYY-MM-DD)"],
+      [["--source", "ct", "--pull", "--portal", "ftp://example.org"], "--portal ftp://example.org: not an http(s) URL"],
+      [["--source", "ct", "--pull", "--page-size", "50001"], "--page-size 50001: not a whole number from 1 to 50,000"],
+      [["--source", "ct", fixture("ct.json"), "--state", "CT"], "--source does not take --state"],
+      [["--pull"], "--pull, --since, --portal and --page-size are for --source"],
+    ] as const) {
+      const { status, stderr } = runScript("scripts/import", [...args]);
+      expect(status, stderr).toBe(2);
+      expect(stderr).toContain(problem);
+      expect(stderr).toContain("usage: npm run import -- FILE...");
+    }
+  }, 60_000);
+});
+
+describe("npm run import -- --source co|or --pull", () => {
+  it(
+    "pulls Colorado's four datasets and joins them as its files do",
+    async () => {
+      const co = new SocrataPortal();
+      co.add("wffy-3uut", rowsOf("co-transactions.json"), TEN_DAYS_AGO);
+      co.add("8upq-58vz", rowsOf("co-debtors.json"), TEN_DAYS_AGO);
+      co.add("ap62-sav4", rowsOf("co-secured.json"), TEN_DAYS_AGO);
+      co.add("4am6-w6u4", rowsOf("co-collateral.json"), TEN_DAYS_AGO);
+      const coUrl = await co.start();
+      try {
+        const fromFiles = freshState("co-files");
+        const files = ["co-transactions.csv", "co-debtors.json", "co-secured.json", "co-collateral.json"].map(fixture);
+        const loaded = await importAsync(["--source", "co", ...files, "--persist-to", fromFiles, ...outputs("co")]);
+        expect(loaded.status, loaded.stderr).toBe(3);
+        const pulled = freshState("co-pull");
+        const pull = await importAsync([
+          "--source",
+          "co",
+          "--pull",
+          "--portal",
+          coUrl,
+          "--page-size",
+          "4",
+          "--persist-to",
+          pulled,
+          ...outputs("5"),
+        ]);
+        expect(pull.status, pull.stderr).toBe(3);
+        expect(pull.stderr).toContain("1 rows wait for their transaction's row");
+        expect(co.requests.map((r) => [r.dataset, r.params.$offset])).toEqual([
+          ["wffy-3uut", "0"],
+          ["wffy-3uut", "4"],
+          ["wffy-3uut", "8"],
+          ["8upq-58vz", "0"],
+          ["8upq-58vz", "4"],
+          ["8upq-58vz", "8"],
+          ["ap62-sav4", "0"],
+          ["ap62-sav4", "4"],
+          ["4am6-w6u4", "0"],
+        ]);
+        expect(loadedTables(pulled)).toEqual(loadedTables(fromFiles));
+        // --since: the office's date where a table has one, the portal's change time where it has none.
+        const since = freshState("co-since");
+        const from = co.requests.length;
+        const recent = await importAsync([
+          "--source",
+          "co",
+          "--pull",
+          "--since",
+          "2025-01-01",
+          "--portal",
+          coUrl,
+          "--persist-to",
+          since,
+          ...outputs("6"),
+        ]);
+        expect(recent.status, recent.stderr).toBe(3);
+        expect([...new Set(co.requests.slice(from).map((r) => `${r.dataset} ${r.params.$where}`))]).toEqual([
+          "wffy-3uut filingdate >= '2025-01-01T00:00:00'",
+          "8upq-58vz :updated_at >= '2025-01-01T00:00:00'",
+          "ap62-sav4 :updated_at >= '2025-01-01T00:00:00'",
+          "4am6-w6u4 :updated_at >= '2025-01-01T00:00:00'",
+        ]);
+        expect(recent.stdout).toMatch(
+          /^Imported: 3 records read: 1 inserted, 0 updated, 0 unchanged, 0 rejected; 0 loaded with warnings; 2 amendment records, 2 waiting for their filing/m,
+        );
+      } finally {
+        await co.stop();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "pulls Oregon's month as its file loads",
+    async () => {
+      const or = new SocrataPortal();
+      or.add("snfi-f79b", rowsOf("or-2026-01.json"), TEN_DAYS_AGO);
+      const orUrl = await or.start();
+      try {
+        const fromFiles = freshState("or-files");
+        expect(
+          (
+            await importAsync([
+              "--source",
+              "or",
+              fixture("or-2026-01.json"),
+              "--persist-to",
+              fromFiles,
+              ...outputs("or"),
+            ])
+          ).status,
+        ).toBe(3);
+        const pulled = freshState("or-pull");
+        const pull = await importAsync([
+          "--source",
+          "or",
+          "--pull",
+          "--portal",
+          orUrl,
+          "--persist-to",
+          pulled,
+          ...outputs("7"),
+        ]);
+        expect(pull.status, pull.stderr).toBe(3);
+        expect(loadedTables(pulled)).toEqual(loadedTables(fromFiles));
+      } finally {
+        await or.stop();
+      }
+    },
+    TIMEOUT,
+  );
+});
+
+function writeJson(path: string, rows: unknown[]) {
+  writeFileSync(path, JSON.stringify(rows));
+}
