@@ -92,6 +92,9 @@ function checked(args: SourceArguments) {
   return { source, pull: { since: args.since ?? null, portal, pageSize } };
 }
 
+/** Statements in-process take many more bound parameters than D1's 100 (SQLite's limit is 32,766): fewer, larger ones. */
+const LOCAL = { maxParams: 30_000, groupSize: 5_000 };
+
 /** `N rows read: ...`: what staging did. */
 function rowsLine(c: StageCounts): string {
   return `${number(c.rows)} rows read: ${number(c.changed)} new or changed, ${number(c.rows - c.changed - c.rejected)} unchanged, ${number(c.rejected)} rejected`;
@@ -146,6 +149,7 @@ export async function importSource(args: SourceArguments): Promise<number> {
             pageSize: pull.pageSize,
             appToken: process.env.SOCRATA_APP_TOKEN || undefined,
             now,
+            ...LOCAL,
             onReject: (r) => rejects.write(r),
             onRetry: (message, ms) => console.error(`  ${message}; trying again in ${(ms / 1000).toFixed(1)}s`),
           });
@@ -163,7 +167,11 @@ export async function importSource(args: SourceArguments): Promise<number> {
           const body = Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>;
           const fileStarted = Date.now();
           try {
-            const counts = await stageFile(db, source, file, body, { now, onReject: (r) => rejects.write(r) });
+            const counts = await stageFile(db, source, file, body, {
+              now,
+              ...LOCAL,
+              onReject: (r) => rejects.write(r),
+            });
             rows = addCounts(rows, counts);
             await advanceThrough(db, source, counts.newest);
             console.error(
@@ -186,6 +194,7 @@ export async function importSource(args: SourceArguments): Promise<number> {
           backfilling,
           deferRefresh: true,
           unrecognised,
+          maxParams: LOCAL.maxParams,
           onReject: (r) => rejects.write(r),
           onWarning: (w) => warnings.write(w),
         });

@@ -51,8 +51,8 @@ async function pendingFilings(db: Db, source: Source, after: string, limit: numb
 }
 
 /** Every staged row of the filings `numbers`, by filing: one batch. */
-async function rowsOf(db: Db, source: Source, numbers: string[]): Promise<Map<string, StagedRow[]>> {
-  const statements = chunk(numbers, D1_MAX_PARAMS - 5).map((part) =>
+async function rowsOf(db: Db, source: Source, numbers: string[], maxParams: number): Promise<Map<string, StagedRow[]>> {
+  const statements = chunk(numbers, maxParams - 5).map((part) =>
     db
       .select()
       .from(sourceRows)
@@ -80,8 +80,8 @@ async function rowsOf(db: Db, source: Source, numbers: string[]): Promise<Map<st
 }
 
 /** Clears the pending marks of the filings `numbers` (assembled and loaded now). */
-async function clearPending(db: Db, source: Source, numbers: string[]) {
-  const statements = chunk(numbers, D1_MAX_PARAMS - 5).map((part) =>
+async function clearPending(db: Db, source: Source, numbers: string[], maxParams: number) {
+  const statements = chunk(numbers, maxParams - 5).map((part) =>
     db
       .update(sourceRows)
       .set({ pending: false })
@@ -103,6 +103,8 @@ export async function rowsWaiting(db: Db, source: Source): Promise<number> {
 export type AssembleOptions = Omit<ShardedOptions, "recordLoad" | "repeats" | "format" | "defaultState"> & {
   /** Code values the adapter did not know, counted here. */
   unrecognised?: Unrecognised;
+  /** Bound parameters a statement may take (stage.ts, StageOptions.maxParams). */
+  maxParams?: number;
 };
 
 /**
@@ -121,9 +123,9 @@ export async function assembleStep(
   const last = numbers.at(-1);
   if (last === undefined) return { summary: emptySummary(), last: null };
   const now = options.now ?? new Date();
-  const rows = await rowsOf(db, source, numbers);
+  const { maxParams = D1_MAX_PARAMS, unrecognised = new Unrecognised(), ...importOptions } = options;
+  const rows = await rowsOf(db, source, numbers, maxParams);
   const schema = sourceSchema(source, { now });
-  const unrecognised = options.unrecognised ?? new Unrecognised();
   async function* items() {
     for (const number of numbers) {
       for (const assembled of source.assemble(number, rows.get(number) ?? [], unrecognised)) {
@@ -132,12 +134,12 @@ export async function assembleStep(
     }
   }
   const summary = await importShardedItems(shards, `${source.id} register`, items(), {
-    ...options,
+    ...importOptions,
     now,
     // The load is recorded once, when every step is done (finishLoad).
     recordLoad: async () => {},
   });
-  await clearPending(db, source, numbers);
+  await clearPending(db, source, numbers, maxParams);
   return { summary, last };
 }
 

@@ -68,6 +68,9 @@ export interface PullOptions {
   onReject?: (reject: Reject) => void | Promise<void>;
   /** Before a page is tried again: why, and how long it waits. */
   onRetry?: (message: string, waitMs: number) => void;
+  /** Bound parameters a statement may take, and rows staged per batch (stage.ts, StageOptions). */
+  maxParams?: number;
+  groupSize?: number;
 }
 
 /** A pull that cannot go on: an answer that is no page, or tries exhausted. */
@@ -183,6 +186,8 @@ export async function pullPage(
           table,
           lineOf: (_, i) => position.offset + i + 1,
           now: options.now,
+          maxParams: options.maxParams,
+          groupSize: options.groupSize,
           onReject: (r) => void rejects.push(r),
         });
         for (const r of rejects) await options.onReject?.(r);

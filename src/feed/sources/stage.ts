@@ -16,7 +16,7 @@ import { FeedFileError, type Reject } from "../read.ts";
 import { type RowRead, sodaCsvRows, sodaDate, sodaFlag, sodaJsonRows } from "./soda.ts";
 import { type Source, type SourceTable, type StagedRow, tableOf, tidyRow } from "./source.ts";
 
-/** Rows written per batch. */
+/** Rows written per batch, by default (StageOptions.groupSize). */
 const STAGE_GROUP = 500;
 
 /** What staging some rows did. */
@@ -68,12 +68,12 @@ function filingOfPart(db: Db, source: Source, transactions: string, part: SQL | 
  * for transaction rows, their filing given to the member rows of the same
  * part read before them.
  */
-function stageStatements(db: Db, source: Source, table: SourceTable, rows: StagedRow[]) {
+function stageStatements(db: Db, source: Source, table: SourceTable, rows: StagedRow[], maxParams: number) {
   const transactions = transactionTable(source)?.tab;
   const member = table.joins === "member" && transactions !== undefined;
   // Bound parameters: nine columns a row (a member's filing is a subquery of three), and the update's one.
   const perRow = member ? 11 : 9;
-  const writes = chunk(rows, Math.floor((D1_MAX_PARAMS - 1) / perRow)).map((part) =>
+  const writes = chunk(rows, Math.floor((maxParams - 1) / perRow)).map((part) =>
     db
       .insert(sourceRows)
       .values(
@@ -107,7 +107,7 @@ function stageStatements(db: Db, source: Source, table: SourceTable, rows: Stage
   const links: BatchItem<"sqlite">[] = [];
   if (table.joins === "transaction") {
     const parts = [...new Set(rows.map((r) => r.part).filter((p): p is string => p !== null))];
-    for (const group of chunk(parts, D1_MAX_PARAMS - 10)) {
+    for (const group of chunk(parts, maxParams - 10)) {
       const owner = filingOfPart(db, source, table.tab, sql`${sourceRows.part}`);
       links.push(
         db
@@ -128,9 +128,15 @@ function stageStatements(db: Db, source: Source, table: SourceTable, rows: Stage
 }
 
 /** Writes `rows` of `table`; returns how many were new or changed. */
-async function stageRows(db: Db, source: Source, table: SourceTable, rows: StagedRow[]): Promise<number> {
+async function stageRows(
+  db: Db,
+  source: Source,
+  table: SourceTable,
+  rows: StagedRow[],
+  maxParams = D1_MAX_PARAMS,
+): Promise<number> {
   if (rows.length === 0) return 0;
-  const { writes, links } = stageStatements(db, source, table, rows);
+  const { writes, links } = stageStatements(db, source, table, rows, maxParams);
   const statements = [...writes, ...links] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
   const results = (await db.batch(statements)) as unknown[];
   return results.slice(0, writes.length).reduce<number>((n, r) => n + (r as unknown[]).length, 0);
@@ -156,6 +162,14 @@ export interface StageOptions {
   onReject?: (reject: Reject) => void | Promise<void>;
   /** After each group is written, with the counts so far. */
   onProgress?: (counts: StageCounts) => void;
+  /**
+   * Bound parameters a statement may take: D1's 100 (the default), or more
+   * where the database allows (a local file opened in-process: fewer, larger
+   * statements).
+   */
+  maxParams?: number;
+  /** Rows written per batch (one transaction); default 500. */
+  groupSize?: number;
 }
 
 /**
@@ -176,7 +190,7 @@ export async function stageReads(
   let table = options.table ?? detected.table;
   const flush = async () => {
     if (!table || group.length === 0) return;
-    counts.changed += await stageRows(db, source, table, group);
+    counts.changed += await stageRows(db, source, table, group, options.maxParams);
     group = [];
     options.onProgress?.({ ...counts });
   };
@@ -215,7 +229,7 @@ export async function stageReads(
     const day = officeDay(table, row, latest);
     if (day !== null && (counts.newest === null || day > counts.newest)) counts.newest = day;
     group.push(row);
-    if (group.length >= STAGE_GROUP) await flush();
+    if (group.length >= (options.groupSize ?? STAGE_GROUP)) await flush();
   }
   await flush();
   return counts;
