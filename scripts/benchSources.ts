@@ -283,7 +283,7 @@ async function writeRows(path: string, rows: Iterable<Row>, format: "json" | "cs
  * the heap, SQLite's page cache and the like).
  */
 function importRun(args: string[]) {
-  return new Promise<{ ms: number; peakMiB: number; anonMiB: number; stdout: string; stderr: string }>(
+  return new Promise<{ ms: number; cpuMs: number; peakMiB: number; anonMiB: number; stdout: string; stderr: string }>(
     (resolve, reject) => {
       const started = Date.now();
       const child = spawn(process.execPath, ["scripts/import.ts", ...args], { env });
@@ -291,6 +291,7 @@ function importRun(args: string[]) {
       let stderr = "";
       let peak = 0;
       let anon = 0;
+      let cpuMs = 0;
       child.stdout.on("data", (d) => {
         stdout += d;
       });
@@ -302,6 +303,11 @@ function importRun(args: string[]) {
           const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
           peak = Math.max(peak, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
           anon = Math.max(anon, Number(/RssAnon:\s+(\d+)/.exec(status)?.[1] ?? 0));
+          // utime and stime, the 14th and 15th fields of /proc/PID/stat, in clock ticks (100 a second).
+          const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8")
+            .replace(/^.*\) /, "")
+            .split(" ");
+          cpuMs = (Number(fields[11]) + Number(fields[12])) * 10;
         } catch {
           // The process has ended.
         }
@@ -310,7 +316,7 @@ function importRun(args: string[]) {
         clearInterval(sample);
         if (status !== 0 && status !== 3)
           reject(new Error(`import ${args.join(" ")} exited ${status}:\n${stdout}${stderr}`));
-        else resolve({ ms: Date.now() - started, peakMiB: peak / 1024, anonMiB: anon / 1024, stdout, stderr });
+        else resolve({ ms: Date.now() - started, cpuMs, peakMiB: peak / 1024, anonMiB: anon / 1024, stdout, stderr });
       });
     },
   );
@@ -332,6 +338,7 @@ interface Result {
   rows: number;
   filings: number;
   ms: number;
+  cpuMs: number;
   peakMiB: number;
   anonMiB: number;
   stagingS: number | null;
@@ -387,6 +394,7 @@ async function load(what: string, source: string, args: string[], measure = fals
     rows,
     filings,
     ms: run.ms,
+    cpuMs: run.cpuMs,
     peakMiB: run.peakMiB,
     anonMiB: run.anonMiB,
     stagingS: staging > 0 ? staging : null,
@@ -461,11 +469,11 @@ async function main() {
 
   const rate = (n: number, ms: number) => number(n / (ms / 1000));
   const table = [
-    "| run | rows | filings | wall | rows/s | filings/s | peak RSS | of which not the mapped file |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| run | rows | filings | wall | rows/s | filings/s | CPU | peak RSS | of which not the mapped file |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...results.map(
       (r) =>
-        `| ${r.what} | ${number(r.rows)} | ${number(r.filings)} | ${(r.ms / 1000).toFixed(1)} s | ${rate(r.rows, r.ms)} | ${rate(r.filings, r.ms)} | ${r.peakMiB.toFixed(0)} MiB | ${r.anonMiB.toFixed(0)} MiB |`,
+        `| ${r.what} | ${number(r.rows)} | ${number(r.filings)} | ${(r.ms / 1000).toFixed(1)} s | ${rate(r.rows, r.ms)} | ${rate(r.filings, r.ms)} | ${(r.cpuMs / 1000).toFixed(1)} s | ${r.peakMiB.toFixed(0)} MiB | ${r.anonMiB.toFixed(0)} MiB |`,
     ),
   ];
   const text = `# Offices' open registers: load benchmark
@@ -478,7 +486,9 @@ Machine: ${machine()}; load average at the end ${loadavg()
 Each run loads generated rows of the office's columns into empty local
 state through \`npm run import -- --source\`, by file or by a pull from the
 local stand-in for a Socrata portal (pages of 50,000 rows), and records
-wall time (migrations already applied) and the import process's peak
+wall time (migrations already applied), the import process's CPU time
+(user and system: on a machine shared with other work, the wall time
+grows with the others' load and the CPU time does not), and its peak
 resident memory: all of it (VmHWM), which counts the pages of the database
 file the loader maps into memory (up to 4 GiB, scripts/localD1.ts) and its
 page cache (512 MiB), and the peak of what is not the mapped file

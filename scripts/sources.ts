@@ -93,7 +93,7 @@ function checked(args: SourceArguments) {
 }
 
 /** Statements in-process take many more bound parameters than D1's 100 (SQLite's limit is 32,766): fewer, larger ones. */
-const LOCAL = { maxParams: 30_000, groupSize: 5_000 };
+const LOCAL = { maxParams: 30_000, groupSize: 20_000 };
 
 /** `N rows read: ...`: what staging did. */
 function rowsLine(c: StageCounts): string {

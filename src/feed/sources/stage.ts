@@ -52,7 +52,7 @@ function chunk<T>(items: T[], size: number): T[][] {
 const transactionTable = (source: Source) => source.tables.find((t) => t.joins === "transaction");
 
 /** The filing of a member row's transaction, as staged (null until its transaction is read). */
-function filingOfPart(db: Db, source: Source, transactions: string, part: SQL | string | null): SQL {
+function filingOfPart(db: Db, source: Source, transactions: string, part: SQL): SQL {
   const t = alias(sourceRows, "t");
   const owner = db
     .select({ filing: t.filing })
@@ -64,16 +64,16 @@ function filingOfPart(db: Db, source: Source, transactions: string, part: SQL | 
 
 /**
  * Statements staging `rows` of `table`: an upsert that rewrites (and marks
- * pending) only a row whose fields changed, returning the rows it wrote; and
- * for transaction rows, their filing given to the member rows of the same
- * part read before them.
+ * pending) only a row whose fields changed, returning the rows it wrote;
+ * then, where the source's tables join (Colorado's), each member row of the
+ * group's parts (`fileid`) given its transaction's filing, whichever of the
+ * two was read first. (One UPDATE with the lookup per row it touches: a
+ * lookup per row inside a large INSERT costs SQLite a millisecond each.)
  */
 function stageStatements(db: Db, source: Source, table: SourceTable, rows: StagedRow[], maxParams: number) {
   const transactions = transactionTable(source)?.tab;
-  const member = table.joins === "member" && transactions !== undefined;
-  // Bound parameters: nine columns a row (a member's filing is a subquery of three), and the update's one.
-  const perRow = member ? 11 : 9;
-  const writes = chunk(rows, Math.floor((maxParams - 1) / perRow)).map((part) =>
+  // Bound parameters: nine columns a row, and the update's one.
+  const writes = chunk(rows, Math.floor((maxParams - 1) / 9)).map((part) =>
     db
       .insert(sourceRows)
       .values(
@@ -81,7 +81,7 @@ function stageStatements(db: Db, source: Source, table: SourceTable, rows: Stage
           source: source.id,
           tab: r.tab,
           rowId: r.rowId,
-          filing: member ? filingOfPart(db, source, transactions, r.part) : r.filing,
+          filing: r.filing,
           part: r.part,
           // Fields in name order: the same row reads the same from JSON (the office's order) and CSV (the header's).
           data: JSON.stringify(r.fields, Object.keys(r.fields).sort()),
@@ -105,10 +105,10 @@ function stageStatements(db: Db, source: Source, table: SourceTable, rows: Stage
       .returning({ id: sourceRows.id }),
   );
   const links: BatchItem<"sqlite">[] = [];
-  if (table.joins === "transaction") {
+  if (transactions !== undefined) {
     const parts = [...new Set(rows.map((r) => r.part).filter((p): p is string => p !== null))];
     for (const group of chunk(parts, maxParams - 10)) {
-      const owner = filingOfPart(db, source, table.tab, sql`${sourceRows.part}`);
+      const owner = filingOfPart(db, source, transactions, sql`${sourceRows.part}`);
       links.push(
         db
           .update(sourceRows)
@@ -116,7 +116,7 @@ function stageStatements(db: Db, source: Source, table: SourceTable, rows: Stage
           .where(
             and(
               eq(sourceRows.source, source.id),
-              ne(sourceRows.tab, table.tab),
+              ne(sourceRows.tab, transactions),
               inArray(sourceRows.part, group),
               sql`${sourceRows.filing} is not ${owner}`,
             ),
