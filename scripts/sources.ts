@@ -136,7 +136,9 @@ export async function importSource(args: SourceArguments): Promise<number> {
             : newPull(pull.since, state.changedSince);
         if (state.position === position) {
           console.error(
-            `  resuming the pull stopped at page ${number(position.pages + 1)} (${number(position.counts.rows)} rows read)`,
+            pagesDone(source, position)
+              ? `  resuming the pull stopped after its last page (${number(position.counts.rows)} rows read): assembling its filings`
+              : `  resuming the pull stopped at page ${number(position.pages + 1)} (${number(position.counts.rows)} rows read)`,
           );
         } else if (position.changedAfter) {
           console.error(`  rows the portal changed after ${position.changedAfter} (the last pull began a day later)`);

@@ -63,7 +63,6 @@ function memberTable(tab: string, dataset: string, title: string, id: string, ma
     marks: [id, ...marks],
     dates: [],
     flags: tab === COLLATERAL ? ["farmproductflag", "farmproductallyears"] : [],
-    joins: "member",
     key(row) {
       const rowId = row[id];
       if (!rowId) return { error: `${id}: missing: the row cannot be told from others` };

@@ -44,11 +44,11 @@ export interface SourceTable {
   /** A row's identity, its filing and its part, or why the row cannot be used. */
   key(row: SodaRow): RowKey | { error: string };
   /**
-   * `transaction`: its rows name their filing and their part, and give it to
-   * the `member` rows of the same part (Colorado's parties and collateral),
-   * which name none.
+   * `transaction`: its rows name their filing and their part, and give the
+   * filing to the source's other rows of the same part (Colorado's parties
+   * and collateral), which name none.
    */
-  joins?: "transaction" | "member";
+  joins?: "transaction";
 }
 
 /** A row as staged: its table, identity and filing, its fields, and where it was read. */

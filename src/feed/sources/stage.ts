@@ -63,14 +63,14 @@ function filingOfPart(db: Db, source: Source, transactions: string, part: SQL): 
 }
 
 /**
- * Statements staging `rows` of `table`: an upsert that rewrites (and marks
+ * Statements staging `rows`: an upsert that rewrites (and marks
  * pending) only a row whose fields changed, returning the rows it wrote;
  * then, where the source's tables join (Colorado's), each member row of the
  * group's parts (`fileid`) given its transaction's filing, whichever of the
  * two was read first. (One UPDATE with the lookup per row it touches: a
  * lookup per row inside a large INSERT costs SQLite a millisecond each.)
  */
-function stageStatements(db: Db, source: Source, table: SourceTable, rows: StagedRow[], maxParams: number) {
+function stageStatements(db: Db, source: Source, rows: StagedRow[], maxParams: number) {
   const transactions = transactionTable(source)?.tab;
   // Bound parameters: nine columns a row, and the update's one.
   const writes = chunk(rows, Math.floor((maxParams - 1) / 9)).map((part) =>
@@ -127,16 +127,10 @@ function stageStatements(db: Db, source: Source, table: SourceTable, rows: Stage
   return { writes, links };
 }
 
-/** Writes `rows` of `table`; returns how many were new or changed. */
-async function stageRows(
-  db: Db,
-  source: Source,
-  table: SourceTable,
-  rows: StagedRow[],
-  maxParams = D1_MAX_PARAMS,
-): Promise<number> {
+/** Writes `rows`; returns how many were new or changed. */
+async function stageRows(db: Db, source: Source, rows: StagedRow[], maxParams = D1_MAX_PARAMS): Promise<number> {
   if (rows.length === 0) return 0;
-  const { writes, links } = stageStatements(db, source, table, rows, maxParams);
+  const { writes, links } = stageStatements(db, source, rows, maxParams);
   const statements = [...writes, ...links] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
   const results = (await db.batch(statements)) as unknown[];
   return results.slice(0, writes.length).reduce<number>((n, r) => n + (r as unknown[]).length, 0);
@@ -190,7 +184,7 @@ export async function stageReads(
   let table = options.table ?? detected.table;
   const flush = async () => {
     if (!table || group.length === 0) return;
-    counts.changed += await stageRows(db, source, table, group, options.maxParams);
+    counts.changed += await stageRows(db, source, group, options.maxParams);
     group = [];
     options.onProgress?.({ ...counts });
   };
