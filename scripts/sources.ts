@@ -95,6 +95,9 @@ function checked(args: SourceArguments) {
 /** Statements in-process take many more bound parameters than D1's 100 (SQLite's limit is 32,766): fewer, larger ones. */
 const LOCAL = { maxParams: 30_000, groupSize: 20_000 };
 
+/** Debtors whose aggregates are rebuilt per batch at the end of a load. */
+const REFRESH_PART = 50_000;
+
 /** `N rows read: ...`: what staging did. */
 function rowsLine(c: StageCounts): string {
   return `${number(c.rows)} rows read: ${number(c.changed)} new or changed, ${number(c.rows - c.changed - c.rejected)} unchanged, ${number(c.rejected)} rejected`;
@@ -206,7 +209,10 @@ export async function importSource(args: SourceArguments): Promise<number> {
         console.error(`  filings assembled: ${summaryLine(loaded, Date.now() - assembling)}`);
       }
       console.error("  rebuilding the aggregates of the debtors loaded...");
-      for (const shardDatabase of shards.databases.values()) await refreshQueued(shardDatabase);
+      // A register's backfill queues millions of debtors: a bounded part of the queue at a time.
+      for (const shardDatabase of shards.databases.values()) {
+        while (await refreshQueued(shardDatabase, { limit: REFRESH_PART })) {}
+      }
       // A pull that read nothing (and found nothing left to assemble) records no load.
       if (rows.rows > 0 || loaded.read > 0) await finishLoad(shards, source, label, loaded, now);
       if (pull && position) {

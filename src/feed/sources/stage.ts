@@ -42,6 +42,15 @@ export function addCounts(a: StageCounts, b: StageCounts): StageCounts {
   };
 }
 
+/** Parts linked per UPDATE at most (fewer where a statement takes fewer parameters). */
+const LINK_LIST = 1000;
+
+/** `items` made `size` long by repeating its last item (an IN list that matches the same rows). */
+function padded<T>(items: T[], size: number): T[] {
+  const last = items.at(-1);
+  return last === undefined || items.length >= size ? items : [...items, ...Array<T>(size - items.length).fill(last)];
+}
+
 function chunk<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -107,7 +116,9 @@ function stageStatements(db: Db, source: Source, rows: StagedRow[], maxParams: n
   const links: BatchItem<"sqlite">[] = [];
   if (transactions !== undefined) {
     const parts = [...new Set(rows.map((r) => r.part).filter((p): p is string => p !== null))];
-    for (const group of chunk(parts, maxParams - 10)) {
+    // Lists of one length (the last padded with its own last part): one statement text, prepared once.
+    const size = Math.min(maxParams - 10, LINK_LIST);
+    for (const group of chunk(parts, size).map((g) => padded(g, size))) {
       const owner = filingOfPart(db, source, transactions, sql`${sourceRows.part}`);
       links.push(
         db
