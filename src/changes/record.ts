@@ -6,7 +6,7 @@
  * is. A filing that compares unchanged records nothing, so loading a file
  * again records nothing.
  */
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { D1_MAX_PARAMS, type Db } from "../db/database.ts";
 import type { FilingRows } from "../db/records.ts";
 import { changes } from "../db/schema.ts";
@@ -98,8 +98,16 @@ const COLUMNS = 8;
  */
 export const recordedNow = sql`max(unixepoch(), coalesce((select ${changes.recordedAt} from ${changes} order by ${changes.seq} desc limit 1), 0))`;
 
-/** INSERTs of `rows`, each within `maxParams` bound parameters. */
-export function changeStatements(db: Db, rows: ChangeRow[], maxParams = D1_MAX_PARAMS) {
+/**
+ * INSERTs of `rows`, each within `maxParams` bound parameters; `filingId`
+ * names a filing the same write inserts (src/db/load.ts, newFilingIds).
+ */
+export function changeStatements(
+  db: Db,
+  rows: ChangeRow[],
+  maxParams = D1_MAX_PARAMS,
+  filingId: (id: number) => number | SQL = (id) => id,
+) {
   const perStatement = Math.floor(maxParams / COLUMNS);
   const out = [];
   for (let i = 0; i < rows.length; i += perStatement) {
@@ -108,7 +116,7 @@ export function changeStatements(db: Db, rows: ChangeRow[], maxParams = D1_MAX_P
         rows.slice(i, i + perStatement).map((r) => ({
           state: r.state,
           type: r.type as ChangeType,
-          filingId: r.filingId,
+          filingId: filingId(r.filingId),
           amendment: r.amendment ?? null,
           amendmentKind: r.amendmentKind ?? null,
           changedFields: r.changedFields ?? null,
