@@ -49,7 +49,7 @@ afterAll(async () => {
   await browser?.close();
   await worker?.stop();
   assets?.remove();
-});
+}, 60_000);
 
 afterEach(() => {
   const unexpected = errors.filter(
