@@ -29,21 +29,17 @@ export class BackfillRefused extends Error {
   override name = "BackfillRefused";
 }
 
-interface StateFacts {
-  state: string;
-  held: number;
-  began: number | null;
-  completed: number | null;
-}
-
 /** Whether each of `states` holds a filing in `db`, and its backfill: one statement, one seek each. */
-async function factsOf(db: Db, states: string[]): Promise<StateFacts[]> {
-  return db.all<StateFacts>(sql`
-    select s.value as state,
-      exists (select 1 from ${filings} where ${filings.state} = s.value) as held,
-      b.began_at as began, b.completed_at as completed
-    from json_each(${JSON.stringify(states)}) s
-    left join ${stateBackfills} b on b.state = s.value`);
+function factsOf(db: Db, states: string[]) {
+  return db
+    .select({
+      state: sql<string>`s.value`,
+      held: sql<number>`exists (select 1 from ${filings} where ${filings.state} = s.value)`,
+      began: stateBackfills.beganAt,
+      completed: stateBackfills.completedAt,
+    })
+    .from(sql`json_each(${JSON.stringify(states)}) s`)
+    .leftJoin(stateBackfills, sql`${stateBackfills.state} = s.value`);
 }
 
 /** The decisions of one load, state by state. */
@@ -87,7 +83,7 @@ export class Backfills {
     const decided = new Map<string, boolean>();
     for (const [shard, mine] of this.byShard(fresh)) {
       const facts = empty
-        ? mine.map((state) => ({ state, held: 0, began: null, completed: null }))
+        ? mine.map((state) => ({ state, held: 0, began: null as string | null, completed: null as string | null }))
         : await factsOf(shardDb(this.shards, shard), mine);
       for (const f of facts) {
         const underWay = f.began !== null && f.completed === null;
