@@ -41,17 +41,17 @@ type Associated = Pick<
 >;
 
 /** What a statement selects, by key: the column whose values it reads (and decodes them), or an expression over it. */
-type Columns<R> = [keyof R & string, SQLiteColumn, SQL?][];
+type Columns = readonly (readonly [key: string, column: SQLiteColumn, read?: SQL])[];
 
 /** Every column of `table`, by key. */
-const allOf = <R>(table: typeof debtorAddresses | typeof debtorAddressSets) =>
-  Object.entries(getTableColumns(table)) as unknown as Columns<R>;
+const allOf = (table: typeof debtorAddresses | typeof debtorAddressSets): Columns =>
+  Object.entries(getTableColumns(table));
 
-const ADDRESS_COLUMNS = allOf<AddressRow>(debtorAddresses);
-const SET_COLUMNS = allOf<AddressSet>(debtorAddressSets);
+const ADDRESS_COLUMNS = allOf(debtorAddresses);
+const SET_COLUMNS = allOf(debtorAddressSets);
 const lastSeen = max(debtorLinks.lastSeen);
-const ASSOCIATED_COLUMNS: Columns<Associated> = [
-  ...(["name", "street1", "street2", "city", "state", "zip"] as const).map((key): Columns<Associated>[number] => [
+const ASSOCIATED_COLUMNS: Columns = [
+  ...(["name", "street1", "street2", "city", "state", "zip"] as const).map((key): Columns[number] => [
     key,
     debtorLinks[key],
   ]),
@@ -59,11 +59,11 @@ const ASSOCIATED_COLUMNS: Columns<Associated> = [
 ];
 
 /** A select of `columns`, each named by its key, so rows come back as D1 sends them (decodeAll reads them). */
-const selectOf = <R>(columns: Columns<R>) =>
+const selectOf = (columns: Columns) =>
   query.select(Object.fromEntries(columns.map(([key, column, read]) => [key, sql`${read ?? column}`.as(key)])));
 
 /** Rows of a selectOf() statement, each value read back as its column's Drizzle reads it. */
-function decodeAll<R>(columns: Columns<R>, rows: Record<string, unknown>[]): R[] {
+function decodeAll<R>(columns: Columns, rows: Record<string, unknown>[]): R[] {
   const decoders = columns.map(([key, column]): [string, SQLiteColumn] => [key, column]);
   return rows.map((row) => decoded<R>(decoders, (key) => row[key]));
 }
@@ -154,7 +154,7 @@ export const knownAddressRows = (db: Db, name: string, limit: number) =>
   db.all<Record<string, unknown>>(rowsBelow(spansOfName(name), limit));
 
 /** Rows of knownAddressRows' statement, decoded. */
-export const addressRowsOf = (rows: Record<string, unknown>[]) => decodeAll(ADDRESS_COLUMNS, rows);
+export const addressRowsOf = (rows: Record<string, unknown>[]) => decodeAll<AddressRow>(ADDRESS_COLUMNS, rows);
 
 /**
  * /debtors/addresses, one database's part (one round trip): its first
@@ -171,14 +171,14 @@ export async function knownAddressCandidates(
     db.all<Record<string, unknown>>(sets),
     db.all<Record<string, unknown>>(rows),
   ]);
-  return { sets: decodeAll(SET_COLUMNS, found), rows: addressRowsOf(listed), limit };
+  return { sets: decodeAll<AddressSet>(SET_COLUMNS, found), rows: addressRowsOf(listed), limit };
 }
 
 /** The address key set of each debtor a search for `name` finds: one row per debtor. */
 export async function knownAddressSets(db: Db, name: string): Promise<AddressSet[]> {
   const { forms, spans } = spansOfName(name);
   const [found] = await db.batch([db.all<Record<string, unknown>>(addressSets({ spans: forms }, { spans }))]);
-  return decodeAll(SET_COLUMNS, found);
+  return decodeAll<AddressSet>(SET_COLUMNS, found);
 }
 
 /**
@@ -229,5 +229,5 @@ export async function associatedDebtors(
   const [rows, count] = associated({ spans: forms }, { spans, state: q.state, limit: size, offset });
   if (!rows || !count) throw new Error("associated: two statements");
   const [listed, [counted]] = await db.batch([db.all<Record<string, unknown>>(rows), db.all<{ total: number }>(count)]);
-  return { rows: decodeAll(ASSOCIATED_COLUMNS, listed), total: Number(counted?.total ?? 0) };
+  return { rows: decodeAll<Associated>(ASSOCIATED_COLUMNS, listed), total: Number(counted?.total ?? 0) };
 }

@@ -1,8 +1,11 @@
 /**
- * The queries do not depend on HTTP: src/queries takes Db values (and a
- * ShardReader for cross-shard merges) and imports nothing from src/http,
- * so the importer, scripts and tests can run them without a request. The
- * HTTP layer supplies sessions, metering and 503s (src/http/d1.ts).
+ * Layers point down, and src/ keeps its types honest:
+ * - the queries do not depend on HTTP: src/queries takes Db values (and a
+ *   ShardReader for cross-shard merges) and imports nothing from src/http,
+ *   so the importer, scripts and tests can run them without a request. The
+ *   HTTP layer supplies sessions, metering and 503s (src/http/d1.ts);
+ * - nothing in src/ asserts a type through `unknown` (`as unknown as`),
+ *   which stands in for a check the compiler can no longer make.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -11,6 +14,13 @@ import { describe, expect, it } from "vitest";
 const ROOT = resolve(import.meta.dirname, "../..");
 const QUERIES = join(ROOT, "src/queries");
 const HTTP = join(ROOT, "src/http");
+
+/** The TypeScript files under `dir`, recursively, with their text. */
+function sources(dir: string): { file: string; text: string }[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((entry) => entry.endsWith(".ts"))
+    .map((entry) => ({ file: join(dir, entry), text: readFileSync(join(dir, entry), "utf8") }));
+}
 
 /** Every module specifier a file names: static and type imports, re-exports, dynamic imports. */
 function specifiers(text: string): string[] {
@@ -23,10 +33,8 @@ function specifiers(text: string): string[] {
 /** The files of `dir` (recursively) that a relative specifier of theirs resolves into `into`. */
 function importsInto(dir: string, into: string): string[] {
   const offending: string[] = [];
-  for (const entry of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
-    if (!entry.endsWith(".ts")) continue;
-    const file = join(dir, entry);
-    for (const spec of specifiers(readFileSync(file, "utf8"))) {
+  for (const { file, text } of sources(dir)) {
+    for (const spec of specifiers(text)) {
       if (!spec.startsWith(".")) continue;
       const target = resolve(dirname(file), spec);
       if (!relative(into, target).startsWith("..")) offending.push(`${relative(ROOT, file)} imports ${spec}`);
@@ -35,9 +43,20 @@ function importsInto(dir: string, into: string): string[] {
   return offending;
 }
 
+/** The places in `dir` where a value's type is asserted through `unknown`, which no check stands behind. */
+function escapesThroughUnknown(dir: string): string[] {
+  return sources(dir).flatMap(({ file, text }) =>
+    [...text.matchAll(/\bas\s+unknown\s+as\b/g)].map((m) => `${relative(ROOT, file)}: ${m[0]}`),
+  );
+}
+
 describe("module layers", () => {
   it("src/queries imports nothing from src/http", () => {
     expect(importsInto(QUERIES, HTTP)).toEqual([]);
+  });
+
+  it("src asserts no type through unknown (as unknown as)", () => {
+    expect(escapesThroughUnknown(join(ROOT, "src"))).toEqual([]);
   });
 
   it("the guard sees an import into src/http in each form a module can write it", () => {
