@@ -4,6 +4,9 @@
  *   ShardReader for cross-shard merges) and imports nothing from src/http,
  *   so the importer, scripts and tests can run them without a request. The
  *   HTTP layer supplies sessions, metering and 503s (src/http/d1.ts);
+ * - the Worker's code imports nothing from the typed client (client/, its
+ *   own package, which compiles a copy of src/domain/names.ts) or from the
+ *   Node scripts (scripts/);
  * - nothing in src/ asserts a type through `unknown` (`as unknown as`),
  *   which stands in for a check the compiler can no longer make.
  */
@@ -12,6 +15,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../..");
+const SRC = join(ROOT, "src");
 const QUERIES = join(ROOT, "src/queries");
 const HTTP = join(ROOT, "src/http");
 
@@ -55,8 +59,13 @@ describe("module layers", () => {
     expect(importsInto(QUERIES, HTTP)).toEqual([]);
   });
 
+  it("src imports nothing from client or scripts", () => {
+    expect(importsInto(SRC, join(ROOT, "client"))).toEqual([]);
+    expect(importsInto(SRC, join(ROOT, "scripts"))).toEqual([]);
+  });
+
   it("src asserts no type through unknown (as unknown as)", () => {
-    expect(escapesThroughUnknown(join(ROOT, "src"))).toEqual([]);
+    expect(escapesThroughUnknown(SRC)).toEqual([]);
   });
 
   it("the guard sees an import into src/http in each form a module can write it", () => {
