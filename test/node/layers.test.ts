@@ -4,6 +4,10 @@
  *   ShardReader for cross-shard merges) and imports nothing from src/http,
  *   so the importer, scripts and tests can run them without a request. The
  *   HTTP layer supplies sessions, metering and 503s (src/http/d1.ts);
+ * - the database layer (src/db: schema, loader, the change rows a load
+ *   writes) imports only src/domain below it, nothing from the layers that
+ *   read or feed it (src/changes, src/queries, src/feed, src/platform,
+ *   src/http, src/routes);
  * - the Worker's code imports nothing from the typed client (client/, its
  *   own package, which compiles a copy of src/domain/names.ts) or from the
  *   Node scripts (scripts/);
@@ -57,6 +61,11 @@ function escapesThroughUnknown(dir: string): string[] {
 describe("module layers", () => {
   it("src/queries imports nothing from src/http", () => {
     expect(importsInto(QUERIES, HTTP)).toEqual([]);
+  });
+
+  it("src/db imports nothing from the layers above it, src/changes among them", () => {
+    const above = ["changes", "queries", "feed", "platform", "http", "routes"];
+    expect(above.flatMap((layer) => importsInto(join(SRC, "db"), join(SRC, layer)))).toEqual([]);
   });
 
   it("src imports nothing from client or scripts", () => {
