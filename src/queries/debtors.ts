@@ -32,7 +32,7 @@ export const ROWS_PER_ADDRESS = 3;
 export type AddressRow = typeof debtorAddresses.$inferSelect;
 
 /** A found debtor's address key set (knownAddressSets). */
-type AddressSet = typeof debtorAddressSets.$inferSelect;
+export type AddressSet = typeof debtorAddressSets.$inferSelect;
 
 /** A co-borrower entry (associatedDebtors). */
 type Associated = Pick<
@@ -161,12 +161,18 @@ export const addressRowsOf = (rows: Record<string, unknown>[]) => decodeAll<Addr
  * `limit` rows in list order, below `after` if given, and the address key
  * set of each debtor it finds, one row per debtor, from which the Worker
  * counts the distinct addresses of every found debtor in every shard
- * exactly, and tells which found debtors hold an address.
+ * exactly, and tells which found debtors hold an address. Given the sets
+ * (`known`, read before for the count), it reads the rows alone.
  */
 export async function knownAddressCandidates(
   db: Db,
   { sets, rows, limit }: AddressStatements,
+  known?: AddressSet[],
 ): Promise<{ sets: AddressSet[]; rows: AddressRow[]; limit: number }> {
+  if (known) {
+    const [listed] = await db.batch([db.all<Record<string, unknown>>(rows)]);
+    return { sets: known, rows: addressRowsOf(listed), limit };
+  }
   const [found, listed] = await db.batch([
     db.all<Record<string, unknown>>(sets),
     db.all<Record<string, unknown>>(rows),
