@@ -21,7 +21,6 @@ import {
   type BuildQueryConfig,
   is,
   Placeholder,
-  type Query,
   type QueryWithTypings,
   SQL,
   type SQLChunk,
@@ -86,42 +85,32 @@ const PROBE: BuildQueryConfig = {
 const inlines = (fragment: SQL) => fragment.buildQueryFromSourceParams([0], PROBE).params.length === 0;
 
 /**
- * The text and values of a fragment made only of SQL text, rendered parts
+ * The text and values of a statement made only of SQL text, rendered parts
  * and plain values (what pages, counts and ranges are made of), joined
  * without Drizzle's walk, which costs about a tenth of a lookup's CPU.
  * Undefined for anything else (columns, tables, placeholders, encoded
- * values, values written into the text), which Drizzle renders. A fragment
- * that writes values into its text writes those of every fragment in it,
- * so each fragment above a value is asked once whether it does.
+ * values) and for a statement that writes its values into its text, which
+ * Drizzle renders. The fragments inside it are not asked (a third of a
+ * microsecond each, and a debtor search's page has fourteen): src/ writes no values
+ * into text with `.inlineParams()` (test/node/layers.test.ts; sql.raw text
+ * is joined as it is), a rendered part refuses it, and what Drizzle's own
+ * helpers build is compared with Drizzle's rendering
+ * (test/node/statement-templates.test.ts).
  */
-function joined(fragment: SQL): Query | undefined {
+function joined(statement: SQL): { text: string; values: unknown[] } | undefined {
+  if (inlines(statement)) return undefined;
   let text = "";
   const values: unknown[] = [];
-  // The fragments from the top down to the chunk being read; the first `asked` of them bind their values.
-  const path: SQL[] = [];
-  let asked = 0;
-  const binds = () => {
-    while (asked < path.length) {
-      const above = path[asked++];
-      if (above && inlines(above)) return false;
-    }
-    return true;
-  };
   const walk = (chunks: readonly unknown[]): boolean => {
     for (const chunk of chunks) {
       if (chunk instanceof Rendered) {
-        if (chunk.values.length > 0 && !binds()) return false;
         text += chunk.text;
         values.push(...chunk.values);
       } else if (chunk instanceof StringChunk) {
         text += chunk.value.join("");
       } else if (chunk instanceof SQL) {
-        path.push(chunk);
-        const done = walk(chunk.queryChunks);
-        path.pop();
-        asked = Math.min(asked, path.length);
-        if (!done) return false;
-      } else if ((typeof chunk === "number" || typeof chunk === "string") && binds()) {
+        if (!walk(chunk.queryChunks)) return false;
+      } else if (typeof chunk === "number" || typeof chunk === "string") {
         text += "?";
         values.push(chunk);
       } else {
@@ -130,7 +119,7 @@ function joined(fragment: SQL): Query | undefined {
     }
     return true;
   };
-  return walk([fragment]) ? { sql: text, params: values } : undefined;
+  return walk(statement.queryChunks) ? { text, values } : undefined;
 }
 
 /**
@@ -143,7 +132,8 @@ function joined(fragment: SQL): Query | undefined {
 class Dialect extends SQLiteAsyncDialect {
   override sqlToQuery(statement: SQL, invokeSource?: "indexes"): QueryWithTypings {
     if (statement instanceof Rendered) return { sql: statement.text, params: [...statement.values] };
-    return (invokeSource === undefined && joined(statement)) || super.sqlToQuery(statement, invokeSource);
+    const done = invokeSource === undefined ? joined(statement) : undefined;
+    return done ? { sql: done.text, params: done.values } : super.sqlToQuery(statement, invokeSource);
   }
 }
 
@@ -160,8 +150,9 @@ export const query = new QueryBuilder(dialect);
 
 /** A fragment's SQL text and values, as the isolate's dialect renders it. */
 export function textOf(fragment: SQL): { text: string; values: readonly unknown[] } {
-  const query = dialect.sqlToQuery(fragment);
-  return { text: query.sql, values: query.params };
+  if (fragment instanceof Rendered) return fragment;
+  const rendered = dialect.sqlToQuery(fragment);
+  return { text: rendered.sql, values: rendered.params };
 }
 
 const frozenFragments = new Map<string, SQL>();
@@ -317,8 +308,15 @@ export function template<S extends Shape, V extends Record<string, Bound | reado
  * prepared query; a raw statement (db.all(sql`...`), which the page
  * statements are) maps its own result.
  */
-function sendable(item: BatchItem<"sqlite">): { query: Query; read(result: unknown): unknown } {
-  if (is(item, SQLiteRaw)) return { query: item.getQuery(), read: (result) => item.mapResult(result, true) };
+function sendable(item: BatchItem<"sqlite">): {
+  text: string;
+  values: readonly unknown[];
+  read(result: unknown): unknown;
+} {
+  if (is(item, SQLiteRaw)) {
+    const { text, values } = textOf(item.getSQL());
+    return { text, values, read: (result) => item.mapResult(result, true) };
+  }
   if (
     is(item, SQLiteSelectBase) ||
     is(item, SQLiteInsertBase) ||
@@ -326,7 +324,8 @@ function sendable(item: BatchItem<"sqlite">): { query: Query; read(result: unkno
     is(item, SQLiteDeleteBase)
   ) {
     const prepared = item.prepare();
-    return { query: prepared.getQuery(), read: (result) => prepared.mapResult(result, true) };
+    const { sql, params } = prepared.getQuery();
+    return { text: sql, values: params, read: (result) => prepared.mapResult(result, true) };
   }
   throw new Error("a batch item that is neither a raw statement nor a query builder");
 }
@@ -348,7 +347,7 @@ class D1Session extends SQLiteD1Session<Record<string, never>, Record<string, ne
 
   override async batch<T extends BatchItem<"sqlite">[] | readonly BatchItem<"sqlite">[]>(queries: T) {
     const items = queries.map(sendable);
-    const results = await this.d1.batch(items.map(({ query }) => this.d1.prepare(query.sql).bind(...query.params)));
+    const results = await this.d1.batch(items.map(({ text, values }) => this.d1.prepare(text).bind(...values)));
     return results.map((result, i) => items[i]?.read(result));
   }
 }
