@@ -20,8 +20,8 @@
 import { and, eq, inArray, isNull, notExists, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import { type ChangeRow, changeStatements, changesOf } from "../changes/record.ts";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
+import { type ChangeRow, changeStatements, changesOf } from "./changeRows.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { packedAddressKeys } from "./encodings.ts";
 import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";

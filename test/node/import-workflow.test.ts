@@ -43,7 +43,10 @@ beforeAll(async () => {
     WRANGLER_REGISTRY_PATH: env.WRANGLER_REGISTRY_PATH,
     CLOUDFLARE_CF_FETCH_ENABLED: "false",
   });
-  server = startDevServer(port, inspectorPort, ["--persist-to", platformState]);
+  // wrangler's own warnings, shown with a failing test only (vitest's silent: "passed-only").
+  server = startDevServer(port, inspectorPort, ["--persist-to", platformState], process.env, (text) =>
+    console.error(text),
+  );
   await waitUntilUp(server, `http://127.0.0.1:${port}`);
 }, TIMEOUT);
 
