@@ -55,7 +55,8 @@ export default defineConfig(async () => {
       projects: [
         workers("workers"),
         workers("workers-1shard", { SHARD_STATES: {} }),
-        { test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node" } },
+        // Property tests of many cases and real processes take seconds on a busy 2-core machine.
+        { test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node", testTimeout: 60_000 } },
       ],
     },
   };
