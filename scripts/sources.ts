@@ -15,9 +15,9 @@
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { refreshQueued } from "../src/db/load.ts";
+import { shardDb } from "../src/db/shards.ts";
 import { emptySummary, type ImportSummary, sumOf } from "../src/feed/import.ts";
 import { FeedFileError } from "../src/feed/read.ts";
-import { emptyShards, shardDb } from "../src/feed/shardedImport.ts";
 import { advanceThrough, assembleStep, finishLoad, rowsWaiting } from "../src/feed/sources/assemble.ts";
 import { Unrecognised } from "../src/feed/sources/codes.ts";
 import {
@@ -34,7 +34,7 @@ import {
 } from "../src/feed/sources/pull.ts";
 import { sourceOf } from "../src/feed/sources/registry.ts";
 import { addCounts, noCounts, type StageCounts, sourceFormat, stageFile } from "../src/feed/sources/stage.ts";
-import { describeTarget, migrateLocal, openShards, type Target } from "./feedDb.ts";
+import { describeTarget, migrateLocal, openLocalShards, type Target } from "./feedDb.ts";
 import { LinesWriter, number, summaryLine } from "./importOutput.ts";
 
 export interface SourceArguments {
@@ -120,12 +120,10 @@ export async function importSource(args: SourceArguments): Promise<number> {
   let opened = false;
   try {
     await migrateLocal(args.target);
-    const { shards, dispose } = await openShards(args.target);
+    const { shards, dispose } = await openLocalShards(args.target);
     opened = true;
     try {
       const db = shardDb(shards);
-      // A first load into a shard is its backfill: it records no changes (as npm run import decides).
-      const backfilling = new Set(await emptyShards(shards));
       console.error(
         `Importing ${source.office}'s register (${source.id}) into the ${describeTarget(args.target)}${pull ? ` by a pull from ${pull.portal ?? source.portal}` : ""}`,
       );
@@ -196,7 +194,7 @@ export async function importSource(args: SourceArguments): Promise<number> {
       for (let after = ""; ; ) {
         const step = await assembleStep(shards, source, after, {
           now,
-          backfilling,
+          // The state's first load is its backfill (src/feed/backfills.ts): decided by the first step, completed by finishLoad.
           deferRefresh: true,
           unrecognised,
           maxParams: LOCAL.maxParams,

@@ -51,7 +51,10 @@ const TABLES = [
   "changes",
   "change_marks",
   "state_loads",
+  "state_backfills",
   "feed_loads",
+  "load_keys",
+  "held_copies",
 ];
 
 const { values } = parseArgs({

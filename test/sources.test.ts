@@ -6,9 +6,9 @@
  * registers' columns. What the office published is what the API serves.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { shardDb } from "../src/db/shards.ts";
 import { emptySummary, sumOf } from "../src/feed/import.ts";
 import type { Reject, Warning } from "../src/feed/read.ts";
-import { shardDb } from "../src/feed/shardedImport.ts";
 import { advanceThrough, assembleStep, finishLoad, rowsWaiting } from "../src/feed/sources/assemble.ts";
 import { Unrecognised } from "../src/feed/sources/codes.ts";
 import { SOURCES } from "../src/feed/sources/registry.ts";
@@ -200,6 +200,14 @@ describe("Connecticut's register (data.ct.gov xfev-8smz)", () => {
     const states = await getJson(fresh("/states") as "/states");
     expect(states.states.find((s) => s.state === "CT")).toMatchObject({ data_through: "2025-04-01" });
   });
+  it("is the state's backfill: its first load announces no filing, and /states says when it was done", async () => {
+    const feed = await getJson(fresh("/filings/changes?state=CT&types=filing.created") as "/filings/changes");
+    expect(feed.changes).toEqual([]);
+    const states = await getJson(fresh("/states") as "/states");
+    expect(states.states.find((s) => s.state === "CT")).toMatchObject({
+      backfilled_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+  });
 });
 
 describe("Colorado's register (data.colorado.gov: four tables joined on fileid)", () => {
@@ -212,6 +220,11 @@ describe("Colorado's register (data.colorado.gov: four tables joined on fileid)"
       ["rows.csv", coTransactions],
       ["ap62-sav4.json", coSecured],
     ]);
+  });
+
+  it("is Colorado's backfill too, though the service already holds Connecticut's filings", async () => {
+    const feed = await getJson(fresh("/filings/changes?state=CO") as "/filings/changes");
+    expect(feed.changes).toEqual([]);
   });
 
   it("tells each file's table by its columns and joins them", () => {

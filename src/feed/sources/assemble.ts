@@ -16,14 +16,10 @@
 import { and, eq, gt, inArray, sql } from "drizzle-orm";
 import { D1_MAX_PARAMS, type Db } from "../../db/database.ts";
 import { sourcePulls, sourceRows } from "../../db/schema.ts";
+import { type ShardDatabases, shardDb } from "../../db/shards.ts";
+import { completeBackfills } from "../backfills.ts";
 import { emptySummary, type ImportSummary } from "../import.ts";
-import {
-  importShardedItems,
-  recordShardedLoad,
-  type ShardDatabases,
-  type ShardedOptions,
-  shardDb,
-} from "../shardedImport.ts";
+import { importShardedItems, recordShardedLoad, type ShardedOptions } from "../shardedImport.ts";
 import { Unrecognised } from "./codes.ts";
 import { assembledItem, type Source, type StagedRow, sourceSchema } from "./source.ts";
 
@@ -178,5 +174,7 @@ export async function finishLoad(
   at: Date,
 ): Promise<void> {
   const through = await advanceThrough(shardDb(shards), source, null);
+  // The steps ran to the end: the state's backfill, if the first began one, is complete.
+  await completeBackfills(shards, [source.state], at);
   await recordShardedLoad(shards, label, summary.inserted + summary.updated, at, new Map([[source.state, through]]));
 }

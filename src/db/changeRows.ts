@@ -1,16 +1,17 @@
 /**
  * What a load changes, as change-feed rows (schema.ts, `changes`): worked
- * out by the loader from each filing's stored rows and the rows it is about
- * to write (changesOf), and written in the same D1 batch as those rows
- * (changeStatements), so a change is visible exactly when what it describes
- * is. A filing that compares unchanged records nothing, so loading a file
- * again records nothing.
+ * out by the loader (load.ts) from each filing's stored rows and the rows
+ * it is about to write (changesOf), and written in the same D1 batch as
+ * those rows (changeStatements), so a change is visible exactly when what
+ * it describes is. A filing that compares unchanged records nothing, so
+ * loading a file again records nothing. It lives beside the loader, below
+ * the change feed (src/changes), which reads what it writes.
  */
-import { sql } from "drizzle-orm";
-import { D1_MAX_PARAMS, type Db } from "../db/database.ts";
-import type { FilingRows } from "../db/records.ts";
-import { changes } from "../db/schema.ts";
+import { type SQL, sql } from "drizzle-orm";
 import { AMENDMENT_CHANGES, type ChangedField, type ChangeType } from "../domain/kinds.ts";
+import { D1_MAX_PARAMS, type Db } from "./database.ts";
+import type { FilingRows } from "./records.ts";
+import { changes } from "./schema.ts";
 
 /** One change to record (its seq and recorded_at are the database's). */
 export type ChangeRow = Omit<typeof changes.$inferInsert, "seq" | "recordedAt">;
@@ -98,8 +99,16 @@ const COLUMNS = 8;
  */
 export const recordedNow = sql`max(unixepoch(), coalesce((select ${changes.recordedAt} from ${changes} order by ${changes.seq} desc limit 1), 0))`;
 
-/** INSERTs of `rows`, each within `maxParams` bound parameters. */
-export function changeStatements(db: Db, rows: ChangeRow[], maxParams = D1_MAX_PARAMS) {
+/**
+ * INSERTs of `rows`, each within `maxParams` bound parameters; `filingId`
+ * names a filing the same write inserts (src/db/load.ts, newFilingIds).
+ */
+export function changeStatements(
+  db: Db,
+  rows: ChangeRow[],
+  maxParams = D1_MAX_PARAMS,
+  filingId: (id: number) => number | SQL = (id) => id,
+) {
   const perStatement = Math.floor(maxParams / COLUMNS);
   const out = [];
   for (let i = 0; i < rows.length; i += perStatement) {
@@ -108,7 +117,7 @@ export function changeStatements(db: Db, rows: ChangeRow[], maxParams = D1_MAX_P
         rows.slice(i, i + perStatement).map((r) => ({
           state: r.state,
           type: r.type as ChangeType,
-          filingId: r.filingId,
+          filingId: filingId(r.filingId),
           amendment: r.amendment ?? null,
           amendmentKind: r.amendmentKind ?? null,
           changedFields: r.changedFields ?? null,
