@@ -8,12 +8,16 @@
  */
 import { sql } from "drizzle-orm";
 import { D1_MAX_PARAMS, type Db } from "../db/database.ts";
+import { changeKeys, NAME_SLOTS_SQL } from "../db/nameIndex.ts";
 import type { FilingRows } from "../db/records.ts";
-import { changes } from "../db/schema.ts";
+import { changeNames, changes } from "../db/schema.ts";
 import { AMENDMENT_CHANGES, type ChangedField, type ChangeType } from "../domain/kinds.ts";
 
-/** One change to record (its seq and recorded_at are the database's). */
-export type ChangeRow = Omit<typeof changes.$inferInsert, "seq" | "recordedAt">;
+/**
+ * One change to record (its seq and recorded_at are the database's), with
+ * the name keys its filing is indexed under (src/db/nameIndex.ts).
+ */
+export type ChangeRow = Omit<typeof changes.$inferInsert, "seq" | "recordedAt"> & { keys: number[] };
 
 type Party = FilingRows["debtors"][number] | FilingRows["securedParties"][number];
 
@@ -49,7 +53,11 @@ function amendmentFacts(a: FilingRows["amendments"][number]): string {
  */
 export function changesOf(before: FilingRows | undefined, after: FilingRows): ChangeRow[] {
   const { filing } = after;
-  const base = { state: filing.state, filingId: filing.id };
+  const keys = changeKeys(
+    after.debtors.map((d) => d.nameKey),
+    after.securedParties.map((s) => s.nameWords),
+  );
+  const base = { state: filing.state, filingId: filing.id, keys };
   const stored = new Map(before?.amendments.map((a) => [a.number, a]));
   const arrived = after.amendments.filter((a) => !stored.has(a.number));
   const amended: ChangeRow[] = arrived.map((a) => ({
@@ -98,7 +106,25 @@ const COLUMNS = 8;
  */
 export const recordedNow = sql`max(unixepoch(), coalesce((select ${changes.recordedAt} from ${changes} order by ${changes.seq} desc limit 1), 0))`;
 
-/** INSERTs of `rows`, each within `maxParams` bound parameters. */
+/**
+ * The name-index rows (schema.ts, changeNames) of the last `count` changes
+ * recorded (those the statements before it in the batch just wrote: seqs
+ * are the database's, and the newest), from their filings' keys by filing
+ * id (one JSON parameter), only for changes of `type` if given.
+ */
+export function nameStatement(db: Db, keys: Map<number, number[]>, count: number, type?: ChangeType) {
+  const byFiling = JSON.stringify(Object.fromEntries(keys));
+  const onType = type === undefined ? sql`` : sql`and c.type = ${changes.type.mapToDriverValue(type)}`;
+  return db
+    .insert(changeNames)
+    .select(
+      sql`select c.seq * ${NAME_SLOTS_SQL} + k.key, k.value from ${changes} c, json_each(${byFiling}, '$."' || c.filing_id || '"') k
+        where c.seq > (select max(seq) from ${changes}) - ${count} ${onType}`,
+    )
+    .onConflictDoNothing();
+}
+
+/** INSERTs of `rows`, each within `maxParams` bound parameters, then their name-index rows. */
 export function changeStatements(db: Db, rows: ChangeRow[], maxParams = D1_MAX_PARAMS) {
   const perStatement = Math.floor(maxParams / COLUMNS);
   const out = [];
@@ -118,5 +144,6 @@ export function changeStatements(db: Db, rows: ChangeRow[], maxParams = D1_MAX_P
       ),
     );
   }
-  return out;
+  if (rows.length === 0) return out;
+  return [...out, nameStatement(db, new Map(rows.map((r) => [r.filingId, r.keys])), rows.length)];
 }
