@@ -50,6 +50,7 @@ import {
   type ShardDatabases,
   shardDb,
 } from "../feed/shardedImport.ts";
+import { nudgeDispatcher } from "../webhooks/worker.ts";
 import { bareEtag, stateOfKey } from "./feedFiles.ts";
 import { beginLoad, type Checkpoint, endLoad, saveCheckpoint, saveSummary } from "./loadRecord.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
@@ -138,6 +139,8 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
         const file = { id, key: params.key, etag: bareEtag(params.etag), bytes: params.size };
         await beginLoad(db, file, now);
         await endLoad(db, id, { status: "failed", error: reason }, new Date());
+        // Webhooks: what the load committed before failing is matched too.
+        await nudgeDispatcher(this.env.WEBHOOK_DISPATCH, `load ${params.key}`);
         if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, true);
       });
       // Handled: the instance errors with the reason (a NonRetryableError
@@ -213,6 +216,8 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
         ...(from.backfilling ? { backfilling: from.backfilling } : {}),
       };
       await saveCheckpoint(shardDb(shards), id, checkpoint, new Date());
+      // Webhooks: the changes this range committed are matched now (src/webhooks/).
+      await nudgeDispatcher(this.env.WEBHOOK_DISPATCH, `load ${params.key}`);
       return checkpoint;
     } catch (err) {
       if (!(err instanceof FeedFileError)) throw err;
