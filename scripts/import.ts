@@ -44,6 +44,7 @@ import { endBulkLoad, isBackfilling } from "./bulk/load.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openShards } from "./feedDb.ts";
 import { LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
 import { loadOnPlatform, openPlatform, printStatus } from "./platformLoad.ts";
+import { nudgeDispatcher } from "./webhookQueues.ts";
 
 const USAGE =
   "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--no-bulk | --workflow [--port N] | --remote [--env production|preview]] [--persist-to DIR]\n" +
@@ -51,6 +52,7 @@ const USAGE =
   "  FILE: .ndjson/.jsonl (one filing per line, envelope B lien shape), .csv (one row per party) or .xml (IACA-style bulk file)\n" +
   "  --state XX: jurisdiction of records that name none (XML whose FilingOffice is not a state code)\n" +
   "  --workflow: load through the Workflow of the local npm start (port 8787 or --port); --remote: of a deployed environment\n" +
+  "  --port N: the local npm start's port (8787), whose webhook dispatcher an in-process import nudges\n" +
   "  --status: the loads run through the Workflow, newest first";
 
 const {
@@ -78,7 +80,7 @@ if (values.status) {
 }
 if (files.length === 0) usage("no FILE given");
 if (values.workflow && target.remote) usage("--workflow is the local Workflow; --remote a deployed one: not both");
-if (values.port !== undefined && !values.workflow) usage("--port is the local session's, for --workflow");
+if (values.port !== undefined && target.remote) usage("--port is the local session's, not with --remote");
 const port = Number(values.port ?? 8787);
 if (!Number.isInteger(port) || port < 1 || port > 65_535) usage(`--port ${values.port}: not a port`);
 /** Through a Workflow (local or deployed) rather than in-process. */
@@ -271,6 +273,11 @@ try {
   await warnings.close();
 }
 
+// Webhooks (src/webhooks/): the local session matches what this in-process import committed.
+if (opened && !onPlatform && total.inserted + total.updated > 0) {
+  const said = await nudgeDispatcher(target, port, "import").catch((err) => `webhooks: not nudged (${err.message})`);
+  console.error(`  ${said}`);
+}
 if (opened)
   console.log(`${aborted ? "Imported before the failure" : "Imported"}: ${summaryLine(total, Date.now() - started)}`);
 for (const [path, count] of rejects.written) console.log(`Rejects: ${number(count)} in ${path}`);

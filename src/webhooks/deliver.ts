@@ -136,8 +136,9 @@ async function attempt(env: DeliverEnv, request: Request): Promise<Outcome> {
     return { status: res.status, error: `answered ${res.status}${said}`, retryAfter: res.headers.get("retry-after") };
   } catch (err) {
     const name = err instanceof Error ? err.name : "Error";
+    const said = err instanceof Error ? err.message.slice(0, SHOWN_CHARS) : String(err);
     const error =
-      name === "TimeoutError" || name === "AbortError" ? "no answer within 15 s" : `request failed (${name})`;
+      name === "TimeoutError" || name === "AbortError" ? "no answer within 15 s" : `request failed: ${said}`;
     return { status: null, error, retryAfter: null };
   }
 }
