@@ -48,6 +48,7 @@ import {
   rotateSecret,
   type Subscription,
   setStatus,
+  watchedNames,
 } from "../src/webhooks/store.ts";
 import { parseStates, parseTypes, parseWatchlist, type WatchKind, type WatchRow } from "../src/webhooks/watchlists.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openShards, type Target } from "./feedDb.ts";
@@ -318,6 +319,15 @@ try {
           s.previousUntil && Date.parse(s.previousUntil) > Date.now() ? `signs until ${s.previousUntil}` : "-",
         ],
       ];
+      for (const [kind, label] of [
+        ["debtor", "debtors"],
+        ["secured_party", "lenders"],
+      ] as const) {
+        const names = await watchedNames(db, s, kind);
+        if (names.length === 0) continue;
+        const shown = names.slice(0, 10).join("; ");
+        lines.push([label, `${names.length.toLocaleString("en-US")}: ${shown}${names.length > 10 ? "; ..." : ""}`]);
+      }
       for (const [k, v] of lines) console.log(`${k.padEnd(16)} ${v}`);
       break;
     }

@@ -24,7 +24,7 @@ import { hashKey } from "./encodings.ts";
 import { debtorParties, securedParties } from "./schema.ts";
 
 /** Leading words of a secured-party name a change is indexed under, at most. */
-export const SECURED_PREFIX_WORDS = 3;
+const SECURED_PREFIX_WORDS = 3;
 
 /**
  * Index rows one change may have: a row's id is seq × NAME_SLOTS + slot,

@@ -10,7 +10,7 @@ import { MAX_NAME_LENGTH } from "../domain/limits.ts";
 import { isStateCode } from "../domain/states.ts";
 
 /** Names one watchlist may hold (10,000 is ordinary). */
-export const MAX_WATCHLIST = 100_000;
+const MAX_WATCHLIST = 100_000;
 
 export type WatchKind = "debtor" | "secured_party";
 

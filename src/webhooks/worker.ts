@@ -16,7 +16,7 @@ import { dispatch } from "./dispatch.ts";
 import { purgeDeliveries } from "./store.ts";
 
 /** What a nudge says (only for the log: any message makes the dispatcher run). */
-export interface Nudge {
+interface Nudge {
   from: string;
 }
 

@@ -228,7 +228,9 @@ describe("npm run webhooks", () => {
     // Rotated: the receiver holding only the new secret verifies; disabled: nothing is sent; removed: gone.
     const rotated = webhooks("rotate", watching);
     secrets.set("/watch", rotated.lines.at(-1) ?? "");
-    expect(webhooks("show", watching).stdout).toMatch(/previous secret\s+signs until/);
+    const shown = webhooks("show", watching).stdout;
+    expect(shown).toMatch(/previous secret\s+signs until/);
+    expect(shown).toMatch(/debtors\s+2: Acme Widgets; John Smith/);
     expect(webhooks("disable", texas).status).toBe(0);
     run("import", feedFile("later.ndjson", [lien("E2E-5", "TX", "Acme Widgets LLC")]), "--port", String(port));
     for (let i = 0; i < 40 && got.length < 5; i++) await new Promise((r) => setTimeout(r, 500));
