@@ -102,6 +102,8 @@ let failed = false;
 /** The import stopped on an error (the database's, usually). */
 let aborted = false;
 let opened = false;
+/** The import recorded changes (not a backfill): webhooks have something to send. */
+let recorded = false;
 const add = (s: ImportSummary) => Object.assign(total, sumOf(total, s));
 
 /** In-process, into the local D1 files. */
@@ -123,6 +125,7 @@ async function inProcess() {
       `The backfill of ${resumed.map(([shard]) => shard).join(", ")} was interrupted: this import loads the rest of it, recording no changes, and ends it if it completes.`,
     );
   }
+  recorded = !bulk;
   const shardCount = shards.layout.shards.length;
   console.error(
     `Importing ${files.length === 1 ? files[0] : `${files.length} files`} into the ${describeTarget(target)}${shardCount > 1 ? ` (${shardCount} shards)` : ""}${bulk ? ", empty: bulk mode" : ""} (ready in ${((Date.now() - started) / 1000).toFixed(1)}s)`,
@@ -274,7 +277,7 @@ try {
 }
 
 // Webhooks (src/webhooks/): the local session matches what this in-process import committed.
-if (opened && !onPlatform && total.inserted + total.updated > 0) {
+if (opened && !onPlatform && recorded && total.inserted + total.updated > 0) {
   const said = await nudgeDispatcher(target, port, "import").catch((err) => `webhooks: not nudged (${err.message})`);
   console.error(`  ${said}`);
 }

@@ -48,16 +48,19 @@ const FILES: [string, string][] = [
 /** What a table is compared by where a row holds what the database assigns as it commits (a change's number, when a load ran). */
 const READ: Record<string, string> = {
   changes: "select state, type, filing_id, amendment, amendment_kind, changed_fields, occurred_at from changes",
+  // A name-index row's id holds its change's number: compared by the change it files.
+  change_names:
+    "select c.state, c.type, c.filing_id, c.amendment, n.id % 4096 as slot, n.key from change_names n join changes c on c.seq = n.id / 4096",
   state_loads: "select state, office_through from state_loads",
 };
 
-/** Every row of every table of every shard, but the load records (which say when each load ran). */
+/** Every row of every table of every shard, but the load records (which say when each load ran) and the webhook dispatcher's positions (which a Workflow's nudge moves). */
 async function tables(): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const [shard, d1] of shards.databases) {
     const { results } = await d1
       .prepare(
-        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name not in ('d1_migrations', 'data_loads', 'feed_loads')",
+        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name not in ('d1_migrations', 'data_loads', 'feed_loads', 'webhook_positions')",
       )
       .all<{ name: string }>();
     for (const { name } of results) {

@@ -201,7 +201,12 @@ async function signingSecrets(env: DeliverEnv, sub: Subscription, now: Date): Pr
 }
 
 /** One message of the deliveries queue, to its end: acked, or held back for the next attempt. */
-async function deliverOne(env: DeliverEnv, message: Message<unknown>, now: Date): Promise<void> {
+async function deliverOne(
+  env: DeliverEnv,
+  message: Message<unknown>,
+  now: Date,
+  checked: Map<string, Promise<string | null>>,
+): Promise<void> {
   const parsed = deliveryMessage.safeParse(message.body);
   if (!parsed.success) {
     logLine("warn", { event: "webhook_message_ignored", message: message.id });
@@ -240,7 +245,13 @@ async function deliverOne(env: DeliverEnv, message: Message<unknown>, now: Date)
   const item = read?.items[0];
   if (!item || item.seq !== m.seq) return give("not sent: the change is no longer kept");
 
-  const refused = await receiverProblem(sub.url, env.rules);
+  // Checked once a batch per URL: a batch of one receiver's messages resolves its name once.
+  let check = checked.get(sub.url);
+  if (!check) {
+    check = receiverProblem(sub.url, env.rules);
+    checked.set(sub.url, check);
+  }
+  const refused = await check;
   let outcome: Outcome;
   if (refused) outcome = { status: null, error: `receiver refused: ${refused}`, retryAfter: null };
   else {
@@ -311,10 +322,11 @@ async function deliverOne(env: DeliverEnv, message: Message<unknown>, now: Date)
 
 /** The deliveries queue's consumer: each message on its own, at once; a fault retries it after the queue's retry_delay. */
 export async function deliver(batch: MessageBatch<unknown>, env: DeliverEnv, now = new Date()): Promise<void> {
+  const checked = new Map<string, Promise<string | null>>();
   await Promise.all(
     batch.messages.map(async (message) => {
       try {
-        await deliverOne(env, message, now);
+        await deliverOne(env, message, now, checked);
       } catch (err) {
         // The kind of failure only: a D1 message can quote SQL.
         logLine("error", {
