@@ -12,7 +12,7 @@
  * - debtor_name, secured_party: the name index (schema.ts, changeNames),
  *   one ordered range per key of the name (src/db/nameIndex.ts), merged. A
  *   key is coarser than the name rule (an individual's last name and first
- *   initial, a lender's first three words), so a page examines at most
+ *   initial, a lender's first two words), so a page examines at most
  *   SCAN_PER_CHANGE index entries per change asked for (SCAN_WINDOW at
  *   most), in order, and keeps those whose change is of the state and types
  *   asked for and whose filing names a matching party (the filing's own
@@ -40,7 +40,7 @@ import { assemble, type FilingWithParties, type PageRow, withParties } from "../
 import { type SpanForm, spanForms, spansIn, spansMatch } from "../queries/nameMatch.ts";
 
 /** Name-index entries a page filtered by a party examines per change it may hold, and at most. */
-const SCAN_PER_CHANGE = 10;
+const SCAN_PER_CHANGE = 2;
 const SCAN_WINDOW = 1_000;
 
 /** D1 allows at most five terms in one compound SELECT. */

@@ -11,9 +11,9 @@
  * - a debtor individual: its last name and first initial ("smith j"): a
  *   query's spans (debtorQuery) all keep the last name and the first
  *   initial of one reading, whatever they allow of the rest;
- * - a secured party: its first one, two and three words (the rule matches
- *   whole leading words, so a query of up to three words is one key, and a
- *   longer one is found under its first three). A watchlist's secured party
+ * - a secured party: its first word, and its first two (the rule matches
+ *   whole leading words, so a query of one or two words is one key, and a
+ *   longer one is found under its first two). A watchlist's secured party
  *   is kept under all its words, and a change is looked up under every
  *   leading run of its lenders' words (partyLookupKeys).
  */
@@ -24,7 +24,7 @@ import { hashKey } from "./encodings.ts";
 import { debtorParties, securedParties } from "./schema.ts";
 
 /** Leading words of a secured-party name a change is indexed under, at most. */
-const SECURED_PREFIX_WORDS = 3;
+const SECURED_PREFIX_WORDS = 2;
 
 /**
  * Index rows one change may have: a row's id is seq × NAME_SLOTS + slot,
@@ -88,7 +88,7 @@ export function debtorNameKeys(name: string): number[] {
   return [...new Set(texts.map((t) => hashKey(`d:${t}`)))];
 }
 
-/** The key a secured-party search for `name` reads in the change index (its first three words), if it has words. */
+/** The key a secured-party search for `name` reads in the change index (its first two words), if it has words. */
 export function securedNameKey(name: string): number | undefined {
   const runs = leadingRuns(securedNameWords(name), SECURED_PREFIX_WORDS);
   const last = runs.at(-1);

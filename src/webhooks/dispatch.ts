@@ -18,7 +18,8 @@
  * subscriptions or the length of the watchlists:
  * - its filing's parties' keys (src/db/nameIndex.ts) in webhook_names,
  *   one statement for the page's changes; each name found is checked with
- *   the name rule itself (findsDebtor, findsSecuredParty);
+ *   the name rule itself (the exact-name rule of debtorQuery, whole
+ *   leading words of securedNameRange), each watched name read once a run;
  * - the subscriptions without a watchlist (read once a run);
  * - then each candidate's types, states, its start (a subscription gets
  *   only changes recorded after it was made) and its API key (a revoked or
@@ -36,7 +37,14 @@ import { partyLookupKeys } from "../db/nameIndex.ts";
 import { webhookNames, webhookPositions, webhookSubscriptions } from "../db/schema.ts";
 import { isKeyMetadata, isUsable } from "../domain/apiKeys.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
-import { debtorKey, findsDebtor, findsSecuredParty, securedNameWords } from "../domain/names.ts";
+import {
+  type DebtorQuery,
+  debtorKey,
+  debtorQuery,
+  queryFindsKey,
+  securedNameRange,
+  securedNameWords,
+} from "../domain/names.ts";
 import { isoSeconds } from "../domain/time.ts";
 import type { Db as FeedDb } from "../queries/db.ts";
 import { newestChanges, type Subscription } from "./store.ts";
@@ -118,6 +126,31 @@ function wants(sub: Subscription, shard: string, item: ChangeItem): boolean {
 
 type NameRow = { subscription: number; kind: "debtor" | "secured_party"; name: string; key: number };
 
+/** A watched name as the rule reads it, read once a run (a name is checked against many parties). */
+class WatchedNames {
+  private readonly debtors = new Map<string, DebtorQuery>();
+  private readonly lenders = new Map<string, { from: string; to: string }>();
+  /** Whether the watched `row` names one of the parties (their stored keys and words). */
+  finds(row: NameRow, debtorKeys: string[], lenderWords: string[]): boolean {
+    if (row.kind === "debtor") {
+      let q = this.debtors.get(row.name);
+      if (!q) {
+        q = debtorQuery(row.name);
+        this.debtors.set(row.name, q);
+      }
+      const query = q;
+      return debtorKeys.some((k) => queryFindsKey(query, k));
+    }
+    let range = this.lenders.get(row.name);
+    if (!range) {
+      range = securedNameRange(row.name);
+      this.lenders.set(row.name, range);
+    }
+    const { from, to } = range;
+    return from !== "" && lenderWords.some((w) => w >= from && w < to);
+  }
+}
+
 /** The messages of `items` (one shard's changes, in order): every subscription that wants each. */
 async function match(
   env: WebhookEnv,
@@ -125,15 +158,13 @@ async function match(
   items: ChangeItem[],
   broad: Subscription[],
   keyCheck: KeyCheck,
+  watched: WatchedNames,
 ): Promise<DeliveryMessage[]> {
-  const parties = items.map((item) => ({
-    debtors: item.filing.debtors,
-    lenders: item.filing.securedParties,
-    keys: partyLookupKeys(
-      item.filing.debtors.map((d) => debtorKey(d.name, d.type)),
-      item.filing.securedParties.map((s) => securedNameWords(s.name)),
-    ),
-  }));
+  const parties = items.map((item) => {
+    const debtorKeys = item.filing.debtors.map((d) => debtorKey(d.name, d.type));
+    const lenderWords = item.filing.securedParties.map((s) => securedNameWords(s.name));
+    return { debtorKeys, lenderWords, keys: partyLookupKeys(debtorKeys, lenderWords) };
+  });
   const allKeys = [...new Set(parties.flatMap((p) => p.keys))];
   const named: NameRow[] =
     allKeys.length === 0
@@ -166,16 +197,11 @@ async function match(
   for (const n of named) byKey.set(n.key, [...(byKey.get(n.key) ?? []), n]);
   const out: DeliveryMessage[] = [];
   for (const [i, item] of items.entries()) {
-    const { debtors, lenders, keys } = parties[i] ?? { debtors: [], lenders: [], keys: [] };
+    const { debtorKeys, lenderWords, keys } = parties[i] ?? { debtorKeys: [], lenderWords: [], keys: [] };
     const subs = new Map(broad.map((s) => [s.id, s]));
     for (const n of keys.flatMap((k) => byKey.get(k) ?? [])) {
       const sub = watching.get(n.subscription);
-      if (!sub || subs.has(sub.id)) continue;
-      const found =
-        n.kind === "debtor"
-          ? debtors.some((d) => findsDebtor(n.name, d.name, d.type))
-          : lenders.some((s) => findsSecuredParty(n.name, s.name));
-      if (found) subs.set(sub.id, sub);
+      if (sub && !subs.has(sub.id) && watched.finds(n, debtorKeys, lenderWords)) subs.set(sub.id, sub);
     }
     for (const sub of subs.values()) {
       if (!wants(sub, shard, item) || !(await keyCheck.usable(sub.keyDigest))) continue;
@@ -194,6 +220,7 @@ async function match(
 export async function dispatch(env: WebhookEnv, outbox: Outbox, now = new Date()): Promise<DispatchResult> {
   const result: DispatchResult = { changes: 0, messages: 0, more: false };
   const keyCheck = new KeyCheck(env.keys, now);
+  const watched = new WatchedNames();
   const broad = await env.db
     .select()
     .from(webhookSubscriptions)
@@ -222,7 +249,7 @@ export async function dispatch(env: WebhookEnv, outbox: Outbox, now = new Date()
       const { items } = await shardChanges(feed, {}, { after: position.seq }, PAGE - 1);
       const last = items.at(-1);
       if (!last) break;
-      const messages = await match(env, shard, items, broad, keyCheck);
+      const messages = await match(env, shard, items, broad, keyCheck, watched);
       for (let i = 0; i < messages.length; i += SEND_BATCH) {
         await outbox.sendBatch(messages.slice(i, i + SEND_BATCH).map((body) => ({ body, contentType: "json" })));
       }
