@@ -31,6 +31,7 @@ import {
   newestChanges,
   newSubscriptionId,
   reopenFailed,
+  replaceWatchlist,
   rotateSecret,
   type Subscription,
   setStatus,
@@ -40,6 +41,7 @@ import { webhookEnv } from "../src/webhooks/worker.ts";
 import {
   clearAllShards,
   daysAgo,
+  envWithShards,
   filing,
   getJson,
   loadDelta,
@@ -291,6 +293,80 @@ describe("matching", () => {
     // Dispatched once: a second run finds nothing new.
     expect(await dispatched()).toEqual([]);
     expect(sub.status).toBe("enabled");
+  });
+
+  it("holds a watchlist of 10,000 names, matches by index, and sends the new list's changes once it is replaced", async () => {
+    await loadDelta([filing({ number: "WH-0" })]);
+    const names = Array.from({ length: 10_000 }, (_, i) => `Portfolio Borrower ${i} LLC`);
+    const { sub, secret } = await subscribe({ debtors: names });
+    expect(sub.debtors).toBe(10_000);
+    await loadDelta([
+      filing({ number: "WH-IN", debtors: [party("PORTFOLIO BORROWER 9999, L.L.C.")] }),
+      filing({ number: "WH-OUT", debtors: [party("Somebody Else LLC")] }),
+    ]);
+    const receiver = new Receiver(secret);
+    await consume(await dispatched(), receiver);
+    expect(receiver.got.map((g) => g.body.data.initial_financing_number)).toEqual(["WH-IN"]);
+    // Replaced: the old names are gone, the new one is watched.
+    const rows = parseWatchlist(new TextEncoder().encode("Somebody Else LLC"), "debtor");
+    if (!rows.ok) throw new Error(rows.problem);
+    await replaceWatchlist(subscriber.db, sub, ["debtor"], rows.value, new Date());
+    expect((await findSubscription(subscriber.db, sub.publicId))?.debtors).toBe(1);
+    await loadDelta([
+      filing({ number: "WH-IN", debtors: [party("PORTFOLIO BORROWER 9999, L.L.C.")], collateral: "All assets" }),
+      filing({ number: "WH-OUT", debtors: [party("Somebody Else LLC")], collateral: "All assets" }),
+    ]);
+    await consume(await dispatched(), receiver);
+    expect(receiver.got.map((g) => [g.body.data.initial_financing_number, g.body.type])).toEqual([
+      ["WH-IN", "filing.created"],
+      ["WH-OUT", "filing.updated"],
+    ]);
+  });
+
+  it("reads subscriptions, watchlists and positions only through indexes", async () => {
+    await loadDelta([filing({ number: "WH-P0" })]);
+    await subscribe({ debtors: ["Acme Widgets"], securedParties: ["harbor point"] });
+    await subscribe({ states: ["CA"] });
+    await loadDelta([filing({ number: "WH-P1", debtors: [party("Acme Widgets LLC")] })]);
+    const statements: { sql: string; params: unknown[]; d1: D1Database }[] = [];
+    const recorded = envWithShards(
+      (d1) =>
+        new Proxy(d1, {
+          get(target, prop) {
+            if (prop !== "prepare") return Reflect.get(target, prop).bind?.(target) ?? Reflect.get(target, prop);
+            return (sql: string) => {
+              const entry = { sql, params: [] as unknown[], d1: target };
+              statements.push(entry);
+              const stmt = target.prepare(sql);
+              return new Proxy(stmt, {
+                get(s, p) {
+                  if (p === "bind") {
+                    return (...params: unknown[]) => {
+                      entry.params = params;
+                      return s.bind(...params);
+                    };
+                  }
+                  const v = Reflect.get(s, p);
+                  return typeof v === "function" ? v.bind(s) : v;
+                },
+              });
+            };
+          },
+        }),
+    );
+    const outbox = new Outbox();
+    await dispatch(webhookEnv(recorded), outbox);
+    expect(outbox.sent).toHaveLength(2);
+    const tables =
+      /\b(webhook_names|webhook_subscriptions|webhook_positions|webhook_deliveries|changes|change_names|filings)\b/;
+    for (const { sql, params, d1 } of statements) {
+      const plan = await d1
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .bind(...params)
+        .all<{ detail: string }>();
+      const scans = plan.results.map((r) => r.detail).filter((d) => d.startsWith("SCAN") && tables.test(d));
+      expect(scans, sql).toEqual([]);
+    }
   });
 
   it("matches the daily job's lapses like a load's changes", async () => {
