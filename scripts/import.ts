@@ -44,7 +44,7 @@ import { endBulkLoad, isBackfilling } from "./bulk/load.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openShards } from "./feedDb.ts";
 import { LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
 import { loadOnPlatform, openPlatform, printStatus } from "./platformLoad.ts";
-import { nudgeDispatcher } from "./webhookQueues.ts";
+import { nudgeWebhooks } from "./webhookQueues.ts";
 
 const USAGE =
   "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--no-bulk | --workflow [--port N] | --remote [--env production|preview]] [--persist-to DIR]\n" +
@@ -278,7 +278,7 @@ try {
 
 // Webhooks (src/webhooks/): the local session matches what this in-process import committed.
 if (opened && !onPlatform && recorded && total.inserted + total.updated > 0) {
-  const said = await nudgeDispatcher(target, port, "import").catch((err) => `webhooks: not nudged (${err.message})`);
+  const said = await nudgeWebhooks(target, port, "import").catch((err) => `webhooks: not nudged (${err.message})`);
   console.error(`  ${said}`);
 }
 if (opened)

@@ -89,7 +89,7 @@ export async function openWebhookQueues(target: Target, port: number): Promise<W
  * dispatcher, so the changes are sent to webhooks now rather than at the
  * next nudge. Returns what happened, for the command to print.
  */
-export async function nudgeDispatcher(target: Target, port: number, from: string): Promise<string> {
+export async function nudgeWebhooks(target: Target, port: number, from: string): Promise<string> {
   const queues = await openWebhookQueues(target, port);
   if (!queues) {
     return `no local session on port ${port}: webhooks for these changes are sent at the next nudge (npm start, then npm run webhooks -- nudge)`;

@@ -53,7 +53,7 @@ import {
 import { parseStates, parseTypes, parseWatchlist, type WatchKind, type WatchRow } from "../src/webhooks/watchlists.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openShards, type Target } from "./feedDb.ts";
 import { CONFIG } from "./shardConfig.ts";
-import { nudgeDispatcher, openWebhookQueues } from "./webhookQueues.ts";
+import { nudgeWebhooks, openWebhookQueues } from "./webhookQueues.ts";
 
 const USAGE = `usage: npm run webhooks -- add --key NAME --url URL [--types T,...] [--states XX,...] [--debtors FILE] [--secured-parties FILE]
        | list | show ID | watch ID [--debtors FILE] [--secured-parties FILE] | rotate ID
@@ -197,7 +197,7 @@ if (command === "keygen") {
   process.exit(0);
 }
 if (command === "nudge") {
-  console.error(await nudgeDispatcher(target, port, "npm run webhooks -- nudge"));
+  console.error(await nudgeWebhooks(target, port, "npm run webhooks -- nudge"));
   process.exit(0);
 }
 
