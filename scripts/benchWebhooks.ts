@@ -114,13 +114,19 @@ const digest = await hashKey(apiKey);
 
 const config = await shardConfig();
 const files = localFiles(config, state);
-/** Every stored debtor name (one spelling per key and state), for the watchlists. */
-const pool: string[] = [];
+/** Every stored debtor name (one spelling per match key, whatever its states), for the watchlists. */
+const byKey = new Map<string, string>();
 for (const { file } of files) {
   const db = new DatabaseSync(file, { readOnly: true });
-  for (const { name } of db.prepare("select name from debtor_names").all() as { name: string }[]) pool.push(name);
+  for (const { key, name } of db.prepare("select name_key as key, name from debtor_names").all() as {
+    key: string;
+    name: string;
+  }[]) {
+    if (!byKey.has(key)) byKey.set(key, name);
+  }
   db.close();
 }
+const pool = [...byKey.values()];
 let seed = 20260101;
 const random = () => {
   seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
@@ -130,7 +136,7 @@ const receiverPort = await freePort();
 const { unstable_readConfig } = await import("wrangler");
 const publicKey = String((unstable_readConfig({ config: CONFIG }).vars as Record<string, unknown>).WEBHOOK_PUBLIC_KEY);
 {
-  log(`${fmt(SUBSCRIPTIONS)} subscriptions of ${NAMES} names, from ${fmt(pool.length)} stored names...`);
+  log(`${fmt(SUBSCRIPTIONS)} subscriptions of ${NAMES} names, from ${fmt(pool.length)} stored debtors...`);
   const { shards, dispose } = await openShards(target);
   const db = shards.databases.get(DEFAULT_SHARD);
   if (!db) throw new Error("no default shard");
@@ -481,7 +487,8 @@ whatever else the machine runs.
 
 ## Matching: ${fmt(SUBSCRIPTIONS)} subscriptions of ${NAMES} debtor names, a ${fmt(DELTA_CHANGED + DELTA_NEW)}-filing delta
 
-${fmt(pool.length)} stored debtor names; each subscription watches ${NAMES} of them, drawn at random (${fmt(SUBSCRIPTIONS * NAMES)} in all).
+${fmt(pool.length)} debtors stored (distinct match keys); each subscription watches ${NAMES} of them, drawn at random, each under one of its spellings
+(${fmt(SUBSCRIPTIONS * NAMES)} names in all, so a debtor is watched by ${fmt((SUBSCRIPTIONS * NAMES) / pool.length, 2)} subscriptions on average).
 The delta (${fmt(DELTA_CHANGED)} filings continued, ${fmt(DELTA_NEW)} new) loaded in ${fmt(loadWall, 1)} s wall, ${fmt(loadCpu, 1)} s CPU, and recorded ${fmt(deltaChanges)} changes.
 
 | | total | per change |

@@ -13,9 +13,15 @@
  *   initial of one reading, whatever they allow of the rest;
  * - a secured party: its first word, and its first two (the rule matches
  *   whole leading words, so a query of one or two words is one key, and a
- *   longer one is found under its first two). A watchlist's secured party
- *   is kept under all its words, and a change is looked up under every
- *   leading run of its lenders' words (partyLookupKeys).
+ *   longer one is found under its first two).
+ *
+ * Watchlists are kept finer, as their keys cost no stored row per change: a
+ * watched individual under its last and exact first name ("smith john",
+ * and "smith j" for those filed with the initial only), or under last
+ * name and initial when only an initial is watched; a watched lender under
+ * all its words. A change's parties are looked up under each of those forms
+ * (partyLookupKeys), so a common last name does not bring every watcher of
+ * a namesake with the same initial.
  */
 import { sql } from "drizzle-orm";
 import { debtorQuery, securedNameWords } from "../domain/names.ts";
@@ -66,18 +72,47 @@ export function changeKeys(debtorKeys: readonly string[], securedWords: readonly
   ]);
 }
 
+/** An individual's stored key ("last first middle") up to its first name: "last first". */
+function lastAndFirst(stored: string): string {
+  const first = stored.indexOf(" ");
+  const second = stored.indexOf(" ", first + 1);
+  return second < 0 ? stored : stored.slice(0, second);
+}
+
 /**
- * The keys a filing's parties are looked up under in watchlists: as
- * changeKeys, but every leading run of each lender's words, so a watched
- * lender of any length is found.
+ * The keys a filing's parties are looked up under in watchlists: an
+ * organization's match key; an individual's last and first name, and last
+ * name and first initial; every leading run of each lender's words.
  */
 export function partyLookupKeys(debtorKeys: readonly string[], securedWords: readonly string[]): number[] {
+  const debtors = debtorKeys
+    .filter((k) => k !== "")
+    .flatMap((k) => (k.includes(" ") ? [`p:${lastAndFirst(k)}`, `c:${debtorText(k)}`] : [`d:${k}`]));
   return [
     ...new Set([
-      ...debtorKeys.filter((k) => k !== "").map(debtorIndexKey),
+      ...debtors.map(hashKey),
       ...securedWords.flatMap((w) => leadingRuns(w, Number.POSITIVE_INFINITY).map(securedIndexKey)),
     ]),
   ];
+}
+
+/**
+ * The keys a watched debtor name is kept under (one per form its search
+ * takes: debtorQuery), for partyLookupKeys to find: its organization key;
+ * for each reading as an individual, the last and exact first name each
+ * span allows, or last name and initial where it allows any first name of
+ * that initial. None for a name without letters or digits.
+ */
+export function watchedDebtorKeys(name: string): number[] {
+  const query = debtorQuery(name);
+  const texts = query.personSpans.map((span) => {
+    const text = "key" in span ? span.key : span.from;
+    const first = text.indexOf(" ");
+    // A span whose first name is followed by its space holds that first name exactly; else it is an initial's range.
+    return text.indexOf(" ", first + 1) < 0 ? `c:${text}` : `p:${lastAndFirst(text)}`;
+  });
+  if (query.orgKey !== "") texts.unshift(`d:${query.orgKey}`);
+  return [...new Set(texts.map(hashKey))];
 }
 
 /** The keys under which every debtor a search for `name` finds is indexed (none for a name without letters or digits). */

@@ -4,7 +4,7 @@
  * line, as the lender's loan system writes it), each to the keys it is
  * looked up by (src/db/nameIndex.ts).
  */
-import { debtorNameKeys, watchedSecuredKey } from "../db/nameIndex.ts";
+import { watchedDebtorKeys, watchedSecuredKey } from "../db/nameIndex.ts";
 import { CHANGE_TYPES, type ChangeType } from "../domain/kinds.ts";
 import { MAX_NAME_LENGTH } from "../domain/limits.ts";
 import { isStateCode } from "../domain/states.ts";
@@ -50,7 +50,7 @@ export function parseWatchlist(bytes: Uint8Array, kind: WatchKind): Parsed<Watch
       return { ok: false, problem: `${where}: longer than ${MAX_NAME_LENGTH} characters` };
     if (/\p{Cc}/u.test(name)) return { ok: false, problem: `${where}: holds a control character` };
     if (seen.has(name)) continue;
-    const keys = kind === "debtor" ? debtorNameKeys(name) : [watchedSecuredKey(name)].filter((k) => k !== undefined);
+    const keys = kind === "debtor" ? watchedDebtorKeys(name) : [watchedSecuredKey(name)].filter((k) => k !== undefined);
     if (keys.length === 0) return { ok: false, problem: `${where}: "${name}" has no letter or digit to match` };
     seen.add(name);
     if (seen.size > MAX_WATCHLIST) return { ok: false, problem: `holds more than ${MAX_WATCHLIST} names` };
