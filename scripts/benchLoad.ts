@@ -130,7 +130,7 @@ async function loadDelta(dir: string, recordChanges: boolean) {
   const now = new Date();
   const began = Date.now();
   const before = ownCpu();
-  const repeats = await findRepeats(readFeed(delta, stream(), { now }));
+  const { repeats } = await findRepeats(readFeed(delta, stream(), { now }));
   const summary = await importSharded(shards, delta, stream(), { now, repeats, deferRefresh: true, recordChanges });
   for (const db of shards.databases.values()) await refreshQueued(db);
   const took = { wall: (Date.now() - began) / 1000, cpu: ownCpu() - before, summary };

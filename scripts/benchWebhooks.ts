@@ -196,7 +196,7 @@ let loadCpu: number;
   const now = new Date();
   const began = Date.now();
   const before = ownCpu();
-  const repeats = await findRepeats(readFeed(delta, stream(), { now }));
+  const { repeats } = await findRepeats(readFeed(delta, stream(), { now }));
   await importSharded(shards, delta, stream(), { now, repeats, deferRefresh: true });
   for (const db of shards.databases.values()) await refreshQueued(db);
   loadWall = (Date.now() - began) / 1000;

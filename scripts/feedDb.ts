@@ -21,7 +21,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import * as schema from "../src/db/schema.ts";
-import type { ShardDatabases } from "../src/feed/shardedImport.ts";
+import type { ShardDatabases } from "../src/db/shards.ts";
 import { localD1Database, openLocalD1File } from "./localD1.ts";
 import { CONFIG, localFiles, migrateAll, type ShardConfig, type ShardDatabase, shardConfig } from "./shardConfig.ts";
 
@@ -144,38 +144,48 @@ export interface OpenShards {
   dispose: () => Promise<void>;
 }
 
+/** The local shards of `target` (or those in `only`), with each one's SQLite file (bulk loads write it directly). */
+export async function openLocalShards(
+  target: { persistTo?: string },
+  only?: string[],
+): Promise<OpenShards & { sqlite: Map<string, DatabaseSync> }> {
+  const config = await shardConfig(undefined);
+  const wanted = config.databases.filter((d) => !only || only.includes(d.binding));
+  const sqlite = new Map<string, DatabaseSync>();
+  const databases = new Map<string, FeedDatabase>();
+  try {
+    for (const { shard, file } of localFiles(config, target.persistTo)) {
+      if (!wanted.includes(shard)) continue;
+      const db = openLocalD1File(file);
+      sqlite.set(shard.binding, db);
+      // The proxy database builds the same SQL as the D1 one and runs the same
+      // calls (select, insert, delete, batch); only the driver underneath differs.
+      databases.set(shard.binding, localD1Database(db) as unknown as FeedDatabase);
+    }
+  } catch (err) {
+    for (const db of sqlite.values()) db.close();
+    throw new Error(
+      `the ${describeTarget({ remote: false, ...target })} has no filings table (${(err as Error).message})`,
+    );
+  }
+  return {
+    config,
+    shards: { layout: config.layout, databases },
+    sqlite,
+    dispose: async () => {
+      for (const db of sqlite.values()) db.close();
+    },
+  };
+}
+
 /**
  * The shards of the target (wrangler.toml's layout, src/db/shards.ts), or
  * only the bindings in `only` (an export reads its state's shard alone).
  */
 export async function openShards(target: Target, only?: string[]): Promise<OpenShards> {
-  const config = await shardConfig(target.remote ? (target.env ?? "production") : undefined);
+  if (!target.remote) return openLocalShards(target, only);
+  const config = await shardConfig(target.env ?? "production");
   const wanted = config.databases.filter((d) => !only || only.includes(d.binding));
-  if (!target.remote) {
-    const sqlite = new Map<string, DatabaseSync>();
-    const databases = new Map<string, FeedDatabase>();
-    try {
-      for (const { shard, file } of localFiles(config, target.persistTo)) {
-        if (!wanted.includes(shard)) continue;
-        const db = openLocalD1File(file);
-        sqlite.set(shard.binding, db);
-        // The proxy database builds the same SQL as the D1 one and runs the same
-        // calls (select, insert, delete, batch); only the driver underneath differs.
-        databases.set(shard.binding, localD1Database(db) as unknown as FeedDatabase);
-      }
-    } catch (err) {
-      for (const db of sqlite.values()) db.close();
-      throw new Error(`the ${describeTarget(target)} has no filings table (${(err as Error).message})`);
-    }
-    return {
-      config,
-      shards: { layout: config.layout, databases },
-      sqlite,
-      dispose: async () => {
-        for (const db of sqlite.values()) db.close();
-      },
-    };
-  }
   // Loaded here, not on start: wrangler takes a second to load, and usage errors need none of it.
   const { getPlatformProxy } = await import("wrangler");
   const env = target.env ?? "production";

@@ -32,25 +32,29 @@
  */
 
 import { createReadStream, existsSync, statSync } from "node:fs";
+import type { DatabaseSync } from "node:sqlite";
 import { Readable } from "node:stream";
 import { refreshQueued } from "../src/db/load.ts";
+import { shardDb } from "../src/db/shards.ts";
 import { isStateCode } from "../src/domain/states.ts";
+import { BackfillRefused, Backfills, type Declared } from "../src/feed/backfills.ts";
 import { emptySummary, type ImportSummary, sumOf, writtenBefore } from "../src/feed/import.ts";
 import { FeedFileError, feedFormat, readFeed } from "../src/feed/read.ts";
-import { findRepeats } from "../src/feed/repeats.ts";
+import { type FirstReading, findRepeats } from "../src/feed/repeats.ts";
 import { emptyShards, importSharded } from "../src/feed/shardedImport.ts";
 import { BULK_GROUP, BulkImport } from "./bulk/import.ts";
-import { endBulkLoad, isBackfilling } from "./bulk/load.ts";
-import { describeTarget, feedCommandLine, migrateLocal, openShards } from "./feedDb.ts";
+import { endBulkLoad, isBackfilling, waitForBulkWriter } from "./bulk/load.ts";
+import { describeTarget, feedCommandLine, migrateLocal, openLocalShards } from "./feedDb.ts";
 import { LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
 import { loadOnPlatform, openPlatform, printStatus } from "./platformLoad.ts";
 import { nudgeWebhooks } from "./webhookQueues.ts";
 
 const USAGE =
-  "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--no-bulk | --workflow [--port N] | --remote [--env production|preview]] [--persist-to DIR]\n" +
-  "       npm run import -- --status [--remote [--env production|preview]] [--persist-to DIR]\n" +
+  "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--backfill [--force]] [--no-bulk | --workflow [--port N] | --remote [--env production|preview]] [--persist-to DIR]\n" +
+  "       npm run import -- --status [--port N | --remote [--env production|preview]] [--persist-to DIR]\n" +
   "  FILE: .ndjson/.jsonl (one filing per line, envelope B lien shape), .csv (one row per party) or .xml (IACA-style bulk file)\n" +
   "  --state XX: jurisdiction of records that name none (XML whose FilingOffice is not a state code)\n" +
+  "  --backfill: the files are their states' backfill, announced by no change (refused for a state that holds filings, unless --force)\n" +
   "  --workflow: load through the Workflow of the local npm start (port 8787 or --port); --remote: of a deployed environment\n" +
   "  --port N: the local npm start's port (8787), whose webhook dispatcher an in-process import nudges\n" +
   "  --status: the loads run through the Workflow, newest first";
@@ -70,19 +74,25 @@ const {
     workflow: { type: "boolean" },
     port: { type: "string" },
     status: { type: "boolean" },
+    backfill: { type: "boolean" },
+    force: { type: "boolean" },
   },
   true,
 );
-if (values.status) {
-  if (files.length > 0 || values.workflow) usage("--status takes no FILE and no --workflow");
-  await printStatus(target);
-  process.exit(0);
-}
-if (files.length === 0) usage("no FILE given");
 if (values.workflow && target.remote) usage("--workflow is the local Workflow; --remote a deployed one: not both");
 if (values.port !== undefined && target.remote) usage("--port is the local session's, not with --remote");
 const port = Number(values.port ?? 8787);
 if (!Number.isInteger(port) || port < 1 || port > 65_535) usage(`--port ${values.port}: not a port`);
+if (values.status) {
+  if (files.length > 0 || values.workflow) usage("--status takes no FILE and no --workflow");
+  // Each load's status is its Workflow instance's, asked of the local session on --port (or the deployed environment).
+  await printStatus(target, port);
+  process.exit(0);
+}
+if (files.length === 0) usage("no FILE given");
+if (values.force && !values.backfill) usage("--force goes with --backfill");
+/** What the operator says of the load (src/feed/backfills.ts). */
+const declared: Declared = values.backfill ? { backfill: true, force: values.force === true } : undefined;
 /** Through a Workflow (local or deployed) rather than in-process. */
 const onPlatform = values.workflow || target.remote;
 for (const file of files) {
@@ -109,28 +119,48 @@ const add = (s: ImportSummary) => Object.assign(total, sumOf(total, s));
 /** In-process, into the local D1 files. */
 async function inProcess() {
   await migrateLocal(target);
-  const { shards, sqlite, dispose } = await openShards(target);
+  const { shards, sqlite, dispose } = await openLocalShards(target);
   opened = true;
-  // Empty local databases load in bulk (scripts/bulk/import.ts): a backfill.
+  // Empty local databases load in bulk (scripts/bulk/import.ts): every state a backfill.
   const empties = new Set(await emptyShards(shards));
-  const empty = sqlite && !values["no-bulk"] && [...sqlite.keys()].every((shard) => empties.has(shard));
+  const empty = !values["no-bulk"] && [...sqlite.keys()].every((shard) => empties.has(shard));
   const source = `import ${files.join(" ")}`;
-  const bulk = empty ? new Map([...sqlite].map(([shard, file]) => [shard, new BulkImport(file, source)])) : undefined;
-  // Shards whose backfill was stopped: this import loads the rest of it, and ends it if it runs to its end.
-  const resumed = bulk ? [] : [...(sqlite ?? [])].filter(([, file]) => isBackfilling(file));
-  // A first load into a shard (--no-bulk into an empty one too) is a backfill: it records no changes.
-  const first = bulk ? [] : [...(sqlite ?? [])].filter(([shard]) => empties.has(shard));
+  const bulk = empty ? await beginBulk(sqlite, source) : undefined;
+  if (empty && !bulk)
+    console.error(
+      "Another import is loading these empty databases in bulk: this one waited for it and loads as a delta.",
+    );
+  // A bulk load that was stopped: this import loads the rest, and ends it if it completes.
+  const resumed = bulk ? [] : [...sqlite].filter(([, file]) => isBackfilling(file));
   if (resumed.length > 0) {
     console.error(
-      `The backfill of ${resumed.map(([shard]) => shard).join(", ")} was interrupted: this import loads the rest of it, recording no changes, and ends it if it completes.`,
+      `The bulk load of ${resumed.map(([shard]) => shard).join(", ")} was interrupted: this import loads the rest of it, and ends it if it completes.`,
     );
   }
-  recorded = !bulk;
+  // One set of decisions for the run: a state first met in any of its files is backfilled by all of them.
+  const backfills = new Backfills(shards, source, new Date(), {}, declared);
   const shardCount = shards.layout.shards.length;
   console.error(
     `Importing ${files.length === 1 ? files[0] : `${files.length} files`} into the ${describeTarget(target)}${shardCount > 1 ? ` (${shardCount} shards)` : ""}${bulk ? ", empty: bulk mode" : ""} (ready in ${((Date.now() - started) / 1000).toFixed(1)}s)`,
   );
   started = Date.now();
+  // Filings a file gives more than once are compared in their last version
+  // only (src/feed/repeats.ts), which takes a first reading; it also names
+  // the files' states, each decided (or refused) before anything is
+  // written. A bulk load compares nothing (it holds every repeat back
+  // anyway) and backfills every state; but a CSV file's first reading also
+  // finds filings whose rows are not adjacent, which are read as one.
+  const readings = new Map<string, FirstReading>();
+  for (const file of files.filter((f) => !bulk || feedFormat(f) === "csv")) {
+    const stream = Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>;
+    readings.set(file, await findRepeats(readFeed(file, stream, { now: new Date(), defaultState })));
+  }
+  if (!bulk) {
+    const states = [...readings.values()].flatMap((r) => [...r.states]);
+    const backfilling = await backfills.backfilling(states);
+    recorded = states.some((state) => !backfilling.has(state));
+    for (const [file, reading] of readings) describeBackfills(file, backfilling, reading.states);
+  }
   /** Every file was read to its end (some may have had rejects, none stopped). */
   let complete = false;
   try {
@@ -139,27 +169,24 @@ async function inProcess() {
       warnings.clear(file);
       const fileStarted = Date.now();
       const now = new Date(fileStarted);
-      const stream = () => Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>;
-      // Filings the file gives more than once are compared in their last
-      // version only (src/feed/repeats.ts), which takes a first reading. A
-      // bulk load compares nothing: it holds every repeat back anyway.
-      const repeats = bulk ? undefined : await findRepeats(readFeed(file, stream(), { now, defaultState }));
+      const repeats = readings.get(file)?.repeats;
       if (repeats && repeats.size > 0) {
         console.error(
           `  ${file}: ${number(repeats.size)} ${repeats.size === 1 ? "filing" : "filings"} given more than once; each is compared with what is stored in its last version`,
         );
       }
       const bar = progress(file, statSync(file).size, fileStarted);
-      const body = stream().pipeThrough(bar.counter);
+      const body = (Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>).pipeThrough(
+        bar.counter,
+      );
       /** What is written so far: the summary after the last group. */
       let written: ImportSummary = emptySummary();
       try {
         const options: Parameters<typeof importSharded>[3] = {
           now,
           source: `import ${file}`,
+          backfills,
           ...(repeats ? { repeats } : {}),
-          // The rest of an interrupted backfill records no changes, as the backfill would not have.
-          backfilling: new Set([...resumed, ...first].map(([shard]) => shard)),
           ...(defaultState ? { defaultState } : {}),
           // The aggregates are rebuilt once, after the last file (below).
           deferRefresh: true,
@@ -197,7 +224,7 @@ async function inProcess() {
         // stops only itself, keeping what loaded before the problem.
         failed = true;
         const before = writtenBefore(err);
-        if (before && before.read > 0) {
+        if (before.read > 0) {
           add(before);
           console.error(
             `  ${file}: not fully imported: ${err.message}\n  ${file}: before that: ${summaryLine(before, Date.now() - fileStarted)}`,
@@ -213,25 +240,60 @@ async function inProcess() {
       if (bulk) {
         for (const [shard, b] of bulk) {
           const later = await b.finish(
-            shards.databases.get(shard)!,
+            shardDb(shards, shard),
             (step) => console.error(`  ${shardCount > 1 ? `${shard}: ` : ""}${step}...`),
             (w) => warnings.write(w),
           );
           total.inserted += later.inserted;
           total.pending += later.pending;
         }
-        // Every shard finished and every file read: the backfill is over, everywhere at once.
+        // Every shard finished and every file read: the bulk load is over, everywhere at once.
         if (complete) for (const b of bulk.values()) b.end();
       } else {
         console.error("  rebuilding the aggregates of the debtors loaded...");
         for (const db of shards.databases.values()) await refreshQueued(db);
         if (complete) for (const [, file] of resumed) endBulkLoad(file);
       }
+      // Every file read to its end: the backfills the run began or went on with are complete.
+      if (complete) await backfills.complete(new Date());
       console.error(`  finished in ${((Date.now() - phase) / 1000).toFixed(1)}s`);
     } finally {
       await dispose();
     }
   }
+}
+
+/**
+ * Begins a bulk load of every shard, or of none: undefined when another
+ * import began one first (it then waits for that import's writing to end,
+ * and loads as an ordinary import).
+ */
+async function beginBulk(
+  sqlite: Map<string, DatabaseSync>,
+  source: string,
+): Promise<Map<string, BulkImport> | undefined> {
+  const bulk = new Map<string, BulkImport>();
+  for (const [shard, file] of sqlite) {
+    const b = BulkImport.begin(file, source);
+    if (!b) {
+      // Imports begin the shards in the same order: whoever has the first has them all.
+      if (bulk.size > 0)
+        throw new Error(`another import began a bulk load of ${shard} but not of the shards before it`);
+      for (const other of sqlite.values()) await waitForBulkWriter(other);
+      return undefined;
+    }
+    bulk.set(shard, b);
+  }
+  return bulk;
+}
+
+/** One line naming the states of `file` that it backfills, if any. */
+function describeBackfills(file: string, backfilling: ReadonlySet<string>, states: ReadonlySet<string>) {
+  const mine = [...states].filter((s) => backfilling.has(s)).sort();
+  if (mine.length === 0) return;
+  console.error(
+    `  ${file}: the backfill of ${mine.join(", ")}: ${mine.length === 1 ? "its" : "their"} filings are loaded without announcing them in the change feed (docs/monitoring.md)`,
+  );
 }
 
 /** Through the LoadFeed Workflow of the local session or of a deployed environment. */
@@ -245,7 +307,20 @@ async function viaPlatform() {
   started = Date.now();
   try {
     for (const file of files) {
-      const result = await loadOnPlatform(platform, file, defaultState, { rejects, warnings });
+      const result = await loadOnPlatform(
+        platform,
+        file,
+        defaultState,
+        { rejects, warnings },
+        declared ? (declared.force ? "force" : "yes") : undefined,
+      );
+      if (result.loadedBefore) {
+        // These bytes loaded before: nothing was loaded now, and the summary is that load's.
+        console.error(
+          `  ${file}: already loaded, by ${result.loadedBefore.id} (finished ${result.loadedBefore.at}): ${summaryLine(result.summary)}`,
+        );
+        continue;
+      }
       add(result.summary);
       if (result.error) {
         // As a file that breaks in-process: it stops itself only, keeping what loaded.
@@ -263,6 +338,13 @@ async function viaPlatform() {
 try {
   await (onPlatform ? viaPlatform() : inProcess());
 } catch (err) {
+  if (err instanceof BackfillRefused) {
+    // Decided before anything was written: nothing is loaded.
+    console.error(`Refused: ${err.message}`);
+    await rejects.close();
+    await warnings.close();
+    process.exit(2);
+  }
   failed = true;
   aborted = true;
   console.error(`\nImport failed: ${(err as Error).message}`);

@@ -25,11 +25,10 @@ import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync } fro
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { Db } from "../src/db/database.ts";
-import { DEFAULT_SHARD } from "../src/db/shards.ts";
+import { DEFAULT_SHARD, shardDb } from "../src/db/shards.ts";
 import { emptySummary, type ImportSummary } from "../src/feed/import.ts";
 import { readLines } from "../src/feed/lines.ts";
 import type { Place } from "../src/feed/read.ts";
-import { shardDb } from "../src/feed/shardedImport.ts";
 import { keyFor, loadId, type Problems, problemsKey } from "../src/platform/feedFiles.ts";
 import type { LoadParams } from "../src/platform/loadFeed.ts";
 import { type LoadRecord, readLoad, recentLoads } from "../src/platform/loadRecord.ts";
@@ -200,7 +199,9 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
 }
 
 /** Puts `file` under `key`: in one request, or in parts when large, never whole in memory. */
-async function upload(bucket: R2Bucket, file: string, key: string): Promise<R2Object> {
+async function upload(bucket: R2Bucket, file: string, key: string, declared?: "yes" | "force"): Promise<R2Object> {
+  // What the CLI's --backfill says travels with the file (src/platform/loadFeed.ts reads it).
+  const options = declared ? { customMetadata: { backfill: declared } } : {};
   const size = statSync(file).size;
   const fd = openSync(file, "r");
   const part = (n: number) => {
@@ -210,11 +211,11 @@ async function upload(bucket: R2Bucket, file: string, key: string): Promise<R2Ob
   };
   try {
     if (size <= PART_BYTES) {
-      const object = await bucket.put(key, part(0));
+      const object = await bucket.put(key, part(0), options);
       if (!object) throw new Error(`${key} was not written`);
       return object;
     }
-    const multipart = await bucket.createMultipartUpload(key);
+    const multipart = await bucket.createMultipartUpload(key, options);
     try {
       const parts: R2UploadedPart[] = [];
       for (let n = 0; n * PART_BYTES < size; n++) parts.push(await multipart.uploadPart(n + 1, part(n)));
@@ -244,21 +245,26 @@ export interface PlatformResult {
   summary: ImportSummary;
   /** Why the load failed, if it did. */
   error?: string;
+  /** The load that had loaded these bytes already (this run loaded nothing), and when it ended. */
+  loadedBefore?: { id: string; at: string };
   ms: number;
 }
 
 /**
  * Loads `file` on `platform`: uploads it, starts (or finds, or restarts)
- * its load and follows it to its end.
+ * its load and follows it to its end. A file whose bytes were loaded
+ * already is not loaded again: the result says so, with that load's
+ * summary.
  */
 export async function loadOnPlatform(
   platform: Platform,
   file: string,
   defaultState: string | undefined,
   outputs: { rejects: LinesWriter; warnings: LinesWriter },
+  declared?: "yes" | "force",
 ): Promise<PlatformResult> {
   const key = keyFor(basename(file), defaultState);
-  const object = await upload(platform.bucket, file, key);
+  const object = await upload(platform.bucket, file, key, declared);
   const id = await loadId(key, object.etag);
   const params: LoadParams = { key, etag: object.etag, size: object.size };
   const existing = await platform.instance(id);
@@ -274,8 +280,14 @@ export async function loadOnPlatform(
       if (!now || !FINAL.has(now.status) || now.start !== existing.start) break;
       await sleep(250);
     }
+  } else if (existing.status === "complete") {
+    const record = await readLoad(platform.db, id);
+    const summary = existing.output ?? record?.summary ?? emptySummary();
+    await copyProblems(platform.bucket, key, file, "rejects", outputs.rejects);
+    await copyProblems(platform.bucket, key, file, "warnings", outputs.warnings);
+    return { summary, ms: 0, loadedBefore: { id, at: record?.updatedAt ?? existing.start ?? "an earlier run" } };
   } else {
-    console.error(`  ${file}: these bytes have a load already, ${id} (${existing.status})`);
+    console.error(`  ${file}: these bytes are loading already, ${id} (${existing.status}): following that load`);
   }
   const started = Date.now();
   const bar = progress(file, object.size, started);
@@ -284,7 +296,7 @@ export async function loadOnPlatform(
   let asked = 0;
   for (;;) {
     record = await readLoad(platform.db, id);
-    if (record) bar.report(record.summary, record.done);
+    if (record) bar.report(record.summary, record.checkpoint.done);
     if (Date.now() - asked >= platform.statusEvery) {
       asked = Date.now();
       state = await platform.instance(id);
@@ -297,32 +309,47 @@ export async function loadOnPlatform(
     await sleep(250);
   }
   record = await readLoad(platform.db, id);
-  if (record) bar.report(record.summary, record.done);
+  if (record) bar.report(record.summary, record.checkpoint.done);
   bar.done();
   await copyProblems(platform.bucket, key, file, "rejects", outputs.rejects);
   await copyProblems(platform.bucket, key, file, "warnings", outputs.warnings);
   const summary = state?.output ?? record?.summary ?? emptySummary();
   const ms = Date.now() - started;
   if (state?.status === "complete") return { summary, ms };
-  return { summary, ms, error: state?.error ?? record?.error ?? `the load ended ${state?.status}` };
+  return { summary, ms, error: state?.error ?? `the load ended ${state?.status}` };
 }
 
-/** `npm run import -- --status`: the recent loads of the platform, newest first. */
-export async function printStatus(target: Target, limit = 20): Promise<void> {
+/**
+ * `npm run import -- --status`: the recent loads of the platform, newest
+ * first, each with its Workflow instance's status (and error), asked of
+ * the local session on `port` or of the deployed environment.
+ */
+export async function printStatus(target: Target, port: number, limit = 20): Promise<void> {
   const { shards, dispose } = await openShards(target, [DEFAULT_SHARD]);
+  let platform: Platform | undefined;
+  let unknown: string | undefined;
   try {
-    const db = shardDb(shards);
-    const loads = await recentLoads(db, limit);
+    platform = await openPlatform(target, port);
+  } catch (err) {
+    unknown = (err as Error).message;
+  }
+  try {
+    const loads = await recentLoads(shardDb(shards), limit);
     console.log(`Loads on the platform, from the ${describeTarget(target)} (newest first):`);
+    if (unknown) console.log(`  (their status is unknown: ${unknown})`);
     if (loads.length === 0) console.log("  none yet");
     for (const load of loads) {
-      const pct = load.bytes === 0 ? 100 : Math.floor((load.done / load.bytes) * 100);
+      const state = platform ? await platform.instance(load.id) : null;
+      const pct = load.bytes === 0 ? 100 : Math.floor((load.checkpoint.done / load.bytes) * 100);
       const seconds = (Date.parse(load.updatedAt) - Date.parse(load.startedAt)) / 1000;
-      console.log(`${load.startedAt}  ${load.status.padEnd(8)} ${String(pct).padStart(3)}%  ${load.key}  (${load.id})`);
+      console.log(
+        `${load.startedAt}  ${(state?.status ?? "unknown").padEnd(9)} ${String(pct).padStart(3)}%  ${load.key}  (${load.id})`,
+      );
       console.log(`  ${summaryLine(load.summary)}; ${seconds.toLocaleString("en-US")}s to the last step`);
-      if (load.error) console.log(`  error: ${load.error}`);
+      if (state?.error) console.log(`  error: ${state.error}`);
     }
   } finally {
+    await platform?.dispose();
     await dispose();
   }
 }

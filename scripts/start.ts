@@ -1,10 +1,12 @@
 /**
  * `npm start`: applies migrations to the local database (`npm run
  * db:migrate`, summarized in a line instead of wrangler's table per
- * migration), seeds it when empty, then serves the Worker with `wrangler dev`.
+ * migration), seeds it when empty, builds the console from its source
+ * (scripts/buildConsole.ts), then serves the Worker with `wrangler dev`.
  * Arguments go to wrangler dev: `npm start -- --port 8811`.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { buildConsole } from "./buildConsole.ts";
 
 const args = process.argv.slice(2);
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -23,9 +25,14 @@ for (const line of migrate.stdout.split("\n")) if (line.startsWith("Finished an 
 const seed = spawnSync(process.execPath, ["seed/seed.ts", "--if-empty"], { stdio: "inherit" });
 if (seed.status !== 0) process.exit(seed.status ?? 1);
 
+// The console as its source stands now, not as the last install built it.
+await buildConsole();
+
 const portArg = args.indexOf("--port");
 const port = portArg >= 0 ? args[portArg + 1] : "8787";
-console.log(`\nServing http://localhost:${port}: interactive API docs at http://localhost:${port}/docs\n`);
+console.log(
+  `\nServing http://localhost:${port}: interactive API docs at http://localhost:${port}/docs, the console at http://localhost:${port}/console\n`,
+);
 // The Worker never reads request.cf, so wrangler need not fetch its
 // placeholder from the network (which fails, with a stack trace, offline).
 const dev = spawn("wrangler", ["dev", ...args], {

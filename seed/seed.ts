@@ -49,9 +49,18 @@ const TABLES = [
   "data_loads",
   "bulk_load",
   "changes",
+  "change_names",
   "change_marks",
   "state_loads",
+  "state_backfills",
   "feed_loads",
+  "load_keys",
+  "held_copies",
+  // Webhooks: the subscriptions' starts, positions and delivery log name changes, which are replaced too.
+  "webhook_subscriptions",
+  "webhook_names",
+  "webhook_positions",
+  "webhook_deliveries",
 ];
 
 const { values } = parseArgs({

@@ -16,6 +16,7 @@ import { dropContentHeaders } from "./http/caching.ts";
 import { type AppEnv, d1Totals, log, requestLogSample } from "./http/context.ts";
 import { ApiError, errorResponse, invalidParameters, notFound, onError } from "./http/errors.ts";
 import { boundedUrl } from "./http/params.ts";
+import { registerConsole } from "./routes/console.ts";
 import { registerDebtorRoutes } from "./routes/debtors.ts";
 import { registerDocs } from "./routes/docs.ts";
 import { registerFilingRoutes } from "./routes/filings.ts";
@@ -98,7 +99,7 @@ export function createApp() {
   });
   app.use(
     secureHeaders({
-      // JSON only: nothing may load, frame or sniff it. /docs sets its own policy.
+      // JSON only: nothing may load, frame or sniff it. /docs and /console set their own policies.
       contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
       crossOriginResourcePolicy: "cross-origin",
       xFrameOptions: "DENY",
@@ -113,7 +114,7 @@ export function createApp() {
       xDownloadOptions: false,
       xPermittedCrossDomainPolicies: false,
       xXssProtection: false,
-      // Keep a route's own choice (the /docs page's policy).
+      // Keep a route's own choice (the /docs and /console pages' policies).
       overwrite: false,
     }),
   );
@@ -137,6 +138,7 @@ export function createApp() {
   registerSecuredRoutes(app);
   registerDebtorRoutes(app);
   registerDocs(app);
+  registerConsole(app);
 
   // Known paths answer every other method (POST, TRACE, PROPFIND, QUERY, ...)
   // with 405 and the methods they allow. Registered after the routes, so a GET

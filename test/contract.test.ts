@@ -435,14 +435,39 @@ describe("the OpenAPI document", () => {
     expect(policy).toEqual(expect.arrayContaining(["default-src 'self'", "base-uri 'none'", "form-action 'self'"]));
   });
 
-  it("answers / with a small JSON index pointing at the reference and the document", async () => {
+  it("serves the console at /console: this origin's script and stylesheet, under a policy without inline code or eval", async () => {
+    const res = await get("/console", null);
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page).toContain('<script type="module" src="/console/console.js"></script>');
+    expect(page).toContain('<link rel="stylesheet" href="/console/console.css" />');
+    // Every script names its file: none is inline.
+    expect(page.match(/<script\b[^>]*>/g)).toEqual(['<script type="module" src="/console/console.js">']);
+    expect(page).not.toMatch(/https?:\/\/|style=/);
+    const policy = res.headers.get("content-security-policy")?.split(/;\s*/);
+    expect(policy).toEqual(
+      expect.arrayContaining([
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+        "require-trusted-types-for 'script'",
+      ]),
+    );
+    expect(policy?.join("; ")).not.toMatch(/unsafe|\*/);
+    expect(res.headers.get("cross-origin-opener-policy")).toBe("same-origin");
+  });
+
+  it("answers / with a small JSON index pointing at the reference, the document and the console", async () => {
     const res = await get("/", null);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       name: "Lien Filing Lookup API",
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       description: expect.any(String),
-      links: { docs: "/docs", openapi: "/openapi.json" },
+      links: { docs: "/docs", openapi: "/openapi.json", console: "/console" },
     });
   });
 });

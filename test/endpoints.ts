@@ -82,7 +82,7 @@ export interface Lookup {
   bench(data: DataPicks): string[];
 }
 
-/** A path the Worker serves that is not a lookup: the index, the document and its reference page. */
+/** A path the Worker serves that is not a lookup: the index, the document, its reference page and the console. */
 export interface StaticEndpoint {
   path: string;
   access: "static";
@@ -373,6 +373,7 @@ const STATIC_ENDPOINTS: StaticEndpoint[] = [
   { path: "/", access: "static" },
   { path: "/openapi.json", access: "static" },
   { path: "/docs", access: "static" },
+  { path: "/console", access: "static" },
 ];
 
 export const ENDPOINTS: (Lookup | StaticEndpoint)[] = [...LOOKUPS, ...STATIC_ENDPOINTS];

@@ -9,10 +9,10 @@ import { drizzle } from "drizzle-orm/d1";
 import { insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord, PartyRecord } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
+import type { ShardDatabases } from "../src/db/shards.ts";
 import { shardOf, shardsOf } from "../src/db/shards.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { isoSeconds } from "../src/domain/time.ts";
-import type { ShardDatabases } from "../src/feed/shardedImport.ts";
 import type { Body, ItemOf, ListOf } from "./bodies.ts";
 
 export const TEST_KEY = "test-key-0123456789abcdef";

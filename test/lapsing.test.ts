@@ -5,7 +5,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FilingRecord } from "../src/db/records.ts";
 import { INDUSTRIES } from "../src/domain/industries.ts";
-import { clearAllShards, filing, get, getJson, loadDelta, party, registerKeys } from "./helpers.ts";
+import { lienLine } from "../src/feed/export.ts";
+import { importSharded } from "../src/feed/shardedImport.ts";
+import { stream } from "./feeds.ts";
+import { clearAllShards, filing, get, getJson, loadDelta, party, registerKeys, shardDatabases } from "./helpers.ts";
 
 const DAY = 86_400_000;
 const day = (days: number) => new Date(Date.now() + days * DAY).toISOString().slice(0, 10);
@@ -144,6 +147,20 @@ describe("GET /states", () => {
     expect(ca?.data_through).toBe(RECORDS[0]!.filedAt.slice(0, 10));
   });
 
+  it("says when a state's backfill began and completed: its first load through the importer, announced by no change", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const first = [filing({ state: "VT", number: "VT-BACKFILL-1" }), filing({ state: "VT", number: "VT-BACKFILL-2" })];
+    const text = `${first.map((r) => JSON.stringify(lienLine(r, today))).join("\n")}\n`;
+    await importSharded(shardDatabases, "vt.ndjson", stream(text));
+    const vt = (await getJson("/states?backfill=1")).states.find((s) => s.state === "VT");
+    expect(vt?.backfill_began_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    expect(vt?.backfilled_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    // States loaded before backfills were recorded (here, by the fixtures' own writer) say none.
+    const ca = (await getJson("/states?backfill=1")).states.find((s) => s.state === "CA");
+    expect(ca).toMatchObject({ backfill_began_at: null, backfilled_at: null });
+    expect((await getJson("/filings/changes?state=VT")).changes).toEqual([]);
+  });
+
   it("gives a single-state answer that state's own last load, not its shard's newest", async () => {
     const before = (await getJson("/filings/lapsing?state=CA")).response_metadata.data_source_last_updated;
     await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -171,9 +188,10 @@ describe("GET /states", () => {
     const res = await get("/states?sets=1");
     const held = ((await res.json()) as { states: unknown[] }).states.length;
     const rows = Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]);
-    expect(held).toBe(5);
-    // About nine a state (its facet, its live total, its load, its newest filing, the seek
-    // that found it), and the last seek of each shard.
-    expect(rows).toBeLessThanOrEqual(10 * held + 3 * 4);
+    // CA, OR, TX, VT (the backfill's), NY and WY.
+    expect(held).toBe(6);
+    // About eleven a state (its facet, its live total, its load, its newest filing, its
+    // backfill, the seek that found it), and the last seek of each shard.
+    expect(rows).toBeLessThanOrEqual(12 * held + 3 * 4);
   });
 });

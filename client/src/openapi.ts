@@ -720,6 +720,18 @@ export interface components {
              * @description YYYY-MM-DD: the date the filing office says its data runs through, where its feed states one; else the newest filing date loaded.
              */
             data_through: string | null;
+            /**
+             * Format: date-time
+             * @description When the state's backfill began: its first load, whose filings the change feed does not announce (they are history, not news). Null for a state loaded before backfills were recorded.
+             * @example 2026-09-08T14:03:11Z
+             */
+            backfill_began_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the backfill completed; from then on every load of the state records its changes. Null while the backfill is under way (its loads announce nothing) or for a state loaded before backfills were recorded.
+             * @example 2026-09-08T14:03:11Z
+             */
+            backfilled_at: string | null;
         };
         /** @description Every state the service holds, and how current its data is. */
         StatePage: {

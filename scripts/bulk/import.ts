@@ -55,11 +55,19 @@ export class BulkImport {
   private nextId = 1;
   private finished = false;
 
-  constructor(sqlite: DatabaseSync, source: string, now: Date = new Date()) {
+  private constructor(sqlite: DatabaseSync, now: Date) {
     this.sqlite = sqlite;
     this.now = now;
     this.cutoff = facetCutoffDay(now);
-    beginBulkLoad(sqlite, source);
+  }
+
+  /**
+   * Begins a bulk load of the empty database `sqlite`, or undefined when
+   * another import began one first or has written into it since it was
+   * found empty (two imports started together: one loads in bulk).
+   */
+  static begin(sqlite: DatabaseSync, source: string, now: Date = new Date()): BulkImport | undefined {
+    return beginBulkLoad(sqlite, source, { onlyIfEmpty: true }) ? new BulkImport(sqlite, now) : undefined;
   }
 
   /**

@@ -19,6 +19,8 @@
  * rebuildDroppedIndexes before the migrations (they may touch an index),
  * finishInterruptedLoad after them.
  */
+
+import { hostname } from "node:os";
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -215,13 +217,49 @@ interface BulkLoadRow {
   stage: "writing" | "incomplete";
   indexes: string;
   source: string;
+  owner: string | null;
+}
+
+/** This process, as bulk_load.owner names it. */
+const thisProcess = `${hostname()}:${process.pid}`;
+
+/**
+ * Whether the bulk load of `row` is being written by another live process
+ * on this machine (rather than stopped): it is not an interrupted load, and
+ * its database is left alone until its writing ends (waitForBulkWriter).
+ */
+function writtenElsewhere(row: BulkLoadRow | undefined): boolean {
+  if (row?.stage !== "writing" || !row.owner || row.owner === thisProcess) return false;
+  const [host, pid] = row.owner.split(":");
+  if (host !== hostname()) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch (err) {
+    // EPERM: it lives, under another user.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Waits while another live process writes a bulk load into `db`, saying so once. */
+export async function waitForBulkWriter(db: DatabaseSync): Promise<void> {
+  let said = false;
+  while (writtenElsewhere(unfinished(db))) {
+    if (!said)
+      console.error(
+        `Another import is writing a bulk load into this database (${unfinished(db)?.owner}): waiting for it...`,
+      );
+    said = true;
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /** The unfinished bulk load recorded in `db`, if any (none in a database migrated before the table existed). */
 function unfinished(db: DatabaseSync): BulkLoadRow | undefined {
   const table = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'bulk_load'").get();
   if (!table) return undefined;
-  return db.prepare("select stage, indexes, source from bulk_load").get() as BulkLoadRow | undefined;
+  // Every column: a database migrated before `owner` existed has none (migrations run after this).
+  return db.prepare("select * from bulk_load").get() as BulkLoadRow | undefined;
 }
 
 /**
@@ -230,22 +268,26 @@ function unfinished(db: DatabaseSync): BulkLoadRow | undefined {
  * is being written and which indexes to build again. Primary keys, which
  * the facet upserts rely on, stay. Sets the writing pace (BULK_SYNCHRONOUS).
  */
-export function beginBulkLoad(db: DatabaseSync, source: string): void {
+export function beginBulkLoad(db: DatabaseSync, source: string, { onlyIfEmpty = false } = {}): boolean {
   tuneForLoading(db);
-  inTransaction(db, () => {
+  const begun = inTransaction(db, () => {
+    // Under the write lock: another import that began first, or wrote a filing, wins.
+    const earlier = unfinished(db);
+    if (onlyIfEmpty && (writtenElsewhere(earlier) || db.prepare("select 1 from filings limit 1").get())) return false;
     const indexes = db
       .prepare("select name, sql from sqlite_master where type = 'index' and sql is not null")
       .all() as unknown as IndexDefinition[];
     // Indexes an earlier, interrupted bulk load dropped are still to be built.
-    const earlier = unfinished(db);
     const pending = earlier ? (JSON.parse(earlier.indexes) as IndexDefinition[]) : [];
     const all = [...pending.filter((p) => !indexes.some((i) => i.name === p.name)), ...indexes];
     db.prepare(
-      "insert or replace into bulk_load (id, stage, indexes, source, started_at) values (1, 'writing', ?, ?, ?)",
-    ).run(JSON.stringify(all), source, isoSeconds(Date.now()));
+      "insert or replace into bulk_load (id, stage, indexes, source, started_at, owner) values (1, 'writing', ?, ?, ?, ?)",
+    ).run(JSON.stringify(all), source, isoSeconds(Date.now()), thisProcess);
     for (const { name } of indexes) db.exec(`drop index "${name}"`);
+    return true;
   });
-  db.exec(`pragma synchronous = ${BULK_SYNCHRONOUS}`);
+  if (begun) db.exec(`pragma synchronous = ${BULK_SYNCHRONOUS}`);
+  return begun;
 }
 
 /** Builds the indexes a bulk load dropped (those still missing); returns how many it built. */
@@ -293,7 +335,8 @@ export function isBackfilling(db: DatabaseSync): boolean {
  * Before migrations: builds the indexes an interrupted bulk load dropped,
  * as they were, so a migration finds the schema it expects.
  */
-export function rebuildDroppedIndexes(db: DatabaseSync): void {
+export async function rebuildDroppedIndexes(db: DatabaseSync): Promise<void> {
+  await waitForBulkWriter(db);
   const row = unfinished(db);
   if (row?.stage === "writing") inTransaction(db, () => createIndexes(db, row));
 }
@@ -310,6 +353,7 @@ export type Finished = { bulk: string } | { debtors: number };
  * queued. Undefined when there was nothing to do.
  */
 export async function finishInterruptedLoad(db: DatabaseSync): Promise<Finished | undefined> {
+  await waitForBulkWriter(db);
   const row = unfinished(db);
   if (row?.stage === "writing") {
     finishBulkWrite(db);

@@ -19,11 +19,11 @@
  *   changes (410 cursor_expired). Their name-index rows go with them.
  */
 import { and, eq, isNull, lt, lte, sql } from "drizzle-orm";
+import { recordedNow } from "../db/changeRows.ts";
 import type { Db } from "../db/database.ts";
 import { NAME_SLOTS_SQL, storedKeys } from "../db/nameIndex.ts";
 import { changeMarks, changeNames, changes, facetCounts, filings } from "../db/schema.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
-import { nameStatement, recordedNow } from "./record.ts";
 
 /** Days changes are kept unless CHANGE_RETENTION_DAYS says more. */
 const MIN_RETENTION_DAYS = 90;
@@ -100,13 +100,31 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
           .where(and(due(through), inIds))
           .orderBy(...order),
       ),
-      nameStatement(db, await storedKeys(db, ids), ids.length, "filing.lapsed"),
+      lapseNames(db, await storedKeys(db, ids), ids.length),
       markLapses(db, i === chunks.length - 1 ? today : through),
     ]);
     lapsed += rowsChanged(inserted);
   }
   if (chunks.length === 0) await markLapses(db, today);
   return { lapsed, purged: await purge(db, now, retention) };
+}
+
+/**
+ * The name-index rows (schema.ts, changeNames) of the lapses just recorded:
+ * the changes of type filing.lapsed among the last `count` (at most `count`
+ * were inserted by the statement before it in the batch), filed under their
+ * filings' keys by filing id (one JSON parameter). A change already indexed
+ * keeps its rows.
+ */
+function lapseNames(db: Db, keys: Map<number, number[]>, count: number) {
+  const byFiling = JSON.stringify(Object.fromEntries(keys));
+  return db
+    .insert(changeNames)
+    .select(
+      sql`select c.seq * ${NAME_SLOTS_SQL} + k.key, k.value from ${changes} c, json_each(${byFiling}, '$."' || c.filing_id || '"') k
+        where c.seq > (select max(${changes.seq}) from ${changes}) - ${count} and c.type = ${LAPSED}`,
+    )
+    .onConflictDoNothing();
 }
 
 /** Lapses written per batch, about: whole days, so a day with more is one batch. */
@@ -150,7 +168,7 @@ function rowsChanged(result: unknown): number {
 /** Deletes the changes recorded before the retention window; returns how many. */
 async function purge(db: Db, now: Date, retention: number): Promise<number> {
   const cut = new Date(now.getTime() - retention * DAY_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
-  // recorded_at rises with seq (record.ts, recordedNow): the newest change to purge is one seek.
+  // recorded_at rises with seq (src/db/changeRows.ts, recordedNow): the newest change to purge is one seek.
   const [last] = await db
     .select({ seq: changes.seq })
     .from(changes)

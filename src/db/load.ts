@@ -17,11 +17,11 @@
  * place, so its id, and the keys already written for it, stay valid.
  */
 
-import { and, eq, inArray, isNull, notExists, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, notExists, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import { type ChangeRow, changeStatements, changesOf } from "../changes/record.ts";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
+import { type ChangeRow, changeStatements, changesOf } from "./changeRows.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { packedAddressKeys } from "./encodings.ts";
 import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
@@ -40,6 +40,7 @@ import {
   facetCounts,
   facetDays,
   filings,
+  pendingAmendments,
   type SecuredParty,
   securedParties,
   stateLoads,
@@ -141,21 +142,21 @@ export function queueKeyStatements(db: Db, keys: string[], maxParams = D1_MAX_PA
 }
 
 /**
- * The queued debtors' name keys: all, or the first `limit` by name key (so
- * one batch refreshes a bounded part of a large queue).
- */
-function queuedKeys(db: Db, limit?: number) {
-  const keys = db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh);
-  return limit === undefined ? keys : keys.orderBy(debtorsToRefresh.nameKey).limit(limit);
-}
-
-/**
  * Rebuilds the aggregates of the queued debtors (or of every debtor, with
- * `all`, after a bulk load; or of the first `limit` queued) from their
- * parties, and recomputes the stale running totals of facet_days.
+ * `all`, after a bulk load; or of the debtors `keys` names, a part of the
+ * queue read first: see refreshQueued) from their parties, and recomputes
+ * the stale running totals of facet_days. With `keys`, the queue is left
+ * as it is: refreshQueued removes those keys once their sound keys are
+ * written too.
  */
-export function refreshStatements(db: Db, { all = false, limit }: { all?: boolean; limit?: number } = {}): Statement[] {
-  const queued = (nameKey: SQLiteColumn) => (all ? undefined : inArray(nameKey, queuedKeys(db, limit)));
+export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean; keys?: string[] } = {}): Statement[] {
+  const listed = keys && JSON.stringify(keys);
+  const queued = (nameKey: SQLiteColumn) =>
+    all
+      ? undefined
+      : listed !== undefined
+        ? sql`${nameKey} in (select value from json_each(${listed}))`
+        : inArray(nameKey, db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh));
   const self = alias(debtorParties, "self");
   const other = alias(debtorParties, "other");
   // Columns next to max() come from the row holding the max (SQLite), so
@@ -261,9 +262,7 @@ export function refreshStatements(db: Db, { all = false, limit }: { all?: boolea
         .where(queued(self.nameKey))
         .groupBy(self.nameKey, self.filingState, other.nameKey, other.addressKey),
     ),
-    limit === undefined
-      ? db.delete(debtorsToRefresh)
-      : db.delete(debtorsToRefresh).where(inArray(debtorsToRefresh.nameKey, queuedKeys(db, limit))),
+    ...(listed === undefined ? [db.delete(debtorsToRefresh)] : []),
     // Facets and days a replaced filing took back to nothing go, as if never
     // counted: only stale facets can have them (the subtraction marks them).
     db
@@ -291,28 +290,57 @@ export function refreshStatements(db: Db, { all = false, limit }: { all?: boolea
   ];
 }
 
+/** Queued debtors refreshed per batch by refreshQueued, when the caller names no limit. */
+const REFRESH_KEYS = 5_000;
+
 /**
  * Rebuilds what loads with `refresh: false` left queued (see
- * refreshStatements), then writes the sound keys of the queued debtors'
- * spellings, read first: the queue is emptied by the refresh, and the keys
- * need the debtor_names ids it assigns. With `limit`, only the first
- * `limit` queued debtors, in one batch (a step of the platform's load
- * calls it until the queue is empty; names get their ids in the same
- * order as in one call); returns whether debtors are still queued.
+ * refreshStatements), a part of the queue at a time: the first keys by
+ * name key are read, then their spellings (the sound keys need the
+ * debtor_names ids the refresh assigns), then their aggregates and sound
+ * keys are written and those keys, and only those, leave the queue. A
+ * load that queues more meanwhile (two loads at once) keeps its keys for
+ * itself or for the next part. With `limit`, one part of at most `limit`
+ * keys (a step of the platform's load calls it until the queue is empty;
+ * names get their ids in the same order as in one call), returning whether
+ * debtors are still queued; without, every part until the queue is empty.
  */
 export async function refreshQueued(db: Db, { limit }: { limit?: number } = {}): Promise<boolean> {
-  const spellings = await db
-    .selectDistinct({
-      name: debtorParties.name,
-      nameKey: debtorParties.nameKey,
-      filingState: debtorParties.filingState,
-    })
-    .from(debtorParties)
-    .where(and(sql`${debtorParties.nameKey} <> ''`, inArray(debtorParties.nameKey, queuedKeys(db, limit))));
-  await runBatches(db, [...refreshStatements(db, { limit }), ...soundKeyStatements(db, soundKeyRows(spellings))]);
-  if (limit === undefined) return false;
-  const [more] = await db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh).limit(1);
-  return more !== undefined;
+  for (;;) {
+    const keys = (
+      await db
+        .select({ nameKey: debtorsToRefresh.nameKey })
+        .from(debtorsToRefresh)
+        .orderBy(debtorsToRefresh.nameKey)
+        .limit(limit ?? REFRESH_KEYS)
+    ).map((r) => r.nameKey);
+    if (keys.length === 0) return false;
+    const spellings = await db
+      .selectDistinct({
+        name: debtorParties.name,
+        nameKey: debtorParties.nameKey,
+        filingState: debtorParties.filingState,
+      })
+      .from(debtorParties)
+      .where(
+        and(
+          sql`${debtorParties.nameKey} <> ''`,
+          sql`${debtorParties.nameKey} in (select value from json_each(${JSON.stringify(keys)}))`,
+        ),
+      );
+    await runBatches(db, [
+      ...refreshStatements(db, { keys }),
+      ...soundKeyStatements(db, soundKeyRows(spellings)),
+      // Last: a batch that fails leaves the keys queued for the next refresh.
+      db
+        .delete(debtorsToRefresh)
+        .where(sql`${debtorsToRefresh.nameKey} in (select value from json_each(${JSON.stringify(keys)}))`),
+    ]);
+    if (limit !== undefined) {
+      const [more] = await db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh).limit(1);
+      return more !== undefined;
+    }
+  }
 }
 
 async function runBatches(db: Db, statements: Statement[]) {
@@ -454,10 +482,10 @@ export function storedRows(
 /** Filings looked up and written per round trip pair by upsertFilings. */
 const UPSERT_GROUP = 100;
 
-/** A filing's rows without row ids, as comparable text. */
+/** A filing's rows without row ids or revision, as comparable text. */
 function fingerprint(rows: FilingRows): string {
   const strip = (row: object) => {
-    const { id: _, ...rest } = row as { id?: unknown };
+    const { id: _, revision: __, ...rest } = row as { id?: unknown; revision?: unknown };
     return rest;
   };
   const sorted = (o: object) => JSON.stringify(o, Object.keys(o).sort());
@@ -472,15 +500,54 @@ function fingerprint(rows: FilingRows): string {
 }
 
 /**
- * Loads records keyed by state and initial financing number: new ones are
- * inserted, changed ones replaced (keeping their id), identical ones left
- * alone; derived data follows, and a data_loads row records the load so
- * `data_source_last_updated` moves forward. Within one call, the last record
- * for a state and number wins.
- *
- * Each group costs two D1 round trips: one reading the stored versions of
- * its filings, one batch writing the difference.
+ * How a write names the filings it inserts. SQLite gives them their ids
+ * inside the transaction that writes them, so two loads at once never take
+ * the same id (an id worked out from max(id) before the write would be
+ * taken by whichever load committed first): each new filing is inserted
+ * with a null id, in order and after the write's replaced filings, so the
+ * k-th of `fresh` takes the largest id so far plus one. Until then it is
+ * the placeholder -k, and its parties, amendments and changes name it as
+ * max(id) - (fresh - k), which nothing else changes during the transaction.
  */
+function newFilingIds(fresh: number) {
+  const maxId = sql`(select max(${filings.id}) from ${filings})`;
+  return {
+    /** The id column of a filing row: null (SQLite assigns it) for a new one. */
+    own: (id: number): number | SQL => (id > 0 ? id : sql`null`),
+    /** A reference to a filing's id from another row. */
+    ref: (id: number): number | SQL => (id > 0 ? id : sql`${maxId} - ${sql.raw(String(fresh + id))}`),
+  };
+}
+
+/** The rows `rows` add to each table, with new filings named as newFilingIds says. */
+function placedRows(rows: FilingRows[], fresh: number) {
+  const ids = newFilingIds(fresh);
+  const child = <T extends { filingId: number }>(row: T) => ({ ...row, filingId: ids.ref(row.filingId) });
+  return [
+    { table: filings, rows: rows.map((r) => ({ ...r.filing, id: ids.own(r.filing.id) })) },
+    { table: debtorParties, rows: rows.flatMap((r) => r.debtors.map(child)) },
+    { table: securedParties, rows: rows.flatMap((r) => r.securedParties.map(child)) },
+    { table: amendments, rows: rows.flatMap((r) => r.amendments.map(child)) },
+  ] as const;
+}
+
+/**
+ * Whether `err` is a write that lost a race with another load: a filing it
+ * meant to insert is there now, or one it meant to replace is no longer the
+ * revision it read (the replaced row is still there, so its insert
+ * collides). The whole batch rolled back; reading again and writing the
+ * difference resolves it.
+ */
+function lostRace(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    if (/UNIQUE constraint failed: filings\./.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** Attempts at one group before a lost race is reported as an error: each loss means another load committed. */
+const WRITE_ATTEMPTS = 10;
+
 export async function upsertFilings(
   db: Db,
   records: Iterable<FilingRecord>,
@@ -498,78 +565,29 @@ export async function upsertFilings(
     refresh?: boolean;
     /** False to record no change-feed rows (a backfill: scripts/bulk/import.ts). */
     recordChanges?: boolean;
+    /** States being backfilled (src/feed/backfills.ts): their filings record no change-feed rows. */
+    backfilling?: ReadonlySet<string>;
+    /** Told of new filings that amendments were found waiting for as they were written (see upsertGroup). */
+    onWaiting?: (filings: { state: string; number: string }[]) => void;
   } = {},
 ): Promise<LoadSummary> {
   const now = options.now ?? new Date();
-  const cutoff = facetCutoffDay(now);
   const summary: LoadSummary = { inserted: 0, updated: 0, unchanged: 0 };
   let done = 0;
   const states = new Set<string>();
   for (const group of groups(records, UPSERT_GROUP)) {
     for (const r of group) states.add(r.state.toUpperCase());
-    const latest = new Map(group.map((r) => [`${r.state.toUpperCase()}\u0000${r.number}`, r]));
-    // By number alone (one bound parameter each; numbers rarely repeat
-    // across states), then matched on state too below.
-    const [old, oldDebtors, oldSecured, oldAmendments, [top]] = await db.batch([
-      ...storedFilingStatements(db, [...new Set(group.map((r) => r.number))]),
-      db.select({ id: sql<number | null>`max(${filings.id})` }).from(filings),
-    ]);
-    const oldRows = new Map<string, FilingRows>(
-      storedRows(old, oldDebtors, oldSecured, oldAmendments).map((r) => [
-        `${r.filing.state}\u0000${r.filing.number}`,
-        r,
-      ]),
-    );
-    let nextId = (top?.id ?? 0) + 1;
-    const added: FilingRows[] = [];
-    const removed: FilingRows[] = [];
-    const replaced: number[] = [];
-    const changed: ChangeRow[] = [];
-    for (const [key, record] of latest) {
-      const before = oldRows.get(key);
-      const id = before?.filing.id ?? nextId++;
-      const after = toRows(record, id);
-      if (!before) {
-        added.push(after);
-        summary.inserted += 1;
-        changed.push(...changesOf(undefined, after));
-      } else if (fingerprint(before) !== fingerprint(after)) {
-        removed.push(before);
-        replaced.push(id);
-        added.push(after);
-        summary.updated += 1;
-        changed.push(...changesOf(before, after));
-      } else {
-        summary.unchanged += 1;
-      }
-    }
-    if (added.length > 0) {
-      // The rows, their changes and their counts: one transaction, so a
-      // change is seen exactly when what it describes is.
-      const data = [
-        // Children first: the rows go whether or not D1 enforces the cascade.
-        ...(replaced.length > 0
-          ? [
-              db.delete(debtorParties).where(inArray(debtorParties.filingId, replaced)),
-              db.delete(securedParties).where(inArray(securedParties.filingId, replaced)),
-              db.delete(amendments).where(inArray(amendments.filingId, replaced)),
-              db.delete(filings).where(inArray(filings.id, replaced)),
-            ]
-          : []),
-        ...insertStatements(db, added),
-        ...(options.recordChanges === false ? [] : changeStatements(db, changed)),
-        ...facetStatements(db, [...facetDayRows(removed, cutoff, -1), ...facetDayRows(added, cutoff)]),
-        ...queueDebtorStatements(db, [...removed, ...added]),
-      ];
-      // The aggregates follow (the sound keys point at debtor_names ids, which the refresh assigns).
-      const derived =
-        options.refresh === false
-          ? []
-          : [...refreshStatements(db), ...soundKeyStatements(db, soundKeyRows(added.flatMap((r) => r.debtors)))];
-      if (data.length + derived.length <= STATEMENTS_PER_BATCH) await runBatches(db, [...data, ...derived]);
-      else {
-        await db.batch(data as [Statement, ...Statement[]]);
-        await runBatches(db, derived);
+    // Read, compare and write again if another load wrote one of these
+    // filings between this read and this write (lostRace).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const counts = await upsertGroup(db, group, now, options);
+        summary.inserted += counts.inserted;
+        summary.updated += counts.updated;
+        summary.unchanged += counts.unchanged;
+        break;
+      } catch (err) {
+        if (!lostRace(err) || attempt >= WRITE_ATTEMPTS) throw err;
       }
     }
     done += group.length;
@@ -581,3 +599,111 @@ export async function upsertFilings(
   }
   return summary;
 }
+
+/**
+ * One group of upsertFilings: one round trip reading the stored versions of
+ * its filings, one batch writing the difference (two when the aggregates
+ * do not fit beside it). The batch inserts each new filing and replaces
+ * each changed one only if no other load did so since the read; otherwise
+ * it fails whole (lostRace).
+ */
+async function upsertGroup(
+  db: Db,
+  group: FilingRecord[],
+  now: Date,
+  options: Parameters<typeof upsertFilings>[2] & object,
+): Promise<LoadSummary> {
+  const counts: LoadSummary = { inserted: 0, updated: 0, unchanged: 0 };
+  const cutoff = facetCutoffDay(now);
+  const latest = new Map(group.map((r) => [`${r.state.toUpperCase()}\u0000${r.number}`, r]));
+  // By number alone (one bound parameter each; numbers rarely repeat
+  // across states), then matched on state too below.
+  const [old, oldDebtors, oldSecured, oldAmendments] = await db.batch(
+    storedFilingStatements(db, [...new Set(group.map((r) => r.number))]),
+  );
+  const oldRows = new Map<string, FilingRows>(
+    storedRows(old, oldDebtors, oldSecured, oldAmendments).map((r) => [`${r.filing.state}\u0000${r.filing.number}`, r]),
+  );
+  const replacedRows: FilingRows[] = [];
+  const newRows: FilingRows[] = [];
+  const removed: FilingRows[] = [];
+  const changed: ChangeRow[] = [];
+  for (const [key, record] of latest) {
+    const before = oldRows.get(key);
+    if (!before) {
+      const after = toRows(record, -(newRows.length + 1));
+      newRows.push(after);
+      counts.inserted += 1;
+      if (recordsChanges(options, after.filing.state)) changed.push(...changesOf(undefined, after));
+      continue;
+    }
+    const after = toRows(record, before.filing.id);
+    if (fingerprint(before) === fingerprint(after)) {
+      counts.unchanged += 1;
+      continue;
+    }
+    after.filing.revision = before.filing.revision + 1;
+    removed.push(before);
+    replacedRows.push(after);
+    counts.updated += 1;
+    if (recordsChanges(options, after.filing.state)) changed.push(...changesOf(before, after));
+  }
+  // Replaced filings first: new ones take ids after the largest (newFilingIds).
+  const added = [...replacedRows, ...newRows];
+  if (added.length === 0) return counts;
+  const replaced = removed.map((r) => r.filing.id);
+  const ids = newFilingIds(newRows.length);
+  // The rows, their changes and their counts: one transaction, so a
+  // change is seen exactly when what it describes is.
+  const data = [
+    // Children first: the rows go whether or not D1 enforces the cascade.
+    ...(replaced.length > 0
+      ? [
+          db.delete(debtorParties).where(inArray(debtorParties.filingId, replaced)),
+          db.delete(securedParties).where(inArray(securedParties.filingId, replaced)),
+          db.delete(amendments).where(inArray(amendments.filingId, replaced)),
+          // Only the revision read: if another load replaced it since, the
+          // row stays and the insert below fails the batch (lostRace).
+          ...chunk(removed, Math.floor(D1_MAX_PARAMS / 2)).map((part) =>
+            db
+              .delete(filings)
+              .where(or(...part.map((r) => and(eq(filings.id, r.filing.id), eq(filings.revision, r.filing.revision))))),
+          ),
+        ]
+      : []),
+    ...placedRows(added, newRows.length).flatMap((set) => insertChunks(db, set.table, set.rows, D1_MAX_PARAMS)),
+    ...changeStatements(db, changed, D1_MAX_PARAMS, ids.ref),
+    ...facetStatements(db, [...facetDayRows(removed, cutoff, -1), ...facetDayRows(added, cutoff)]),
+    ...queueDebtorStatements(db, [...removed, ...added]),
+  ];
+  // Amendments waiting for a filing this write inserts, as the transaction
+  // sees them: one kept by another load after this load read what waits
+  // is found here, in the write, and the caller applies it (writeGroup).
+  const waiting =
+    newRows.length > 0 && options.onWaiting
+      ? db
+          .select({ state: pendingAmendments.state, number: pendingAmendments.filingNumber })
+          .from(pendingAmendments)
+          .where(
+            sql`(${pendingAmendments.state}, ${pendingAmendments.filingNumber}) in (select value ->> 0, value ->> 1 from json_each(${JSON.stringify(newRows.map((r) => [r.filing.state, r.filing.number]))}))`,
+          )
+      : undefined;
+  const written = waiting ? [...data, waiting] : data;
+  // The aggregates follow (the sound keys point at debtor_names ids, which the refresh assigns).
+  const derived =
+    options.refresh === false
+      ? []
+      : [...refreshStatements(db), ...soundKeyStatements(db, soundKeyRows(added.flatMap((r) => r.debtors)))];
+  const together = written.length + derived.length <= STATEMENTS_PER_BATCH;
+  const results = await db.batch((together ? [...written, ...derived] : written) as [Statement, ...Statement[]]);
+  if (!together) await runBatches(db, derived);
+  if (waiting) {
+    const found = results[written.length - 1] as { state: string; number: string }[];
+    if (found.length > 0) options.onWaiting?.(found);
+  }
+  return counts;
+}
+
+/** Whether a load with `options` records the changes of a filing of `state`. */
+const recordsChanges = (options: { recordChanges?: boolean; backfilling?: ReadonlySet<string> }, state: string) =>
+  options.recordChanges !== false && !options.backfilling?.has(state);

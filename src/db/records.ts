@@ -140,6 +140,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       collateral: record.collateral ?? null,
       filingOffice: record.filingOffice ?? null,
       terminatedAt: terminated,
+      revision: 0,
     },
     debtors: record.debtors.map((p, position) => ({
       ...shared,

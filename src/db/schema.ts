@@ -48,6 +48,8 @@ export const WITHOUT_ROWID = [
   "debtor_addresses",
   "debtor_address_sets",
   "debtor_links",
+  "load_keys",
+  "held_copies",
 ] as const;
 
 const partyType = enumCode(PARTY_TYPES);
@@ -121,6 +123,12 @@ export const filings = sqliteTable(
     filingOffice: text(),
     /** Filing time of the terminating amendment, when there is one. */
     terminatedAt: instant(),
+    /**
+     * How many times a load has replaced the filing's rows. A load replaces a
+     * filing only if it still has the revision the load read (src/db/load.ts),
+     * so two loads at once cannot both replace the same version.
+     */
+    revision: integer().notNull().default(0),
   },
   (t) => [
     // A filing is its state and number; lookup by number alone, across
@@ -450,6 +458,8 @@ export const bulkLoad = sqliteTable("bulk_load", {
   /** What started it (`seed ...`, `import FILE ...`), and when (ISO 8601 UTC). */
   source: text().notNull(),
   startedAt: text().notNull(),
+  /** `HOST:PID` of the process writing it: a load another live process writes is not an interrupted one. */
+  owner: text(),
 });
 
 /**
@@ -497,7 +507,7 @@ export const changes = sqliteTable(
  * The change feed's name index (src/db/nameIndex.ts): each change under the
  * keys of the parties its filing names after the change (debtors, and the
  * leading words of its lenders), written in the same D1 batch as the change
- * (src/changes/record.ts, daily.ts). GET /filings/changes reads a debtor's
+ * (src/db/changeRows.ts, src/changes/daily.ts). GET /filings/changes reads a debtor's
  * or lender's changes here in change order, a page's worth, and checks the
  * name rule on the filing itself (a key is coarser than the rule).
  *
@@ -534,6 +544,23 @@ export const stateLoads = sqliteTable("state_loads", {
   officeThrough: day(),
 });
 
+/**
+ * Each state's backfill: its first load, whose filings the change feed does
+ * not announce (docs/monitoring.md). A load begins one for each state it
+ * loads that the service holds no filing of (or that the operator names
+ * with `--backfill`), before writing any of its filings, and completes it
+ * when it ends; until then every load of the state is part of the backfill.
+ * Kept in the state's shard (GET /states).
+ */
+export const stateBackfills = sqliteTable("state_backfills", {
+  state: text().primaryKey(),
+  beganAt: instant().notNull(),
+  /** Null while the backfill is under way. */
+  completedAt: instant(),
+  /** What began it (`import FILE`, `load KEY`). */
+  source: text().notNull(),
+});
+
 /** One row per data load; the newest is `data_source_last_updated`. */
 export const dataLoads = sqliteTable(
   "data_loads",
@@ -548,10 +575,12 @@ export const dataLoads = sqliteTable(
 
 /**
  * One row per feed file loaded on the platform (src/platform/): its
- * Workflow instance (`id`, from the object's key and etag), status and
- * counts, updated by each step, so the CLI follows a load and lists loads
- * by reading D1. `checkpoint` is the last range's (JSON): a restarted load
- * carries on from it. Kept in the default shard only.
+ * Workflow instance (`id`, from the object's key and etag) and where its
+ * load stands, so the CLI follows a load and lists loads by reading D1.
+ * `checkpoint` is the last step's (JSON): bytes done, counts, where the
+ * next range starts; a restarted load carries on from it. Whether a load
+ * runs, completed or failed, and why, is its Workflow instance's status,
+ * kept nowhere else. Kept in the default shard only.
  */
 export const feedLoads = sqliteTable(
   "feed_loads",
@@ -560,16 +589,11 @@ export const feedLoads = sqliteTable(
     key: text().notNull(),
     etag: text().notNull(),
     bytes: integer().notNull(),
-    /** running, complete or failed. */
-    status: text().notNull(),
     startedAt: text().notNull(),
     updatedAt: text().notNull(),
-    /** Bytes of the file read and written so far. */
-    done: integer().notNull(),
-    /** The import summary so far, as JSON. */
+    /** The import summary so far, as JSON: the checkpoint's, or past it what a range stopped by a broken file wrote. */
     summary: text().notNull(),
     checkpoint: text().notNull(),
-    error: text(),
   },
   (t) => [index("feed_loads_started").on(t.startedAt)],
 );
@@ -676,6 +700,40 @@ export const webhookDeliveries = sqliteTable(
     index("webhook_deliveries_failed").on(t.subscription, t.createdAt).where(sql`status = 'failed'`),
     index("webhook_deliveries_created").on(t.createdAt),
   ],
+);
+
+/**
+ * A platform load's first reading of its file (src/platform/staging.ts), in
+ * the default shard while the load runs: each filing key the file gives
+ * (as a 64-bit hash, text) with the read positions of its first and last
+ * copy, so a range step knows which of its filings the file repeats and
+ * where their last copy is, whatever range that falls in. WITHOUT ROWID.
+ */
+export const loadKeys = sqliteTable(
+  "load_keys",
+  {
+    load: text().notNull(),
+    hash: text().notNull(),
+    first: integer().notNull(),
+    last: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.load, t.hash] })],
+);
+
+/**
+ * The earlier copies of a repeated filing a platform load has read, until
+ * the range that reads its last copy folds them into it (src/feed/held.ts),
+ * as JSON. WITHOUT ROWID; emptied when the load completes.
+ */
+export const heldCopies = sqliteTable(
+  "held_copies",
+  {
+    load: text().notNull(),
+    hash: text().notNull(),
+    position: integer().notNull(),
+    copy: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.load, t.hash, t.position] })],
 );
 
 export type Filing = typeof filings.$inferSelect;

@@ -17,6 +17,7 @@
  */
 import { z } from "zod";
 import { STATE_CODES } from "../domain/states.ts";
+import type { Db } from "./database.ts";
 
 /** The binding of every state the configuration does not name. */
 export const DEFAULT_SHARD = "DB";
@@ -126,4 +127,18 @@ export function shardsOf(env: Env): Shards {
   const shards = { layout, databases };
   checked.set(env, shards);
   return shards;
+}
+
+/** A Drizzle handle over each shard of a layout (the loaders write through them). */
+export interface ShardDatabases {
+  layout: ShardLayout;
+  /** The database of each shard of the layout. */
+  databases: ReadonlyMap<string, Db>;
+}
+
+/** The database of `shard` (default: the default shard, which holds load records), or an error naming it. */
+export function shardDb(shards: ShardDatabases, shard: string = DEFAULT_SHARD): Db {
+  const db = shards.databases.get(shard);
+  if (!db) throw new Error(`no database for shard ${shard}`);
+  return db;
 }

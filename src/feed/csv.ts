@@ -1,6 +1,8 @@
 /**
- * The CSV feed: one row per party (and per amendment) of a filing, the rows
- * of one filing adjacent, as an operator can produce from a spreadsheet.
+ * The CSV feed: one row per party (and per amendment) of a filing, as an
+ * operator can produce from a spreadsheet. The rows of one filing are
+ * usually adjacent; a filing whose rows come in several runs is read as
+ * one, from all of its rows (see CsvGroup).
  * Rows are assembled into the feed's lien shape and validated by the same
  * schema as NDJSON lines, so both formats load alike.
  *
@@ -236,8 +238,9 @@ function readHeader(header: CsvRecord): CsvColumn[] {
 }
 
 type Cells = Partial<Record<CsvColumn, string>>;
+type Row = CsvRow;
 
-interface Row extends Place {
+interface CsvRow extends Place {
   cells: Cells;
   role?: "debtor" | "secured" | "amendment";
   /** Why the row cannot be used, if it cannot. */
@@ -253,7 +256,31 @@ export type CsvFiling = Place & {
   locate: (path: readonly PropertyKey[]) => string;
   /** On the last filing of a run of rows: where reading can start again after it. */
   resume?: CsvResume;
+  /**
+   * The run of rows this came from: on the first filing of each run, with
+   * its rows; on the others (amendment rows read as amendment lines), its
+   * key only.
+   */
+  group?: CsvGroup | { key: FilingKey };
 } & ({ lien: Record<string, unknown> } | { error: string });
+
+/** A filing's state and number as its rows give them. */
+export interface FilingKey {
+  state: string;
+  number: string;
+}
+
+/**
+ * One run of adjacent rows of a filing, as read: a filing whose rows come
+ * in several runs is held run by run until its last (src/feed/import.ts)
+ * and then read from all of them together (assembleGroups), as if they had
+ * been adjacent.
+ */
+export interface CsvGroup {
+  key: FilingKey;
+  rows: CsvRow[];
+  notes: string[];
+}
 
 /**
  * What reading a CSV file needs to start again at a filing boundary: the
@@ -446,13 +473,16 @@ function guessKey(raw: string, columns: CsvColumn[]): string | undefined {
 /**
  * The filings of a CSV file: its first record is the header, and each run
  * of adjacent rows with the same filing_state and filing_number is one
- * filing. A row that cannot be read spoils the filing it belongs to, so
- * that filing is rejected whole rather than loaded without it; when even
- * its filing cannot be told, both filings around it are.
+ * filing (or, amendment rows only, one amendment line each), carrying its
+ * run (CsvFiling.group) so that a filing whose rows come in several runs
+ * can be read again from all of them (assembleGroups). A row that cannot
+ * be read spoils the filing it belongs to, so that filing is rejected
+ * whole rather than loaded without it; when even its filing cannot be
+ * told, both filings around it are.
  *
  * `from` starts at a filing boundary instead of the header (a range of the
- * file, src/platform/): rows of one filing that are not adjacent are then
- * caught only within the range read.
+ * file, src/platform/). Nothing is kept from one run to the next: memory
+ * holds one run of rows.
  */
 export async function* csvFilings(lines: AsyncIterable<Line>, from?: CsvResume["csv"]): AsyncGenerator<CsvFiling> {
   let columns = from?.columns as CsvColumn[] | undefined;
@@ -461,13 +491,8 @@ export async function* csvFilings(lines: AsyncIterable<Line>, from?: CsvResume["
   let groupNotes: string[] = [];
   /** An unreadable row of unknown filing, which also spoils the next filing. */
   let spoilNext = from?.spoil;
-  /** First line of each filing read so far, to catch rows of one filing that are not adjacent. */
-  const seen = new Map<string, number>();
   const close = (): CsvFiling[] => {
     const notes = [...groupNotes];
-    const seenAt = groupKey !== undefined ? seen.get(groupKey) : undefined;
-    if (seenAt !== undefined)
-      notes.push(`filing already appeared at line ${seenAt}: the rows of one filing must be adjacent`);
     const out = assemble(group, notes);
     const last = out.at(-1);
     if (last && columns) {
@@ -477,8 +502,10 @@ export async function* csvFilings(lines: AsyncIterable<Line>, from?: CsvResume["
         csv: { columns, ...(spoilNext !== undefined ? { spoil: spoilNext } : {}) },
       };
     }
-    const firstLine = group[0]?.line;
-    if (groupKey !== undefined && firstLine !== undefined && !seen.has(groupKey)) seen.set(groupKey, firstLine);
+    const key = groupKey === undefined ? undefined : keyOf(groupKey);
+    if (key) {
+      for (const [i, filing] of out.entries()) filing.group = i === 0 ? { key, rows: group, notes } : { key };
+    }
     group = [];
     groupKey = undefined;
     groupNotes = [];
@@ -521,4 +548,23 @@ export async function* csvFilings(lines: AsyncIterable<Line>, from?: CsvResume["
   }
   if (!columns) throw new FeedFileError("the file is empty: expected a header line");
   if (group.length > 0) yield* close();
+}
+
+/** A filing key of filingKey() as its state and number; none for a row with neither. */
+function keyOf(key: string): FilingKey | undefined {
+  const [state = "", number = ""] = key.split("\u0000");
+  return state === "" && number === "" ? undefined : { state, number };
+}
+
+/**
+ * The filings of a filing's runs of rows read together, in file order, as
+ * if they had been adjacent: its parties and amendments from every run,
+ * its date, kind and other facts agreed across them.
+ */
+export function assembleGroups(groups: CsvGroup[]): CsvFiling[] {
+  const rows = groups.flatMap((g) => g.rows).sort((a, b) => a.line - b.line);
+  return assemble(
+    rows,
+    groups.flatMap((g) => g.notes),
+  );
 }

@@ -17,9 +17,13 @@
  * resumes.
  */
 
+import { sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
 import { type LoadedStates, type LoadSummary, recordLoad, upsertFilings } from "../db/load.ts";
 import type { FilingRecord } from "../db/records.ts";
+import { filings } from "../db/schema.ts";
+import type { CsvGroup } from "./csv.ts";
+import { type HeldCopies, type HeldCopy, HeldInMemory } from "./held.ts";
 import {
   type AmendmentEntry,
   anyPending,
@@ -39,9 +43,10 @@ import {
   type Reject,
   type Resume,
   readFeed,
+  reassembled,
   type Warning,
 } from "./read.ts";
-import { keyHash, type Repeats } from "./repeats.ts";
+import { copyKey, keyHash, type Repeats } from "./repeats.ts";
 
 export interface ImportSummary extends LoadSummary {
   /** Records read (filings, amendment records), good or bad. */
@@ -109,6 +114,10 @@ export interface ImportOptions {
    * earlier ones held back until it comes (see importFeed).
    */
   repeats?: Repeats;
+  /** Where earlier copies wait for their last (held.ts): in memory unless given. */
+  held?: HeldCopies;
+  /** The read position of the first record read (a range of a file: the records before it). */
+  positionFrom?: number;
   /** Records the file's data load, in place of recordLoad on `db` (a sharded import records it in every shard). */
   recordLoad?: (source: string, filings: number, at: Date, states: LoadedStates) => Promise<void>;
 }
@@ -152,8 +161,12 @@ export async function writeGroup(
   now: Date,
   summary: ImportSummary,
   pendingMayExist: boolean,
-  { refresh = true, recordChanges = true }: { refresh?: boolean; recordChanges?: boolean } = {},
-) {
+  {
+    refresh = true,
+    recordChanges = true,
+    backfilling,
+  }: { refresh?: boolean; recordChanges?: boolean; backfilling?: ReadonlySet<string> } = {},
+): Promise<Warning[]> {
   const records = new Map<string, { record: FilingRecord; merge: boolean }>();
   const amendments: (AmendmentEntry & Keyed & { item: Loaded })[] = [];
   for (const item of items) {
@@ -218,17 +231,73 @@ export async function writeGroup(
       reason: "its filing is not loaded yet: the amendment is kept and applied when the filing arrives",
     });
   }
+  /** Filings written here that another load kept amendments for after this one read what waits. */
+  const late: Keyed[] = [];
+  const write = { now, record: false, refresh, recordChanges, backfilling, onWaiting: (f: Keyed[]) => late.push(...f) };
   const loaded = await upsertFilings(
     db,
     [...records.values()].map((r) => r.record),
-    { now, record: false, refresh, recordChanges },
+    write,
   );
   summary.inserted += loaded.inserted;
   summary.updated += loaded.updated;
   summary.unchanged += loaded.unchanged;
-  const statements = [...dropPendingStatements(db, applied), ...keepPendingStatements(db, keep)];
-  if (statements.length > 0) await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
-  return waitingWarnings;
+  // The amendments kept are checked against the filings stored as they are
+  // kept, in the same transaction: a filing another load wrote since this
+  // one read gets them now, rather than waiting for its next load.
+  const kept = keep.map((k) => [k.state, k.number]);
+  const storedNow =
+    kept.length > 0
+      ? db
+          .select({ state: filings.state, number: filings.number })
+          .from(filings)
+          .where(
+            sql`(${filings.state}, ${filings.number}) in (select value ->> 0, value ->> 1 from json_each(${JSON.stringify(kept)}))`,
+          )
+      : undefined;
+  const statements = [
+    ...dropPendingStatements(db, applied),
+    ...keepPendingStatements(db, keep),
+    ...(storedNow ? [storedNow] : []),
+  ];
+  if (statements.length > 0) {
+    const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+    if (storedNow) late.push(...(results[statements.length - 1] as Keyed[]));
+  }
+  if (late.length === 0) return waitingWarnings;
+  const settled = await applyWaiting(db, late, write);
+  summary.updated += settled.updated;
+  summary.pending -= keep.filter((k) => settled.keys.has(filingKey(k.state, k.number))).length;
+  return waitingWarnings.filter((_, i) => {
+    const k = keep[i];
+    return !k || !settled.keys.has(filingKey(k.state, k.number));
+  });
+}
+
+/**
+ * Applies the amendments waiting for the stored filings `keys` (a race
+ * between two loads, see writeGroup) and drops them from the waiting list.
+ */
+async function applyWaiting(
+  db: Db,
+  keys: Keyed[],
+  write: Parameters<typeof upsertFilings>[2] & object,
+): Promise<{ updated: number; keys: Set<string> }> {
+  const { stored, waiting } = await readStored(db, keys, { pending: true });
+  const records: FilingRecord[] = [];
+  const applied: Keyed[] = [];
+  for (const [key, queued] of waiting) {
+    let record = stored.get(key);
+    if (!record) continue;
+    for (const entry of queued) record = applyAmendment(record, entry);
+    records.push(record);
+    applied.push(record);
+  }
+  if (records.length === 0) return { updated: 0, keys: new Set() };
+  const loaded = await upsertFilings(db, records, { ...write, onWaiting: undefined });
+  const drop = dropPendingStatements(db, applied);
+  await db.batch(drop as [(typeof drop)[number], ...typeof drop]);
+  return { updated: loaded.updated, keys: new Set(applied.map((k) => filingKey(k.state, k.number))) };
 }
 
 export async function importFeed(
@@ -246,8 +315,8 @@ export type ImportRange = Pick<ReadOptions, "from"> & Required<Pick<ReadOptions,
 /** A FeedFileError as the import throws it: with what it wrote before the file broke. */
 type BrokenFileError = FeedFileError & { summary?: ImportSummary };
 
-/** What the import wrote before `err` stopped its file (the importer and the Workflow count it). */
-export const writtenBefore = (err: FeedFileError): ImportSummary | undefined => (err as BrokenFileError).summary;
+/** What the import wrote before `err` stopped its file (the importer and the Workflow count it): the import attaches it to every such error. */
+export const writtenBefore = (err: FeedFileError): ImportSummary => (err as BrokenFileError).summary ?? emptySummary();
 
 /** The later of two as-of dates of a state's data, where null is none given. */
 export const laterAsOf = (a: string | null, b: string | null): string | null =>
@@ -294,55 +363,81 @@ async function load(
     const asOf = "asOf" in item ? (item.asOf ?? null) : null;
     states.set(state, laterAsOf(states.get(state) ?? null, asOf));
   };
-  /** Earlier copies of repeated filings, by key hash, until their last copy is read. */
-  const held = new Map<string, FilingItem[]>();
-  /** The record to load for `item`, a filing the file repeats: held back, or its copies folded into its last. */
-  const settleRepeat = (item: FilingItem, position: number): FilingItem | undefined => {
-    const hash = keyHash(item.record);
-    const last = options.repeats?.get(hash);
-    if (last === undefined) return item;
-    const earlier = held.get(hash) ?? [];
-    if (position < last) {
-      earlier.push(item);
-      held.set(hash, earlier);
-      return undefined;
+  /** Counts and reports an item read, and queues it to load unless it is a reject. */
+  const accept = async (item: FeedItem) => {
+    if ("reject" in item) {
+      summary.rejected += 1;
+      await options.onReject?.(item.reject);
+      return;
     }
-    held.delete(hash);
-    const key = filingKey(item.record.state, item.record.number);
-    let combined: { record: FilingRecord; merge: boolean } | undefined;
-    for (const copy of [...earlier, item]) {
-      // A different filing whose key shares the hash is loaded as read.
-      if (filingKey(copy.record.state, copy.record.number) !== key) group.push(copy);
-      else {
-        if (combined) summary.repeated += 1;
-        combined = combineRepeat(combined, copy);
+    if ("amendment" in item) summary.amendments += 1;
+    if (item.warning) {
+      summary.warned += 1;
+      await options.onWarning?.(item.warning);
+    }
+    noteState(item);
+    group.push(item);
+  };
+  const held: HeldCopies = options.held ?? new HeldInMemory();
+  /** Last copies of repeated filings read, folded with their held copies when the group is written. */
+  let lastCopies: { hash: string; copy: HeldCopy }[] = [];
+  /**
+   * One filing of the copies of a key hash (in read order, the last copy
+   * last): records combined into the last (combineRepeat), CSV runs read
+   * again together (reassembled). A different filing whose key shares the
+   * hash is loaded as read.
+   */
+  const fold = async (copies: HeldCopy[]) => {
+    const last = copies.at(-1);
+    if (!last) return;
+    const keyOf = (c: HeldCopy) =>
+      "group" in c
+        ? filingKey(c.group.key.state, c.group.key.number)
+        : filingKey(c.item.record.state, c.item.record.number);
+    const key = keyOf(last);
+    const runs: CsvGroup[] = [];
+    let combined: FilingItem | undefined;
+    for (const copy of copies) {
+      if (keyOf(copy) !== key) {
+        if ("group" in copy) for (const item of reassembled(file, [copy.group], schemaOptions)) await accept(item);
+        else group.push(copy.item);
+        continue;
       }
+      if (runs.length > 0 || combined) summary.repeated += 1;
+      if ("group" in copy) runs.push(copy.group);
+      else combined = combined ? { ...copy.item, ...combineRepeat(combined, copy.item) } : copy.item;
     }
-    return { ...item, ...combined };
+    if (combined) group.push(combined);
+    for (const item of runs.length > 0 ? reassembled(file, runs, schemaOptions) : []) await accept(item);
   };
   const write = async () => {
+    if (lastCopies.length > 0) {
+      const copies = lastCopies;
+      lastCopies = [];
+      const earlier = await held.take(copies.map((c) => c.hash));
+      for (const { hash, copy } of copies) await fold([...(earlier.get(hash) ?? []), copy]);
+    }
     if (group.length === 0) return;
     const warnings = await writeItems(group, summary);
     group = [];
     for (const w of warnings) await options.onWarning?.(w);
     options.onProgress?.({ ...summary });
   };
-  const finish = async () => {
-    // Copies still held (their last copy was never read: the file stopped) load as read.
-    for (const copies of held.values()) group.push(...copies);
-    held.clear();
+  const finish = async (ended: boolean) => {
     await write();
+    await held.flush?.();
+    // Copies whose last copy was never read (the file stopped early) load as read, once the file has ended.
+    if (ended) {
+      for (const copies of (await held.rest()).values()) await fold(copies);
+      await write();
+    }
     // One data load per feed file, however many groups it took.
     const source = options.source ?? `import ${file}`;
     if (options.recordLoad) await options.recordLoad(source, summary.inserted + summary.updated, now, states);
     else await recordLoad(db, source, summary.inserted + summary.updated, now, states);
   };
-  const read = readFeed(file, body, {
-    now,
-    format: options.format,
-    defaultState: options.defaultState,
-    ...(range ?? {}),
-  });
+  const schemaOptions = { now, defaultState: options.defaultState };
+  const read = readFeed(file, body, { ...schemaOptions, format: options.format, ...(range ?? {}) });
   let next: Resume | null;
   try {
     for (;;) {
@@ -352,33 +447,40 @@ async function load(
         break;
       }
       const item = step.value;
-      // Its place in the file (this range's, for a range: repeats are found file by file, not range by range).
-      const position = summary.read;
+      // Its place in the file's read order (a range starts where the ranges before it ended).
+      const position = (options.positionFrom ?? 0) + summary.read;
       summary.read += 1;
-      if ("reject" in item) {
-        summary.rejected += 1;
-        await options.onReject?.(item.reject);
+      const key = copyKey(item);
+      const hash = key && keyHash(key);
+      const last = hash === undefined ? undefined : options.repeats?.get(hash);
+      if (hash === undefined || last === undefined) {
+        // Not a copy of a repeated filing; or a later filing of a CSV run already held or read whole.
+        if (!(item.csv && options.repeats?.has(keyHash(item.csv.key)))) await accept(item);
         continue;
       }
-      if ("amendment" in item) summary.amendments += 1;
-      if (item.warning) {
-        summary.warned += 1;
-        await options.onWarning?.(item.warning);
-      }
-      noteState(item);
-      const toLoad = "record" in item ? settleRepeat(item, position) : item;
-      if (!toLoad) continue;
-      group.push(toLoad);
-      if (group.length >= size) await write();
+      let copy: HeldCopy;
+      if (item.csv && "rows" in item.csv) copy = { position, group: item.csv };
+      else if ("record" in item) {
+        // A record's warnings are its own: reported as it is read, whichever copy is loaded.
+        if (item.warning) {
+          summary.warned += 1;
+          await options.onWarning?.(item.warning);
+        }
+        noteState(item);
+        copy = { position, item };
+      } else continue;
+      if (position < last) await held.hold(hash, copy);
+      else lastCopies.push({ hash, copy });
+      if (group.length + lastCopies.length >= size) await write();
     }
   } catch (err) {
     // A file that stops being readable keeps what was read before it.
     if (err instanceof FeedFileError) {
-      await finish();
+      await finish(!range);
       (err as BrokenFileError).summary = { ...summary };
     }
     throw err;
   }
-  await finish();
+  await finish(next === null);
   return { summary, next };
 }

@@ -13,7 +13,15 @@
  * is read whole by the range it starts in.
  */
 import type { FilingRecord } from "../db/records.ts";
-import { type CsvResume, csvFilings, FeedFileError } from "./csv.ts";
+import {
+  assembleGroups,
+  type CsvFiling,
+  type CsvGroup,
+  type CsvResume,
+  csvFilings,
+  FeedFileError,
+  type FilingKey,
+} from "./csv.ts";
 import { readLines } from "./lines.ts";
 import {
   describeIssues,
@@ -54,7 +62,7 @@ export interface Warning extends Place {
   reason: string;
 }
 
-export type FeedItem =
+export type FeedItem = (
   | {
       record: FilingRecord;
       /** Whether the record adds to the stored filing (bulk XML) rather than replacing it. */
@@ -65,7 +73,11 @@ export type FeedItem =
       asOf?: string;
     }
   | { amendment: ParsedAmendment; place: Place; warning: Warning | null }
-  | { reject: Reject };
+  | { reject: Reject }
+) & {
+  /** From a CSV file: the run of rows it was read from (csv.ts, CsvFiling.group). */
+  csv?: CsvGroup | { key: FilingKey };
+};
 
 export type FeedFormat = "ndjson" | "csv" | "xml";
 
@@ -170,19 +182,29 @@ async function* records(
   }
   const csv = from && "csv" in from ? from : undefined;
   for await (const filing of csvFilings(readLines(body, csv), csv?.csv)) {
-    const place = { file, line: filing.line, ...(filing.endLine > filing.line ? { end_line: filing.endLine } : {}) };
-    if ("error" in filing) {
-      yield { item: { reject: { ...place, reason: filing.error, raw: filing.raw } }, resume: filing.resume };
-      continue;
-    }
-    const parsed = schema.safeParse(filing.lien);
-    yield {
-      item: parsed.success
-        ? item(parsed.data, place, false, filing.locate)
-        : { reject: { ...place, reason: describeIssues(parsed.error, filing.locate), raw: filing.raw } },
-      resume: filing.resume,
-    };
+    yield { item: csvItem(file, filing, schema), resume: filing.resume };
   }
+}
+
+/** A CSV filing (or amendment line) as a feed item. */
+function csvItem(file: string, filing: CsvFiling, schema: ReturnType<typeof entrySchema>): FeedItem {
+  const place = { file, line: filing.line, ...(filing.endLine > filing.line ? { end_line: filing.endLine } : {}) };
+  const from = filing.group ? { csv: filing.group } : {};
+  if ("error" in filing) return { reject: { ...place, reason: filing.error, raw: filing.raw }, ...from };
+  const parsed = schema.safeParse(filing.lien);
+  return parsed.success
+    ? { ...item(parsed.data, place, false, filing.locate), ...from }
+    : { reject: { ...place, reason: describeIssues(parsed.error, filing.locate), raw: filing.raw }, ...from };
+}
+
+/**
+ * A CSV filing whose rows came in several runs, read from all of them
+ * together (its runs as read, in file order): its filing, its amendment
+ * lines, or the reject that says why its rows do not make one.
+ */
+export function reassembled(file: string, groups: CsvGroup[], options: SchemaOptions): FeedItem[] {
+  const schema = entrySchema(options);
+  return assembleGroups(groups).map((filing) => csvItem(file, filing, schema));
 }
 
 /**

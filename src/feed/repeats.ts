@@ -82,25 +82,53 @@ class HashSet {
 export type Repeats = ReadonlyMap<string, number>;
 
 /**
- * Reads `items` (a feed, as readFeed yields it) and returns its repeats.
- * Positions count every item read, rejects and amendments included, as
- * importFeed counts them. A file that stops being readable has the repeats
- * read before the problem, where its load stops too.
+ * What a load compares as one copy of a filing: a filing record, or, in a
+ * CSV file, one run of a filing's rows (csv.ts, CsvGroup), whatever it
+ * reads as; undefined for anything else.
  */
-export async function findRepeats(items: AsyncIterable<FeedItem>): Promise<Repeats> {
+export function copyKey(item: FeedItem): { state: string; number: string } | undefined {
+  if (item.csv) return "rows" in item.csv ? item.csv.key : undefined;
+  return "record" in item ? item.record : undefined;
+}
+
+/** The filing state of a read item, upper case; undefined for a reject. */
+export function stateOfItem(item: FeedItem): string | undefined {
+  if ("record" in item) return item.record.state.toUpperCase();
+  if ("amendment" in item) return item.amendment.state.toUpperCase();
+  return undefined;
+}
+
+/** What a first reading of a feed finds. */
+export interface FirstReading {
+  repeats: Repeats;
+  /** The filing states of its records. */
+  states: ReadonlySet<string>;
+}
+
+/**
+ * Reads `items` (a feed, as readFeed yields it) and returns its repeats
+ * and states. Positions count every item read, rejects and amendments
+ * included, as importFeed counts them. A file that stops being readable
+ * has what was read before the problem, where its load stops too.
+ */
+export async function findRepeats(items: AsyncIterable<FeedItem>): Promise<FirstReading> {
   const seen = new HashSet();
   const repeats = new Map<string, number>();
+  const states = new Set<string>();
   let position = 0;
   try {
     for await (const item of items) {
-      if ("record" in item) {
-        const [a, b] = hashOf(item.record);
-        if (seen.add(a, b)) repeats.set(keyHash(item.record), position);
+      const key = copyKey(item);
+      if (key) {
+        const [a, b] = hashOf(key);
+        if (seen.add(a, b)) repeats.set(keyHash(key), position);
       }
+      const state = stateOfItem(item);
+      if (state) states.add(state);
       position += 1;
     }
   } catch (err) {
     if (!(err instanceof FeedFileError)) throw err;
   }
-  return repeats;
+  return { repeats, states };
 }

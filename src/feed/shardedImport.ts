@@ -10,7 +10,8 @@
 import type { Db } from "../db/database.ts";
 import { type LoadedStates, recordLoad } from "../db/load.ts";
 import { filings } from "../db/schema.ts";
-import { DEFAULT_SHARD, type ShardLayout, shardOf } from "../db/shards.ts";
+import { DEFAULT_SHARD, type ShardDatabases, type ShardLayout, shardDb, shardOf } from "../db/shards.ts";
+import { Backfills } from "./backfills.ts";
 import {
   type ImportOptions,
   type ImportRange,
@@ -25,23 +26,9 @@ import {
 import { anyPending } from "./merge.ts";
 import type { Resume, Warning } from "./read.ts";
 
-export interface ShardDatabases {
-  layout: ShardLayout;
-  /** The database of each shard of the layout. */
-  databases: ReadonlyMap<string, Db>;
-}
-
-/** The database of `shard` (default: the default shard, which holds load records), or an error naming it. */
-export function shardDb(shards: ShardDatabases, shard: string = DEFAULT_SHARD): Db {
-  const db = shards.databases.get(shard);
-  if (!db) throw new Error(`no database for shard ${shard}`);
-  return db;
-}
-
 /**
- * The shards that hold no filings. A load into one is its backfill and
- * records no changes (locally, bulk mode too): the rule of both the import
- * CLI and the platform's loader.
+ * The shards that hold no filings: a local import into databases that are
+ * all empty loads in bulk (scripts/bulk/import.ts).
  */
 export async function emptyShards(shards: ShardDatabases): Promise<string[]> {
   const empty: string[] = [];
@@ -89,17 +76,26 @@ export async function recordShardedLoad(
 
 type ShardedOptions = ImportOptions & {
   bulkWriters?: ReadonlyMap<string, WriteItems>;
-  /** Shards still being backfilled (scripts/bulk/load.ts): their writes record no changes. */
-  backfilling?: ReadonlySet<string>;
+  /**
+   * The load's backfill decisions, state by state (src/feed/backfills.ts):
+   * a run of several files, or a Workflow's checkpoint, keeps its own.
+   * Without, importSharded decides for its file and completes the
+   * backfills it began if it reads the file to its end.
+   */
+  backfills?: Backfills;
 };
 
 /**
  * The options of importFeed (or importRange) that load into every shard of
  * `shards`, and the default shard's database to pass with them.
  * `bulkWriters`, when given, are the bulk writers of the shards
- * (scripts/bulkImport.ts), in place of writeGroup.
+ * (scripts/bulk/import.ts), in place of writeGroup: every shard was empty.
  */
-async function sharded(shards: ShardDatabases, options: ShardedOptions): Promise<[Db, ImportOptions]> {
+async function sharded(
+  shards: ShardDatabases,
+  backfills: Backfills,
+  options: ShardedOptions,
+): Promise<[Db, ImportOptions]> {
   const now = options.now ?? new Date();
   const dbOf = (shard: string) => shardDb(shards, shard);
   const pending = new Map<string, boolean>();
@@ -108,21 +104,16 @@ async function sharded(shards: ShardDatabases, options: ShardedOptions): Promise
   }
   const writeItems: WriteItems = async (items, summary) => {
     const warnings: Warning[] = [];
+    // Each state is decided (and its backfill marked begun) before any of its filings is written.
+    const backfilling = await backfills.backfilling(items.map(stateOf), { empty: options.bulkWriters !== undefined });
     for (const [shard, part] of splitByShard(shards.layout, items)) {
       const bulk = options.bulkWriters?.get(shard);
       const written = bulk
         ? await bulk(part, summary)
-        : await writeGroup(
-            dbOf(shard),
-            part,
-            now,
-            summary,
-            pending.get(shard) ?? true,
-            writeOptions({
-              ...options,
-              recordChanges: options.recordChanges !== false && !options.backfilling?.has(shard),
-            }),
-          );
+        : await writeGroup(dbOf(shard), part, now, summary, pending.get(shard) ?? true, {
+            ...writeOptions(options),
+            backfilling,
+          });
       if (written.length > 0) pending.set(shard, true);
       warnings.push(...written);
     }
@@ -139,6 +130,10 @@ async function sharded(shards: ShardDatabases, options: ShardedOptions): Promise
   ];
 }
 
+/** The backfill decisions of a load of `file` with `options`: its own, or a new set. */
+const backfillsOf = (shards: ShardDatabases, file: string, options: ShardedOptions) =>
+  options.backfills ?? new Backfills(shards, options.source ?? `import ${file}`, options.now ?? new Date());
+
 /** importFeed over every shard of `shards`. */
 export async function importSharded(
   shards: ShardDatabases,
@@ -146,8 +141,12 @@ export async function importSharded(
   body: ReadableStream<Uint8Array>,
   options: ShardedOptions = {},
 ): Promise<ImportSummary> {
-  const [db, everyShard] = await sharded(shards, options);
-  return importFeed(db, file, body, everyShard);
+  const backfills = backfillsOf(shards, file, options);
+  const [db, everyShard] = await sharded(shards, backfills, options);
+  const summary = await importFeed(db, file, body, everyShard);
+  // Read to its end: the backfills this load began are complete (a run's own are completed by the run).
+  if (!options.backfills) await backfills.complete(options.now ?? new Date());
+  return summary;
 }
 
 /** importRange over every shard of `shards`. */
@@ -158,6 +157,6 @@ export async function importShardedRange(
   range: ImportRange,
   options: ShardedOptions = {},
 ): Promise<{ summary: ImportSummary; next: Resume | null }> {
-  const [db, everyShard] = await sharded(shards, options);
+  const [db, everyShard] = await sharded(shards, backfillsOf(shards, file, options), options);
   return importRange(db, file, body, range, everyShard);
 }

@@ -299,6 +299,8 @@ export function statesBody(
     activeFilings: number;
     lastLoadedAt: string | null;
     dataThrough: string | null;
+    backfillBeganAt: string | null;
+    backfilledAt: string | null;
   }[],
 ) {
   return {
@@ -308,6 +310,8 @@ export function statesBody(
       active_filings: s.activeFilings,
       last_loaded_at: s.lastLoadedAt,
       data_through: s.dataThrough,
+      backfill_began_at: s.backfillBeganAt,
+      backfilled_at: s.backfilledAt,
     })),
     response_metadata: { ...responseMetadata(c), api_version: pkg.version },
   };

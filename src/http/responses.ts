@@ -372,6 +372,14 @@ const stateCurrency = component("StateCurrency", "How current one state's data i
     description:
       "YYYY-MM-DD: the date the filing office says its data runs through, where its feed states one; else the newest filing date loaded.",
   }),
+  backfill_began_at: timestamp.nullable().openapi({
+    description:
+      "When the state's backfill began: its first load, whose filings the change feed does not announce (they are history, not news). Null for a state loaded before backfills were recorded.",
+  }),
+  backfilled_at: timestamp.nullable().openapi({
+    description:
+      "When the backfill completed; from then on every load of the state records its changes. Null while the backfill is under way (its loads announce nothing) or for a state loaded before backfills were recorded.",
+  }),
 });
 
 export const statesPage = component("StatePage", "Every state the service holds, and how current its data is.", {

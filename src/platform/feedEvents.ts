@@ -9,13 +9,13 @@
  */
 import { z } from "zod";
 import { logLine } from "../log.ts";
-import { bareEtag, isFeedKey, loadId } from "./feedFiles.ts";
+import { etag, isFeedKey, loadId } from "./feedFiles.ts";
 import type { LoadParams } from "./loadFeed.ts";
 
 /** The part of an R2 event notification's body the consumer reads. */
 const feedEvent = z.object({
   action: z.string(),
-  object: z.object({ key: z.string(), size: z.number().int().nonnegative().optional(), eTag: z.string().optional() }),
+  object: z.object({ key: z.string(), size: z.number().int().nonnegative().optional(), eTag: etag.optional() }),
 });
 
 /** Actions that leave a new version of an object (R2's object-create events). */
@@ -38,7 +38,7 @@ async function startLoad(env: Env, body: unknown): Promise<string | null> {
     eTag = head.etag;
   }
   const id = await loadId(key, eTag);
-  const params: LoadParams = { key, etag: bareEtag(eTag), size };
+  const params: LoadParams = { key, etag: eTag, size };
   try {
     await env.LOAD_FEED.create({ id, params });
   } catch (err) {

@@ -11,6 +11,7 @@
  *   `incoming/`.
  * - `loads/ID/…`: each range's part of them while a load runs.
  */
+import { z } from "zod";
 import { isStateCode } from "../domain/states.ts";
 import { feedFormat } from "../feed/read.ts";
 
@@ -47,8 +48,16 @@ export function partKey(kind: Problems, id: string, start: number): string {
 
 export const partsPrefix = (kind: Problems, id: string) => `loads/${id}/${kind}/`;
 
-/** An etag as R2 objects give it (`httpEtag` and S3 clients quote it). */
-export const bareEtag = (etag: string) => etag.replace(/^(W\/)?"(.*)"$/, "$2");
+/**
+ * An etag as R2 objects give it (`R2Object.etag`), from any of its forms:
+ * `httpEtag`, S3 clients and notifications may quote it. The one place an
+ * etag is normalised: every etag the platform takes in (a load's
+ * parameters, a queue message) is parsed with it.
+ */
+export const etag = z
+  .string()
+  .min(1)
+  .transform((value) => value.replace(/^(W\/)?"(.*)"$/, "$2"));
 
 /**
  * The Workflow instance id of one version of a feed file: its key and etag,
@@ -56,8 +65,8 @@ export const bareEtag = (etag: string) => etag.replace(/^(W\/)?"(.*)"$/, "$2");
  * A message delivered twice, or the same bytes put again (same etag),
  * names the same instance, which exists already: the file loads once.
  */
-export async function loadId(key: string, etag: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${key}\n${bareEtag(etag)}`));
+export async function loadId(key: string, bare: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${key}\n${bare}`));
   const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
   return `load-${hex.slice(0, 40)}`;
 }

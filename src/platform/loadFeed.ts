@@ -8,29 +8,41 @@
  *    its load record in D1 (loadRecord.ts). A load restarted after failing
  *    for good resumes from the record's last checkpoint; a complete one
  *    ends at once.
- * 2. `range N`: reads the file from the checkpoint's resume point to the
+ * 2. `scan N`: the first reading, range by range (the CLI reads the whole
+ *    file once before loading it too): each filing key the file gives is
+ *    recorded with the positions of its first and last copy
+ *    (staging.ts), and the states it names are noted.
+ * 3. `backfills`: each of those states is decided once, before anything is
+ *    written (src/feed/backfills.ts: a state the service holds no filing
+ *    of is backfilled, its filings not announced), and the decisions kept
+ *    in the checkpoint; the file's object metadata can declare the load a
+ *    backfill (`backfill: yes|force`, what the CLI's `--backfill` puts).
+ * 4. `range N`: reads the file from the checkpoint's resume point to the
  *    first record boundary at or past RANGE_BYTES further (or MAX_RECORDS
  *    records), an R2 range read on the condition that the etag still
  *    matches, through the CLI's readers and loader (importShardedRange):
  *    each filing to its state's shard, in D1 batches within D1's limits.
  *    A record that straddles the range's end is read whole by this range.
- *    A first reading of the range finds the filings it gives more than once
- *    (feed/repeats.ts), so each is compared with what is stored in its last
- *    copy only; copies in different ranges are loaded in turn.
- *    It puts its rejects and warnings beside the file, saves its
- *    checkpoint in the load record, and returns it. A retried range, or one
- *    run again after a restart, rewrites nothing it committed: the loader
- *    compares each filing with what is stored (upsertFilings).
- * 3. `aggregates N`: rebuilds the aggregates of the debtors the load queued,
+ *    A filing the file gives more than once is compared with what is
+ *    stored in its last copy only, whatever range each copy falls in: the
+ *    range asks the scan which of its filings repeat, holds their earlier
+ *    copies in D1, and folds them into the last (src/feed/held.ts). It puts
+ *    its rejects and warnings beside the file, saves its checkpoint in the
+ *    load record, and returns it. A retried range, or one run again after
+ *    a restart, rewrites nothing it committed: the loader compares each
+ *    filing with what is stored (upsertFilings).
+ * 5. `aggregates N`: rebuilds the aggregates of the debtors the load queued,
  *    a bounded number per batch, as the CLI does once after its load.
- * 4. `finish`: records the load in every shard (data_loads, what
+ * 6. `finish`: records the load in every shard (data_loads, what
  *    `data_source_last_updated` reads; state_loads, each state's currency
- *    for GET /states), joins the rejects and warnings, and
- *    marks the record complete; its summary is the instance's output.
+ *    for GET /states), completes the backfills it made, joins the rejects
+ *    and warnings, and marks the record complete; `clear staging N` then
+ *    empties what the scan and the ranges kept. Its summary is the
+ *    instance's output.
  *
  * A step that keeps failing, or a file that is not well-formed, fails the
  * load: what it committed stays (each filing written whole) and gets its
- * aggregates, its record says why, and restarting the instance (or
+ * aggregates, the instance errors saying why, and restarting it (or
  * importing the file again) finishes it from the last checkpoint.
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
@@ -39,21 +51,17 @@ import { drizzle } from "drizzle-orm/d1";
 import { z } from "zod";
 import { type LoadedStates, refreshQueued } from "../db/load.ts";
 import * as schema from "../db/schema.ts";
-import { shardsOf } from "../db/shards.ts";
-import { emptySummary, type ImportRange, type ImportSummary, laterAsOf, sumOf, writtenBefore } from "../feed/import.ts";
-import { FeedFileError, readFeed } from "../feed/read.ts";
-import { findRepeats } from "../feed/repeats.ts";
-import {
-  emptyShards,
-  importShardedRange,
-  recordShardedLoad,
-  type ShardDatabases,
-  shardDb,
-} from "../feed/shardedImport.ts";
+import { type ShardDatabases, shardDb, shardsOf } from "../db/shards.ts";
+import { BackfillRefused, Backfills, type Declared } from "../feed/backfills.ts";
+import { type ImportRange, type ImportSummary, laterAsOf, sumOf, writtenBefore } from "../feed/import.ts";
+import { FeedFileError, type FeedItem, readFeed } from "../feed/read.ts";
+import { copyKey, keyHash, stateOfItem } from "../feed/repeats.ts";
+import { importShardedRange, recordShardedLoad } from "../feed/shardedImport.ts";
 import { nudgeDispatcher } from "../webhooks/worker.ts";
-import { bareEtag, stateOfKey } from "./feedFiles.ts";
-import { beginLoad, type Checkpoint, endLoad, saveCheckpoint, saveSummary } from "./loadRecord.ts";
+import { etag, stateOfKey } from "./feedFiles.ts";
+import { beginLoad, type Checkpoint, saveCheckpoint, saveSummary } from "./loadRecord.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
+import { clearStaging, HeldInD1, recordKeys, repeatsOf } from "./staging.ts";
 
 /** Bytes a range step reads (it ends at the first record boundary past them). */
 const RANGE_BYTES = 4 * 1024 * 1024;
@@ -69,7 +77,8 @@ const REFRESH_BATCHES = 50;
 
 const loadParams = z.object({
   key: z.string().min(1),
-  etag: z.string().min(1),
+  /** Any form of it (feedFiles.ts, etag): bare once parsed. */
+  etag,
   size: z.number().int().nonnegative(),
   /** Bytes per range step: RANGE_BYTES unless given (tests and benchmarks use smaller ranges). */
   rangeBytes: z.number().int().positive().optional(),
@@ -120,13 +129,23 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       const begun = await step.do("begin", () => this.begin(id, params, now));
       if (begun.complete) return begun.checkpoint.summary;
       let checkpoint = begun.checkpoint;
+      for (let n = 1; checkpoint.scan?.next !== null; n++) {
+        const from = checkpoint;
+        checkpoint = await step.do(`scan ${n}`, RANGE_STEP, () => this.scan(id, params, from, now));
+      }
+      if (!checkpoint.backfills) {
+        const from = checkpoint;
+        checkpoint = await step.do("backfills", () => this.decideBackfills(id, params, from, now, begun.declared));
+      }
       for (let n = 1; checkpoint.next !== null; n++) {
         const from = checkpoint;
         checkpoint = await step.do(`range ${n}`, RANGE_STEP, () => this.range(id, params, from, now));
       }
       await this.refreshAggregates(step, "aggregates");
       const done = checkpoint;
-      return await step.do("finish", () => this.finish(id, params, done, now));
+      const summary = await step.do("finish", () => this.finish(id, params, done, now));
+      for (let n = 1, more = true; more; n++) more = await step.do(`clear staging ${n}`, () => this.clearStaging(id));
+      return summary;
     } catch (err) {
       // A step's NonRetryableError reaches run() as "NonRetryableError: reason".
       const reason = (err instanceof Error ? err.message : String(err)).replace(/^NonRetryableError:?\s*/, "");
@@ -135,10 +154,10 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       await this.refreshAggregates(step, "aggregates after the failure").catch(() => {});
       await step.do("record the failure", async () => {
         const db = shardDb(shardDatabasesOf(this.env));
-        // A load that failed before its record was made (its file gone or replaced) gets one, saying why.
-        const file = { id, key: params.key, etag: bareEtag(params.etag), bytes: params.size };
+        // A load that failed before its record was made (its file gone or
+        // replaced) gets one, so that --status lists it with its instance's error.
+        const file = { id, key: params.key, etag: params.etag, bytes: params.size };
         await beginLoad(db, file, now);
-        await endLoad(db, id, { status: "failed", error: reason }, new Date());
         // Webhooks: what the load committed before failing is matched too.
         await nudgeDispatcher(this.env.WEBHOOK_DISPATCH, `load ${params.key}`);
         if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, true);
@@ -152,20 +171,79 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
   private async begin(id: string, params: LoadParams, now: Date) {
     const head = await this.env.FEEDS.head(params.key);
     if (!head) throw new NonRetryableError(`${params.key} is not in the bucket`);
-    if (head.etag !== bareEtag(params.etag)) {
+    if (head.etag !== params.etag) {
       throw new NonRetryableError(`${params.key} was replaced before its load began (etag ${params.etag} is gone)`);
     }
     const shards = shardDatabasesOf(this.env);
     const record = await beginLoad(shardDb(shards), { id, key: params.key, etag: head.etag, bytes: head.size }, now);
-    let checkpoint = record.checkpoint;
-    if (checkpoint.backfilling === undefined) {
-      // Decided once, as the load begins, and kept: a retried or restarted
-      // range must not start recording changes because earlier ranges filled
-      // the shard. The CLI's first load into a shard records none either.
-      checkpoint = { ...checkpoint, backfilling: await emptyShards(shards) };
-      await saveCheckpoint(shardDb(shards), id, checkpoint, now);
+    return {
+      complete: record.checkpoint.finished === true,
+      checkpoint: record.checkpoint,
+      declared: declaredBy(head.customMetadata?.backfill),
+    };
+  }
+
+  /**
+   * One step of the first reading: the filing keys and states of the range
+   * from the scan's resume point. A file that breaks ends the scan there:
+   * the ranges load what comes before and stop at the same place.
+   */
+  private async scan(id: string, params: LoadParams, from: Checkpoint, now: Date): Promise<Checkpoint> {
+    const at = from.scan ?? { next: { byte: 0, line: 1 }, read: 0, states: [] };
+    const start = at.next ?? { byte: 0, line: 1 };
+    const defaultState = stateOfKey(params.key);
+    const source =
+      start.byte >= params.size ? empty() : await bytesFrom(this.env.FEEDS, params.key, params.etag, start.byte);
+    const items = readFeed(params.key, source, {
+      now,
+      ...(defaultState ? { defaultState } : {}),
+      ...(start.byte > 0 ? { from: start } : {}),
+      until: { byte: start.byte + (params.rangeBytes ?? RANGE_BYTES), records: MAX_RECORDS },
+    });
+    const keys: [string, number][] = [];
+    const states = new Set(at.states);
+    let read = at.read;
+    let next: Checkpoint["next"] = null;
+    try {
+      for (let step = await items.next(); ; step = await items.next()) {
+        if (step.done) {
+          next = step.value;
+          break;
+        }
+        const key = copyKey(step.value);
+        if (key) keys.push([keyHash(key), read]);
+        const state = stateOfItem(step.value);
+        if (state) states.add(state);
+        read += 1;
+      }
+    } catch (err) {
+      if (!(err instanceof FeedFileError)) throw err;
     }
-    return { complete: record.status === "complete", checkpoint };
+    await recordKeys(shardDb(shardDatabasesOf(this.env)), id, keys);
+    const checkpoint: Checkpoint = { ...from, scan: { next, read, states: [...states].sort() } };
+    await saveCheckpoint(shardDb(shardDatabasesOf(this.env)), id, checkpoint, new Date());
+    return checkpoint;
+  }
+
+  /** Decides, once, whether the load backfills each state the scan met (src/feed/backfills.ts). */
+  private async decideBackfills(
+    id: string,
+    params: LoadParams,
+    from: Checkpoint,
+    now: Date,
+    declared: Declared,
+  ): Promise<Checkpoint> {
+    const shards = shardDatabasesOf(this.env);
+    const backfills = new Backfills(shards, `load ${params.key}`, now, {}, declared);
+    try {
+      await backfills.backfilling(from.scan?.states ?? []);
+    } catch (err) {
+      if (err instanceof BackfillRefused) throw new NonRetryableError(err.message);
+      throw err;
+    }
+    const checkpoint: Checkpoint = { ...from, backfills: backfills.decisions() };
+    await saveCheckpoint(shardDb(shards), id, checkpoint, new Date());
+    return checkpoint;
   }
 
   private async range(id: string, params: LoadParams, from: Checkpoint, now: Date): Promise<Checkpoint> {
@@ -180,21 +258,34 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     // A range starting at the file's end still runs the reader's end-of-file checks.
     const source =
       start.byte >= params.size ? empty() : await bytesFrom(this.env.FEEDS, params.key, params.etag, start.byte);
-    // A filing the range gives more than once is compared with what is
-    // stored in its last copy only (feed/repeats.ts, a first reading of the
-    // range): a retried range then records no flip between its copies.
-    // One R2 read, teed: the load's branch holds what the first reading has
-    // passed, at most the range.
+    // Which of the range's filings the file repeats, and where their last
+    // copy is: a first reading of the range for its keys (one R2 read, teed:
+    // the load's branch holds what this reading has passed, at most the
+    // range), then the scan's record of the file (staging.ts).
     const [first, body] = source.tee();
-    const repeats = await findRepeats(
-      readFeed(params.key, first, { now, ...(defaultState ? { defaultState } : {}), ...range }),
-    );
+    const hashes: string[] = [];
+    try {
+      for await (const item of readFeed(params.key, first, {
+        now,
+        ...(defaultState ? { defaultState } : {}),
+        ...range,
+      })) {
+        const key = copyKey(item as FeedItem);
+        if (key) hashes.push(keyHash(key));
+      }
+    } catch (err) {
+      if (!(err instanceof FeedFileError)) throw err;
+    }
+    const db = shardDb(shards);
+    const repeats = await repeatsOf(db, id, hashes);
     let loaded: LoadedStates = new Map();
     try {
       const { summary, next } = await importShardedRange(shards, params.key, body, range, {
         now,
         ...(repeats.size > 0 ? { repeats } : {}),
-        backfilling: new Set(from.backfilling ?? []),
+        held: new HeldInD1(db, id),
+        positionFrom: from.summary.read,
+        backfills: new Backfills(shards, `load ${params.key}`, now, from.backfills ?? {}),
         source: `load ${params.key}`,
         ...(defaultState ? { defaultState } : {}),
         // The aggregates are rebuilt once, by the aggregates steps.
@@ -208,12 +299,12 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       });
       await problems.save(this.env.FEEDS, id, start.byte);
       const checkpoint: Checkpoint = {
+        ...from,
         next,
         done: next?.byte ?? params.size,
         summary: sumOf(from.summary, summary),
         ranges: from.ranges + 1,
         states: mergeStates(from.states ?? {}, loaded),
-        ...(from.backfilling ? { backfilling: from.backfilling } : {}),
       };
       await saveCheckpoint(shardDb(shards), id, checkpoint, new Date());
       // Webhooks: the changes this range committed are matched now (src/webhooks/).
@@ -225,7 +316,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       // and is counted in the record; the checkpoint stays where the range
       // began, so that a restart reads the range again.
       await problems.save(this.env.FEEDS, id, start.byte);
-      const written = writtenBefore(err) ?? emptySummary();
+      const written = writtenBefore(err);
       const summary = sumOf(from.summary, written);
       // What came before the break is loaded data, recorded as the CLI records it after a break.
       const states = new Map(Object.entries(mergeStates(from.states ?? {}, loaded)));
@@ -242,7 +333,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
    * replaced since leaves them alone (its parts stay under loads/ID/).
    */
   private async stillThisVersion(params: LoadParams): Promise<boolean> {
-    return (await this.env.FEEDS.head(params.key))?.etag === bareEtag(params.etag);
+    return (await this.env.FEEDS.head(params.key))?.etag === params.etag;
   }
 
   /** Steps `name 1`, `name 2`, ... until every shard's queue of debtors is empty. */
@@ -266,8 +357,22 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     const { summary } = checkpoint;
     const states = new Map(Object.entries(checkpoint.states ?? {}));
     await recordShardedLoad(shards, `load ${params.key}`, summary.inserted + summary.updated, now, states);
+    // Read to its end: the backfills the load made are complete, and the states' next loads are announced.
+    await new Backfills(shards, `load ${params.key}`, now, checkpoint.backfills ?? {}).complete(new Date());
     if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, false);
-    await endLoad(shardDb(shards), id, { status: "complete", summary }, new Date());
+    await saveCheckpoint(shardDb(shards), id, { ...checkpoint, finished: true }, new Date());
     return summary;
   }
+
+  /** Empties part of the load's staging (staging.ts); returns whether any is left. */
+  private async clearStaging(id: string): Promise<boolean> {
+    return clearStaging(shardDb(shardDatabasesOf(this.env)), id);
+  }
+}
+
+/** What a feed file's `backfill` metadata declares (the CLI's `--backfill`, `--force`). */
+function declaredBy(value: string | undefined): Declared {
+  if (value === "yes") return { backfill: true, force: false };
+  if (value === "force") return { backfill: true, force: true };
+  return undefined;
 }

@@ -3,7 +3,9 @@
  * default shard): what the CLI reads to follow a load and to list loads,
  * and what a restarted load resumes from. Each range step saves its
  * checkpoint here after its writes, so the record never claims more than
- * is committed.
+ * is committed. Whether the load runs, completed or failed, and why, is
+ * its Workflow instance's status (scripts/platformLoad.ts asks it), not
+ * the record's.
  */
 import { desc, eq } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
@@ -11,8 +13,6 @@ import { feedLoads } from "../db/schema.ts";
 import { isoSeconds } from "../domain/time.ts";
 import { emptySummary, type ImportSummary } from "../feed/import.ts";
 import type { Resume } from "../feed/read.ts";
-
-type LoadStatus = "running" | "complete" | "failed";
 
 /** Where a load stands after a step: the next range's start (null once the file is read), counts so far. */
 export interface Checkpoint {
@@ -23,8 +23,15 @@ export interface Checkpoint {
   ranges: number;
   /** The states the ranges loaded, each with the newest as-of date the file gave (GET /states' currency). */
   states?: Record<string, string | null>;
-  /** Shards that held no filings when the load began: its writes there are a backfill and record no changes. */
-  backfilling?: string[];
+  /** The first reading of the file, by the scan steps (staging.ts): where it got to, and the states it met. */
+  scan?: { next: Resume | null; read: number; states: string[] };
+  /**
+   * Whether the load backfills each state of the file (src/feed/backfills.ts),
+   * decided once, after the scan and before any write.
+   */
+  backfills?: Record<string, boolean>;
+  /** Set by the load's finish step: a restart of a finished load ends at once. */
+  finished?: boolean;
 }
 
 export interface LoadRecord {
@@ -32,13 +39,10 @@ export interface LoadRecord {
   key: string;
   etag: string;
   bytes: number;
-  status: LoadStatus;
   startedAt: string;
   updatedAt: string;
-  done: number;
   /** Counts so far: the checkpoint's, plus what a range that stopped on a broken file had written. */
   summary: ImportSummary;
-  error: string | null;
   checkpoint: Checkpoint;
 }
 
@@ -52,7 +56,6 @@ const firstCheckpoint = (): Checkpoint => ({
 function recordOf(row: typeof feedLoads.$inferSelect): LoadRecord {
   return {
     ...row,
-    status: row.status as LoadStatus,
     summary: { ...emptySummary(), ...(JSON.parse(row.summary) as Partial<ImportSummary>) },
     checkpoint: JSON.parse(row.checkpoint) as Checkpoint,
   };
@@ -71,8 +74,8 @@ export async function recentLoads(db: Db, limit: number): Promise<LoadRecord[]> 
 
 /**
  * The record of load `id`, begun now or earlier: a new one at the file's
- * start, or the one a failed or interrupted run left (running again from
- * its checkpoint), or a complete one.
+ * start, or the one an earlier run left (a restart carries on from its
+ * checkpoint).
  */
 export async function beginLoad(
   db: Db,
@@ -85,29 +88,22 @@ export async function beginLoad(
     .insert(feedLoads)
     .values({
       ...file,
-      status: "running",
       startedAt: now,
       updatedAt: now,
-      done: 0,
       summary: JSON.stringify(first.summary),
       checkpoint: JSON.stringify(first),
     })
     .onConflictDoNothing();
   const record = await readLoad(db, file.id);
   if (!record) throw new Error(`load ${file.id} has no record`);
-  if (record.status === "failed") {
-    await db.update(feedLoads).set({ status: "running", error: null, updatedAt: now }).where(eq(feedLoads.id, file.id));
-    return { ...record, status: "running", error: null, updatedAt: now };
-  }
   return record;
 }
 
-/** Saves a range's checkpoint (after its writes). */
+/** Saves a step's checkpoint (after its writes), and its counts as the load's. */
 export async function saveCheckpoint(db: Db, id: string, checkpoint: Checkpoint, at: Date): Promise<void> {
   await db
     .update(feedLoads)
     .set({
-      done: checkpoint.done,
       summary: JSON.stringify(checkpoint.summary),
       checkpoint: JSON.stringify(checkpoint),
       updatedAt: isoSeconds(at),
@@ -123,23 +119,5 @@ export async function saveSummary(db: Db, id: string, summary: ImportSummary, at
   await db
     .update(feedLoads)
     .set({ summary: JSON.stringify(summary), updatedAt: isoSeconds(at) })
-    .where(eq(feedLoads.id, id));
-}
-
-/** Ends a load: complete, or failed with its error (the checkpoint stays, for a restart). */
-export async function endLoad(
-  db: Db,
-  id: string,
-  end: { status: "complete"; summary: ImportSummary } | { status: "failed"; error: string },
-  at: Date,
-): Promise<void> {
-  await db
-    .update(feedLoads)
-    .set({
-      status: end.status,
-      error: end.status === "failed" ? end.error : null,
-      ...(end.status === "complete" ? { summary: JSON.stringify(end.summary) } : {}),
-      updatedAt: isoSeconds(at),
-    })
     .where(eq(feedLoads.id, id));
 }

@@ -14,7 +14,7 @@
  * a few rows.
  */
 import { type SQL, sql } from "drizzle-orm";
-import { facetCounts, facetDays, filings, stateLoads } from "../db/schema.ts";
+import { facetCounts, facetDays, filings, stateBackfills, stateLoads } from "../db/schema.ts";
 import { type Db, type Holes, template } from "./db.ts";
 
 export interface StateCurrencyRow {
@@ -23,6 +23,8 @@ export interface StateCurrencyRow {
   activeFilings: number;
   lastLoadedAt: string | null;
   dataThrough: string | null;
+  backfillBeganAt: string | null;
+  backfilledAt: string | null;
 }
 
 /**
@@ -42,7 +44,9 @@ const statement = template("states", (_: Record<string, never>, v: Holes<{ today
         and ${facetDays.name} = '' and ${facetDays.facet} = '' and ${facetDays.day} > ${v.today} order by ${facetDays.day} limit 1), 0) as active,
       (select ${stateLoads.lastLoadedAt} from ${stateLoads} where ${stateLoads.state} = ${f.place}) as loaded,
       (select ${stateLoads.officeThrough} from ${stateLoads} where ${stateLoads.state} = ${f.place}) as office,
-      (select max(${filings.filedAt}) from ${filings} where ${filings.state} = ${f.place}) as newest
+      (select max(${filings.filedAt}) from ${filings} where ${filings.state} = ${f.place}) as newest,
+      (select ${stateBackfills.beganAt} from ${stateBackfills} where ${stateBackfills.state} = ${f.place}) as began,
+      (select ${stateBackfills.completedAt} from ${stateBackfills} where ${stateBackfills.state} = ${f.place}) as completed
     from held cross join ${f} on ${f.scope} = 's' and ${f.place} = held.place and ${f.name} = '' and ${f.facet} = '*'
     where ${f.filings} > 0
     order by ${f.place}`;
@@ -62,6 +66,8 @@ export async function statesHeld(db: Db, sent: SQL): Promise<StateCurrencyRow[]>
       loaded: number | null;
       office: number | null;
       newest: number | null;
+      began: number | null;
+      completed: number | null;
     }>(sent),
   ]);
   const fromDays = (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10);
@@ -71,6 +77,8 @@ export async function statesHeld(db: Db, sent: SQL): Promise<StateCurrencyRow[]>
     filings: Number(r.filings),
     activeFilings: Number(r.active),
     lastLoadedAt: r.loaded === null ? null : fromSeconds(Number(r.loaded)),
+    backfillBeganAt: r.began === null ? null : fromSeconds(Number(r.began)),
+    backfilledAt: r.completed === null ? null : fromSeconds(Number(r.completed)),
     dataThrough:
       r.office !== null
         ? fromDays(Number(r.office))

@@ -125,7 +125,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
       name: TITLE,
       version,
       description: "Read-only HTTP JSON lookups over UCC (Article 9) lien filings.",
-      links: { docs: "/docs", openapi: "/openapi.json" },
+      links: { docs: "/docs", openapi: "/openapi.json", console: "/console" },
     }),
   );
 

@@ -37,8 +37,12 @@ export interface DevWorker {
   stop(): Promise<void>;
 }
 
-/** Starts the seeded Worker; `stop()` ends wrangler dev (its whole process group) and removes the state. */
-export async function startDevWorker(): Promise<DevWorker> {
+/**
+ * Starts the seeded Worker; `stop()` ends wrangler dev (its whole process
+ * group) and removes the state. `extra` arguments go to wrangler dev (the
+ * console's test serves its own build with `--assets DIR`).
+ */
+export async function startDevWorker(extra: string[] = []): Promise<DevWorker> {
   const state = mkdtempSync(join(tmpdir(), "dev-worker-"));
   const run = (script: string) =>
     execFileSync(process.execPath, [script, "--persist-to", state], { env, stdio: ["ignore", "ignore", "pipe"] });
@@ -46,7 +50,8 @@ export async function startDevWorker(): Promise<DevWorker> {
   run("seed/seed.ts");
 
   const [port, inspector] = [await freePort(), await freePort()];
-  const dev = startDevServer(port, inspector, ["--persist-to", state], env);
+  // wrangler's own warnings, shown with a failing test only (vitest's silent: "passed-only").
+  const dev = startDevServer(port, inspector, ["--persist-to", state, ...extra], env, (text) => console.error(text));
   const stop = async () => {
     if (dev.exitCode === null && dev.pid !== undefined) {
       const exited = new Promise((resolve) => dev.once("exit", resolve));

@@ -17,7 +17,7 @@ import {
   normalizeName,
   normalizeTimestamp,
 } from "../../src/feed/normalize.ts";
-import { type FeedItem, feedFormat, readFeed } from "../../src/feed/read.ts";
+import { type FeedItem, feedFormat, readFeed, reassembled } from "../../src/feed/read.ts";
 import { describeIssues, describeWarnings, lienSchema } from "../../src/feed/schema.ts";
 
 const stream = (text: string | Uint8Array) => new Response(text).body!;
@@ -577,7 +577,7 @@ describe("CSV filings", () => {
     ]);
   });
 
-  it("rejects rows of one filing that are not adjacent, rows with the wrong field count, and unknown roles", async () => {
+  it("reads each run of a filing's rows on its own, carrying the run, and rejects rows with the wrong field count and unknown roles", async () => {
     const text = [
       HEADER,
       debtorRow("E-1"),
@@ -590,11 +590,22 @@ describe("CSV filings", () => {
     ].join("\n");
     const items = await readCsv(text);
     expect(numbers(items)).toEqual(["E-1", "E-2"]);
-    expect(rejects(items).map((r) => [r.line, r.reason])).toEqual([
-      [6, "filing already appeared at line 2: the rows of one filing must be adjacent"],
-      [7, "line 7: has 7 fields, the header has 17"],
-      [8, 'line 8 role: "lender" is not a role: use debtor, secured or amendment'],
+    // E-1's second run, alone, has no filing date: the importer reads it with the first (see below).
+    expect(rejects(items).map((r) => r.line)).toEqual([6, 7, 8]);
+    expect(
+      rejects(items)
+        .slice(1)
+        .map((r) => r.reason),
+    ).toEqual([
+      "line 7: has 7 fields, the header has 17",
+      'line 8 role: "lender" is not a role: use debtor, secured or amendment',
     ]);
+    const runs = items.flatMap((i) => (i.csv && "rows" in i.csv && i.csv.key.number === "E-1" ? [i.csv] : []));
+    expect(runs.map((r) => r.rows.map((row) => row.line))).toEqual([[2, 3], [6]]);
+    // Read together, the runs are one filing with both lenders.
+    const [whole, ...more] = reassembled("t.csv", runs, { now: NOW });
+    expect(more).toEqual([]);
+    expect(whole && "record" in whole ? whole.record.securedParties.length : 0).toBe(2);
   });
 
   it("rejects a filing whose rows disagree on its date", async () => {

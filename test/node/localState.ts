@@ -55,7 +55,9 @@ export function tablesOf(stateDir: string): Record<string, unknown[]> {
 
 /** Statements reading a table with the loader's ids replaced by what they stand for. */
 const BY_NATURAL_KEY: Record<string, string> = {
-  filings: "select * from filings",
+  // A filing's revision counts the writes that replaced it, which depends on how a load grouped them.
+  filings:
+    "select id, state, number, filed_at, kind, lapse_date, lapse_source, office_lapse_date, collateral, filing_office, terminated_at from filings",
   debtor_parties:
     "select f.state || ' ' || f.number as filing, p.* from debtor_parties p join filings f on f.id = p.filing_id",
   secured_parties:
@@ -71,6 +73,8 @@ const BY_NATURAL_KEY: Record<string, string> = {
   change_names: `select f.state || ' ' || f.number as filing, c.type, c.amendment, n.id % 4096 as slot, n.key
     from change_names n join changes c on c.seq = n.id / 4096 join filings f on f.id = c.filing_id`,
   state_loads: "select state, office_through from state_loads",
+  // When a backfill began and ended, and which load began it, depend on the run.
+  state_backfills: "select state, completed_at is not null as completed from state_backfills",
 };
 const ASSIGNED_IDS = new Set(["id", "filing_id"]);
 

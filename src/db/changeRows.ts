@@ -1,17 +1,18 @@
 /**
  * What a load changes, as change-feed rows (schema.ts, `changes`): worked
- * out by the loader from each filing's stored rows and the rows it is about
- * to write (changesOf), and written in the same D1 batch as those rows
- * (changeStatements), so a change is visible exactly when what it describes
- * is. A filing that compares unchanged records nothing, so loading a file
- * again records nothing.
+ * out by the loader (load.ts) from each filing's stored rows and the rows
+ * it is about to write (changesOf), and written in the same D1 batch as
+ * those rows (changeStatements), so a change is visible exactly when what
+ * it describes is. A filing that compares unchanged records nothing, so
+ * loading a file again records nothing. It lives beside the loader, below
+ * the change feed (src/changes), which reads what it writes.
  */
-import { sql } from "drizzle-orm";
-import { D1_MAX_PARAMS, type Db } from "../db/database.ts";
-import { changeKeys, NAME_SLOTS_SQL } from "../db/nameIndex.ts";
-import type { FilingRows } from "../db/records.ts";
-import { changeNames, changes } from "../db/schema.ts";
+import { type SQL, sql } from "drizzle-orm";
 import { AMENDMENT_CHANGES, type ChangedField, type ChangeType } from "../domain/kinds.ts";
+import { D1_MAX_PARAMS, type Db } from "./database.ts";
+import { changeKeys, NAME_SLOTS_SQL } from "./nameIndex.ts";
+import type { FilingRows } from "./records.ts";
+import { changeNames, changes } from "./schema.ts";
 
 /**
  * One change to record (its seq and recorded_at are the database's), with
@@ -107,25 +108,36 @@ const COLUMNS = 8;
 export const recordedNow = sql`max(unixepoch(), coalesce((select ${changes.recordedAt} from ${changes} order by ${changes.seq} desc limit 1), 0))`;
 
 /**
- * The name-index rows (schema.ts, changeNames) of the last `count` changes
- * recorded (those the statements before it in the batch just wrote: seqs
- * are the database's, and the newest), from their filings' keys by filing
- * id (one JSON parameter), only for changes of `type` if given.
+/**
+ * The name-index rows (schema.ts, changeNames) of the last `keys.length`
+ * changes recorded, those the statements just before it in the batch wrote,
+ * in order: seqs are the database's, consecutive and the newest, so the
+ * i-th of them has seq max(seq) - keys.length + 1 + i and is filed under
+ * keys[i] (one JSON parameter). It reads no filing id, which for a new
+ * filing is the database's too. (`where true`: SQLite reads an upsert's
+ * ON CONFLICT after a SELECT without WHERE as a join's ON.)
  */
-export function nameStatement(db: Db, keys: Map<number, number[]>, count: number, type?: ChangeType) {
-  const byFiling = JSON.stringify(Object.fromEntries(keys));
-  const onType = type === undefined ? sql`` : sql`and c.type = ${changes.type.mapToDriverValue(type)}`;
+function nameStatement(db: Db, keys: number[][]) {
+  const seq = sql`(select max(${changes.seq}) from ${changes}) - ${keys.length} + 1 + r.key`;
   return db
     .insert(changeNames)
     .select(
-      sql`select c.seq * ${NAME_SLOTS_SQL} + k.key, k.value from ${changes} c, json_each(${byFiling}, '$."' || c.filing_id || '"') k
-        where c.seq > (select max(seq) from ${changes}) - ${count} ${onType}`,
+      sql`select cast((${seq}) * ${NAME_SLOTS_SQL} + k.key as integer), k.value from json_each(${JSON.stringify(keys)}) r, json_each(r.value) k where true`,
     )
     .onConflictDoNothing();
 }
 
-/** INSERTs of `rows`, each within `maxParams` bound parameters, then their name-index rows. */
-export function changeStatements(db: Db, rows: ChangeRow[], maxParams = D1_MAX_PARAMS) {
+/**
+ * INSERTs of `rows`, each within `maxParams` bound parameters, then their
+ * name-index rows; `filingId` names a filing the same write inserts
+ * (src/db/load.ts, newFilingIds).
+ */
+export function changeStatements(
+  db: Db,
+  rows: ChangeRow[],
+  maxParams = D1_MAX_PARAMS,
+  filingId: (id: number) => number | SQL = (id) => id,
+) {
   const perStatement = Math.floor(maxParams / COLUMNS);
   const out = [];
   for (let i = 0; i < rows.length; i += perStatement) {
@@ -134,7 +146,7 @@ export function changeStatements(db: Db, rows: ChangeRow[], maxParams = D1_MAX_P
         rows.slice(i, i + perStatement).map((r) => ({
           state: r.state,
           type: r.type as ChangeType,
-          filingId: r.filingId,
+          filingId: filingId(r.filingId),
           amendment: r.amendment ?? null,
           amendmentKind: r.amendmentKind ?? null,
           changedFields: r.changedFields ?? null,
@@ -145,5 +157,11 @@ export function changeStatements(db: Db, rows: ChangeRow[], maxParams = D1_MAX_P
     );
   }
   if (rows.length === 0) return out;
-  return [...out, nameStatement(db, new Map(rows.map((r) => [r.filingId, r.keys])), rows.length)];
+  return [
+    ...out,
+    nameStatement(
+      db,
+      rows.map((r) => r.keys),
+    ),
+  ];
 }

@@ -1,0 +1,150 @@
+/**
+ * A state's first load is its backfill: its filings are the state's
+ * history, not news, so the change feed does not announce them
+ * (docs/monitoring.md). The rule is per state, whatever else its shard
+ * holds: a load backfills a state the service holds no filing of, or one
+ * whose backfill an earlier load began and did not complete, or one the
+ * operator names (`--backfill`).
+ *
+ * A load decides each state once, when it first meets it (or, on the
+ * platform, once for the whole file before writing: src/platform/), and
+ * marks the backfill begun (state_backfills, in the state's shard) before
+ * writing any of its filings. So a load stopped part-way, retried or run
+ * again goes on backfilling the state, and the rest of its filings are
+ * not announced either; a load of the state that runs to its end
+ * completes the backfill, and from then on the state's loads record
+ * changes.
+ */
+import { and, inArray, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db/database.ts";
+import { filings, stateBackfills } from "../db/schema.ts";
+import { type ShardDatabases, shardDb, shardOf } from "../db/shards.ts";
+import { isoSeconds } from "../domain/time.ts";
+
+/** What the operator said of a load: a backfill of every state it loads (`force`: even of one that holds filings). */
+export type Declared = { backfill: true; force: boolean } | undefined;
+
+/** A state the operator named as a backfill that already holds filings of an earlier, completed backfill or of loads. */
+export class BackfillRefused extends Error {
+  override name = "BackfillRefused";
+}
+
+/** Whether each of `states` holds a filing in `db`, and its backfill: one statement, one seek each. */
+function factsOf(db: Db, states: string[]) {
+  return db
+    .select({
+      state: sql<string>`s.value`,
+      held: sql<number>`exists (select 1 from ${filings} where ${filings.state} = s.value)`,
+      began: stateBackfills.beganAt,
+      completed: stateBackfills.completedAt,
+    })
+    .from(sql`json_each(${JSON.stringify(states)}) s`)
+    .leftJoin(stateBackfills, sql`${stateBackfills.state} = s.value`);
+}
+
+/** The decisions of one load, state by state. */
+export class Backfills {
+  private readonly decided: Map<string, boolean>;
+  private readonly shards: ShardDatabases;
+  private readonly source: string;
+  private readonly at: Date;
+  private readonly declared: Declared;
+
+  /**
+   * `source` and `at` name the load that begins a backfill; `known`:
+   * decisions taken earlier by the same load (a Workflow's checkpoint);
+   * `declared`: the operator's `--backfill`.
+   */
+  constructor(
+    shards: ShardDatabases,
+    source: string,
+    at: Date,
+    known: Readonly<Record<string, boolean>> = {},
+    declared: Declared = undefined,
+  ) {
+    this.shards = shards;
+    this.source = source;
+    this.at = at;
+    this.declared = declared;
+    this.decided = new Map(Object.entries(known));
+  }
+
+  /**
+   * The states of `states` whose filings this load backfills (records no
+   * change for): those met before as decided then, the others decided now
+   * and, when they begin a backfill, marked begun before this returns.
+   * `empty`: every shard held nothing when the load began (a bulk load),
+   * so every state is a backfill and nothing needs reading.
+   */
+  async backfilling(states: Iterable<string>, { empty = false } = {}): Promise<ReadonlySet<string>> {
+    const fresh = [...new Set([...states].map((s) => s.toUpperCase()))].filter((s) => !this.decided.has(s));
+    // Every state is decided (or refused) before any is marked, so a refused load marks nothing.
+    const begin = new Map<string, string[]>();
+    const decided = new Map<string, boolean>();
+    for (const [shard, mine] of this.byShard(fresh)) {
+      const facts = empty
+        ? mine.map((state) => ({ state, held: 0, began: null as string | null, completed: null as string | null }))
+        : await factsOf(shardDb(this.shards, shard), mine);
+      for (const f of facts) {
+        const underWay = f.began !== null && f.completed === null;
+        if (this.declared && f.held && !underWay && !this.declared.force) {
+          throw new BackfillRefused(
+            `${f.state} already holds filings, and its loads are announced as changes: --backfill would load its filings without announcing them; add --force to do so anyway`,
+          );
+        }
+        const backfill = underWay || !f.held || this.declared !== undefined;
+        decided.set(f.state, backfill);
+        if (backfill && !underWay) begin.set(shard, [...(begin.get(shard) ?? []), f.state]);
+      }
+    }
+    for (const [shard, mine] of begin) await this.begin(shardDb(this.shards, shard), mine);
+    for (const [state, backfill] of decided) this.decided.set(state, backfill);
+    return this.states();
+  }
+
+  /** The states this load backfills, of those decided so far. */
+  states(): ReadonlySet<string> {
+    return new Set([...this.decided].filter(([, backfill]) => backfill).map(([state]) => state));
+  }
+
+  /** Every decision so far, to keep in a checkpoint. */
+  decisions(): Record<string, boolean> {
+    return Object.fromEntries(this.decided);
+  }
+
+  /**
+   * Completes the backfills of the states this load backfilled: the load
+   * ran to its end. From now on their loads record changes.
+   */
+  async complete(at: Date): Promise<void> {
+    for (const [shard, mine] of this.byShard([...this.states()])) {
+      await shardDb(this.shards, shard)
+        .update(stateBackfills)
+        .set({ completedAt: isoSeconds(at) })
+        .where(and(inArray(stateBackfills.state, mine), isNull(stateBackfills.completedAt)));
+    }
+  }
+
+  private async begin(db: Db, states: string[]) {
+    const beganAt = isoSeconds(this.at);
+    // Four values a row, within D1's 100 bound parameters.
+    for (let i = 0; i < states.length; i += 20) {
+      await db
+        .insert(stateBackfills)
+        .values(states.slice(i, i + 20).map((state) => ({ state, beganAt, completedAt: null, source: this.source })))
+        .onConflictDoUpdate({
+          target: stateBackfills.state,
+          set: { beganAt, completedAt: null, source: this.source },
+        });
+    }
+  }
+
+  private byShard(states: string[]): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const state of states) {
+      const shard = shardOf(this.shards.layout, state);
+      out.set(shard, [...(out.get(shard) ?? []), state]);
+    }
+    return out;
+  }
+}

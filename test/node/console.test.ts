@@ -1,0 +1,287 @@
+/**
+ * The console (/console) in a real browser: Debian's chromium, driven by
+ * playwright-core, against `wrangler dev` over the seeded data
+ * (test/node/devWorker.ts) serving the console built from src/console now
+ * (scripts/browser.ts). Each step is done as a person does it (typing,
+ * clicking, the keyboard), checked for what the page says, for axe-core's
+ * serious and critical accessibility violations and for errors in the
+ * browser's console, and photographed into test-results/console/ (which CI
+ * keeps; gitignored).
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { AxeBuilder } from "@axe-core/playwright";
+import type { ConsoleMessage, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Browser, consoleAssets, launchChromium } from "../../scripts/browser.ts";
+import { type DevWorker, LOCAL_DEV_KEY, startDevWorker } from "./devWorker.ts";
+
+const SHOTS = join("test-results", "console");
+
+/** A seeded debtor with 25 filings in CA (five pages), and a misspelling of it that matches nothing exactly. */
+const DEBTOR = { name: "Harbor Manufacturing Inc", state: "CA" };
+const MISSPELT = "Harbour Manufacturing";
+
+let worker: DevWorker;
+let assets: { dir: string; remove(): void };
+let browser: Browser;
+let page: Page;
+/** Errors the browser's console showed during the current test. */
+let errors: ConsoleMessage[] = [];
+/** A failed request the step provokes on purpose (the bad key's 401), which the browser notes as an error. */
+let expectedFailure: RegExp | undefined;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  assets = await consoleAssets();
+  worker = await startDevWorker(["--assets", assets.dir]);
+  browser = await launchChromium();
+  page = await browser.context.newPage();
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message);
+  });
+  page.on("pageerror", (error) => {
+    errors.push({ type: () => "error", text: () => error.message, location: () => ({ url: "" }) } as ConsoleMessage);
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await worker?.stop();
+  assets?.remove();
+}, 60_000);
+
+afterEach(() => {
+  const unexpected = errors.filter(
+    (m) => !(expectedFailure && /status of 401/.test(m.text()) && expectedFailure.test(m.location().url)),
+  );
+  errors = [];
+  expectedFailure = undefined;
+  expect(unexpected.map((m) => `${m.text()} (${m.location().url})`)).toEqual([]);
+});
+
+/** A photograph of the step, and axe-core's check of the page as it stands. */
+async function step(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
+}
+
+async function search(key: string, name: string, state: string): Promise<void> {
+  await page.goto(`${worker.base}/console`);
+  await page.getByLabel("API key").fill(key);
+  await page.getByLabel("Debtor name").fill(name);
+  await page.getByLabel("State", { exact: true }).selectOption(state);
+  await page.getByRole("button", { name: "Search" }).click();
+}
+
+/** The filing numbers of the results table, in order. */
+async function resultNumbers(): Promise<string[]> {
+  return page.locator("table.liens tbody th a").allTextContents();
+}
+
+/** The API's own answer, for choosing what to open and checking what the page shows. */
+async function api<T>(path: string): Promise<T> {
+  const res = await fetch(`${worker.base}${path}`, { headers: { "x-api-key": LOCAL_DEV_KEY } });
+  expect(res.status, path).toBe(200);
+  return (await res.json()) as T;
+}
+
+interface Filing {
+  initial_financing_number: string;
+  jurisdiction_state: string;
+  estimated_lien_lapse_date: string | null;
+  involved_parties: { debtor_parties: { name: string }[]; secured_parties: { name: string }[] };
+  amendments: { amendment_financing_number: string; amendment_financing_date: string }[];
+}
+
+// Each step waits on a browser and a dev server sharing two cores with other work.
+describe("the console, in chromium", { timeout: 60_000 }, () => {
+  it("serves its page under a policy without inline script or eval", async () => {
+    const res = await page.goto(`${worker.base}/console`);
+    const policy = res?.headers()["content-security-policy"] ?? "";
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).not.toContain("unsafe");
+    await expect.poll(() => page.getByRole("heading", { name: "Debtor search" }).isVisible()).toBe(true);
+    await step("01-start");
+  });
+
+  it("says in words that a bad key was refused, and shows no result", async () => {
+    expectedFailure = /\/debtors\/search\?/;
+    await search("not-a-key", DEBTOR.name, DEBTOR.state);
+    const alert = page.getByRole("alert");
+    await expect.poll(() => alert.textContent()).toContain("The service refused this API key.");
+    expect(await page.locator("table.liens").count()).toBe(0);
+    await step("02-bad-key");
+  });
+
+  it("finds a debtor's filings by exact name, with status and lapse dates, and pages by the API's cursor", async () => {
+    await search(LOCAL_DEV_KEY, DEBTOR.name, DEBTOR.state);
+    const rows = page.locator("table.liens tbody tr");
+    await expect.poll(() => rows.count()).toBe(5);
+    // Status and lapse date arrive from each filing's own lookup.
+    await expect.poll(() => page.getByText("Looking up…").count()).toBe(0);
+    const first = await resultNumbers();
+    const expected = await api<{ ucc_liens: Filing[] }>(
+      `/debtors/search?name=${encodeURIComponent(DEBTOR.name)}&state=${DEBTOR.state}`,
+    );
+    expect(first).toEqual(expected.ucc_liens.map((l) => l.initial_financing_number));
+    for (const row of await rows.all()) {
+      expect(await row.locator('td[data-label="Status"]').textContent()).toMatch(/^(Active|Lapsed|Terminated)$/);
+      expect(await row.locator('td[data-label="Lapse date"]').textContent()).toMatch(
+        /^\d{4}-\d{2}-\d{2}$|^Does not lapse$/,
+      );
+    }
+    expect(await page.getByRole("status").first().textContent()).toContain("25 filings");
+    await step("03-search");
+
+    await page.getByRole("link", { name: "Next page" }).click();
+    await expect.poll(() => page.getByText("Page 2 of 5").count()).toBe(1);
+    const second = await resultNumbers();
+    expect(second).toHaveLength(5);
+    expect(second.filter((n) => first.includes(n))).toEqual([]);
+    await step("04-search-page-2");
+  });
+
+  it("opens a filing: its parties, amendments, lapse date and timeline", async () => {
+    // The filing of the debtor's first page with the most amendments.
+    await search(LOCAL_DEV_KEY, DEBTOR.name, DEBTOR.state);
+    await expect.poll(() => page.locator("table.liens tbody tr").count()).toBe(5);
+    const filings = await Promise.all(
+      (await resultNumbers()).map(async (n) => {
+        const body = await api<{ ucc_liens: Filing[] }>(`/filings?initial_financing_number=${n}&state=${DEBTOR.state}`);
+        return body.ucc_liens[0] as Filing;
+      }),
+    );
+    const filing = filings.reduce((a, b) => (b.amendments.length > a.amendments.length ? b : a));
+    expect(filing.amendments.length).toBeGreaterThan(0);
+    const number = filing.initial_financing_number;
+
+    await page.getByRole("link", { name: number, exact: true }).click();
+    const timeline = page.getByRole("img", { name: `Timeline of filing ${number}` });
+    await expect.poll(() => timeline.isVisible()).toBe(true);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toContain(`Filing ${number}`);
+    const main = page.locator("main");
+    for (const party of [...filing.involved_parties.debtor_parties, ...filing.involved_parties.secured_parties]) {
+      expect(await main.getByText(party.name, { exact: true }).count(), party.name).toBeGreaterThan(0);
+    }
+    const amendments = page.locator("table.amendments tbody tr");
+    expect(await amendments.count()).toBe(filing.amendments.length);
+    for (const a of filing.amendments) {
+      const row = amendments.filter({ hasText: a.amendment_financing_number });
+      expect(await row.locator('td[data-label="Date"]').textContent()).toBe(a.amendment_financing_date.slice(0, 10));
+    }
+    if (filing.estimated_lien_lapse_date) {
+      expect(await page.locator(".facts").textContent()).toContain(filing.estimated_lien_lapse_date);
+    }
+    // One mark per amendment on the picture, and the same facts as text beside it.
+    expect(await timeline.locator(".mark").count()).toBe(filing.amendments.length);
+    const facts = page.getByRole("list", { name: `Events of filing ${number}` });
+    for (const a of filing.amendments) expect(await facts.textContent()).toContain(a.amendment_financing_number);
+    await step("05-filing");
+
+    // The debtor's addresses and co-borrowers are one click away.
+    await page.getByRole("link", { name: "Known addresses" }).first().click();
+    await expect.poll(() => page.locator("ul.addresses li").count()).toBeGreaterThan(0);
+    await step("06-known-addresses");
+    await page.goBack();
+    await page
+      .getByRole("link", { name: /^Co-borrowers in / })
+      .first()
+      .click();
+    await expect.poll(() => page.getByRole("heading", { level: 2 }).first().textContent()).toContain("Named with");
+    await step("07-co-borrowers");
+  });
+
+  it("offers the right similar name for a misspelt one, one click from its filings", async () => {
+    await search(LOCAL_DEV_KEY, MISSPELT, DEBTOR.state);
+    await expect.poll(() => page.getByRole("heading", { level: 2 }).first().textContent()).toContain("No filing names");
+    const suggestion = page.locator("ul.similar a").first();
+    await expect.poll(() => suggestion.textContent()).toBe("The Harbor Manufacturing Inc.");
+    await step("08-similar");
+    await suggestion.click();
+    await expect.poll(() => page.locator("table.liens tbody tr").count()).toBe(5);
+    await expect.poll(() => page.getByText("Looking up…").count()).toBe(0);
+  });
+
+  it("lists a lender's recent filings, a state's recent filings by industry, filings lapsing soon and the latest changes", async () => {
+    const lists: [string, string, () => Promise<void>][] = [
+      [
+        "lender",
+        "Lender's filings",
+        async () => {
+          await page.getByLabel("Lender name").fill("wells fargo");
+          await page.getByLabel("State", { exact: true }).selectOption("CA");
+        },
+      ],
+      [
+        "recent",
+        "Recent by industry",
+        async () => {
+          await page.getByLabel("State", { exact: true }).selectOption("CA");
+          await page.getByLabel("Manufacturing", { exact: true }).check();
+        },
+      ],
+      [
+        "lapsing",
+        "Lapsing soon",
+        async () => {
+          await page.getByLabel("State", { exact: true }).selectOption("CA");
+        },
+      ],
+    ];
+    await page.goto(`${worker.base}/console`);
+    for (const [view, nav, fill] of lists) {
+      await page.getByRole("link", { name: nav }).click();
+      await fill();
+      await page.locator("form button[type=submit]").click();
+      await expect.poll(() => page.locator("table.liens tbody tr").count(), { message: view }).toBeGreaterThan(0);
+      await expect.poll(() => page.getByRole("link", { name: "Next page" }).count(), { message: view }).toBe(1);
+      await step(`09-list-${view}`);
+    }
+    await page.getByRole("link", { name: "Latest changes" }).click();
+    await page.getByLabel("State", { exact: true }).selectOption("CA");
+    await page.locator("form button[type=submit]").click();
+    await expect.poll(() => page.getByRole("heading", { name: "Changes, oldest first" }).count()).toBe(1);
+    await step("09-list-changes");
+  });
+
+  it("works with the keyboard alone, and on a phone-width screen", async () => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.goto(`${worker.base}/console`);
+    await expect.poll(() => page.getByLabel("API key").isVisible()).toBe(true);
+    const focused = () => page.evaluate<string>(`document.activeElement?.id ?? ""`);
+    for (let i = 0; i < 20 && (await focused()) !== "api-key"; i++) await page.keyboard.press("Tab");
+    expect(await focused()).toBe("api-key");
+    await page.keyboard.insertText(LOCAL_DEV_KEY);
+    await page.keyboard.press("Tab");
+    await page.keyboard.insertText(DEBTOR.name);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(DEBTOR.state);
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate<string>("document.activeElement?.textContent")).toBe("Search");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("table.liens tbody tr").count()).toBe(5);
+    await expect.poll(() => page.getByText("Looking up…").count()).toBe(0);
+    // Nothing wider than the screen.
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+    await step("10-phone-search");
+
+    // Tab to the first filing and open it with Enter: focus lands on its heading.
+    const number = (await resultNumbers())[0] ?? "";
+    for (let i = 0; i < 30 && (await page.evaluate<string>("document.activeElement?.textContent")) !== number; i++) {
+      await page.keyboard.press("Tab");
+    }
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate<string>("document.activeElement?.id")).toBe("view-title");
+    expect(await page.evaluate<string>("document.activeElement?.textContent")).toContain(number);
+    await expect.poll(() => page.getByRole("img", { name: `Timeline of filing ${number}` }).isVisible()).toBe(true);
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+    await step("11-phone-filing");
+    await page.emulateMedia({ media: "print" });
+    await page.screenshot({ path: join(SHOTS, "12-print-filing.png"), fullPage: true });
+    await page.emulateMedia({ media: "screen" });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+});
