@@ -71,9 +71,15 @@ function feedFile(name: string, records: FilingRecord[]): string {
   return path;
 }
 
-/** A receiver: verifies each delivery with the official library under its subscription's secret, and keeps it. */
+/**
+ * A receiver: verifies each delivery with the official library under each
+ * secret its subscription's path holds (every one must verify on its own),
+ * and keeps it. /flaky answers 500 to its first request and /gone always
+ * 410: their requests go to `tries`, the rest answer 204 and go to `got`.
+ */
 const got: { path: string; id: string; type: string; change: string; number: string }[] = [];
-const secrets = new Map<string, string>();
+const tries: { path: string; id: string; timestamp: string; answered: number }[] = [];
+const secrets = new Map<string, string[]>();
 let receiver: Server;
 let receiverPort: number;
 let dev: ChildProcess | undefined;
@@ -90,9 +96,19 @@ beforeAll(async () => {
     req.on("end", () => {
       const path = req.url ?? "";
       try {
-        new Webhook(secrets.get(path) ?? "").verify(body, req.headers as Record<string, string>);
+        const held = secrets.get(path) ?? [];
+        if (held.length === 0) throw new Error("no secret");
+        for (const secret of held) new Webhook(secret).verify(body, req.headers as Record<string, string>);
       } catch {
         res.writeHead(400).end();
+        return;
+      }
+      if (path === "/flaky" || path === "/gone") {
+        const first = !tries.some((t) => t.path === path);
+        const answered = path === "/gone" ? 410 : first ? 500 : 204;
+        const [id, timestamp] = [String(req.headers["webhook-id"]), String(req.headers["webhook-timestamp"])];
+        tries.push({ path, id, timestamp, answered });
+        res.writeHead(answered).end();
         return;
       }
       const sent = JSON.parse(body) as { type: string; data: { id: string; initial_financing_number: string } };
@@ -163,7 +179,7 @@ describe("npm run webhooks", () => {
     expect(webhooks("list").lines).toEqual([expect.stringMatching(/^ID\s+STATUS/)]);
   }, 240_000);
 
-  it("sends a load's changes, signed, to each subscription that wants them, and replays what failed", async () => {
+  it("sends a load's changes, signed, to each subscription that wants them: again under the same webhook-id after a failure, not after a 410, under both secrets after a rotation, and again on redelivery", async () => {
     const debtors = join(work, "debtors.txt");
     writeFileSync(debtors, "Acme Widgets\r\nJohn Smith\n");
     const add = (path: string, ...args: string[]) => {
@@ -172,12 +188,14 @@ describe("npm run webhooks", () => {
       const [id, secret] = result.lines.slice(-2);
       expect(id).toMatch(/^wh_[a-z2-7]{20}$/);
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-      secrets.set(path, secret ?? "");
+      secrets.set(path, [secret ?? ""]);
       return id ?? "";
     };
     const watching = add("/watch", "--debtors", debtors, "--types", "filing.created,filing.terminated");
     const texas = add("/texas", "--states", "TX");
-    expect(webhooks("list").lines).toHaveLength(3);
+    add("/flaky", "--states", "CA");
+    const gone = add("/gone", "--states", "NY");
+    expect(webhooks("list").lines).toHaveLength(5);
 
     const port = await freePort();
     dev = startDevServer(port, undefined, ["--persist-to", state], env);
@@ -210,6 +228,18 @@ describe("npm run webhooks", () => {
     expect(sorted("/texas")).toEqual(await feed("state=TX"));
     expect(got).toHaveLength(3);
 
+    // A receiver that failed the first attempt gets the message again, with the same webhook-id, about 5 s
+    // later; one that answered 410 Gone is sent nothing more.
+    const waiting = () => tries.filter((t) => t.path === "/flaky").length < 2 || !tries.some((t) => t.path === "/gone");
+    for (let i = 0; i < 60 && waiting(); i++) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const flaky = tries.filter((t) => t.path === "/flaky");
+    expect(flaky.map((t) => t.answered)).toEqual([500, 204]);
+    expect(flaky[1]?.id).toBe(flaky[0]?.id);
+    expect(Number(flaky[1]?.timestamp)).toBeGreaterThanOrEqual(Number(flaky[0]?.timestamp) + 4);
+    expect(webhooks("show", gone).stdout).toMatch(/status\s+disabled: the receiver answered 410 Gone/);
+
     const log = webhooks("deliveries", watching);
     expect(log.status).toBe(0);
     expect(log.lines.slice(1).map((l) => l.split(/\s+/)[1])).toEqual(["delivered", "delivered"]);
@@ -225,9 +255,10 @@ describe("npm run webhooks", () => {
     for (let i = 0; i < 40 && got.length < 4; i++) await new Promise((r) => setTimeout(r, 500));
     expect(got.at(-1)).toMatchObject({ path: "/texas", id: first?.id, change: first?.change });
 
-    // Rotated: the receiver holding only the new secret verifies; disabled: nothing is sent; removed: gone.
+    // Rotated: the next delivery verifies under the old secret and under the new one, each on its own;
+    // disabled: nothing is sent; removed: gone.
     const rotated = webhooks("rotate", watching);
-    secrets.set("/watch", rotated.lines.at(-1) ?? "");
+    secrets.set("/watch", [...(secrets.get("/watch") ?? []), rotated.lines.at(-1) ?? ""]);
     const shown = webhooks("show", watching).stdout;
     expect(shown).toMatch(/previous secret\s+signs until/);
     expect(shown).toMatch(/debtors\s+2: Acme Widgets; John Smith/);
@@ -237,6 +268,6 @@ describe("npm run webhooks", () => {
     await new Promise((r) => setTimeout(r, 2_000));
     expect(got.slice(4).map((g) => [g.path, g.number])).toEqual([["/watch", "E2E-5"]]);
     expect(webhooks("remove", texas).status).toBe(0);
-    expect(webhooks("list").lines).toHaveLength(2);
-  }, 300_000);
+    expect(webhooks("list").lines).toHaveLength(4);
+  }, 420_000);
 });
