@@ -304,7 +304,14 @@ const matchRows = meter.rows;
 const subscribers = new Set(messages.map((m) => m.subscription)).size;
 
 log("the name filters, before the index and after...");
-const baseCommit = execFileSync("git", ["merge-base", "HEAD", "main"], { encoding: "utf8" }).trim();
+// The reader as it was before the index: the parent of the commit that added it (whatever is merged since).
+const indexed = execFileSync("git", ["log", "--diff-filter=A", "--format=%H", "--", "src/db/nameIndex.ts"], {
+  encoding: "utf8",
+})
+  .trim()
+  .split("\n")
+  .at(-1);
+const baseCommit = execFileSync("git", ["rev-parse", `${indexed}^`], { encoding: "utf8" }).trim();
 const old = join(WORK, "before");
 rmSync(old, { recursive: true, force: true });
 mkdirSync(old, { recursive: true });
