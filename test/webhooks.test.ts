@@ -602,6 +602,27 @@ describe("delivery", () => {
     expect(entry).toMatchObject({ status: "pending", lastStatus: null, lastError: "no answer within 15 s" });
   }, 30_000);
 
+  it("stops reading an answer whose body is still coming after 15 seconds", async () => {
+    const { sub, secret, message } = await oneMessage();
+    const receiver = new Receiver(secret);
+    // The status and a few bytes at once, then nothing, never ending.
+    receiver.answer = () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode("busy"));
+          },
+          pull: () => new Promise(() => {}),
+        }),
+        { status: 503 },
+      );
+    const started = performance.now();
+    await consume([message], receiver);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(14_000);
+    const [entry] = await listDeliveries(subscriber.db, sub);
+    expect(entry).toMatchObject({ status: "pending", lastStatus: 503, lastError: "answered 503: busy" });
+  }, 30_000);
+
   it("refuses at delivery a receiver that is not allowed where it runs", async () => {
     const { sub, secret, message } = await oneMessage({ url: "http://127.0.0.1:9/hooks" });
     const receiver = new Receiver(secret);

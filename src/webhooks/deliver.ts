@@ -13,7 +13,7 @@
  * after a rotation the previous one's too).
  *
  * An attempt waits 15 s at most, for the answer and the first READ_BYTES
- * of its body (the rest is not read). Only a 2xx is delivered; a redirect
+ * of its body (the rest is not read, nor what has not come by then). Only a 2xx is delivered; a redirect
  * is a failure and is not followed. After a failure the next attempt is
  * due RETRY_SCHEDULE later (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
  * 14 h, 20 h, 24 h, each ±10%), or later if a 429 or 503 says so in
@@ -91,12 +91,21 @@ interface Outcome {
   retryAfter: string | null;
 }
 
-/** The first `limit` bytes of a body, as text; the rest is cancelled unread. */
-async function readSome(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string> {
+/**
+ * The first `limit` bytes of a body, as text; the rest is cancelled unread.
+ * When `signal` aborts (the attempt's time is up) reading stops with what
+ * came: a receiver that sends its status and then a body slowly, or never
+ * ends it, holds the consumer no longer than one that never answers.
+ */
+async function readSome(body: ReadableStream<Uint8Array> | null, limit: number, signal: AbortSignal): Promise<string> {
   if (!body) return "";
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
+  // Cancelling the reader ends a pending read as done.
+  const stop = () => void reader.cancel().catch(() => {});
+  if (signal.aborted) stop();
+  else signal.addEventListener("abort", stop, { once: true });
   try {
     while (total < limit) {
       const { done, value } = await reader.read();
@@ -105,6 +114,7 @@ async function readSome(body: ReadableStream<Uint8Array> | null, limit: number):
       total += value.length;
     }
   } finally {
+    signal.removeEventListener("abort", stop);
     await reader.cancel().catch(() => {});
   }
   const bytes = new Uint8Array(Math.min(total, limit));
@@ -123,7 +133,7 @@ async function attempt(env: DeliverEnv, request: Request): Promise<Outcome> {
   const send = env.send ?? ((r: Request) => fetch(r));
   try {
     const res = await send(request);
-    const text = (await readSome(res.body, READ_BYTES)).replace(/\p{Cc}+/gu, " ").trim();
+    const text = (await readSome(res.body, READ_BYTES, request.signal)).replace(/\p{Cc}+/gu, " ").trim();
     const said = text === "" ? "" : `: ${text.slice(0, SHOWN_CHARS)}`;
     if (res.status >= 200 && res.status < 300) return { status: res.status, error: null, retryAfter: null };
     if (res.status >= 300 && res.status < 400) {
