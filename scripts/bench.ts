@@ -800,8 +800,9 @@ ${table}
 ${changesLogged.toLocaleString("en-US")} changes in the log. Each form of poll driven alone (${CONNECTIONS} connections, ${SECONDS} s),
 page 1 as a client first asks it. Rows read grow with the page (each change carries its filing
 with its parties and amendments), not with the log: a page of every state reads up to \`limit\`
-changes from each shard to merge them. A name filter examines up to ten changes per change
-asked for (1,000 for a page of 100) and keeps those whose filing names the party. A poll at the
+changes from each shard to merge them. A name filter reads the party's entries in the name
+index, up to two per change asked for (200 for a page of 100), and keeps those whose filing
+names the party (bench/WEBHOOKS.md compares it with the scan before the index). A poll at the
 end of the log (goal: a 304 reading a handful of rows) reads each shard's next change, none.
 
 | poll | status | changes | round trips | rows read, busiest shard | rows read, all shards | req/s | CPU ms/req | p50 ms | p99 ms | errors |

@@ -48,6 +48,7 @@ import { describeTarget, feedCommandLine, migrateLocal, openLocalShards } from "
 import { LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
 import { loadOnPlatform, openPlatform, printStatus } from "./platformLoad.ts";
 import { importSource } from "./sources.ts";
+import { nudgeWebhooks } from "./webhookQueues.ts";
 
 const USAGE =
   "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--backfill [--force]] [--no-bulk | --workflow [--port N] | --remote [--env production|preview]] [--persist-to DIR]\n" +
@@ -57,6 +58,7 @@ const USAGE =
   "  --state XX: jurisdiction of records that name none (XML whose FilingOffice is not a state code)\n" +
   "  --backfill: the files are their states' backfill, announced by no change (refused for a state that holds filings, unless --force)\n" +
   "  --workflow: load through the Workflow of the local npm start (port 8787 or --port); --remote: of a deployed environment\n" +
+  "  --port N: the local npm start's port (8787), whose webhook dispatcher an in-process import nudges\n" +
   "  --status: the loads run through the Workflow, newest first\n" +
   "  --source: an office's open register (docs/sources/): its portal's .json or .csv files, or --pull from the portal";
 
@@ -106,9 +108,7 @@ if ([values.source, values.pull, values.since, values.portal, values["page-size"
   );
 }
 if (values.workflow && target.remote) usage("--workflow is the local Workflow; --remote a deployed one: not both");
-if (values.port !== undefined && (target.remote || !(values.workflow || values.status))) {
-  usage("--port is the local session's, for --workflow or --status");
-}
+if (values.port !== undefined && target.remote) usage("--port is the local session's, not with --remote");
 const port = Number(values.port ?? 8787);
 if (!Number.isInteger(port) || port < 1 || port > 65_535) usage(`--port ${values.port}: not a port`);
 if (values.status) {
@@ -140,6 +140,8 @@ let failed = false;
 /** The import stopped on an error (the database's, usually). */
 let aborted = false;
 let opened = false;
+/** The import recorded changes (not a backfill): webhooks have something to send. */
+let recorded = false;
 const add = (s: ImportSummary) => Object.assign(total, sumOf(total, s));
 
 /** In-process, into the local D1 files. */
@@ -182,7 +184,9 @@ async function inProcess() {
     readings.set(file, await findRepeats(readFeed(file, stream, { now: new Date(), defaultState })));
   }
   if (!bulk) {
-    const backfilling = await backfills.backfilling([...readings.values()].flatMap((r) => [...r.states]));
+    const states = [...readings.values()].flatMap((r) => [...r.states]);
+    const backfilling = await backfills.backfilling(states);
+    recorded = states.some((state) => !backfilling.has(state));
     for (const [file, reading] of readings) describeBackfills(file, backfilling, reading.states);
   }
   /** Every file was read to its end (some may have had rejects, none stopped). */
@@ -382,6 +386,11 @@ try {
   await warnings.close();
 }
 
+// Webhooks (src/webhooks/): the local session matches what this in-process import committed.
+if (opened && !onPlatform && recorded && total.inserted + total.updated > 0) {
+  const said = await nudgeWebhooks(target, port, "import").catch((err) => `webhooks: not nudged (${err.message})`);
+  console.error(`  ${said}`);
+}
 if (opened)
   console.log(`${aborted ? "Imported before the failure" : "Imported"}: ${summaryLine(total, Date.now() - started)}`);
 for (const [path, count] of rejects.written) console.log(`Rejects: ${number(count)} in ${path}`);

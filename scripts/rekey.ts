@@ -8,10 +8,13 @@
  *   npm run db:rekey -- --remote --env preview
  *
  * Only rows whose key changed are written, with the aggregates and counts
- * that derive from them, so running it again changes nothing. Progress and
+ * that derive from them, so running it again changes nothing; then the
+ * change feed's name index is rewritten from the keys (also what fills it
+ * for changes recorded before the index existed). Progress and
  * the summary go to stderr. Exit status: 0 done, 1 failed (what was done
  * stays, and running again carries on), 2 usage.
  */
+import { reindexChanges } from "../src/changes/reindex.ts";
 import { rekeyStored } from "../src/db/rekey.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openShards } from "./feedDb.ts";
 
@@ -43,6 +46,9 @@ try {
       console.error(
         `  ${shard}: ${number(summary.filings)} filings read; ${number(summary.debtors)} debtor keys and ${number(summary.lenders)} lender keys rewritten, in ${seconds.toFixed(1)}s`,
       );
+      // The change feed's name index follows the parties' keys (src/changes/reindex.ts).
+      const changes = await reindexChanges(db);
+      console.error(`  ${shard}: the name index of ${number(changes)} changes rewritten`);
     }
   } finally {
     await dispose();

@@ -49,12 +49,21 @@ const TABLES = [
   "data_loads",
   "bulk_load",
   "changes",
+  "change_names",
   "change_marks",
   "state_loads",
   "state_backfills",
   "feed_loads",
   "load_keys",
   "held_copies",
+  // An office's staged rows name filings the seed replaces: a later load of the register assembles them again.
+  "source_rows",
+  "source_pulls",
+  // Webhooks: the subscriptions' starts, positions and delivery log name changes, which are replaced too.
+  "webhook_subscriptions",
+  "webhook_names",
+  "webhook_positions",
+  "webhook_deliveries",
 ];
 
 const { values } = parseArgs({

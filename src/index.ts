@@ -3,7 +3,8 @@
  * the consumer of the feed-events queue and the LoadFeed Workflow
  * (src/platform/), which load feed files put in the feeds bucket; and the
  * daily Cron Trigger (wrangler.toml `[triggers]`), which runs the change
- * feed's daily job on every shard (src/changes/daily.ts).
+ * feed's daily job on every shard (src/changes/daily.ts); and the webhook
+ * queues' consumers (src/webhooks/worker.ts).
  */
 import { drizzle } from "drizzle-orm/d1";
 import { createApp } from "./app.ts";
@@ -11,6 +12,7 @@ import { retentionDays, runDaily } from "./changes/daily.ts";
 import { shardsOf } from "./db/shards.ts";
 import { logLine } from "./log.ts";
 import { feedEvents } from "./platform/feedEvents.ts";
+import { isWebhookQueue, webhookQueue, webhooksDaily } from "./webhooks/worker.ts";
 
 export { LoadFeed } from "./platform/loadFeed.ts";
 
@@ -36,8 +38,14 @@ async function daily(env: Env, now: Date): Promise<void> {
 
 export default {
   fetch: app.fetch,
-  queue: feedEvents,
+  queue: (batch, env) => (isWebhookQueue(batch.queue) ? webhookQueue(batch, env) : feedEvents(batch, env)),
   async scheduled(controller, env, _ctx) {
-    await daily(env, new Date(controller.scheduledTime));
+    const now = new Date(controller.scheduledTime);
+    try {
+      await daily(env, now);
+    } finally {
+      // The lapses just recorded, and any change a lost nudge left behind, go to webhooks.
+      await webhooksDaily(env, now);
+    }
   },
 } satisfies ExportedHandler<Env>;

@@ -7,9 +7,21 @@
 import { createExecutionContext, createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { reindexChanges } from "../src/changes/reindex.ts";
 import type { FilingRecord } from "../src/db/records.ts";
 import worker from "../src/index.ts";
-import { clearAllShards, daysAgo, filing, get, getJson, loadDelta, party, registerKeys } from "./helpers.ts";
+import {
+  allD1,
+  clearAllShards,
+  daysAgo,
+  filing,
+  get,
+  getJson,
+  loadDelta,
+  party,
+  registerKeys,
+  shardDatabases,
+} from "./helpers.ts";
 
 type Change = Awaited<ReturnType<typeof page>>["changes"][number];
 
@@ -160,6 +172,24 @@ describe("what a load records", () => {
     expect(third.cursor).toBe(second.cursor);
   });
 
+  it("files each change in the name index as re-indexing the kept changes from their filings does", async () => {
+    // Re-indexing files a change under its filing's parties as they are now: loads here add none.
+    const records = base();
+    await loadDelta(records);
+    await loadDelta(nextDay(records).filter((r) => ["CHG-A", "CHG-B", "CHG-D", "CHG-E", "CHG-G"].includes(r.number)));
+    const index = async () => {
+      const rows: unknown[] = [];
+      for (const d1 of allD1)
+        rows.push((await d1.prepare("select id, key from change_names order by id").all()).results);
+      return rows;
+    };
+    const written = await index();
+    expect(written.flat().length).toBeGreaterThan(0);
+    for (const d1 of allD1) await d1.prepare("delete from change_names").run();
+    for (const db of shardDatabases.databases.values()) await reindexChanges(db);
+    expect(await index()).toEqual(written);
+  });
+
   it("gives every change an id of its own, stable from poll to poll", async () => {
     await loadDelta(base());
     const [once, again] = [await walk(), await walk()];
@@ -283,18 +313,58 @@ describe("filters", () => {
     expect((await walk("secured_party=wells%20far")).changes).toEqual([]);
   });
 
-  it("walk a party filter to its end in pages that examine a bounded window, never skipping a match", async () => {
-    const many = Array.from({ length: 60 }, (_, i) =>
+  it("read a party's changes through the name index: pages and rows read grow with its changes, not with the log", async () => {
+    const many = Array.from({ length: 120 }, (_, i) =>
       filing({
-        number: `WIN-${String(i).padStart(2, "0")}`,
-        debtors: [party(i % 20 === 0 ? "Rare Borrower LLC" : `Common ${i} LLC`)],
+        number: `WIN-${String(i).padStart(3, "0")}`,
+        debtors: [party(i % 40 === 0 ? "Rare Borrower LLC" : `Common ${i} LLC`)],
+        securedParties: [party(i % 40 === 1 ? "Harbor Point Capital LLC" : "First Test Bank, N.A.")],
       }),
     );
     await loadDelta(many);
-    const { changes, pages } = await walk("debtor_name=Rare%20Borrower&limit=1");
-    expect(changes.map((c) => c.initial_financing_number)).toEqual(["WIN-00", "WIN-20", "WIN-40"]);
-    // limit=1 examines ten changes a page: sixty changes take six pages or more.
-    expect(pages).toBeGreaterThanOrEqual(6);
+    const rowsRead = async (query: string) => {
+      const res = await get(`/filings/changes?${query}`);
+      return Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]);
+    };
+    const debtor = await walk("debtor_name=Rare%20Borrower&limit=1");
+    expect(debtor.changes.map((c) => c.initial_financing_number)).toEqual(["WIN-000", "WIN-040", "WIN-080"]);
+    // One page per match: the index holds the debtor's three changes, not the log's 120.
+    expect(debtor.pages).toBe(3);
+    const lender = await walk("secured_party=harbor%20point&limit=1");
+    expect(lender.changes.map((c) => c.initial_financing_number)).toEqual(["WIN-001", "WIN-041", "WIN-081"]);
+    expect(lender.pages).toBe(3);
+    // What a page reads does not grow with the log: 120 more changes of other parties change nothing.
+    const queries = ["debtor_name=Rare%20Borrower&limit=1", "secured_party=harbor%20point&limit=1&state=CA"];
+    const before = await Promise.all(queries.map(rowsRead));
+    await loadDelta(
+      Array.from({ length: 120 }, (_, i) =>
+        filing({ number: `MORE-${String(i).padStart(3, "0")}`, debtors: [party(`Other ${i} LLC`)] }),
+      ),
+    );
+    expect(await Promise.all(queries.map(rowsRead))).toEqual(before);
+    // Nor with how busy the lender is: a page of ten examines at most twenty entries and keeps the first ten.
+    const busy = await page("secured_party=first%20test%20bank&limit=10");
+    expect(busy.changes).toHaveLength(10);
+    expect(busy.response_metadata.has_more).toBe(true);
+    // About what two pages of the unfiltered feed read: its entries, then its changes with their filings.
+    expect(await rowsRead("secured_party=first%20test%20bank&limit=10")).toBeLessThanOrEqual(
+      2.5 * (await rowsRead("limit=10")),
+    );
+  });
+
+  it("find an individual by the exact-name rule, though the index files last name and first initial together", async () => {
+    await loadDelta([
+      filing({ number: "IND-1", debtors: [party("Smith, John A", { type: "Individual" })] }),
+      filing({ number: "IND-2", debtors: [party("Smith, Jane", { type: "Individual" })] }),
+      filing({ number: "IND-3", debtors: [party("Smith, J", { type: "Individual" })] }),
+      filing({ number: "IND-4", debtors: [party("John Smith Holdings LLC")] }),
+    ]);
+    const numbers = async (name: string) =>
+      (await walk(`debtor_name=${encodeURIComponent(name)}`)).changes.map((c) => c.initial_financing_number).sort();
+    // "John Smith" finds John (any middle) and the initial J; not Jane; and the organization "John Smith Holdings" is another key.
+    expect(await numbers("John Smith")).toEqual(["IND-1", "IND-3"]);
+    expect(await numbers("J Smith")).toEqual(["IND-1", "IND-2", "IND-3"]);
+    expect(await numbers("John Smith Holdings LLC")).toEqual(["IND-4"]);
   });
 });
 
@@ -382,11 +452,38 @@ describe("the daily job", () => {
     expect(numbers.sort()).toEqual(["LAPSE-1", "LAPSE-3", "LAPSE-5", "LAPSE-TODAY", "LAPSE-TX-1"]);
   });
 
-  it("deletes changes past retention, oldest first, and keeps the rest", async () => {
+  it("files each lapse in the name index with it, so the name filters find it", async () => {
+    const lapsing = filing({
+      number: "LAPSE-NAMED",
+      officeLapseDate: day(0),
+      filedAt: daysAgo(400),
+      debtors: [party("Lapsing Borrower LLC")],
+      securedParties: [party("Harbor Point Capital LLC")],
+    });
+    await loadDelta([lapsing, filing({ number: "LAPSE-OTHER", officeLapseDate: day(0), filedAt: daysAgo(400) })]);
+    await run(0);
+    const found = (query: string) => walk(`types=filing.lapsed&${query}`);
+    expect((await found("debtor_name=Lapsing%20Borrower")).changes.map((c) => c.initial_financing_number)).toEqual([
+      "LAPSE-NAMED",
+    ]);
+    expect((await found("secured_party=harbor%20point")).changes.map((c) => c.initial_financing_number)).toEqual([
+      "LAPSE-NAMED",
+    ]);
+  });
+
+  it("deletes changes past retention, oldest first, with their name-index rows, and keeps the rest", async () => {
     await loadDelta(base());
+    const indexRows = async () => {
+      let n = 0;
+      for (const d1 of allD1) n += Number((await d1.prepare("select count(*) as n from change_names").first("n")) ?? 0);
+      return n;
+    };
     await run(89);
     expect((await walk()).changes).toHaveLength(6);
+    // Each change: its debtor, and its lender's first word and first two.
+    expect(await indexRows()).toBe(6 * 3);
     await run(91);
     expect((await walk()).changes).toHaveLength(0);
+    expect(await indexRows()).toBe(0);
   });
 });

@@ -21,9 +21,9 @@ const today = new Date().toISOString().slice(0, 10);
 const ndjson = (records: FilingRecord[]) => `${records.map((r) => JSON.stringify(lienLine(r, today))).join("\n")}\n`;
 
 /**
- * Every shard's filings, parties, amendments, changes and counts by what
- * they say, not by the ids the database gave them (which depend on which
- * load wrote first).
+ * Every shard's filings, parties, amendments, changes (and their name-index
+ * rows) and counts by what they say, not by the ids the database gave them
+ * (which depend on which load wrote first).
  */
 async function contents(): Promise<string[]> {
   const out: string[] = [];
@@ -33,6 +33,8 @@ async function contents(): Promise<string[]> {
     "select f.state, f.number, s.position, s.name from secured_parties s join filings f on f.id = s.filing_id",
     "select f.state, f.number, a.position, a.number, a.kind from amendments a join filings f on f.id = a.filing_id",
     "select c.state, c.type, f.number, c.amendment, c.changed_fields from changes c join filings f on f.id = c.filing_id",
+    // The change feed's name index, by the change each row files (a row's id holds its change's number).
+    "select c.state, c.type, f.number, c.amendment, n.id % 4096 as slot, n.key from change_names n join changes c on c.seq = n.id / 4096 join filings f on f.id = c.filing_id",
     "select scope, place, name, facet, filings from facet_counts",
     "select scope, place, name, facet, day, filings, running from facet_days",
     "select name_key, state, name, filing_count from debtor_names",

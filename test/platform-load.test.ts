@@ -55,21 +55,25 @@ const READ: Record<string, string> = {
   filings:
     "select id, state, number, filed_at, kind, lapse_date, lapse_source, office_lapse_date, collateral, filing_office, terminated_at from filings",
   changes: "select state, type, filing_id, amendment, amendment_kind, changed_fields, occurred_at from changes",
+  // A name-index row's id holds its change's number: compared by the change it files.
+  change_names:
+    "select c.state, c.type, c.filing_id, c.amendment, n.id % 4096 as slot, n.key from change_names n join changes c on c.seq = n.id / 4096",
   state_loads: "select state, office_through from state_loads",
   state_backfills: "select state, completed_at is not null as completed from state_backfills",
 };
 
 /**
  * Every row of every table of every shard, but the load records (which say
- * when each load ran) and a platform load's staging (emptied when it
- * completes, kept for a restart when it fails: see stagingLeft).
+ * when each load ran), a platform load's staging (emptied when it
+ * completes, kept for a restart when it fails: see stagingLeft) and the
+ * webhook dispatcher's positions (which a Workflow's nudge moves).
  */
 async function tables(): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const [shard, d1] of shards.databases) {
     const { results } = await d1
       .prepare(
-        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name not in ('d1_migrations', 'data_loads', 'feed_loads', 'load_keys', 'held_copies')",
+        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name not in ('d1_migrations', 'data_loads', 'feed_loads', 'load_keys', 'held_copies', 'webhook_positions')",
       )
       .all<{ name: string }>();
     for (const { name } of results) {

@@ -22,6 +22,7 @@
  *   page's cursor to keep; `watch()` polls it for a watchlist of debtors,
  *   lenders and states, matching names by the server's own rules
  *   (src/names.ts, a copy of the server's src/domain/names.ts).
+ * - Webhooks: `verifyWebhook()` checks one the service sent (src/webhooks.ts).
  */
 import { errorOf, LienLookupError } from "./errors.js";
 import { findsDebtor, findsSecuredParty } from "./names.js";
@@ -30,6 +31,8 @@ import type { components, operations, paths } from "./openapi.js";
 export type { ErrorBody, ErrorCode, ErrorDetail } from "./errors.js";
 export { LienLookupError } from "./errors.js";
 export type { components, operations, paths } from "./openapi.js";
+export type { VerifyOptions, WebhookEvent, WebhookHeaders } from "./webhooks.js";
+export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
 
 // The document's shapes under their schema names: each page, and each item of one.
 type Schemas = components["schemas"];

@@ -476,10 +476,12 @@ export function debtorQuery(name: string): DebtorQuery {
 
 /** Whether a search for `query` finds a debtor filed as `name` of `type`: the rules above, in one place for tests and docs. */
 export function findsDebtor(query: string, name: string, type: PartyType): boolean {
-  const stored = debtorKey(name, type);
-  if (stored === "") return false;
-  const q = debtorQuery(query);
-  return stored === q.orgKey || q.personSpans.some((s) => spanIncludes(s, stored));
+  return queryFindsKey(debtorQuery(query), debtorKey(name, type));
+}
+
+/** Whether the query `q` (debtorQuery) finds the debtor stored under `key` (debtorKey): findsDebtor for a query read once. */
+export function queryFindsKey(q: DebtorQuery, key: string): boolean {
+  return key !== "" && (key === q.orgKey || q.personSpans.some((s) => spanIncludes(s, key)));
 }
 
 /** Consonants that sound alike, folded to one letter. */

@@ -9,16 +9,20 @@
  *   mark itself, so two runs at once record each lapse once too (D1 has one
  *   writer: the second sees the first's mark). Running it twice finds
  *   nothing new; running it days late covers every day missed (as far back
- *   as retention keeps changes).
+ *   as retention keeps changes). The lapses due are read first, so each
+ *   batch writes its lapses' name-index rows (schema.ts, changeNames) with
+ *   them; a backlog of days is written a few thousand lapses (whole days)
+ *   per batch, each moving the mark to its last day.
  * - Retention. Changes recorded before the retention window are deleted,
  *   oldest first, a bounded number per statement, and the newest deleted
  *   becomes change_marks.purged_through: a cursor at or before it has lost
- *   changes (410 cursor_expired).
+ *   changes (410 cursor_expired). Their name-index rows go with them.
  */
-import { and, eq, lte, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, lte, sql } from "drizzle-orm";
 import { recordedNow } from "../db/changeRows.ts";
 import type { Db } from "../db/database.ts";
-import { changeMarks, changes, facetCounts, filings } from "../db/schema.ts";
+import { NAME_SLOTS_SQL, storedKeys } from "../db/nameIndex.ts";
+import { changeMarks, changeNames, changes, facetCounts, filings } from "../db/schema.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
 
 /** Days changes are kept unless CHANGE_RETENTION_DAYS says more. */
@@ -61,41 +65,99 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
     .select({ state: facetCounts.place })
     .from(facetCounts)
     .where(and(eq(facetCounts.scope, "s"), eq(facetCounts.name, ""), eq(facetCounts.facet, "*")));
-  const [inserted] = await db.batch([
-    db.insert(changes).select(
-      db
-        .select({
-          seq: sql`null`.as("seq"),
-          state: filings.state,
-          type: sql`${LAPSED}`.as("type"),
-          filingId: filings.id,
-          amendment: sql`null`.as("amendment"),
-          amendmentKind: sql`null`.as("amendment_kind"),
-          changedFields: sql`null`.as("changed_fields"),
-          recordedAt: sql`${recordedNow}`.as("recorded_at"),
-          occurredAt: sql`${lapseAt}`.as("occurred_at"),
-        })
-        .from(filings)
-        .where(
-          and(
-            sql`${filings.state} in ${held}`,
-            sql`${filings.lapseDate} > ${after}`,
-            lte(filings.lapseDate, today),
-            sql`${filings.terminatedAt} is null`,
-          ),
-        )
-        .orderBy(filings.lapseDate, filings.state, filings.number),
-    ),
+  const due = (through: string) =>
+    and(
+      sql`${filings.state} in ${held}`,
+      sql`${filings.lapseDate} > ${after}`,
+      lte(filings.lapseDate, through),
+      isNull(filings.terminatedAt),
+    );
+  const order = [filings.lapseDate, filings.state, filings.number] as const;
+  const candidates = await db
+    .select({ id: filings.id, day: filings.lapseDate })
+    .from(filings)
+    .where(due(today))
+    .orderBy(...order);
+  let lapsed = 0;
+  const chunks = lapseChunks(candidates);
+  for (const [i, { ids, through }] of chunks.entries()) {
+    const inIds = sql`${filings.id} in (select value from json_each(${JSON.stringify(ids)}))`;
+    const [inserted] = await db.batch([
+      db.insert(changes).select(
+        db
+          .select({
+            seq: sql`null`.as("seq"),
+            state: filings.state,
+            type: sql`${LAPSED}`.as("type"),
+            filingId: filings.id,
+            amendment: sql`null`.as("amendment"),
+            amendmentKind: sql`null`.as("amendment_kind"),
+            changedFields: sql`null`.as("changed_fields"),
+            recordedAt: sql`${recordedNow}`.as("recorded_at"),
+            occurredAt: sql`${lapseAt}`.as("occurred_at"),
+          })
+          .from(filings)
+          .where(and(due(through), inIds))
+          .orderBy(...order),
+      ),
+      lapseNames(db, await storedKeys(db, ids), ids.length),
+      markLapses(db, i === chunks.length - 1 ? today : through),
+    ]);
+    lapsed += rowsChanged(inserted);
+  }
+  if (chunks.length === 0) await markLapses(db, today);
+  return { lapsed, purged: await purge(db, now, retention) };
+}
+
+/**
+ * The name-index rows (schema.ts, changeNames) of the lapses just recorded:
+ * the changes of type filing.lapsed among the last `count` (at most `count`
+ * were inserted by the statement before it in the batch), filed under their
+ * filings' keys by filing id (one JSON parameter). A change already indexed
+ * keeps its rows.
+ */
+function lapseNames(db: Db, keys: Map<number, number[]>, count: number) {
+  const byFiling = JSON.stringify(Object.fromEntries(keys));
+  return db
+    .insert(changeNames)
+    .select(
+      sql`select c.seq * ${NAME_SLOTS_SQL} + k.key, k.value from ${changes} c, json_each(${byFiling}, '$."' || c.filing_id || '"') k
+        where c.seq > (select max(${changes.seq}) from ${changes}) - ${count} and c.type = ${LAPSED}`,
+    )
+    .onConflictDoNothing();
+}
+
+/** Lapses written per batch, about: whole days, so a day with more is one batch. */
+const LAPSE_BATCH = 2_000;
+
+/** The lapses due (in lapse-day order) in batches of whole days, each with its last day. */
+function lapseChunks(due: { id: number; day: string | null }[]): { ids: number[]; through: string }[] {
+  const out: { ids: number[]; through: string }[] = [];
+  let current: { ids: number[]; through: string } | undefined;
+  for (const { id, day } of due) {
+    if (day === null) continue;
+    if (!current || (current.ids.length >= LAPSE_BATCH && day !== current.through)) {
+      current = { ids: [], through: day };
+      out.push(current);
+    }
+    current.ids.push(id);
+    current.through = day;
+  }
+  return out;
+}
+
+/** Moves the last day whose lapses are recorded to `day`, never back. */
+function markLapses(db: Db, day: string) {
+  return (
     db
       .insert(changeMarks)
-      .values({ id: 1, lapsesThrough: today, purgedThrough: 0 })
+      .values({ id: 1, lapsesThrough: day, purgedThrough: 0 })
       // Never back: a run as of an earlier day (a delayed trigger) must not make the next run record again.
       .onConflictDoUpdate({
         target: changeMarks.id,
         set: { lapsesThrough: sql`max(excluded.lapses_through, coalesce(${changeMarks.lapsesThrough}, 0))` },
-      }),
-  ]);
-  return { lapsed: rowsChanged(inserted), purged: await purge(db, now, retention) };
+      })
+  );
 }
 
 function rowsChanged(result: unknown): number {
@@ -116,12 +178,11 @@ async function purge(db: Db, now: Date, retention: number): Promise<number> {
   if (!last) return 0;
   let purged = 0;
   for (let i = 0; i < PURGE_STATEMENTS; i++) {
-    const [deleted] = await db.batch([
-      db
-        .delete(changes)
-        .where(
-          lte(changes.seq, sql`min(${last.seq}, (select min(${changes.seq}) from ${changes}) + ${PURGE_CHUNK - 1})`),
-        ),
+    // The same bound for the name index, first (it reads the oldest change still kept).
+    const through = sql`min(${last.seq}, (select min(${changes.seq}) from ${changes}) + ${PURGE_CHUNK - 1})`;
+    const [, deleted] = await db.batch([
+      db.delete(changeNames).where(lt(changeNames.id, sql`(${through} + 1) * ${NAME_SLOTS_SQL}`)),
+      db.delete(changes).where(lte(changes.seq, through)),
       db
         .insert(changeMarks)
         .values({ id: 1, lapsesThrough: null, purgedThrough: last.seq })

@@ -9,25 +9,38 @@
  * - no filter, or a state: changes (seq) or changes_state;
  * - types: one ordered range per type (changes_type, changes_state_type),
  *   merged (at most 5 terms per compound SELECT, nested beyond);
- * - debtor_name, secured_party: there is no index of changes by party, so
- *   a page examines at most SCAN_PER_CHANGE changes per change asked for
- *   (SCAN_WINDOW at most), in order, through the indexes above, and keeps
- *   those whose filing names a matching party (the filing's own rows, by
- *   primary key). The position then moves past every change examined, so
- *   a walk always advances and never skips; a page may hold fewer changes
- *   than `limit` with `has_more` true. Work per page stays fixed however
- *   busy the debtor or lender, and however long the log.
+ * - debtor_name, secured_party: the name index (schema.ts, changeNames),
+ *   one ordered range per key of the name (src/db/nameIndex.ts), merged. A
+ *   key is coarser than the name rule (an individual's last name and first
+ *   initial, a lender's first two words), so a page examines at most
+ *   SCAN_PER_CHANGE index entries per change asked for (SCAN_WINDOW at
+ *   most), in order, and keeps those whose change is of the state and types
+ *   asked for and whose filing names a matching party (the filing's own
+ *   rows, by primary key). The position then moves past every entry
+ *   examined, so a walk always advances and never skips; a page may hold
+ *   fewer changes than `limit` with `has_more` true. Work per page grows
+ *   with the page, not with the log or with how busy the debtor or lender
+ *   is.
  */
 import { and, eq, gt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { changeMarks, changes, dataLoads, debtorParties, securedParties, stateLoads } from "../db/schema.ts";
+import { debtorNameKeys, NAME_SLOTS_SQL, securedNameKey } from "../db/nameIndex.ts";
+import {
+  changeMarks,
+  changeNames,
+  changes,
+  dataLoads,
+  debtorParties,
+  securedParties,
+  stateLoads,
+} from "../db/schema.ts";
 import { CHANGE_TYPES, type ChangeType } from "../domain/kinds.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
 import { type Db, type Holes, template } from "../queries/db.ts";
 import { assemble, type FilingWithParties, type PageRow, withParties } from "../queries/filings.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch } from "../queries/nameMatch.ts";
 
-/** Changes a page filtered by a party examines per change it may hold, and at most. */
-const SCAN_PER_CHANGE = 10;
+/** Name-index entries a page filtered by a party examines per change it may hold, and at most. */
+const SCAN_PER_CHANGE = 2;
 const SCAN_WINDOW = 1_000;
 
 /** D1 allows at most five terms in one compound SELECT. */
@@ -79,7 +92,7 @@ type ChangeForm = {
   /** The debtor name's spans (nameMatch.ts), or none. */
   debtor: SpanForm[] | null;
   secured: boolean;
-  /** Whether a party is asked for: the window's size is then a scan's, and what it examined is read. */
+  /** Whether a party is asked for: the window is then the name index's, and what it examined is read. */
   scanning: boolean;
 };
 
@@ -95,6 +108,8 @@ type ChangeValues = {
   spans: (string | number)[];
   from: string;
   to: string;
+  /** The name index keys the window reads (a party filter's). */
+  keys: number[];
 };
 
 /** The position a start names, as an SQL expression over the shard's log. */
@@ -140,6 +155,31 @@ function window(form: ChangeForm, v: Holes<ChangeValues>, after: SQL): SQL {
 }
 
 /**
+ * With a party filter: the name-index entries of its keys after the
+ * position, in change order, at most the window's size (each as its row
+ * id, seq × NAME_SLOTS + slot, named `seq` for merged()).
+ */
+function named(v: Holes<ChangeValues>, after: SQL): SQL {
+  const from = sql`(${after} + 1) * ${NAME_SLOTS_SQL}`;
+  if (v.keys.length === 0) return sql`select null as seq where 0`;
+  return merged(
+    v.keys.map(
+      (key) =>
+        sql`select ${changeNames.id} as seq from ${changeNames} where ${changeNames.key} = ${key} and ${changeNames.id} >= ${from}`,
+    ),
+    v.size,
+  );
+}
+
+/** The changes of the entries `named` holds that are of the state and types asked for, in seq order. */
+function namedChanges(form: ChangeForm, v: Holes<ChangeValues>, entries: SQL): SQL {
+  const onState = form.state ? eq(changes.state, v.state) : undefined;
+  const onTypes = form.types === 0 ? undefined : sql`${changes.type} in (${sql.join([...v.types], sql`, `)})`;
+  const seqs = sql`${changes.seq} in (select seq / ${NAME_SLOTS_SQL} from (${entries}))`;
+  return sql`select ${columns} from ${changes} where ${and(seqs, onState, onTypes)} order by ${changes.seq}`;
+}
+
+/**
  * A shard's page of changes, in one batch: the page (the window's changes
  * whose filing names a matching party, with the filing as it stands now),
  * the start and the purge mark, the data-load time, and with a party
@@ -148,7 +188,8 @@ function window(form: ChangeForm, v: Holes<ChangeValues>, after: SQL): SQL {
  */
 const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeValues>): SQL[] => {
   const after = startOf(form, v);
-  const w = window(form, v, after);
+  const entries = form.scanning ? named(v, after) : undefined;
+  const w = entries ? namedChanges(form, v, entries) : window(form, v, after);
   const parties: SQL[] = [];
   if (form.debtor) {
     const named = spansMatch(debtorParties.nameKey, spansIn(form.debtor, v.spans));
@@ -169,7 +210,7 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
   const loaded = form.state
     ? sql`select ${stateLoads.lastLoadedAt} as at from ${stateLoads} where ${stateLoads.state} = ${v.state}`
     : sql`select max(${dataLoads.loadedAt}) as at from ${dataLoads}`;
-  const examined = sql`select max(seq) as through, count(*) as n from (${w})`;
+  const examined = sql`select max(seq) / ${NAME_SLOTS_SQL} as through, count(*) as n from (${entries ?? w})`;
   return form.scanning ? [page, marks, loaded, examined] : [page, marks, loaded];
 });
 
@@ -197,6 +238,9 @@ export async function shardChanges(db: Db, filter: ChangeFilter, start: Start, l
   const size = scanning ? Math.min(SCAN_WINDOW, limit * SCAN_PER_CHANGE) : limit + 1;
   const debtor = filter.debtorName ? spanForms(debtorQuery(filter.debtorName)) : undefined;
   const secured = filter.securedParty ? securedNameRange(filter.securedParty) : undefined;
+  // The index is read under the debtor's keys when both are asked for; the lender is then checked on the filing.
+  const securedKey = filter.securedParty === undefined ? undefined : securedNameKey(filter.securedParty);
+  const keys = filter.debtorName ? debtorNameKeys(filter.debtorName) : securedKey === undefined ? [] : [securedKey];
   const form: ChangeForm = {
     state: filter.state !== undefined,
     types: filter.types?.length ?? 0,
@@ -215,6 +259,7 @@ export async function shardChanges(db: Db, filter: ChangeFilter, start: Start, l
     spans: debtor?.values ?? [],
     from: secured?.from ?? "",
     to: secured?.to ?? "",
+    keys,
   });
   if (!page || !marks || !loaded) throw new Error("changes: three statements or four");
   type Mark = { start: number; purged: number };

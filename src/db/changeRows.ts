@@ -10,11 +10,15 @@
 import { type SQL, sql } from "drizzle-orm";
 import { AMENDMENT_CHANGES, type ChangedField, type ChangeType } from "../domain/kinds.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
+import { changeKeys, NAME_SLOTS_SQL } from "./nameIndex.ts";
 import type { FilingRows } from "./records.ts";
-import { changes } from "./schema.ts";
+import { changeNames, changes } from "./schema.ts";
 
-/** One change to record (its seq and recorded_at are the database's). */
-export type ChangeRow = Omit<typeof changes.$inferInsert, "seq" | "recordedAt">;
+/**
+ * One change to record (its seq and recorded_at are the database's), with
+ * the name keys its filing is indexed under (src/db/nameIndex.ts).
+ */
+export type ChangeRow = Omit<typeof changes.$inferInsert, "seq" | "recordedAt"> & { keys: number[] };
 
 type Party = FilingRows["debtors"][number] | FilingRows["securedParties"][number];
 
@@ -50,7 +54,11 @@ function amendmentFacts(a: FilingRows["amendments"][number]): string {
  */
 export function changesOf(before: FilingRows | undefined, after: FilingRows): ChangeRow[] {
   const { filing } = after;
-  const base = { state: filing.state, filingId: filing.id };
+  const keys = changeKeys(
+    after.debtors.map((d) => d.nameKey),
+    after.securedParties.map((s) => s.nameWords),
+  );
+  const base = { state: filing.state, filingId: filing.id, keys };
   const stored = new Map(before?.amendments.map((a) => [a.number, a]));
   const arrived = after.amendments.filter((a) => !stored.has(a.number));
   const amended: ChangeRow[] = arrived.map((a) => ({
@@ -100,8 +108,29 @@ const COLUMNS = 8;
 export const recordedNow = sql`max(unixepoch(), coalesce((select ${changes.recordedAt} from ${changes} order by ${changes.seq} desc limit 1), 0))`;
 
 /**
- * INSERTs of `rows`, each within `maxParams` bound parameters; `filingId`
- * names a filing the same write inserts (src/db/load.ts, newFilingIds).
+/**
+ * The name-index rows (schema.ts, changeNames) of the last `keys.length`
+ * changes recorded, those the statements just before it in the batch wrote,
+ * in order: seqs are the database's, consecutive and the newest, so the
+ * i-th of them has seq max(seq) - keys.length + 1 + i and is filed under
+ * keys[i] (one JSON parameter). It reads no filing id, which for a new
+ * filing is the database's too. (`where true`: SQLite reads an upsert's
+ * ON CONFLICT after a SELECT without WHERE as a join's ON.)
+ */
+function nameStatement(db: Db, keys: number[][]) {
+  const seq = sql`(select max(${changes.seq}) from ${changes}) - ${keys.length} + 1 + r.key`;
+  return db
+    .insert(changeNames)
+    .select(
+      sql`select cast((${seq}) * ${NAME_SLOTS_SQL} + k.key as integer), k.value from json_each(${JSON.stringify(keys)}) r, json_each(r.value) k where true`,
+    )
+    .onConflictDoNothing();
+}
+
+/**
+ * INSERTs of `rows`, each within `maxParams` bound parameters, then their
+ * name-index rows; `filingId` names a filing the same write inserts
+ * (src/db/load.ts, newFilingIds).
  */
 export function changeStatements(
   db: Db,
@@ -127,5 +156,12 @@ export function changeStatements(
       ),
     );
   }
-  return out;
+  if (rows.length === 0) return out;
+  return [
+    ...out,
+    nameStatement(
+      db,
+      rows.map((r) => r.keys),
+    ),
+  ];
 }

@@ -504,6 +504,25 @@ export const changes = sqliteTable(
 );
 
 /**
+ * The change feed's name index (src/db/nameIndex.ts): each change under the
+ * keys of the parties its filing names after the change (debtors, and the
+ * leading words of its lenders), written in the same D1 batch as the change
+ * (src/db/changeRows.ts, src/changes/daily.ts). GET /filings/changes reads a debtor's
+ * or lender's changes here in change order, a page's worth, and checks the
+ * name rule on the filing itself (a key is coarser than the rule).
+ *
+ * `id` packs the change's seq and a slot (seq × NAME_SLOTS + slot): a
+ * change's rows are one range of the table, which retention deletes with
+ * the change, and under change_names_key (key, then row id) a key's changes
+ * are one range in change order.
+ */
+export const changeNames = sqliteTable(
+  "change_names",
+  { id: integer().primaryKey(), key: integer().notNull() },
+  (t) => [index("change_names_key").on(t.key)],
+);
+
+/**
  * The change feed's bookkeeping, one row (id 1): the last day whose lapses
  * the daily job recorded, and the newest change retention purged (a
  * position at or before it has lost changes: 410 cursor_expired).
@@ -623,6 +642,110 @@ export const sourceRows = sqliteTable(
     index("source_rows_part").on(t.source, t.part).where(sql`part is not null`),
     // The filings to assemble again, in order.
     index("source_rows_pending").on(t.source, t.filing).where(sql`pending = 1`),
+  ],
+);
+
+/**
+ * Webhook subscriptions (src/webhooks/, docs/monitoring.md "Webhooks"):
+ * made by the operator (`npm run webhooks`), one per API key and receiver
+ * URL, with the change types and states it wants (null: all) and how many
+ * debtor and secured-party names its watchlist holds (webhook_names; none
+ * of either: every change of its types and states). Secrets are stored
+ * encrypted (src/webhooks/secrets.ts); the previous one signs too until
+ * `previous_until`, after a rotation. `starts` holds each shard's last
+ * change before the subscription was made (JSON): it is sent only changes
+ * after those. `failing_since`: the first failed delivery since the last
+ * success. Kept in the default shard only, with the tables below.
+ */
+export const webhookSubscriptions = sqliteTable(
+  "webhook_subscriptions",
+  {
+    id: integer().primaryKey(),
+    /** The id the operator and the receiver see: `wh_` and 20 random characters. */
+    publicId: text().notNull(),
+    /** The API key's SHA-256 digest (its KV entry's name: src/domain/apiKeys.ts). */
+    keyDigest: text().notNull(),
+    url: text().notNull(),
+    types: setMask(CHANGE_TYPES)(),
+    /** States joined with "|"; null: every state. */
+    states: text(),
+    debtors: integer().notNull(),
+    securedParties: integer().notNull(),
+    secret: text().notNull(),
+    previousSecret: text(),
+    previousUntil: instant(),
+    status: text({ enum: ["enabled", "disabled"] }).notNull(),
+    disabledReason: text(),
+    failingSince: instant(),
+    starts: text().notNull(),
+    createdAt: instant().notNull(),
+    updatedAt: instant().notNull(),
+  },
+  (t) => [
+    uniqueIndex("webhook_subscriptions_public").on(t.publicId),
+    // The subscriptions without a watchlist, which every change is matched against.
+    index("webhook_subscriptions_broad").on(t.status).where(sql`debtors = 0 and secured_parties = 0`),
+  ],
+);
+
+/** What a watchlist name is (stored as a code). */
+export const WATCH_KINDS = ["debtor", "secured_party"] as const;
+
+/**
+ * A subscription's watchlist: each name as the operator gave it, under each
+ * key it is looked up by (src/db/nameIndex.ts: a debtor under one key per
+ * reading, a secured party under its words). A change's parties are looked
+ * up by key (webhook_names_key), and the name rule checked on the match.
+ */
+export const webhookNames = sqliteTable(
+  "webhook_names",
+  {
+    id: integer().primaryKey(),
+    subscription: integer().notNull(),
+    kind: enumCode(WATCH_KINDS)().notNull(),
+    name: text().notNull(),
+    key: integer().notNull(),
+  },
+  (t) => [index("webhook_names_subscription").on(t.subscription, t.kind), index("webhook_names_key").on(t.key)],
+);
+
+/** Each shard's dispatch position: the last change matched against subscriptions (src/webhooks/dispatch.ts). */
+export const webhookPositions = sqliteTable("webhook_positions", {
+  shard: text().primaryKey(),
+  seq: integer().notNull(),
+  updatedAt: instant().notNull(),
+});
+
+/**
+ * The delivery log: one row per subscription and change sent (its id is the
+ * `webhook-id` header), updated by each attempt. Never the secret or the
+ * body sent; `last_error` is what went wrong, with at most the first 200
+ * characters of the receiver's answer. Rows older than the change feed's
+ * retention are deleted by the daily job.
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text().primaryKey(),
+    subscription: integer().notNull(),
+    shard: text().notNull(),
+    seq: integer().notNull(),
+    /** The change's id as the feed gives it (`CA-10423`). */
+    change: text().notNull(),
+    type: enumCode(CHANGE_TYPES)().notNull(),
+    status: text({ enum: ["pending", "delivered", "failed"] }).notNull(),
+    attempts: integer().notNull(),
+    lastStatus: integer(),
+    lastError: text(),
+    /** When the next attempt is due, while pending. */
+    nextAt: instant(),
+    createdAt: instant().notNull(),
+    updatedAt: instant().notNull(),
+  },
+  (t) => [
+    index("webhook_deliveries_subscription").on(t.subscription, t.createdAt),
+    index("webhook_deliveries_failed").on(t.subscription, t.createdAt).where(sql`status = 'failed'`),
+    index("webhook_deliveries_created").on(t.createdAt),
   ],
 );
 

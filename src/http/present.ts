@@ -250,8 +250,11 @@ export function lienPageFull(
   };
 }
 
-/** One change of the change feed: what happened, and the filing as it stands now (envelope B, with amendments). */
-function change(item: ChangeItem, today: string) {
+/**
+ * One change of the change feed: what happened, and the filing as it stands
+ * now (envelope B, with amendments). Also a webhook's `data` (src/webhooks/deliver.ts).
+ */
+export function change(item: ChangeItem, today: string) {
   const { filing } = item.filing;
   const amendment =
     item.amendment === null ? undefined : item.filing.amendments.find((a) => a.number === item.amendment);

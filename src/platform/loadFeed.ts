@@ -57,6 +57,7 @@ import { type ImportRange, type ImportSummary, laterAsOf, sumOf, writtenBefore }
 import { FeedFileError, type FeedItem, readFeed } from "../feed/read.ts";
 import { copyKey, keyHash, stateOfItem } from "../feed/repeats.ts";
 import { importShardedRange, recordShardedLoad } from "../feed/shardedImport.ts";
+import { nudgeDispatcher } from "../webhooks/worker.ts";
 import { etag, stateOfKey } from "./feedFiles.ts";
 import { beginLoad, type Checkpoint, saveCheckpoint, saveSummary } from "./loadRecord.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
@@ -157,6 +158,8 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
         // replaced) gets one, so that --status lists it with its instance's error.
         const file = { id, key: params.key, etag: params.etag, bytes: params.size };
         await beginLoad(db, file, now);
+        // Webhooks: what the load committed before failing is matched too.
+        await nudgeDispatcher(this.env.WEBHOOK_DISPATCH, `load ${params.key}`);
         if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, true);
       });
       // Handled: the instance errors with the reason (a NonRetryableError
@@ -304,6 +307,8 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
         states: mergeStates(from.states ?? {}, loaded),
       };
       await saveCheckpoint(shardDb(shards), id, checkpoint, new Date());
+      // Webhooks: the changes this range committed are matched now (src/webhooks/).
+      await nudgeDispatcher(this.env.WEBHOOK_DISPATCH, `load ${params.key}`);
       return checkpoint;
     } catch (err) {
       if (!(err instanceof FeedFileError)) throw err;

@@ -69,6 +69,9 @@ const BY_NATURAL_KEY: Record<string, string> = {
   // A change's number and recording time are the database's to assign as it commits.
   changes: `select f.state || ' ' || f.number as filing, c.type, c.amendment, c.amendment_kind, c.changed_fields, c.occurred_at
     from changes c join filings f on f.id = c.filing_id`,
+  // A name-index row's id holds its change's number: compare the change it files.
+  change_names: `select f.state || ' ' || f.number as filing, c.type, c.amendment, n.id % 4096 as slot, n.key
+    from change_names n join changes c on c.seq = n.id / 4096 join filings f on f.id = c.filing_id`,
   state_loads: "select state, office_through from state_loads",
   // When a backfill began and ended, and which load began it, depend on the run.
   state_backfills: "select state, completed_at is not null as completed from state_backfills",
