@@ -6,6 +6,8 @@
  *   npm run import -- --source ct xfev-8smz.json
  *   npm run import -- --source co transactions.csv debtors.csv secured.csv collateral.csv
  *   npm run import -- --source ct --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N]
+ *   npm run import -- --source ct --pull --workflow [--port N]     # by the local npm start's PullSource Workflow
+ *   npm run import -- --source ct --pull --remote [--env preview]  # by a deployed one (scripts/platformPull.ts)
  *
  * Rows are staged first (every file, or every page of the pull), then the
  * filings whose rows are new or changed are assembled and loaded through
@@ -33,9 +35,11 @@ import {
   savePosition,
 } from "../src/feed/sources/pull.ts";
 import { sourceOf } from "../src/feed/sources/registry.ts";
-import { addCounts, noCounts, type StageCounts, sourceFormat, stageFile } from "../src/feed/sources/stage.ts";
+import { addCounts, noCounts, sourceFormat, stageFile } from "../src/feed/sources/stage.ts";
+import type { PullParams } from "../src/platform/pullSource.ts";
 import { describeTarget, migrateLocal, openLocalShards, type Target } from "./feedDb.ts";
-import { LinesWriter, number, summaryLine } from "./importOutput.ts";
+import { LinesWriter, number, rowsLine, summaryLine } from "./importOutput.ts";
+import { pullOnPlatform } from "./platformPull.ts";
 
 export interface SourceArguments {
   source: string;
@@ -45,6 +49,9 @@ export interface SourceArguments {
   pageSize?: string;
   files: string[];
   target: Target;
+  /** `--workflow`: the pull runs in the local npm start's Workflow, whose session is on `port` (default 8787). */
+  workflow: boolean;
+  port?: string;
   rejects?: string;
   warnings?: string;
   /** Options of feed files that a source load does not take, by name, when given. */
@@ -60,9 +67,17 @@ function checked(args: SourceArguments) {
   const { fail } = args;
   const source = sourceOf(args.source);
   if (!source) return fail(`--source ${args.source}: not one of ct, co, or`);
-  if (args.target.remote) return fail("--source loads in-process into local state; --remote is for feed files");
   if (args.others.length > 0) return fail(`--source does not take ${args.others.join(", ")}`);
+  if (args.workflow && args.target.remote)
+    return fail("--workflow is the local Workflow; --remote a deployed one: not both");
+  const port = Number(args.port ?? 8787);
+  if (args.port !== undefined && (!args.workflow || !Number.isInteger(port) || port < 1 || port > 65_535)) {
+    return fail(args.workflow ? `--port ${args.port}: not a port` : "--port is the local session's, for --workflow");
+  }
+  /** On the platform (a Workflow) rather than in-process. */
+  const platform = args.workflow || args.target.remote ? { port } : null;
   if (!args.pull) {
+    if (platform) return fail("--source FILE... loads in-process; on the platform, a source is pulled (--pull)");
     for (const flag of ["since", "portal", "pageSize"] as const) {
       if (args[flag] !== undefined) fail(`--${flag === "pageSize" ? "page-size" : flag} is for --pull`);
     }
@@ -89,6 +104,20 @@ function checked(args: SourceArguments) {
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE) {
     return fail(`--page-size ${args.pageSize}: not a whole number from 1 to ${number(MAX_PAGE)}`);
   }
+  if (platform) {
+    // The Workflow's pages are 5,000 rows unless told: a step's D1 queries stay within a Worker invocation's.
+    const onPlatform: PullParams = {
+      source: source.id,
+      since: args.since ?? null,
+      ...(portal ? { portal } : {}),
+      ...(args.pageSize !== undefined ? { pageSize } : {}),
+    };
+    return {
+      source,
+      pull: { since: args.since ?? null, portal, pageSize },
+      platform: { ...platform, params: onPlatform },
+    };
+  }
   return { source, pull: { since: args.since ?? null, portal, pageSize } };
 }
 
@@ -98,14 +127,30 @@ const LOCAL = { maxParams: 30_000, groupSize: 20_000 };
 /** Debtors whose aggregates are rebuilt per batch at the end of a load. */
 const REFRESH_PART = 50_000;
 
-/** `N rows read: ...`: what staging did. */
-function rowsLine(c: StageCounts): string {
-  return `${number(c.rows)} rows read: ${number(c.changed)} new or changed, ${number(c.rows - c.changed - c.rejected)} unchanged, ${number(c.rejected)} rejected`;
-}
-
 /** Loads the register; returns the exit status (0, 3 with rejects, 1 failed). */
 export async function importSource(args: SourceArguments): Promise<number> {
-  const { source, pull } = checked(args);
+  const checkedArgs = checked(args);
+  const { source, pull } = checkedArgs;
+  if ("platform" in checkedArgs && checkedArgs.platform) {
+    const { port, params } = checkedArgs.platform;
+    const rejects = new LinesWriter("rejects", args.rejects ?? `${source.id}-pull.rejects.ndjson`);
+    const warnings = new LinesWriter("warnings", args.warnings ?? `${source.id}-pull.warnings.ndjson`);
+    console.error(
+      `Pulling ${source.office}'s register (${source.id}) on the platform of the ${describeTarget(args.target)}`,
+    );
+    let status = 1;
+    try {
+      status = await pullOnPlatform(args.target, port, source, params, { rejects, warnings });
+    } catch (err) {
+      console.error(`\nImport failed: ${(err as Error).message}`);
+    } finally {
+      await rejects.close();
+      await warnings.close();
+    }
+    for (const [path, count] of rejects.written) console.log(`Rejects: ${number(count)} in ${path}`);
+    for (const [path, count] of warnings.written) console.log(`Warnings: ${number(count)} in ${path}`);
+    return status;
+  }
   const started = Date.now();
   const now = new Date(started);
   const rejects = new LinesWriter("rejects", args.rejects ?? (pull ? `${source.id}-pull.rejects.ndjson` : undefined));
