@@ -255,6 +255,15 @@ describe("npm run import -- --source ct --pull", () => {
       [["--source", "ct", "--pull", "--portal", "ftp://example.org"], "--portal ftp://example.org: not an http(s) URL"],
       [["--source", "ct", "--pull", "--page-size", "50001"], "--page-size 50001: not a whole number from 1 to 50,000"],
       [["--source", "ct", fixture("ct.json"), "--state", "CT"], "--source does not take --state"],
+      [
+        ["--source", "ct", fixture("ct.json"), "--workflow"],
+        "--source FILE... loads in-process; on the platform, a source is pulled (--pull)",
+      ],
+      [["--source", "ct", "--pull", "--port", "9"], "--port is the local session's, for --workflow"],
+      [
+        ["--source", "ct", "--pull", "--workflow", "--remote"],
+        "--workflow is the local Workflow; --remote a deployed one",
+      ],
       [["--pull"], "--pull, --since, --portal and --page-size are for --source"],
     ] as const) {
       const { status, stderr } = runScript("scripts/import", [...args]);
