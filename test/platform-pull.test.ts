@@ -254,6 +254,36 @@ describe("the PullSource Workflow", () => {
     expect(await env.DB.prepare("select count(*) as n from data_loads").first("n")).toBe(loads);
   });
 
+  it("retries a page step that fails at its page; a pull whose page keeps failing errors, and the next pull resumes there", async () => {
+    // Twice: the step's retries take it.
+    await using once = await introspectWorkflowInstance(env.PULL_SOURCE, "test-pull-flaky");
+    await once.modify(async (m) => {
+      await m.disableRetryDelays();
+      await m.mockStepError({ name: "page 2" }, new Error("D1_ERROR: a hiccup"), 2);
+    });
+    await env.PULL_SOURCE.create({ id: "test-pull-flaky", params: { source: "ct", portal: PORTAL, pageSize: 5 } });
+    await once.waitForStatus("complete");
+    expect(await once.getOutput()).toMatchObject({ pages: 4, rows: { rows: 17 } });
+    const clean = await tables();
+
+    // Every try: the instance errors after its retries, its position kept at page 2.
+    await clearAllShards();
+    await using failing = await introspectWorkflowInstance(env.PULL_SOURCE, "test-pull-failing");
+    await failing.modify(async (m) => {
+      await m.disableRetryDelays();
+      await m.mockStepError({ name: "page 2" }, new Error("D1_ERROR: down"));
+    });
+    await env.PULL_SOURCE.create({ id: "test-pull-failing", params: { source: "ct", portal: PORTAL, pageSize: 5 } });
+    await failing.waitForStatus("errored");
+    expect(await failing.getError()).toMatchObject({ message: expect.stringContaining("D1_ERROR: down") });
+    const { position } = await pullState(shardDb(shardDatabases), SOURCES.ct);
+    expect(position).toMatchObject({ by: "test-pull-failing", pages: 1, offset: 5 });
+    const asked = portal.requests.length;
+    await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
+    expect(portal.requests.slice(asked).map((r) => r.url.searchParams.get("$offset"))).toEqual(["5", "10", "15"]);
+    expect(await tables()).toEqual(clean);
+  });
+
   it("resumes a pull that stopped part-way at its page, and does not run beside another pull of the source", async () => {
     const db = shardDb(shardDatabases);
     // A pull that stopped after its first two pages, as a failed instance leaves it.
