@@ -317,6 +317,28 @@ describe("the PullSource Workflow", () => {
   });
 });
 
+describe("two pulls of one source begun at once", () => {
+  it("run as one: the other finds it running and reads nothing", async () => {
+    await using pulls = await introspectWorkflow(env.PULL_SOURCE);
+    await pulls.modifyAll(async (m) => {
+      await m.disableSleeps();
+    });
+    const params = { source: "ct", portal: PORTAL, pageSize: 5 } as const;
+    await Promise.all([
+      env.PULL_SOURCE.create({ id: "test-pull-a", params }),
+      env.PULL_SOURCE.create({ id: "test-pull-b", params }),
+    ]);
+    const outputs: PullOutput[] = [];
+    for (const instance of await pulls.get()) {
+      await instance.waitForStatus("complete");
+      outputs.push((await instance.getOutput()) as PullOutput);
+    }
+    // Each page asked for once, by one of them; the other skipped (or, begun after it ended, found nothing new).
+    expect(outputs.map((o) => o.rows.rows).sort((a, b) => a - b)).toEqual([0, 17]);
+    expect(portal.requests.filter((r) => r.url.searchParams.get("$where") === null)).toHaveLength(4);
+  });
+});
+
 describe("the daily Cron Trigger", () => {
   const at = new Date("2026-11-27T06:15:00Z");
   const scheduled = (vars: Record<string, unknown>) =>

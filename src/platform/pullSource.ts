@@ -27,7 +27,10 @@
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
 import { NonRetryableError } from "cloudflare:workflows";
+import { and, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
+import type { Db } from "../db/database.ts";
+import { sourcePulls } from "../db/schema.ts";
 import { shardDb } from "../db/shards.ts";
 import { emptySummary, sumOf } from "../feed/import.ts";
 import { assembleStep, finishLoad } from "../feed/sources/assemble.ts";
@@ -115,6 +118,22 @@ export type PullParams = z.input<typeof pullParams>;
 
 /** The instance the daily trigger starts for `source` on the day of `at`. */
 export const dailyPullId = (source: SourceId, at: Date) => `pull-${source}-${at.toISOString().slice(0, 10)}`;
+
+/** Saves `position` as the source's if its saved position is still `was` (JSON text, or null for none). */
+async function claimPosition(db: Db, source: Source, was: string | null, position: PullPosition): Promise<boolean> {
+  await db.insert(sourcePulls).values({ source: source.id }).onConflictDoNothing();
+  const saved = await db
+    .update(sourcePulls)
+    .set({ position: JSON.stringify(position) })
+    .where(
+      and(
+        eq(sourcePulls.source, source.id),
+        was === null ? isNull(sourcePulls.position) : eq(sourcePulls.position, was),
+      ),
+    )
+    .returning({ source: sourcePulls.source });
+  return saved.length === 1;
+}
 
 /** The Workflow instance statuses of a pull that has not ended. */
 const LIVE = new Set<InstanceStatus["status"]>(["queued", "running", "paused", "waiting", "waitingForPause"]);
@@ -230,23 +249,28 @@ export class PullSource extends WorkflowEntrypoint<Env, PullParams> {
     }
   }
 
-  /** Where the pull starts, or the pull of the source already running. */
+  /**
+   * Where the pull starts, or the pull of the source already running. The
+   * position is claimed only if no other pull saved one since it was read
+   * (one UPDATE on the text read), so of two pulls begun at once, one runs.
+   */
   private async begin(
     id: string,
     source: Source,
     params: Params,
   ): Promise<{ position: PullPosition } | { running: string; counts: PullPosition["counts"] }> {
     const db = shardDb(shardDatabasesOf(this.env));
-    const state = await pullState(db, source);
-    const held = state.position;
-    if (held?.by && held.by !== id && (await this.isLive(held.by))) return { running: held.by, counts: held.counts };
-    // A pull stopped part-way with the same `since` is resumed at its page (rows read twice write nothing).
-    const position: PullPosition = {
-      ...(held && held.since === params.since ? held : newPull(params.since, state.changedSince)),
-      by: id,
-    };
-    await savePosition(db, source, position);
-    return { position };
+    for (;;) {
+      const state = await pullState(db, source);
+      const held = state.position;
+      if (held?.by && held.by !== id && (await this.isLive(held.by))) return { running: held.by, counts: held.counts };
+      // A pull stopped part-way with the same `since` is resumed at its page (rows read twice write nothing).
+      const position: PullPosition = {
+        ...(held && held.since === params.since ? held : newPull(params.since, state.changedSince)),
+        by: id,
+      };
+      if (await claimPosition(db, source, state.positionText, position)) return { position };
+    }
   }
 
   private async isLive(id: string): Promise<boolean> {

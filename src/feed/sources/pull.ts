@@ -255,6 +255,8 @@ export async function pullState(db: Db, source: Source) {
     changedSince: row?.changedSince ?? null,
     pulledAt: row?.pulledAt ?? null,
     position: row?.position ? (JSON.parse(row.position) as PullPosition) : null,
+    /** The position as saved (a Workflow's claim compares it: src/platform/pullSource.ts). */
+    positionText: row?.position ?? null,
   };
 }
 
