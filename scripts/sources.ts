@@ -176,11 +176,10 @@ export async function importSource(args: SourceArguments): Promise<number> {
       let position: PullPosition | null = null;
       if (pull) {
         const state = await pullState(db, source);
-        position =
-          state.position && state.position.since === pull.since
-            ? state.position
-            : newPull(pull.since, state.changedSince);
-        if (state.position === position) {
+        // A pull stopped part-way, here or by a Workflow (whose instance it names: it is this one's now).
+        const stopped = state.position?.since === pull.since ? state.position : null;
+        position = stopped ? { ...stopped, by: undefined } : newPull(pull.since, state.changedSince);
+        if (stopped) {
           console.error(
             pagesDone(source, position)
               ? `  resuming the pull stopped after its last page (${number(position.counts.rows)} rows read): assembling its filings`

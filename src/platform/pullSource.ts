@@ -52,6 +52,7 @@ import {
 } from "../feed/sources/pull.ts";
 import { SOURCES } from "../feed/sources/registry.ts";
 import { SOURCE_IDS, type Source, type SourceId } from "../feed/sources/source.ts";
+import { noCounts } from "../feed/sources/stage.ts";
 import { logLine } from "../log.ts";
 import { pullKey } from "./feedFiles.ts";
 import { refreshAggregates, shardDatabasesOf } from "./loadFeed.ts";
@@ -201,7 +202,7 @@ export class PullSource extends WorkflowEntrypoint<Env, PullParams> {
     const begun = await step.do("begin", () => this.begin(id, source, params));
     if ("running" in begun) {
       const skipped = `another pull of ${source.id} is running: ${begun.running}`;
-      return { source: source.id, skipped, rows: begun.counts, pages: 0, filings: emptySummary(), unrecognised: {} };
+      return { source: source.id, skipped, rows: noCounts(), pages: 0, filings: emptySummary(), unrecognised: {} };
     }
     let position = begun.position;
     let loaded = emptySummary();
@@ -258,12 +259,12 @@ export class PullSource extends WorkflowEntrypoint<Env, PullParams> {
     id: string,
     source: Source,
     params: Params,
-  ): Promise<{ position: PullPosition } | { running: string; counts: PullPosition["counts"] }> {
+  ): Promise<{ position: PullPosition } | { running: string }> {
     const db = shardDb(shardDatabasesOf(this.env));
     for (;;) {
       const state = await pullState(db, source);
       const held = state.position;
-      if (held?.by && held.by !== id && (await this.isLive(held.by))) return { running: held.by, counts: held.counts };
+      if (held?.by && held.by !== id && (await this.isLive(held.by))) return { running: held.by };
       // A pull stopped part-way with the same `since` is resumed at its page (rows read twice write nothing).
       const position: PullPosition = {
         ...(held && held.since === params.since ? held : newPull(params.since, state.changedSince)),
