@@ -32,6 +32,7 @@ import {
   pagesDone,
   pullPage,
   pullState,
+  STEP_PAGE,
   savePosition,
 } from "../src/feed/sources/pull.ts";
 import { sourceOf } from "../src/feed/sources/registry.ts";
@@ -105,7 +106,10 @@ function checked(args: SourceArguments) {
     return fail(`--page-size ${args.pageSize}: not a whole number from 1 to ${number(MAX_PAGE)}`);
   }
   if (platform) {
-    // The Workflow's pages are 5,000 rows unless told: a step's D1 queries stay within a Worker invocation's.
+    // A Workflow's page step stays within a Worker invocation's D1 queries: STEP_PAGE rows at most.
+    if (args.pageSize !== undefined && pageSize > STEP_PAGE) {
+      return fail(`--page-size ${args.pageSize}: a pull on the platform takes 1 to ${number(STEP_PAGE)} rows a page`);
+    }
     const onPlatform: PullParams = {
       source: source.id,
       since: args.since ?? null,

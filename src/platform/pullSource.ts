@@ -39,7 +39,6 @@ import {
   datasetUrl,
   endPull,
   gaveUp,
-  MAX_PAGE,
   newPull,
   PAGE_TRIES,
   PullError,
@@ -47,6 +46,7 @@ import {
   type PullSummary,
   pagesDone,
   pullState,
+  STEP_PAGE,
   savePosition,
   tryPage,
 } from "../feed/sources/pull.ts";
@@ -57,12 +57,6 @@ import { logLine } from "../log.ts";
 import { pullKey } from "./feedFiles.ts";
 import { refreshAggregates, shardDatabasesOf } from "./loadFeed.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
-
-/**
- * Rows a page step asks for unless told: staging 5,000 rows is 460 to 520
- * D1 statements, within the 1,000 queries a Worker invocation may make.
- */
-const PAGE_ROWS = 5_000;
 
 /** Parts of the rejects and warnings are named by step: pages first, then assembly steps from here. */
 const ASSEMBLY_PARTS = 1e12;
@@ -111,8 +105,8 @@ const pullParams = z.object({
   since: day.nullable().default(null),
   /** The portal to read (else SOURCE_PORTALS' or the office's own). */
   portal: portalUrl.optional(),
-  /** Rows a page (else PAGE_ROWS). */
-  pageSize: z.number().int().min(1).max(MAX_PAGE).optional(),
+  /** Rows a page (else STEP_PAGE). */
+  pageSize: z.number().int().min(1).max(STEP_PAGE).optional(),
 });
 
 export type PullParams = z.input<typeof pullParams>;
@@ -301,7 +295,7 @@ export class PullSource extends WorkflowEntrypoint<Env, PullParams> {
     try {
       const tried = await tryPage(db, source, from, attempt, {
         portal: this.portalOf(source, params),
-        pageSize: params.pageSize ?? PAGE_ROWS,
+        pageSize: params.pageSize ?? STEP_PAGE,
         ...(typeof token === "string" && token !== "" ? { appToken: token } : {}),
         now,
         onReject: problems.reject,

@@ -261,6 +261,10 @@ describe("npm run import -- --source ct --pull", () => {
       ],
       [["--source", "ct", "--pull", "--port", "9"], "--port is the local session's, for --workflow"],
       [
+        ["--source", "ct", "--pull", "--workflow", "--page-size", "6000"],
+        "--page-size 6000: a pull on the platform takes 1 to 5,000 rows a page",
+      ],
+      [
         ["--source", "ct", "--pull", "--workflow", "--remote"],
         "--workflow is the local Workflow; --remote a deployed one",
       ],
