@@ -33,7 +33,7 @@ import { SOURCES } from "../src/feed/sources/registry.ts";
 import type { Source } from "../src/feed/sources/source.ts";
 import worker from "../src/index.ts";
 import { problemsKey, pullKey } from "../src/platform/feedFiles.ts";
-import { dailyPullId, type PullOutput, type PullParams, pullConfig } from "../src/platform/pullSource.ts";
+import { dailyPullId, type PullOutput, type PullParams } from "../src/platform/pullSource.ts";
 import ctJson from "./fixtures/sources/ct.json?raw";
 import orJanuary from "./fixtures/sources/or-2026-01.json?raw";
 import { clearAllShards, shardDatabases, shards } from "./helpers.ts";
@@ -386,21 +386,5 @@ describe("the daily Cron Trigger", () => {
     expect(logged.filter((l) => (l as { event: string }).event === "daily_changes")).toHaveLength(
       shards.databases.size,
     );
-  });
-});
-
-describe("pull configuration", () => {
-  it("reads the sources and their portals, as objects or JSON text, and says what is wrong", () => {
-    const config = (vars: Record<string, unknown>) => pullConfig({ ...env, ...vars });
-    expect(config({ PULL_SOURCES: ["ct", "co", "ct"], SOURCE_PORTALS: { co: "https://mirror.example/co/" } })).toEqual({
-      sources: ["ct", "co"],
-      portals: { co: "https://mirror.example/co" },
-    });
-    expect(config({ PULL_SOURCES: '["or"]', SOURCE_PORTALS: undefined })).toEqual({ sources: ["or"], portals: {} });
-    expect(() => config({ PULL_SOURCES: "ct,co" })).toThrow("PULL_SOURCES is not JSON");
-    expect(() => config({ PULL_SOURCES: ["ct"], SOURCE_PORTALS: { ct: "ftp://mirror" } })).toThrow(
-      "SOURCE_PORTALS.ct: not an http(s) URL",
-    );
-    expect(() => config({ PULL_SOURCES: [], SOURCE_PORTALS: { nv: "https://x.example" } })).toThrow("SOURCE_PORTALS");
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Pulls of the offices' open registers on the platform (src/feed/sources/,
- * docs/sources/): which sources an environment pulls, the daily Cron
- * Trigger's start of their pulls, and the PullSource Workflow, one instance
- * a pull, in the steps the in-process pull takes (scripts/sources.ts):
+ * docs/sources/): the daily Cron Trigger's start of the pulls an
+ * environment configures (pullConfig.ts), and the PullSource Workflow, one
+ * instance a pull, in the steps the in-process pull takes
+ * (scripts/sources.ts):
  *
  * 1. `begin`: takes over the source's saved position (source_pulls) when
  *    no other pull of the source runs: a pull stopped part-way resumes at
@@ -57,45 +58,10 @@ import { logLine } from "../log.ts";
 import { pullKey } from "./feedFiles.ts";
 import { refreshAggregates, shardDatabasesOf } from "./loadFeed.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
+import { PullConfigError, portalUrl, pullConfig } from "./pullConfig.ts";
 
 /** Parts of the rejects and warnings are named by step: pages first, then assembly steps from here. */
 const ASSEMBLY_PARTS = 1e12;
-
-const portalUrl = z.url({ protocol: /^https?$/, error: "not an http(s) URL" }).transform((u) => u.replace(/\/+$/, ""));
-
-/** What an environment pulls: wrangler.toml's `PULL_SOURCES` and `SOURCE_PORTALS` vars. */
-const configSchema = z.object({
-  PULL_SOURCES: z.array(z.enum(SOURCE_IDS)).default([]),
-  SOURCE_PORTALS: z.partialRecord(z.enum(SOURCE_IDS), portalUrl).default({}),
-});
-
-class PullConfigError extends Error {
-  override name = "PullConfigError";
-}
-
-/** A var as wrangler gives it: an object, or its JSON text (a var set as text, or in .dev.vars). */
-function varOf(env: Env, name: string): unknown {
-  const value: unknown = Reflect.get(env, name);
-  if (typeof value !== "string") return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw new PullConfigError(`${name} is not JSON`);
-  }
-}
-
-/** The sources the environment pulls daily, and each source's portal address where it is not the office's. */
-export function pullConfig(env: Env): { sources: SourceId[]; portals: Partial<Record<SourceId, string>> } {
-  const parsed = configSchema.safeParse({
-    PULL_SOURCES: varOf(env, "PULL_SOURCES"),
-    SOURCE_PORTALS: varOf(env, "SOURCE_PORTALS"),
-  });
-  if (!parsed.success) {
-    const [issue] = parsed.error.issues;
-    throw new PullConfigError(`${issue?.path.join(".") || "value"}: ${issue?.message}`);
-  }
-  return { sources: [...new Set(parsed.data.PULL_SOURCES)], portals: parsed.data.SOURCE_PORTALS };
-}
 
 const day = z.iso.date();
 
