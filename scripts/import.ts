@@ -7,7 +7,8 @@
  *   npm run import -- feed.ndjson --workflow             # through the local npm start's Workflow
  *   npm run import -- feed.ndjson --remote               # through production's Workflow
  *   npm run import -- feed.ndjson --remote --env preview
- *   npm run import -- --status [--remote]                # the loads run through the Workflow
+ *   npm run import -- --status [--remote]                # the loads and pulls run through the Workflows
+ *   npm run import -- --source ct --pull --workflow      # an office's register pulled by the Workflow (scripts/sources.ts)
  *
  * Formats by extension: .ndjson / .jsonl (one filing per line in the API's
  * envelope B lien shape), .csv (one row per party or amendment) and .xml
@@ -53,13 +54,13 @@ import { nudgeWebhooks } from "./webhookQueues.ts";
 const USAGE =
   "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--backfill [--force]] [--no-bulk | --workflow [--port N] | --remote [--env production|preview]] [--persist-to DIR]\n" +
   "       npm run import -- --status [--port N | --remote [--env production|preview]] [--persist-to DIR]\n" +
-  "       npm run import -- --source ct|co|or (FILE... | --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N]) [--rejects PATH] [--warnings PATH] [--persist-to DIR]\n" +
+  "       npm run import -- --source ct|co|or (FILE... | --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N] [--workflow [--port N] | --remote [--env production|preview]]) [--rejects PATH] [--warnings PATH] [--persist-to DIR]\n" +
   "  FILE: .ndjson/.jsonl (one filing per line, envelope B lien shape), .csv (one row per party) or .xml (IACA-style bulk file)\n" +
   "  --state XX: jurisdiction of records that name none (XML whose FilingOffice is not a state code)\n" +
   "  --backfill: the files are their states' backfill, announced by no change (refused for a state that holds filings, unless --force)\n" +
   "  --workflow: load through the Workflow of the local npm start (port 8787 or --port); --remote: of a deployed environment\n" +
   "  --port N: the local npm start's port (8787), whose webhook dispatcher an in-process import nudges\n" +
-  "  --status: the loads run through the Workflow, newest first\n" +
+  "  --status: the loads and pulls run through the Workflows, newest first\n" +
   "  --source: an office's open register (docs/sources/): its portal's .json or .csv files, or --pull from the portal";
 
 const {
@@ -98,9 +99,11 @@ if ([values.source, values.pull, values.since, values.portal, values["page-size"
       pageSize: values["page-size"],
       files,
       target,
+      workflow: values.workflow === true,
+      port: values.port,
       rejects: values.rejects,
       warnings: values.warnings,
-      others: (["state", "no-bulk", "workflow", "port", "status", "backfill", "force"] as const)
+      others: (["state", "no-bulk", "status", "backfill", "force"] as const)
         .filter((o) => values[o] !== undefined)
         .map((o) => `--${o}`),
       fail: usage,

@@ -7,6 +7,7 @@ import { once } from "node:events";
 import { createWriteStream, rmSync, type WriteStream } from "node:fs";
 import type { ImportSummary } from "../src/feed/import.ts";
 import type { Place } from "../src/feed/read.ts";
+import type { StageCounts } from "../src/feed/sources/stage.ts";
 
 export const number = (n: number) => n.toLocaleString("en-US");
 
@@ -105,4 +106,9 @@ export function summaryLine(s: ImportSummary, ms?: number): string {
       ? ""
       : ` in ${seconds.toFixed(1)}s (${number(Math.round(s.read / Math.max(seconds, 0.001)))} records/s)`,
   ].join("");
+}
+
+/** `N rows read: ...`: what staging an office's rows did (scripts/sources.ts), in-process or on the platform. */
+export function rowsLine(c: StageCounts): string {
+  return `${number(c.rows)} rows read: ${number(c.changed)} new or changed, ${number(c.rows - c.changed - c.rejected)} unchanged, ${number(c.rejected)} rejected`;
 }

@@ -25,15 +25,18 @@ import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync } fro
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { Db } from "../src/db/database.ts";
+import { sourcePulls } from "../src/db/schema.ts";
 import { DEFAULT_SHARD, shardDb } from "../src/db/shards.ts";
 import { emptySummary, type ImportSummary } from "../src/feed/import.ts";
 import { readLines } from "../src/feed/lines.ts";
 import type { Place } from "../src/feed/read.ts";
+import type { PullPosition, PullSummary } from "../src/feed/sources/pull.ts";
 import { keyFor, loadId, type Problems, problemsKey } from "../src/platform/feedFiles.ts";
 import type { LoadParams } from "../src/platform/loadFeed.ts";
 import { type LoadRecord, readLoad, recentLoads } from "../src/platform/loadRecord.ts";
+import type { PullOutput, PullParams } from "../src/platform/pullSource.ts";
 import { describeTarget, openShards, type Target } from "./feedDb.ts";
-import { type LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
+import { type LinesWriter, number, progress, rowsLine, summaryLine } from "./importOutput.ts";
 import { CONFIG } from "./shardConfig.ts";
 
 const run = promisify(execFile);
@@ -49,18 +52,30 @@ async function feedsConfig(env: string | undefined) {
   const where = `${CONFIG}${env ? ` [env.${env}]` : ""}`;
   const bucket = config.r2_buckets.find((b: { binding: string }) => b.binding === "FEEDS")?.bucket_name;
   const queue = config.queues.consumers?.[0]?.queue;
-  const workflow = config.workflows.find((w: { binding: string }) => w.binding === "LOAD_FEED")?.name;
-  if (!bucket || !queue || !workflow) throw new Error(`${where} lacks the FEEDS bucket, its queue or LOAD_FEED`);
-  return { name: config.name ?? "worker", compatibilityDate: config.compatibility_date, bucket, queue, workflow };
+  const workflowOf = (binding: string) =>
+    config.workflows.find((w: { binding: string }) => w.binding === binding)?.name;
+  const workflow = workflowOf("LOAD_FEED");
+  const pullWorkflow = workflowOf("PULL_SOURCE");
+  if (!bucket || !queue || !workflow || !pullWorkflow) {
+    throw new Error(`${where} lacks the FEEDS bucket, its queue, LOAD_FEED or PULL_SOURCE`);
+  }
+  return {
+    name: config.name ?? "worker",
+    compatibilityDate: config.compatibility_date,
+    bucket,
+    queue,
+    workflow,
+    pullWorkflow,
+  };
 }
 
 /** A Workflow instance's state, as the local explorer API or wrangler's --json gives it. */
-interface InstanceState {
+export interface InstanceState<Output = ImportSummary> {
   status: string;
   /** When its (last) run started: a restart changes it. */
   start?: string;
   error?: string;
-  output?: ImportSummary;
+  output?: Output;
 }
 
 function instanceState(value: unknown): InstanceState | null {
@@ -92,6 +107,9 @@ export interface Platform {
   start(params: LoadParams, id: string): Promise<void>;
   instance(id: string): Promise<InstanceState | null>;
   restart(id: string): Promise<void>;
+  /** Starts the pull `id` (src/platform/pullSource.ts) with `params`. */
+  startPull(params: PullParams, id: string): Promise<void>;
+  pullInstance(id: string): Promise<InstanceState<PullOutput> | null>;
   dispose(): Promise<void>;
 }
 
@@ -102,7 +120,9 @@ export interface Platform {
 export async function openPlatform(target: Target, port: number): Promise<Platform> {
   const env = target.remote ? (target.env ?? "production") : undefined;
   const feeds = await feedsConfig(env);
-  const api = `http://127.0.0.1:${port}/cdn-cgi/local/explorer/api/workflows/${encodeURIComponent(feeds.workflow)}`;
+  const explorer = `http://127.0.0.1:${port}/cdn-cgi/local/explorer/api/workflows`;
+  const api = `${explorer}/${encodeURIComponent(feeds.workflow)}`;
+  const pullApi = `${explorer}/${encodeURIComponent(feeds.pullWorkflow)}`;
   if (!env && !(await fetch(api).catch(() => null))?.ok) {
     throw new Error(`no local session serves the ${feeds.workflow} Workflow on port ${port}: run npm start first`);
   }
@@ -139,15 +159,16 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
   if (env) {
     const wrangler = async (args: string[]) =>
       (await run("wrangler", [...args, "--env", env], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })).stdout;
-    const instance = async (id: string) => {
+    const describe = async (workflow: string, id: string) => {
       try {
         return instanceState(
-          JSON.parse(await wrangler(["workflows", "instances", "describe", feeds.workflow, id, "--json"])),
+          JSON.parse(await wrangler(["workflows", "instances", "describe", workflow, id, "--json"])),
         );
       } catch {
         return null;
       }
     };
+    const instance = (id: string) => describe(feeds.workflow, id);
     return {
       describe: `the ${env} Workflow ${feeds.workflow}`,
       bucket: proxy.env.FEEDS,
@@ -165,6 +186,10 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
       restart: async (id) => {
         await wrangler(["workflows", "instances", "restart", feeds.workflow, id]);
       },
+      startPull: async (params, id) => {
+        await wrangler(["workflows", "trigger", feeds.pullWorkflow, JSON.stringify(params), "--id", id, "--json"]);
+      },
+      pullInstance: (id) => describe(feeds.pullWorkflow, id) as Promise<InstanceState<PullOutput> | null>,
       dispose,
     };
   }
@@ -193,6 +218,19 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
         body: JSON.stringify({ status: "restart" }),
       });
       if (!res.ok) throw new Error(`restarting ${id}: ${res.status} ${await res.text()}`);
+    },
+    startPull: async (params, id) => {
+      // What `wrangler workflows trigger` does remotely: the local explorer API creates the instance.
+      const res = await fetch(`${pullApi}/instances`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id, params }),
+      });
+      if (!res.ok) throw new Error(`starting ${id}: ${res.status} ${await res.text()}`);
+    },
+    pullInstance: async (id) => {
+      const res = await fetch(`${pullApi}/instances/${encodeURIComponent(id)}`);
+      return res.ok ? (instanceState(await res.json()) as InstanceState<PullOutput> | null) : null;
     },
     dispose,
   };
@@ -348,8 +386,41 @@ export async function printStatus(target: Target, port: number, limit = 20): Pro
       console.log(`  ${summaryLine(load.summary)}; ${seconds.toLocaleString("en-US")}s to the last step`);
       if (state?.error) console.log(`  error: ${state.error}`);
     }
+    await printPulls(shardDb(shards), platform);
   } finally {
     await platform?.dispose();
     await dispose();
+  }
+}
+
+/**
+ * The pulls of each office's register (source_pulls): the one under way or
+ * stopped part-way (its saved position: pages and rows so far), and the
+ * last that ended, each with its PullSource instance's status and error.
+ */
+async function printPulls(db: Db, platform: Platform | undefined): Promise<void> {
+  const rows = await db.select().from(sourcePulls).orderBy(sourcePulls.source);
+  console.log("Pulls of the offices' registers (src/platform/pullSource.ts):");
+  if (rows.length === 0) console.log("  none yet");
+  const status = async (id: string | undefined) => (id && platform ? await platform.pullInstance(id) : null);
+  for (const row of rows) {
+    const position = row.position ? (JSON.parse(row.position) as PullPosition) : null;
+    const last = row.summary ? (JSON.parse(row.summary) as PullSummary) : null;
+    if (position) {
+      const state = await status(position.by);
+      const how = position.by ? (state?.status ?? "unknown") : "in-process";
+      console.log(
+        `${row.source}  ${how.padEnd(9)} page ${number(position.pages)}  ${position.by ?? "(npm run import --pull)"}`,
+      );
+      console.log(`  ${rowsLine(position.counts)} so far; its next page resumes it`);
+      if (state?.error) console.log(`  error: ${state.error}`);
+    }
+    if (last) {
+      const state = await status(last.by);
+      console.log(
+        `${row.source}  ${(last.by ? (state?.status ?? "unknown") : "ended").padEnd(9)} at ${row.pulledAt ?? "?"}  ${last.by ?? "(npm run import --pull)"}`,
+      );
+      console.log(`  ${rowsLine(last.rows)} in ${number(last.pages)} pages; ${summaryLine(last.filings)}`);
+    }
   }
 }

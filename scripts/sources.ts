@@ -6,11 +6,13 @@
  *   npm run import -- --source ct xfev-8smz.json
  *   npm run import -- --source co transactions.csv debtors.csv secured.csv collateral.csv
  *   npm run import -- --source ct --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N]
+ *   npm run import -- --source ct --pull --workflow [--port N]     # by the local npm start's PullSource Workflow
+ *   npm run import -- --source ct --pull --remote [--env preview]  # by a deployed one (scripts/platformPull.ts)
  *
  * Rows are staged first (every file, or every page of the pull), then the
  * filings whose rows are new or changed are assembled and loaded through
- * the ordinary import. The first load into an empty shard is its backfill
- * and records no changes, as `npm run import` decides for feed files.
+ * the ordinary import. A state's first load is its backfill and records no
+ * changes, as `npm run import` decides for feed files (src/feed/backfills.ts).
  */
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
@@ -30,12 +32,16 @@ import {
   pagesDone,
   pullPage,
   pullState,
+  STEP_PAGE,
   savePosition,
 } from "../src/feed/sources/pull.ts";
 import { sourceOf } from "../src/feed/sources/registry.ts";
-import { addCounts, noCounts, type StageCounts, sourceFormat, stageFile } from "../src/feed/sources/stage.ts";
+import { addCounts, noCounts, sourceFormat, stageFile } from "../src/feed/sources/stage.ts";
+import type { PullParams } from "../src/platform/pullSource.ts";
 import { describeTarget, migrateLocal, openLocalShards, type Target } from "./feedDb.ts";
-import { LinesWriter, number, summaryLine } from "./importOutput.ts";
+import { LinesWriter, number, rowsLine, summaryLine } from "./importOutput.ts";
+import { pullOnPlatform } from "./platformPull.ts";
+import { nudgeWebhooks } from "./webhookQueues.ts";
 
 export interface SourceArguments {
   source: string;
@@ -45,6 +51,13 @@ export interface SourceArguments {
   pageSize?: string;
   files: string[];
   target: Target;
+  /**
+   * `--workflow`: the pull runs in the local npm start's Workflow, whose
+   * session is on `port` (default 8787); in-process, the session whose
+   * webhook dispatcher is nudged after the load.
+   */
+  workflow: boolean;
+  port?: string;
   rejects?: string;
   warnings?: string;
   /** Options of feed files that a source load does not take, by name, when given. */
@@ -60,9 +73,16 @@ function checked(args: SourceArguments) {
   const { fail } = args;
   const source = sourceOf(args.source);
   if (!source) return fail(`--source ${args.source}: not one of ct, co, or`);
-  if (args.target.remote) return fail("--source loads in-process into local state; --remote is for feed files");
   if (args.others.length > 0) return fail(`--source does not take ${args.others.join(", ")}`);
+  if (args.workflow && args.target.remote)
+    return fail("--workflow is the local Workflow; --remote a deployed one: not both");
+  const port = Number(args.port ?? 8787);
+  if (args.port !== undefined && args.target.remote) return fail("--port is the local session's, not with --remote");
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) return fail(`--port ${args.port}: not a port`);
+  /** On the platform (a Workflow) rather than in-process. */
+  const platform = args.workflow || args.target.remote ? { port } : null;
   if (!args.pull) {
+    if (platform) return fail("--source FILE... loads in-process; on the platform, a source is pulled (--pull)");
     for (const flag of ["since", "portal", "pageSize"] as const) {
       if (args[flag] !== undefined) fail(`--${flag === "pageSize" ? "page-size" : flag} is for --pull`);
     }
@@ -89,6 +109,23 @@ function checked(args: SourceArguments) {
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE) {
     return fail(`--page-size ${args.pageSize}: not a whole number from 1 to ${number(MAX_PAGE)}`);
   }
+  if (platform) {
+    // A Workflow's page step stays within a Worker invocation's D1 queries: STEP_PAGE rows at most.
+    if (args.pageSize !== undefined && pageSize > STEP_PAGE) {
+      return fail(`--page-size ${args.pageSize}: a pull on the platform takes 1 to ${number(STEP_PAGE)} rows a page`);
+    }
+    const onPlatform: PullParams = {
+      source: source.id,
+      since: args.since ?? null,
+      ...(portal ? { portal } : {}),
+      ...(args.pageSize !== undefined ? { pageSize } : {}),
+    };
+    return {
+      source,
+      pull: { since: args.since ?? null, portal, pageSize },
+      platform: { ...platform, params: onPlatform },
+    };
+  }
   return { source, pull: { since: args.since ?? null, portal, pageSize } };
 }
 
@@ -98,14 +135,30 @@ const LOCAL = { maxParams: 30_000, groupSize: 20_000 };
 /** Debtors whose aggregates are rebuilt per batch at the end of a load. */
 const REFRESH_PART = 50_000;
 
-/** `N rows read: ...`: what staging did. */
-function rowsLine(c: StageCounts): string {
-  return `${number(c.rows)} rows read: ${number(c.changed)} new or changed, ${number(c.rows - c.changed - c.rejected)} unchanged, ${number(c.rejected)} rejected`;
-}
-
 /** Loads the register; returns the exit status (0, 3 with rejects, 1 failed). */
 export async function importSource(args: SourceArguments): Promise<number> {
-  const { source, pull } = checked(args);
+  const checkedArgs = checked(args);
+  const { source, pull } = checkedArgs;
+  if ("platform" in checkedArgs && checkedArgs.platform) {
+    const { port, params } = checkedArgs.platform;
+    const rejects = new LinesWriter("rejects", args.rejects ?? `${source.id}-pull.rejects.ndjson`);
+    const warnings = new LinesWriter("warnings", args.warnings ?? `${source.id}-pull.warnings.ndjson`);
+    console.error(
+      `Pulling ${source.office}'s register (${source.id}) on the platform of the ${describeTarget(args.target)}`,
+    );
+    let status = 1;
+    try {
+      status = await pullOnPlatform(args.target, port, source, params, { rejects, warnings });
+    } catch (err) {
+      console.error(`\nImport failed: ${(err as Error).message}`);
+    } finally {
+      await rejects.close();
+      await warnings.close();
+    }
+    for (const [path, count] of rejects.written) console.log(`Rejects: ${number(count)} in ${path}`);
+    for (const [path, count] of warnings.written) console.log(`Warnings: ${number(count)} in ${path}`);
+    return status;
+  }
   const started = Date.now();
   const now = new Date(started);
   const rejects = new LinesWriter("rejects", args.rejects ?? (pull ? `${source.id}-pull.rejects.ndjson` : undefined));
@@ -131,11 +184,10 @@ export async function importSource(args: SourceArguments): Promise<number> {
       let position: PullPosition | null = null;
       if (pull) {
         const state = await pullState(db, source);
-        position =
-          state.position && state.position.since === pull.since
-            ? state.position
-            : newPull(pull.since, state.changedSince);
-        if (state.position === position) {
+        // A pull stopped part-way, here or by a Workflow (whose instance it names: it is this one's now).
+        const stopped = state.position?.since === pull.since ? state.position : null;
+        position = stopped ? { ...stopped, by: undefined } : newPull(pull.since, state.changedSince);
+        if (stopped) {
           console.error(
             pagesDone(source, position)
               ? `  resuming the pull stopped after its last page (${number(position.counts.rows)} rows read): assembling its filings`
@@ -240,6 +292,14 @@ export async function importSource(args: SourceArguments): Promise<number> {
     await warnings.close();
   }
   const ms = Date.now() - started;
+  // Webhooks (src/webhooks/): the local session matches what this load committed (a backfill commits no change).
+  if (opened && loaded.inserted + loaded.updated > 0) {
+    const port = Number(args.port ?? 8787);
+    const said = await nudgeWebhooks(args.target, port, "import --source").catch(
+      (err) => `webhooks: not nudged (${err.message})`,
+    );
+    console.error(`  ${said}`);
+  }
   if (opened) {
     console.log(`Rows: ${rowsLine(rows)}`);
     console.log(`Imported: ${summaryLine(loaded, ms)}`);

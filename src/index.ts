@@ -2,9 +2,10 @@
  * Worker entry point: the read-only HTTP API (the Hono app, src/app.ts);
  * the consumer of the feed-events queue and the LoadFeed Workflow
  * (src/platform/), which load feed files put in the feeds bucket; and the
- * daily Cron Trigger (wrangler.toml `[triggers]`), which runs the change
- * feed's daily job on every shard (src/changes/daily.ts); and the webhook
- * queues' consumers (src/webhooks/worker.ts).
+ * daily Cron Trigger (wrangler.toml `[triggers]`), which starts the pull
+ * of each office register the environment pulls (src/platform/pullSource.ts)
+ * and runs the change feed's daily job on every shard (src/changes/daily.ts);
+ * and the webhook queues' consumers (src/webhooks/worker.ts).
  */
 import { drizzle } from "drizzle-orm/d1";
 import { createApp } from "./app.ts";
@@ -12,9 +13,11 @@ import { retentionDays, runDaily } from "./changes/daily.ts";
 import { shardsOf } from "./db/shards.ts";
 import { logLine } from "./log.ts";
 import { feedEvents } from "./platform/feedEvents.ts";
+import { startDailyPulls } from "./platform/pullSource.ts";
 import { isWebhookQueue, webhookQueue, webhooksDaily } from "./webhooks/worker.ts";
 
 export { LoadFeed } from "./platform/loadFeed.ts";
+export { PullSource } from "./platform/pullSource.ts";
 
 const app = createApp();
 
@@ -41,6 +44,8 @@ export default {
   queue: (batch, env) => (isWebhookQueue(batch.queue) ? webhookQueue(batch, env) : feedEvents(batch, env)),
   async scheduled(controller, env, _ctx) {
     const now = new Date(controller.scheduledTime);
+    // Each failure to start a pull is logged; none stops the others or the daily job.
+    await startDailyPulls(env, now);
     try {
       await daily(env, now);
     } finally {

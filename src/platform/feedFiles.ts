@@ -10,6 +10,8 @@
  *   line each, as the CLI writes them), under the file's path after
  *   `incoming/`.
  * - `loads/ID/…`: each range's part of them while a load runs.
+ * - `rejects/pulls/ID.ndjson`, `warnings/pulls/ID.ndjson`: a pull's
+ *   (src/platform/pullSource.ts), by its Workflow instance.
  */
 import { z } from "zod";
 import { isStateCode } from "../domain/states.ts";
@@ -36,10 +38,13 @@ export function stateOfKey(key: string): string | undefined {
   return dirs.map((d) => d.toUpperCase()).find(isStateCode);
 }
 
-/** The object holding a file's rejects or warnings once its load has run. */
+/** The object holding a file's (or a pull's: pullKey) rejects or warnings once its load has run. */
 export function problemsKey(kind: Problems, key: string): string {
-  return `${kind}/${key.slice(INCOMING.length)}.ndjson`;
+  return `${kind}/${key.startsWith(INCOMING) ? key.slice(INCOMING.length) : key}.ndjson`;
 }
+
+/** What names a pull's rejects and warnings (problemsKey): never a feed key, which is under incoming/. */
+export const pullKey = (id: string) => `pulls/${id}`;
 
 /** A range's part of a load's rejects or warnings, by the range's first byte (parts list in file order). */
 export function partKey(kind: Problems, id: string, start: number): string {

@@ -90,7 +90,7 @@ export type LoadParams = z.infer<typeof loadParams>;
 const RANGE_STEP: WorkflowStepConfig = { retries: { limit: 5, delay: "5 seconds", backoff: "exponential" } };
 
 /** The drizzle handle of every shard of the Worker's layout. */
-function shardDatabasesOf(env: Env): ShardDatabases {
+export function shardDatabasesOf(env: Env): ShardDatabases {
   const { layout, databases } = shardsOf(env);
   return {
     layout,
@@ -116,6 +116,22 @@ async function bytesFrom(bucket: R2Bucket, key: string, etag: string, offset: nu
   // The file was replaced while this version loaded: stop rather than read bytes of two versions.
   if (!("body" in object)) throw new NonRetryableError(`${key} was replaced during its load (etag ${etag} is gone)`);
   return object.body;
+}
+
+/** Steps `name 1`, `name 2`, ... until every shard's queue of debtors is empty (a pull's too: pullSource.ts). */
+export async function refreshAggregates(env: Env, step: WorkflowStep, name: string): Promise<void> {
+  for (let n = 1, more = true; more; n++) more = await step.do(`${name} ${n}`, () => aggregates(env));
+}
+
+/** Refreshes a bounded part of every shard's queue of debtors; returns whether any is left. */
+async function aggregates(env: Env): Promise<boolean> {
+  let more = false;
+  for (const db of shardDatabasesOf(env).databases.values()) {
+    let left = true;
+    for (let i = 0; i < REFRESH_BATCHES && left; i++) left = await refreshQueued(db, { limit: REFRESH_DEBTORS });
+    more ||= left;
+  }
+  return more;
 }
 
 export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
@@ -336,20 +352,8 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     return (await this.env.FEEDS.head(params.key))?.etag === params.etag;
   }
 
-  /** Steps `name 1`, `name 2`, ... until every shard's queue of debtors is empty. */
-  private async refreshAggregates(step: WorkflowStep, name: string): Promise<void> {
-    for (let n = 1, more = true; more; n++) more = await step.do(`${name} ${n}`, () => this.aggregates());
-  }
-
-  /** Refreshes a bounded part of every shard's queue of debtors; returns whether any is left. */
-  private async aggregates(): Promise<boolean> {
-    let more = false;
-    for (const db of shardDatabasesOf(this.env).databases.values()) {
-      let left = true;
-      for (let i = 0; i < REFRESH_BATCHES && left; i++) left = await refreshQueued(db, { limit: REFRESH_DEBTORS });
-      more ||= left;
-    }
-    return more;
+  private refreshAggregates(step: WorkflowStep, name: string): Promise<void> {
+    return refreshAggregates(this.env, step, name);
   }
 
   private async finish(id: string, params: LoadParams, checkpoint: Checkpoint, now: Date): Promise<ImportSummary> {

@@ -32,8 +32,14 @@ import { addCounts, noCounts, type StageCounts, stageReads } from "./stage.ts";
 
 /** The most rows SODA gives in one call. */
 export const MAX_PAGE = 50_000;
+/**
+ * Rows a page on the platform (src/platform/pullSource.ts), by default and
+ * at most: staging 5,000 rows is 460 to 520 D1 statements, within the 1,000
+ * queries a Worker invocation may make (a page of MAX_PAGE is not).
+ */
+export const STEP_PAGE = 5_000;
 /** Tries of one page before the pull fails. */
-const ATTEMPTS = 5;
+export const PAGE_TRIES = 5;
 /** The longest wait between tries, whatever Retry-After asks. */
 const MAX_WAIT_MS = 300_000;
 /** How far before the last pull's start a later pull asks again: rows changed while it ran. */
@@ -47,6 +53,8 @@ export interface PullPosition {
   changedAfter: string | null;
   /** The portal's time at its first page (its Date header): where the next pull starts. */
   startedAt: string | null;
+  /** The Workflow instance running the pull, while it runs (src/platform/pullSource.ts); none in-process. */
+  by?: string;
   /** The table it is reading (source.tables' index; their count once all are read) and the row it is at. */
   table: number;
   offset: number;
@@ -153,11 +161,81 @@ export function newPull(since: string | null, changedSince: string | null): Pull
 /** Whether every table of a pull at `position` is read. */
 export const pagesDone = (source: Source, position: PullPosition) => position.table >= source.tables.length;
 
+/** What one try of a page gave: the position after it, or why to try again and how long to wait first. */
+export type PageTry = { position: PullPosition } | { url: string; problem: string; waitMs: number };
+
+/**
+ * One try of the page at `position` (its `attempt`th): its rows staged and
+ * the position after it; or, for a 429, a 5xx or a broken connection, why
+ * and how long to wait before the next try (its Retry-After, else 1, 2, 4,
+ * ... s by attempt, at most 5 minutes). Any other answer is a PullError.
+ * Rejects are reported once the page is read whole, so a page tried again
+ * reports none twice.
+ */
+export async function tryPage(
+  db: Db,
+  source: Source,
+  position: PullPosition,
+  attempt: number,
+  options: PullOptions = {},
+): Promise<PageTry> {
+  const table = source.tables[position.table];
+  if (!table) return { position };
+  const doFetch = options.fetch ?? fetch;
+  const url = pageUrl(source, position, options);
+  const size = pageSizeOf(options);
+  const file = datasetUrl(source, position.table, options.portal);
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (options.appToken) headers["X-App-Token"] = options.appToken;
+  let waitMs = Math.min(60_000, 1000 * 2 ** (attempt - 1));
+  let problem: string;
+  try {
+    const res = await doFetch(url, { headers });
+    if (res.ok && res.body) {
+      const rejects: Reject[] = [];
+      const counts = await stageReads(db, source, sodaJsonRows(res.body), {
+        file,
+        table,
+        lineOf: (_, i) => position.offset + i + 1,
+        now: options.now,
+        maxParams: options.maxParams,
+        groupSize: options.groupSize,
+        onReject: (r) => void rejects.push(r),
+      });
+      for (const r of rejects) await options.onReject?.(r);
+      await advanceThrough(db, source, counts.newest);
+      const short = counts.rows < size;
+      return {
+        position: {
+          ...position,
+          startedAt: position.startedAt ?? portalTime(res) ?? (options.now ?? new Date()).toISOString(),
+          table: short ? position.table + 1 : position.table,
+          offset: short ? 0 : position.offset + size,
+          pages: position.pages + 1,
+          counts: addCounts(position.counts, counts),
+        },
+      };
+    }
+    const message = await messageOf(res);
+    problem = `HTTP ${res.status}${message ? `: ${message}` : ""}`;
+    if (res.status !== 429 && res.status < 500) throw new PullError(`${url}: ${problem}`);
+    waitMs = retryAfter(res.headers.get("retry-after"), Date.now()) ?? waitMs;
+  } catch (err) {
+    if (err instanceof PullError) throw err;
+    // A connection refused or broken, or an answer cut short: tried again.
+    problem = (err as Error).message;
+  }
+  return { url, problem, waitMs: Math.min(waitMs, MAX_WAIT_MS) };
+}
+
+/** Why a pull stops once a page's PAGE_TRIES have failed. */
+export const gaveUp = (last: { url: string; problem: string }) =>
+  `${last.url}: gave up after ${PAGE_TRIES} tries; the last: ${last.problem}`;
+
 /**
  * One page of a pull: asks for it (trying again on 429, 5xx and broken
- * connections), stages its rows and returns the position after it. Rejects
- * are reported once the page is read whole, so a page tried again reports
- * none twice.
+ * connections, waiting in between), stages its rows and returns the
+ * position after it.
  */
 export async function pullPage(
   db: Db,
@@ -165,59 +243,14 @@ export async function pullPage(
   position: PullPosition,
   options: PullOptions = {},
 ): Promise<PullPosition> {
-  const table = source.tables[position.table];
-  if (!table) return position;
-  const doFetch = options.fetch ?? fetch;
   const sleep = options.sleep ?? wait;
-  const url = pageUrl(source, position, options);
-  const size = pageSizeOf(options);
-  const file = datasetUrl(source, position.table, options.portal);
-  const headers: Record<string, string> = { accept: "application/json" };
-  if (options.appToken) headers["X-App-Token"] = options.appToken;
-  let problem = "";
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    let waitMs = Math.min(60_000, 1000 * 2 ** (attempt - 1));
-    try {
-      const res = await doFetch(url, { headers });
-      if (res.ok && res.body) {
-        const rejects: Reject[] = [];
-        const counts = await stageReads(db, source, sodaJsonRows(res.body), {
-          file,
-          table,
-          lineOf: (_, i) => position.offset + i + 1,
-          now: options.now,
-          maxParams: options.maxParams,
-          groupSize: options.groupSize,
-          onReject: (r) => void rejects.push(r),
-        });
-        for (const r of rejects) await options.onReject?.(r);
-        await advanceThrough(db, source, counts.newest);
-        const short = counts.rows < size;
-        return {
-          ...position,
-          startedAt: position.startedAt ?? portalTime(res) ?? (options.now ?? new Date()).toISOString(),
-          table: short ? position.table + 1 : position.table,
-          offset: short ? 0 : position.offset + size,
-          pages: position.pages + 1,
-          counts: addCounts(position.counts, counts),
-        };
-      }
-      const message = await messageOf(res);
-      problem = `HTTP ${res.status}${message ? `: ${message}` : ""}`;
-      if (res.status !== 429 && res.status < 500) throw new PullError(`${url}: ${problem}`);
-      waitMs = retryAfter(res.headers.get("retry-after"), Date.now()) ?? waitMs;
-    } catch (err) {
-      if (err instanceof PullError) throw err;
-      // A connection refused or broken, or an answer cut short: tried again.
-      problem = (err as Error).message;
-    }
-    if (attempt < ATTEMPTS) {
-      const ms = Math.min(waitMs, MAX_WAIT_MS);
-      options.onRetry?.(`${url}: ${problem}`, ms);
-      await sleep(ms);
-    }
+  for (let attempt = 1; ; attempt++) {
+    const tried = await tryPage(db, source, position, attempt, options);
+    if ("position" in tried) return tried.position;
+    if (attempt >= PAGE_TRIES) throw new PullError(gaveUp(tried));
+    options.onRetry?.(`${tried.url}: ${tried.problem}`, tried.waitMs);
+    await sleep(tried.waitMs);
   }
-  throw new PullError(`${url}: gave up after ${ATTEMPTS} tries; the last: ${problem}`);
 }
 
 /** What a source's pulls have recorded (source_pulls), or none yet. */
@@ -228,6 +261,8 @@ export async function pullState(db: Db, source: Source) {
     changedSince: row?.changedSince ?? null,
     pulledAt: row?.pulledAt ?? null,
     position: row?.position ? (JSON.parse(row.position) as PullPosition) : null,
+    /** The position as saved (a Workflow's claim compares it: src/platform/pullSource.ts). */
+    positionText: row?.position ?? null,
   };
 }
 
@@ -242,6 +277,8 @@ export async function savePosition(db: Db, source: Source, position: PullPositio
 
 /** What a pull read and loaded, as saved with it. */
 export interface PullSummary {
+  /** The Workflow instance that ran it, if one did. */
+  by?: string;
   rows: StageCounts;
   pages: number;
   filings: ImportSummary;
