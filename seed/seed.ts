@@ -22,9 +22,8 @@ import { parseArgs } from "node:util";
 import { beginBulkLoad, endBulkLoad, finishBulkWrite, writeShardedFilings } from "../scripts/bulk/load.ts";
 import { localD1Database, openLocalD1File } from "../scripts/localD1.ts";
 import { localFiles, shardConfig } from "../scripts/shardConfig.ts";
-import { upsertFilings } from "../src/db/load.ts";
+import { recordLoad, upsertFilings } from "../src/db/load.ts";
 import { shardOf } from "../src/db/shards.ts";
-import { isoSeconds } from "../src/domain/time.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { generateDelta, generatedCount, generateFilings } from "./generate.ts";
 import { putLocalKey } from "./localKv.ts";
@@ -51,6 +50,8 @@ const TABLES = [
   "changes",
   "change_marks",
   "state_loads",
+  "state_backfills",
+  "state_summaries",
   "feed_loads",
 ];
 
@@ -134,16 +135,12 @@ if (values["if-empty"] && existing > 0) {
   console.log(`\n  filings written (${phase()}); building indexes, debtor aggregates and running totals...`);
   for (const [shard, db] of shards) {
     finishBulkWrite(db);
-    // Every shard records the load, as an import does: its data_loaded_at.
-    db.prepare("insert into data_loads (source, loaded_at, filings) values (?, ?, ?)").run(
-      source,
-      isoSeconds(Date.now()),
-      total,
-    );
-    // Each state it holds was loaded now (GET /states); generated data states no office date.
-    db.prepare(
-      "insert or replace into state_loads (state, last_loaded_at, office_through) select place, unixepoch(), null from facet_counts where scope = 's' and name = '' and facet = '*'",
-    ).run();
+    // Every shard records the load, as an import does: its data_loaded_at, and
+    // each state it holds loaded now (GET /states), with no office date.
+    const held = db.prepare("select place from facet_counts where scope = 's' and name = '' and facet = '*'").all() as {
+      place: string;
+    }[];
+    await recordLoad(localD1Database(db), source, total, new Date(), new Map(held.map((s) => [s.place, null])));
     endBulkLoad(db);
     db.exec("pragma wal_checkpoint(truncate)");
     const megabytes = (statSync(db.location()!).size / 1_048_576).toFixed(0);

@@ -19,12 +19,20 @@
 
 import { and, eq, inArray, isNull, notExists, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable, union } from "drizzle-orm/sqlite-core";
 import { type ChangeRow, changeStatements, changesOf } from "../changes/record.ts";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { packedAddressKeys } from "./encodings.ts";
-import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
+import {
+  ANY_FACET,
+  type FacetDay,
+  type FilingRecord,
+  type FilingRows,
+  facetDayRows,
+  soundKeyRows,
+  toRows,
+} from "./records.ts";
 import {
   type Amendment,
   amendments,
@@ -43,7 +51,9 @@ import {
   pendingAmendments,
   type SecuredParty,
   securedParties,
+  stateBackfills,
   stateLoads,
+  stateSummaries,
 } from "./schema.ts";
 import { soundKeyStatements } from "./soundKeys.ts";
 
@@ -148,6 +158,72 @@ export function queueKeyStatements(db: Db, keys: string[], maxParams = D1_MAX_PA
 function queuedKeys(db: Db, limit?: number) {
   const keys = db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh);
   return limit === undefined ? keys : keys.orderBy(debtorsToRefresh.nameKey).limit(limit);
+}
+
+/**
+ * Rewrites the state_summaries rows (schema.ts) of `states`: those given,
+ * those whose filings a load has just counted (their "s" facets are stale:
+ * before the running totals are refreshed), or every state the shard has
+ * counted, loaded or begun to backfill. One statement, a few rows a state.
+ */
+export function stateSummaryStatement(db: Db, states: string[] | "counted" | "all"): Statement {
+  const f = facetCounts;
+  const stateOf = (column: SQLiteColumn | SQL) => sql<string>`${column}`.as("state");
+  const totals = db
+    .select({ state: stateOf(f.place) })
+    .from(f)
+    .where(and(eq(f.scope, "s"), eq(f.name, ""), eq(f.facet, ANY_FACET)));
+  const chosen = (
+    states === "counted"
+      ? db
+          .selectDistinct({ state: stateOf(facetDays.place) })
+          .from(facetDays)
+          .where(and(eq(facetDays.scope, "s"), isNull(facetDays.running)))
+      : states === "all"
+        ? union(
+            totals,
+            db.select({ state: stateOf(stateLoads.state) }).from(stateLoads),
+            db.select({ state: stateOf(stateBackfills.state) }).from(stateBackfills),
+          )
+        : db.select({ state: stateOf(sql`value`) }).from(sql`json_each(${JSON.stringify(states)})`)
+  ).as("chosen");
+  const state = sql<string>`"chosen"."state"`;
+  return db
+    .insert(stateSummaries)
+    .select(
+      db
+        .select({
+          state: state.as("state"),
+          filings:
+            sql<number>`coalesce((select ${f.filings} from ${f} where ${f.scope} = 's' and ${f.place} = ${state} and ${f.name} = '' and ${f.facet} = ${ANY_FACET}), 0)`.as(
+              "filings",
+            ),
+          newestFiledAt:
+            sql<number>`(select max(${filings.filedAt}) from ${filings} where ${filings.state} = ${state})`.as(
+              "newest_filed_at",
+            ),
+          lastLoadedAt: stateLoads.lastLoadedAt,
+          officeThrough: stateLoads.officeThrough,
+          backfillBeganAt: stateBackfills.beganAt,
+          backfillCompletedAt: stateBackfills.completedAt,
+        })
+        .from(chosen)
+        .leftJoin(stateLoads, eq(stateLoads.state, state))
+        .leftJoin(stateBackfills, eq(stateBackfills.state, state))
+        // The WHERE also keeps SQLite from reading the upsert's ON as a join's.
+        .where(sql`true`),
+    )
+    .onConflictDoUpdate({
+      target: stateSummaries.state,
+      set: {
+        filings: sql`excluded.filings`,
+        newestFiledAt: sql`excluded.newest_filed_at`,
+        lastLoadedAt: sql`excluded.last_loaded_at`,
+        officeThrough: sql`excluded.office_through`,
+        backfillBeganAt: sql`excluded.backfill_began_at`,
+        backfillCompletedAt: sql`excluded.backfill_completed_at`,
+      },
+    });
 }
 
 /**
@@ -276,6 +352,8 @@ export function refreshStatements(db: Db, { all = false, limit }: { all?: boolea
         ),
       ),
     db.delete(facetDays).where(and(isNull(facetDays.running), eq(facetDays.filings, 0))),
+    // The summaries of the states just counted, while their facets are still marked stale.
+    stateSummaryStatement(db, all ? "all" : "counted"),
     // Running totals of every facet with a stale day, in one pass: each
     // day's filings and those of every later day (schema.ts, facetDays).
     db.run(sql`
@@ -400,6 +478,7 @@ export async function recordLoad(
           },
         }),
     ),
+    stateSummaryStatement(db, [...states.keys()]),
   ]);
 }
 

@@ -542,6 +542,25 @@ export const stateBackfills = sqliteTable("state_backfills", {
   source: text().notNull(),
 });
 
+/**
+ * What GET /states shows of each state a shard holds, one row a state, so
+ * the list reads a row per state (and one for its live filings today, from
+ * its "x" facets) instead of counting anything per request. A copy, kept by
+ * the loaders (src/db/load.ts, stateSummaryStatement) in the transaction
+ * that changes what it copies: the state's "*" facet total and newest
+ * filing when its filings are written, state_loads when a load is
+ * recorded, state_backfills when a backfill begins or completes.
+ */
+export const stateSummaries = sqliteTable("state_summaries", {
+  state: text().primaryKey(),
+  filings: integer().notNull(),
+  newestFiledAt: instant(),
+  lastLoadedAt: instant(),
+  officeThrough: day(),
+  backfillBeganAt: instant(),
+  backfillCompletedAt: instant(),
+});
+
 /** One row per data load; the newest is `data_source_last_updated`. */
 export const dataLoads = sqliteTable(
   "data_loads",
