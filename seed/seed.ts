@@ -6,6 +6,7 @@
  *   npm run seed                        # 20,000 filings, replacing local data
  *   npm run seed -- --filings 1000000   # a million, for benchmarks
  *   npm run seed -- --seed 7            # other (still deterministic) data
+ *   npm run seed -- --filings 5000000 --state CA   # every filing in one state
  *
  * With --if-empty (used by `npm start`) it leaves existing data alone.
  * With --persist-to DIR it seeds that wrangler state directory (as
@@ -24,6 +25,7 @@ import { localD1Database, openLocalD1File } from "../scripts/localD1.ts";
 import { localFiles, shardConfig } from "../scripts/shardConfig.ts";
 import { recordLoad, upsertFilings } from "../src/db/load.ts";
 import { shardOf } from "../src/db/shards.ts";
+import { isStateCode } from "../src/domain/states.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { generateDelta, generatedCount, generateFilings } from "./generate.ts";
 import { putLocalKey } from "./localKv.ts";
@@ -62,14 +64,19 @@ const { values } = parseArgs({
     "if-empty": { type: "boolean", default: false },
     "persist-to": { type: "string" },
     out: { type: "string" },
+    state: { type: "string" },
   },
 });
 const count = Number(values.filings);
 const seed = Number(values.seed);
-if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed)) {
-  console.error("usage: npm run seed -- [--filings N] [--seed N] [--if-empty | --out FILE] [--persist-to DIR]");
+const state = values.state?.toUpperCase();
+if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || (state !== undefined && !isStateCode(state))) {
+  console.error(
+    "usage: npm run seed -- [--filings N] [--seed N] [--state XX] [--if-empty | --out FILE] [--persist-to DIR]",
+  );
   process.exit(2);
 }
+const generating = { filings: count, seed, state };
 
 if (values.out) {
   const started = Date.now();
@@ -78,7 +85,7 @@ if (values.out) {
   let written = 0;
   const total = generatedCount(count);
   const report = progressReporter(total);
-  for (const record of generateFilings({ filings: count, seed, now: started })) {
+  for (const record of generateFilings({ ...generating, now: started })) {
     if (!out.write(`${JSON.stringify(lienLine(record, today))}\n`)) await once(out, "drain");
     written += 1;
     if (written % 1000 === 0 || written === total) report(written);
@@ -111,9 +118,9 @@ if (values["if-empty"] && existing > 0) {
   const started = Date.now();
   const total = generatedCount(count);
   console.log(
-    `Seeding ${total.toLocaleString()} filings (${count.toLocaleString()} generated and ${(total - count).toLocaleString()} shaped like office data; seed ${seed}) into ${shards.size === 1 ? "the local D1 database" : `${shards.size} local D1 shards`}...`,
+    `Seeding ${total.toLocaleString()} filings (${count.toLocaleString()} generated and ${(total - count).toLocaleString()} shaped like office data; seed ${seed}${state ? `, every one in ${state}` : ""}) into ${shards.size === 1 ? "the local D1 database" : `${shards.size} local D1 shards`}...`,
   );
-  const source = `seed --filings ${count} --seed ${seed}`;
+  const source = `seed --filings ${count} --seed ${seed}${state ? ` --state ${state}` : ""}`;
   for (const db of shards.values()) {
     db.exec("begin");
     for (const table of TABLES) db.exec(`delete from ${table}`);
@@ -127,7 +134,7 @@ if (values["if-empty"] && existing > 0) {
   writeShardedFilings(
     shards,
     (state) => shardOf(config.layout, state),
-    generateFilings({ filings: count, seed, now: started }),
+    generateFilings({ ...generating, now: started }),
     progressReporter(total),
     started,
   );
@@ -147,7 +154,7 @@ if (values["if-empty"] && existing > 0) {
     console.log(`  ${shard}: ${rowsOf(db, "filings").toLocaleString()} filings, ${megabytes} MB (${phase()})`);
   }
   // A day's delta over the backfill (seed/generate.ts): the change feed's first changes.
-  const delta = [...generateDelta({ filings: count, seed, now: started })];
+  const delta = [...generateDelta({ ...generating, now: started })];
   let changed = 0;
   for (const [shard, db] of shards) {
     const mine = delta.filter((r) => shardOf(config.layout, r.state) === shard);
