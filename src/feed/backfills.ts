@@ -15,7 +15,7 @@
  * completes the backfill, and from then on the state's loads record
  * changes.
  */
-import { and, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
 import { stateSummaryStatement } from "../db/load.ts";
 import { filings, stateBackfills } from "../db/schema.ts";
@@ -33,18 +33,26 @@ export class BackfillRefused extends Error {
 interface StateFacts {
   state: string;
   held: number;
-  began: number | null;
-  completed: number | null;
+  began: string | null;
+  completed: string | null;
 }
 
-/** Whether each of `states` holds a filing in `db`, and its backfill: one statement, one seek each. */
+/**
+ * Whether each of `states` holds a filing in `db`, and its backfill: one
+ * statement, one seek each. A query builder's, so every driver (D1's, the
+ * local node:sqlite one, whose raw rows are arrays) gives its rows by name.
+ */
 async function factsOf(db: Db, states: string[]): Promise<StateFacts[]> {
-  return db.all<StateFacts>(sql`
-    select s.value as state,
-      exists (select 1 from ${filings} where ${filings.state} = s.value) as held,
-      b.began_at as began, b.completed_at as completed
-    from json_each(${JSON.stringify(states)}) s
-    left join ${stateBackfills} b on b.state = s.value`);
+  const value = sql<string>`s.value`;
+  return db
+    .select({
+      state: value,
+      held: sql<number>`exists (select 1 from ${filings} where ${filings.state} = s.value)`,
+      began: stateBackfills.beganAt,
+      completed: stateBackfills.completedAt,
+    })
+    .from(sql`json_each(${JSON.stringify(states)}) s`)
+    .leftJoin(stateBackfills, eq(stateBackfills.state, value));
 }
 
 /** The decisions of one load, state by state. */
