@@ -184,7 +184,7 @@ const picks: DataPicks = {
   ).map((r) => r.zip5),
   lenders: top<{ words: string; state: string }>(
     3,
-    "select name_words as words, filing_state as state, count(*) as count from secured_parties where filing_state = ? group by name_words order by count desc limit 3",
+    "select n.words as words, s.filing_state as state, count(*) as count from secured_parties s join lender_names n on n.id = s.name_id where s.filing_state = ? group by n.words order by count desc limit 3",
     [states[0] ?? "CA"],
     (r) => r.words,
   ).map((r) => ({ name: r.words.split(" ").slice(0, 2).join(" "), state: r.state })),

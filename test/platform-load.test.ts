@@ -53,10 +53,17 @@ const FILES: [string, string][] = [
  */
 const READ: Record<string, string> = {
   filings:
-    "select id, state, number, filed_at, kind, lapse_date, lapse_source, office_lapse_date, collateral, filing_office, terminated_at from filings",
+    "select id, state, number, filed_at, kind, lapse_date, lapse_source, office_lapse_date, collateral, filing_office, terminated_at, (select json_group_array(json_array(l.type, l.name, l.category, l.street1, l.street2, l.city, l.state, l.zip, l.country)) from json_each(filings.lenders) j join lenders l on l.id = j.value) as lenders from filings",
   changes: "select state, type, filing_id, amendment, amendment_kind, changed_fields, occurred_at from changes",
   state_loads: "select state, office_through from state_loads",
   state_backfills: "select state, completed_at is not null as completed from state_backfills",
+  state_summaries:
+    "select state, filings, newest_filed_at, office_through, backfill_began_at is not null as began, backfill_completed_at is not null as completed from state_summaries",
+  // Names and lenders by what they hold: ids follow the order a load first met them.
+  lender_names: "select words from lender_names",
+  lenders: "select type, name, category, street1, street2, city, state, zip, country from lenders",
+  secured_parties:
+    "select filing_id, position, (select words from lender_names where id = name_id) as words, filing_state, filed_at, filing_number, lapses_on, debtor_types from secured_parties",
 };
 
 /**

@@ -24,7 +24,15 @@
  * those changes with their filings.
  */
 import { and, eq, gt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { changeMarks, changes, dataLoads, debtorParties, securedParties, stateLoads } from "../db/schema.ts";
+import {
+  changeMarks,
+  changes,
+  dataLoads,
+  debtorParties,
+  lenderNames,
+  securedParties,
+  stateLoads,
+} from "../db/schema.ts";
 import { CHANGE_TYPES, type ChangeType } from "../domain/kinds.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
 import { type Db, type Holes, template } from "../queries/db.ts";
@@ -174,7 +182,7 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
   }
   if (form.secured) {
     parties.push(
-      sql`exists (select 1 from ${securedParties} where ${securedParties.filingId} = w.filing_id and ${securedParties.nameWords} >= ${v.from} and ${securedParties.nameWords} < ${v.to})`,
+      sql`exists (select 1 from ${securedParties} join ${lenderNames} on ${lenderNames.id} = ${securedParties.nameId} where ${securedParties.filingId} = w.filing_id and ${lenderNames.words} >= ${v.from} and ${lenderNames.words} < ${v.to})`,
     );
   }
   const matching = parties.length > 0 ? sql`where ${sql.join(parties, sql` and `)}` : sql``;

@@ -24,6 +24,7 @@ import { type ChangeRow, changeStatements, changesOf } from "../changes/record.t
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { packedAddressKeys } from "./encodings.ts";
+import { type LenderRefs, lenderStatements, lookedUp, securedPartiesWhere, securedRow } from "./lenders.ts";
 import {
   ANY_FACET,
   type FacetDay,
@@ -75,19 +76,29 @@ export function facetCutoffDay(now: Date | number): string {
   return recentWindowStart(now).slice(0, 10);
 }
 
-/** The rows `rows` add to each table: the filings, their parties and amendments. */
-export function tableRows(rows: FilingRows[]) {
+/**
+ * The rows `rows` add to each table: the filings (each with its list of
+ * lenders), their parties and amendments; names and lenders referred to
+ * as `refs` says (src/db/lenders.ts), after lenderStatements wrote them.
+ */
+export function tableRows(rows: FilingRows[], refs: LenderRefs = lookedUp) {
   return [
-    { table: filings, rows: rows.map((r) => r.filing) },
+    { table: filings, rows: rows.map((r) => ({ ...r.filing, lenders: refs.lenders(r.securedParties) })) },
     { table: debtorParties, rows: rows.flatMap((r) => r.debtors) },
-    { table: securedParties, rows: rows.flatMap((r) => r.securedParties) },
+    { table: securedParties, rows: rows.flatMap((r) => r.securedParties.map((s) => securedRow(s, refs))) },
     { table: amendments, rows: rows.flatMap((r) => r.amendments) },
   ] as const;
 }
 
-/** Multi-row INSERTs of tableRows(`rows`), each within `maxParams` bound parameters. */
+/** The lenders `rows` name, then multi-row INSERTs of tableRows(`rows`), each within `maxParams` bound parameters. */
 function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
-  return tableRows(rows).flatMap((set) => insertChunks(db, set.table, set.rows, maxParams));
+  return [
+    ...lenderStatements(
+      db,
+      rows.flatMap((r) => r.securedParties),
+    ),
+    ...tableRows(rows).flatMap((set) => insertChunks(db, set.table, set.rows, maxParams)),
+  ];
 }
 
 function insertChunks<T extends SQLiteTable>(
@@ -503,11 +514,7 @@ export function storedFilingStatements(db: Db, numbers: string[]) {
       .from(debtorParties)
       .where(inArray(debtorParties.filingId, ids))
       .orderBy(debtorParties.filingId, debtorParties.position),
-    db
-      .select()
-      .from(securedParties)
-      .where(inArray(securedParties.filingId, ids))
-      .orderBy(securedParties.filingId, securedParties.position),
+    securedPartiesWhere(db, inArray(securedParties.filingId, ids)),
     db
       .select()
       .from(amendments)
@@ -518,12 +525,12 @@ export function storedFilingStatements(db: Db, numbers: string[]) {
 
 /** The answers of storedFilingStatements, as each stored filing's rows. */
 export function storedRows(
-  stored: Filing[],
+  stored: (Filing & { lenders?: string })[],
   debtors: DebtorParty[],
   secured: SecuredParty[],
   changes: Amendment[],
 ): FilingRows[] {
-  return stored.map((filing) => ({
+  return stored.map(({ lenders: _, ...filing }) => ({
     filing,
     debtors: debtors.filter((d) => d.filingId === filing.id),
     securedParties: secured.filter((s) => s.filingId === filing.id),
@@ -571,15 +578,16 @@ function newFilingIds(fresh: number) {
   };
 }
 
-/** The rows `rows` add to each table, with new filings named as newFilingIds says. */
+/** The rows `rows` add to each table (tableRows), with new filings named as newFilingIds says. */
 function placedRows(rows: FilingRows[], fresh: number) {
   const ids = newFilingIds(fresh);
   const child = <T extends { filingId: number }>(row: T) => ({ ...row, filingId: ids.ref(row.filingId) });
+  const [filed, debtors, secured, amended] = tableRows(rows);
   return [
-    { table: filings, rows: rows.map((r) => ({ ...r.filing, id: ids.own(r.filing.id) })) },
-    { table: debtorParties, rows: rows.flatMap((r) => r.debtors.map(child)) },
-    { table: securedParties, rows: rows.flatMap((r) => r.securedParties.map(child)) },
-    { table: amendments, rows: rows.flatMap((r) => r.amendments.map(child)) },
+    { table: filed.table, rows: filed.rows.map((r) => ({ ...r, id: ids.own(r.id) })) },
+    { table: debtors.table, rows: debtors.rows.map(child) },
+    { table: secured.table, rows: secured.rows.map(child) },
+    { table: amended.table, rows: amended.rows.map(child) },
   ] as const;
 }
 
@@ -723,6 +731,10 @@ async function upsertGroup(
           ),
         ]
       : []),
+    ...lenderStatements(
+      db,
+      added.flatMap((r) => r.securedParties),
+    ),
     ...placedRows(added, newRows.length).flatMap((set) => insertChunks(db, set.table, set.rows, D1_MAX_PARAMS)),
     ...changeStatements(db, changed, D1_MAX_PARAMS, ids.ref),
     ...facetStatements(db, [...facetDayRows(removed, cutoff, -1), ...facetDayRows(added, cutoff)]),

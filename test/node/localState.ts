@@ -54,12 +54,16 @@ export function tablesOf(stateDir: string): Record<string, unknown[]> {
 }
 
 /** Statements reading a table with the loader's ids replaced by what they stand for. */
+const LENDER = "l.type, l.name, l.category, l.street1, l.street2, l.city, l.state, l.zip, l.country";
 const BY_NATURAL_KEY: Record<string, string> = {
-  filings: "select * from filings",
+  // A filing's lenders by their details, names by their words: ids follow the order a load first met them.
+  filings: `select f.*, (select json_group_array(json_array(${LENDER})) from json_each(f.lenders) j join lenders l on l.id = j.value) as lender_details from filings f`,
+  lenders: `select ${LENDER} from lenders l`,
+  lender_names: "select words from lender_names",
   debtor_parties:
     "select f.state || ' ' || f.number as filing, p.* from debtor_parties p join filings f on f.id = p.filing_id",
   secured_parties:
-    "select f.state || ' ' || f.number as filing, p.* from secured_parties p join filings f on f.id = p.filing_id",
+    "select f.state || ' ' || f.number as filing, n.words, p.* from secured_parties p join filings f on f.id = p.filing_id join lender_names n on n.id = p.name_id",
   amendments: "select f.state || ' ' || f.number as filing, a.* from amendments a join filings f on f.id = a.filing_id",
   // A row packs sound key, state and debtor_names id into one 63-bit integer: compare the debtor it names.
   debtor_sound_keys: `select k.id >> ${NAME_ID_BITS} as keyAndState, n.name_key as debtor, n.state
@@ -68,8 +72,11 @@ const BY_NATURAL_KEY: Record<string, string> = {
   changes: `select f.state || ' ' || f.number as filing, c.type, c.amendment, c.amendment_kind, c.changed_fields, c.occurred_at
     from changes c join filings f on f.id = c.filing_id`,
   state_loads: "select state, office_through from state_loads",
+  // When a load ran is the clock's: whether the backfill began and ended is the data's.
+  state_summaries:
+    "select state, filings, newest_filed_at, office_through, backfill_began_at is not null as began, backfill_completed_at is not null as completed from state_summaries",
 };
-const ASSIGNED_IDS = new Set(["id", "filing_id"]);
+const ASSIGNED_IDS = new Set(["id", "filing_id", "name_id", "lenders"]);
 
 function shardTablesOf(path: string): Record<string, unknown[]> {
   const db = new DatabaseSync(path, { readOnly: true });

@@ -118,8 +118,8 @@ function loadedNow(): DatabaseSync {
 const all = (db: DatabaseSync, query: string) => db.prepare(query).all();
 
 /**
- * Every stored table, in key order; debtor_names without its ids (a name
- * new to a database gets the next one), and sound keys as the key, state
+ * Every stored table, in key order; debtor_names and secured parties' names
+ * without their ids (a name new to a database gets the next one), and sound keys as the key, state
  * and debtor each row files a name under (rows pointing at no name match
  * nothing, and are left out).
  */
@@ -127,7 +127,12 @@ function tables(db: DatabaseSync) {
   return {
     filings: all(db, "select * from filings order by id"),
     debtorParties: all(db, "select * from debtor_parties order by filing_id, position"),
-    securedParties: all(db, "select * from secured_parties order by filing_id, position"),
+    // A lender's name by its words: a name new to a database gets the next id.
+    securedParties: all(
+      db,
+      "select filing_id, position, (select words from lender_names where id = name_id) as words, filing_state, filed_at, filing_number, lapses_on, debtor_types from secured_parties order by filing_id, position",
+    ),
+    lenders: all(db, "select * from lenders order by id"),
     amendments: all(db, "select * from amendments order by filing_id, position"),
     facets: facetRows(db),
     debtorNames: all(
