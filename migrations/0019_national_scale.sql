@@ -31,6 +31,9 @@ CREATE TABLE `state_summaries` (
 -- Each lender's name and published details once (src/db/schema.ts, lender_names and lenders), from the
 -- stored secured parties; each filing lists its lenders, in order (filings.lenders).
 INSERT INTO `lender_names` (`words`) SELECT DISTINCT `name_words` FROM `secured_parties` ORDER BY 1;--> statement-breakpoint
+-- A lender facet holds its name's id (facet_counts.ref), which a lender search walks from.
+ALTER TABLE `facet_counts` ADD `ref` integer;--> statement-breakpoint
+UPDATE `facet_counts` SET `ref` = (SELECT `id` FROM `lender_names` WHERE `words` = `facet_counts`.`name`) WHERE `scope` = 'l';--> statement-breakpoint
 INSERT INTO `lenders` (`type`, `name`, `category`, `street1`, `street2`, `city`, `state`, `zip`, `country`)
 SELECT DISTINCT `type`, `name`, `category`, `street1`, `street2`, `city`, `state`, `zip`, `country` FROM `secured_parties`;--> statement-breakpoint
 ALTER TABLE `filings` ADD `lenders` text DEFAULT '[]' NOT NULL;--> statement-breakpoint

@@ -346,20 +346,39 @@ interface Reading {
   cpuMs: number;
 }
 
-/**
- * Half a second for the requests still in flight when autocannon stopped:
- * the service and the replay share the D1 files, and two workerd processes
- * reading one local D1 at once fail with SQLITE_BUSY, so one server is
- * driven at a time.
- */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `run` with the workerd CPU time of `dev` (a wrangler dev process, when given) per request it answered. */
+/**
+ * Waits out the requests still in flight when autocannon stopped: the
+ * service and the replay share the D1 files, and two workerd processes
+ * reading one local D1 at once fail with SQLITE_BUSY, so one server is
+ * driven at a time. Half a second, and for a `wrangler dev` until its
+ * workerd has been idle for a fifth of a second (at most 5 s more): on a
+ * busy machine, and with the rounds switching servers often, half a second
+ * was not always enough.
+ */
+async function settle(dev: ChildProcess | null = null): Promise<void> {
+  await pause(500);
+  if (!dev) return;
+  let last = workerdCpuMs(dev.pid ?? 0);
+  for (let waited = 0; waited < 5_000; waited += 200) {
+    await pause(200);
+    const now = workerdCpuMs(dev.pid ?? 0);
+    if (now - last < 5) return;
+    last = now;
+  }
+}
+
+/**
+ * `run` with the workerd CPU time of `dev` (a wrangler dev process, when
+ * given) per request it answered, read once the server is idle again, so
+ * the work of the requests in flight at the end is counted with them.
+ */
 async function metered(dev: ChildProcess | null, run: () => Promise<autocannon.Result>): Promise<Reading> {
   const cpuBefore = dev ? workerdCpuMs(dev.pid ?? 0) : 0;
   const result = await run();
+  await settle(dev);
   const cpuMs = dev ? (workerdCpuMs(dev.pid ?? 0) - cpuBefore) / Math.max(1, result.requests.total) : Number.NaN;
-  await settle();
   return { result, cpuMs };
 }
 
@@ -665,11 +684,11 @@ try {
   if (put.status !== 204) throw new Error(`bench/replay refused the statements: ${put.status}`);
   // Warm the three Workers, then the ceiling's first reading.
   await autocannon({ url: `${CEILING}/`, connections: CONNECTIONS, duration: 2 });
-  await settle();
+  await settle(ceiling);
   await drive(BASE, allPaths, { "x-api-key": key });
-  await settle();
+  await settle(server);
   await drive(REPLAY, allPaths, {});
-  await settle();
+  await settle(replay);
   for (const { endpoint, access, paths } of MIX) {
     const headers: Record<string, string> = access === "key" ? { "x-api-key": key } : {};
     const results = probes.get(endpoint) ?? [];

@@ -81,10 +81,10 @@ const LENDER_BOUND = 100;
 /**
  * Page-1 rows read under the broad prefix: the merge pays a row for each
  * lender key (name and debtor-type set) the prefix covers, here 18, and
- * two for each key of the borrower type asked for (its name's id and its
- * newest entry: src/queries/lenders.ts), on top of the page.
+ * another for each key of the borrower type asked for
+ * (src/queries/lenders.ts), on top of the page.
  */
-const BROAD_LENDER_BOUND = 133;
+const BROAD_LENDER_BOUND = 115;
 
 let run = 0;
 /**

@@ -61,6 +61,8 @@ const READ: Record<string, string> = {
     "select state, filings, newest_filed_at, office_through, backfill_began_at is not null as began, backfill_completed_at is not null as completed from state_summaries",
   // Names and lenders by what they hold: ids follow the order a load first met them.
   lender_names: "select words from lender_names",
+  facet_counts:
+    "select scope, place, name, facet, filings, (select words from lender_names where id = ref) as ref from facet_counts",
   lenders: "select type, name, category, street1, street2, city, state, zip, country from lenders",
   secured_parties:
     "select filing_id, position, (select words from lender_names where id = name_id) as words, filing_state, filed_at, filing_number, lapses_on, debtor_types from secured_parties",

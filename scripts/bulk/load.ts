@@ -166,8 +166,13 @@ export function writeFilingRows(
 ): number {
   return inTransaction(db, () => {
     let written = 0;
-    for (const set of tableRows(rows, lenderRefs(db, rows))) written += insertRows(db, prepared, set);
-    written += runAll(db, prepared, facetStatements(builder, facetDayRows(rows, cutoffDay), MAX_PARAMS));
+    const refs = lenderRefs(db, rows);
+    for (const set of tableRows(rows, refs)) written += insertRows(db, prepared, set);
+    written += runAll(
+      db,
+      prepared,
+      facetStatements(builder, facetDayRows(rows, cutoffDay), MAX_PARAMS, (words) => refs.nameId(words)),
+    );
     return written;
   });
 }

@@ -113,8 +113,21 @@ function insertChunks<T extends SQLiteTable>(
   return chunk(rows, Math.floor(maxParams / perRow)).map((part) => db.insert(table).values(part));
 }
 
+/**
+ * A lender facet's name id (facet_counts.ref): looked up by the statement
+ * that writes it, after the batch wrote the names (lenderStatements), or
+ * known already (a bulk load's, scripts/bulk/).
+ */
+export type NameIdOf = (words: string) => number | SQL;
+const lookedUpName: NameIdOf = (words) => lookedUp.nameId(words);
+
 /** Adds `days` (signed counts) to facet_days and facet_counts, marking running totals stale. */
-export function facetStatements(db: Db, days: FacetDay[], maxParams = D1_MAX_PARAMS): Statement[] {
+export function facetStatements(
+  db: Db,
+  days: FacetDay[],
+  maxParams = D1_MAX_PARAMS,
+  nameIdOf: NameIdOf = lookedUpName,
+): Statement[] {
   const statements: Statement[] = [];
   for (const part of chunk(days, Math.floor(maxParams / 7))) {
     statements.push(
@@ -127,21 +140,28 @@ export function facetStatements(db: Db, days: FacetDay[], maxParams = D1_MAX_PAR
         }),
     );
   }
-  const totals = new Map<string, typeof facetCounts.$inferInsert>();
+  const totals = new Map<
+    string,
+    { scope: FacetDay["scope"]; place: string; name: string; facet: string; filings: number }
+  >();
   for (const d of days) {
     const id = [d.scope, d.place, d.name, d.facet].join("\u0000");
     const seen = totals.get(id);
     if (seen) seen.filings += d.filings;
     else totals.set(id, { scope: d.scope, place: d.place, name: d.name, facet: d.facet, filings: d.filings });
   }
-  for (const part of chunk([...totals.values()], Math.floor(maxParams / 5))) {
+  // Six values a row: a lender facet's name id is one more (looked up: its words bound once).
+  for (const part of chunk([...totals.values()], Math.floor(maxParams / 6))) {
     statements.push(
       db
         .insert(facetCounts)
-        .values(part)
+        .values(part.map((t) => ({ ...t, ref: t.scope === "l" ? nameIdOf(t.name) : null })))
         .onConflictDoUpdate({
           target: [facetCounts.scope, facetCounts.place, facetCounts.name, facetCounts.facet],
-          set: { filings: sql`${facetCounts.filings} + excluded.filings` },
+          set: {
+            filings: sql`${facetCounts.filings} + excluded.filings`,
+            ref: sql`coalesce(${facetCounts.ref}, excluded.ref)`,
+          },
         }),
     );
   }

@@ -143,7 +143,10 @@ async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Prom
     const queued = debtors
       .filter((d) => rekeyed.has(d.filingId))
       .flatMap((d) => [d.nameKey, debtorKey(d.name, d.type)]);
+    const renamed = newLenders.filter((s) => group.has(s.filingId)).map((s) => ({ ...s, nameWords: s.words }));
     const statements: Statement[] = [
+      // The new words' names first: the facets under them and each party refer to their ids.
+      ...lenderStatements(db, renamed),
       ...(await lenderFacetStatements(db, lenderFilings, cutoff)),
       ...newDebtors
         .filter((d) => group.has(d.filingId))
@@ -153,11 +156,6 @@ async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Prom
             .set({ nameKey: d.key })
             .where(and(eq(debtorParties.filingId, d.filingId), eq(debtorParties.position, d.position))),
         ),
-      // The new words' names first, then each party points at its own.
-      ...lenderStatements(
-        db,
-        newLenders.filter((s) => group.has(s.filingId)).map((s) => ({ ...s, nameWords: s.words })),
-      ),
       ...newLenders
         .filter((s) => group.has(s.filingId))
         .map((s) =>

@@ -399,9 +399,20 @@ const facetKey = {
   facet: text().notNull(),
 };
 
-export const facetCounts = sqliteTable("facet_counts", { ...facetKey, filings: integer().notNull() }, (t) => [
-  primaryKey({ columns: [t.scope, t.place, t.name, t.facet] }),
-]);
+export const facetCounts = sqliteTable(
+  "facet_counts",
+  {
+    ...facetKey,
+    filings: integer().notNull(),
+    /**
+     * A lender facet's ("l") name as its lender_names id, so that a lender
+     * search walks each name's index range from its facet without looking
+     * the name up (src/queries/lenders.ts); null for every other facet.
+     */
+    ref: integer(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.place, t.name, t.facet] })],
+);
 
 export const facetDays = sqliteTable(
   "facet_days",

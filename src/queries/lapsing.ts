@@ -22,7 +22,7 @@
  */
 import { and, eq, gt, gte, lt, type SQL, sql } from "drizzle-orm";
 import { INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
-import { debtorParties, facetCounts, facetDays, filings, lenderNames as names, securedParties } from "../db/schema.ts";
+import { debtorParties, facetCounts, facetDays, filings, securedParties } from "../db/schema.ts";
 import { securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
 import { arm, type CountedFilter, type FilingWithParties, type ListPosition, NAME_SLOTS } from "./filings.ts";
@@ -88,11 +88,11 @@ function liveBetween(state: string, from: string, to: string): SQL {
   return sql`${liveFrom(state, sql`${from}`)} - ${liveFrom(state, sql`date(${to}, '+1 day')`)}`;
 }
 
-/** The lender names of `state` under `name` (whole leading words), from its lender facets, in name order. */
+/** The lender names of `state` under `name` (whole leading words), from its lender facets, in name order, each with its id (ref). */
 function lenderNames(db: Db, state: string, name: string, after?: SQL) {
   const { from, to } = securedNameRange(name);
   return db
-    .selectDistinct({ name: facetCounts.name })
+    .selectDistinct({ name: facetCounts.name, ref: facetCounts.ref })
     .from(facetCounts)
     .where(
       and(
@@ -183,13 +183,13 @@ function lapseArms(db: Db, q: LapsingQuery): SQL[] {
           ),
         )
         .getSQL();
-    const slot = (i: number) => sql`(${lenderNames(db, q.state, lender).limit(1).offset(i)})`;
-    const idOf = (words: SQL) => sql`(select ${names.id} from ${names} where ${names.words} = ${words})`;
+    // The i-th name's words or id (its facets hold it: schema.ts, facetCounts.ref).
+    const slot = (i: number, column: "name" | "ref") =>
+      sql`(select ${sql.raw(column)} from (${lenderNames(db, q.state, lender).limit(1).offset(i)}))`;
+    const rest = lenderNames(db, q.state, lender, slot(NAME_SLOTS - 1, "name"));
     return [
-      ...Array.from({ length: NAME_SLOTS }, (_, i) => lenderArm(sql`${securedParties.nameId} = ${idOf(slot(i))}`)),
-      lenderArm(
-        sql`${securedParties.nameId} in (select ${names.id} from ${names} where ${names.words} in (${lenderNames(db, q.state, lender, slot(NAME_SLOTS - 1))}))`,
-      ),
+      ...Array.from({ length: NAME_SLOTS }, (_, i) => lenderArm(sql`${securedParties.nameId} = ${slot(i, "ref")}`)),
+      lenderArm(sql`${securedParties.nameId} in (select ref from (${rest}))`),
     ];
   }
   if (industries.length > 0) {

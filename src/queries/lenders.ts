@@ -29,7 +29,7 @@
  */
 import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { maskBit } from "../db/encodings.ts";
-import { facetCounts, filings, lenderNames, securedParties } from "../db/schema.ts";
+import { facetCounts, filings, securedParties } from "../db/schema.ts";
 import { PARTY_TYPES } from "../domain/kinds.ts";
 import { type Db, type Holes, template } from "./db.ts";
 import {
@@ -122,9 +122,9 @@ function lenderPageIds(f: PageForm, v: Holes<PageValues>): SQL {
   // A key's newest recent entry matching `after` (one index seek).
   const newestOf = (name: SQL, types: SQL, after?: SQL) =>
     sql`(select ${entry} from ${sp} where ${sp.filingState} = ${v.state} and ${sp.nameId} = ${name} and ${sp.debtorTypes} = ${types} and ${sp.filedAt} >= ${v.since}${after ? sql` and ${after}` : sql``} ${newestFirst})`;
-  // A key's name by its id (one seek), which its entries carry from then on.
+  // A key's name by its id, which its facet holds and its entries carry from then on.
   const newest = newestOf(
-    sql`(select ${lenderNames.id} from ${lenderNames} where ${lenderNames.words} = ${facetCounts.name})`,
+    sql`${facetCounts.ref}`,
     facetMask,
     below(sp.filedAt, sp.filingNumber, sp.filingId, f.below, v),
   );

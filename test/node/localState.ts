@@ -60,6 +60,8 @@ const BY_NATURAL_KEY: Record<string, string> = {
   filings: `select f.*, (select json_group_array(json_array(${LENDER})) from json_each(f.lenders) j join lenders l on l.id = j.value) as lender_details from filings f`,
   lenders: `select ${LENDER} from lenders l`,
   lender_names: "select words from lender_names",
+  facet_counts:
+    "select scope, place, name, facet, filings, (select words from lender_names where id = ref) as ref from facet_counts",
   debtor_parties:
     "select f.state || ' ' || f.number as filing, p.* from debtor_parties p join filings f on f.id = p.filing_id",
   secured_parties:
