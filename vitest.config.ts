@@ -17,6 +17,14 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
+        // workerd's --verbose log (the plugin's default) prints every error a
+        // Workflow step or instance ends with, and every one an RPC call
+        // returns, though the engine or caller handles it: sixty lines per run
+        // of the Workflow tests, whose faults are on purpose. A failing test
+        // still shows its assertion, its logs and a Workflow's error
+        // (test/platform-load.test.ts, ended); an unhandled rejection in a
+        // test is still reported by vitest.
+        verbose: false,
         miniflare: {
           bindings: { TEST_MIGRATIONS: migrations, ...vars },
           // Test-only databases (test/shard-equivalence.test.ts): a sixth
@@ -47,7 +55,8 @@ export default defineConfig(async () => {
       projects: [
         workers("workers"),
         workers("workers-1shard", { SHARD_STATES: {} }),
-        { test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node" } },
+        // Property tests of many cases and real processes take seconds on a busy 2-core machine.
+        { test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node", testTimeout: 60_000 } },
       ],
     },
   };

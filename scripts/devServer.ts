@@ -21,22 +21,27 @@ export async function unmeteredKey(label: string): Promise<string> {
  * `wrangler dev` on loopback, in its own process group (kill with -pid),
  * with its inspector on `inspectorPort` when given (see workerHeapBytes).
  * `extra` arguments (another Worker's `--config`, a `--persist-to`) follow
- * the shared flags; `env`, the environment it runs in.
+ * the shared flags; `env`, the environment it runs in. Its warnings and
+ * errors go to this process's stderr, or to `stderr` when given (tests pass
+ * console.error, so vitest shows them with a failing test only).
  */
 export function startDevServer(
   port: number,
   inspectorPort?: number,
   extra: string[] = [],
   env: NodeJS.ProcessEnv = process.env,
+  stderr?: (text: string) => void,
 ): ChildProcess {
   const inspector = inspectorPort ? ["--inspector-port", String(inspectorPort)] : [];
   const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", ...inspector, "--log-level", "warn", ...extra];
-  return spawn("wrangler", args, {
-    stdio: ["ignore", "ignore", "inherit"],
+  const server = spawn("wrangler", args, {
+    stdio: ["ignore", "ignore", stderr ? "pipe" : "inherit"],
     detached: true,
     // The Worker never reads request.cf: wrangler need not fetch its placeholder from the network.
     env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...env },
   });
+  if (stderr) server.stderr?.setEncoding("utf8").on("data", stderr);
+  return server;
 }
 
 /** A port free on loopback now, for a server started next. */

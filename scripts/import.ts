@@ -145,13 +145,15 @@ async function inProcess() {
   // Filings a file gives more than once are compared in their last version
   // only (src/feed/repeats.ts), which takes a first reading; it also names
   // the files' states, each decided (or refused) before anything is
-  // written. A bulk load compares nothing: it holds every repeat back anyway.
+  // written. A bulk load compares nothing (it holds every repeat back
+  // anyway) and backfills every state; but a CSV file's first reading also
+  // finds filings whose rows are not adjacent, which are read as one.
   const readings = new Map<string, FirstReading>();
+  for (const file of files.filter((f) => !bulk || feedFormat(f) === "csv")) {
+    const stream = Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>;
+    readings.set(file, await findRepeats(readFeed(file, stream, { now: new Date(), defaultState })));
+  }
   if (!bulk) {
-    for (const file of files) {
-      const stream = Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>;
-      readings.set(file, await findRepeats(readFeed(file, stream, { now: new Date(), defaultState })));
-    }
     const backfilling = await backfills.backfilling([...readings.values()].flatMap((r) => [...r.states]));
     for (const [file, reading] of readings) describeBackfills(file, backfilling, reading.states);
   }

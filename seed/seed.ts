@@ -55,6 +55,8 @@ const TABLES = [
   "state_backfills",
   "state_summaries",
   "feed_loads",
+  "load_keys",
+  "held_copies",
 ];
 
 const { values } = parseArgs({

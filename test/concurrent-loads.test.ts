@@ -6,11 +6,14 @@
  * transaction and a replacement only replaces the revision it read
  * (src/db/load.ts), so the loser of a race reads again instead of failing.
  */
+import { introspectWorkflowInstance } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
 import type { FilingRecord } from "../src/db/records.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
+import { loadId } from "../src/platform/feedFiles.ts";
 import { stream } from "./feeds.ts";
 import { allD1, clearAllShards, shardDatabases } from "./helpers.ts";
 
@@ -43,9 +46,25 @@ async function contents(): Promise<string[]> {
   return out.sort();
 }
 
-/** Loads each file in turn, or all at once; returns each load's summary. */
-async function loadFiles(files: string[], together: boolean) {
-  const one = (text: string, i: number) => importSharded(shardDatabases, `load-${i}.ndjson`, stream(text));
+let put = 0;
+
+/** Loads `text` through the LoadFeed Workflow (as `npm run import -- --remote` would), in ranges of 32 KB. */
+async function loadOnThePlatform(text: string) {
+  const key = `incoming/concurrent-${++put}.ndjson`;
+  const object = await env.FEEDS.put(key, text);
+  if (!object) throw new Error(`no object for ${key}`);
+  const id = await loadId(key, object.etag);
+  await using instance = await introspectWorkflowInstance(env.LOAD_FEED, id);
+  await instance.modify((m) => m.disableRetryDelays());
+  await env.LOAD_FEED.create({ id, params: { key, etag: object.etag, size: object.size, rangeBytes: 32_768 } });
+  await instance.waitForStatus("complete");
+  return instance.getOutput();
+}
+
+/** Loads each file in turn, or all at once; the first through the Workflow when `workflow`; returns each load's summary. */
+async function loadFiles(files: string[], together: boolean, workflow = false) {
+  const one = (text: string, i: number) =>
+    workflow && i === 0 ? loadOnThePlatform(text) : importSharded(shardDatabases, `load-${i}.ndjson`, stream(text));
   if (together) return Promise.all(files.map(one));
   const summaries = [];
   for (const [i, text] of files.entries()) summaries.push(await one(text, i));
@@ -53,10 +72,10 @@ async function loadFiles(files: string[], together: boolean) {
 }
 
 /** Loads `base` first (so the states hold filings and loads record changes), then `files`. */
-async function scenario(base: FilingRecord[], files: string[], together: boolean) {
+async function scenario(base: FilingRecord[], files: string[], together: boolean, workflow = false) {
   await clearAllShards();
   await importSharded(shardDatabases, "base.ndjson", stream(ndjson(base)));
-  const summaries = await loadFiles(files, together);
+  const summaries = (await loadFiles(files, together, workflow)) as { inserted: number; updated: number }[];
   return { summaries, contents: await contents() };
 }
 
@@ -97,6 +116,27 @@ describe("two loads into one shard at once", () => {
       expect(together.contents).toEqual(sequential.contents);
     }
   });
+});
+
+describe("an import beside a Workflow load, into one shard at once", () => {
+  it("both load every filing once and record each change once, as one after the other", async () => {
+    const records = generated(300, 34);
+    const [base, first, second] = [records.slice(0, 100), records.slice(100, 200), records.slice(200)];
+    const held = new Set(base.map((r) => r.state));
+    // Disjoint new filings, and the same change to the stored ones in both.
+    const changed = base.map((r) => ({ ...r, collateral: "All equipment, now and later" }));
+    const files = [
+      ndjson([...changed, ...first.filter((r) => held.has(r.state))]),
+      ndjson([...changed, ...second.filter((r) => held.has(r.state))]),
+    ];
+    const sequential = await scenario(base, files, false, true);
+    for (let round = 0; round < 3; round++) {
+      const together = await scenario(base, files, true, true);
+      const updated = together.summaries.reduce((n, s) => n + s.updated, 0);
+      expect(updated).toBe(changed.length);
+      expect(together.contents).toEqual(sequential.contents);
+    }
+  }, 300_000);
 });
 
 describe("an amendment and its filing loaded at once by two loads", () => {

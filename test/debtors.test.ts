@@ -1,8 +1,25 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { allPagesA, daysAgo, filing, getJson, load, party, registerKeys } from "./helpers.ts";
+import { database, readerOf } from "../src/queries/db.ts";
+import { knownAddressesAcross } from "../src/queries/fanout.ts";
+import { allPagesA, daysAgo, filing, getJson, load, party, registerKeys, shards } from "./helpers.ts";
 
 const at = (street1: string, zip: string, state = "CA") => ({ street1, zip, state });
 const suiteAddress = { street1: "77 Tower Pl", city: "Springfield", state: "CA", zipCode: "90011" };
+
+/** `d1`, with the SQL text of every statement it prepares added to `sent`. */
+const recording = (d1: D1Database, sent: string[]) =>
+  new Proxy(d1, {
+    get(target, prop) {
+      if (prop === "prepare") {
+        return (query: string) => {
+          sent.push(query);
+          return target.prepare(query);
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 
 beforeAll(async () => {
   await registerKeys();
@@ -115,6 +132,19 @@ describe("GET /debtors/addresses", () => {
   it("pages addresses five at a time", async () => {
     const all = await allPagesA("/debtors/addresses?name=Many%20Filings%20L.L.C.", "addresses");
     expect(all.map((a) => a.street1)).toEqual(["0 Loop", "1 Loop", "2 Loop", "3 Loop", "4 Loop", "5 Loop"]);
+  });
+
+  it("reads each shard's address sets once for a page past the first two, by number", async () => {
+    const sent: string[] = [];
+    const reader = readerOf(
+      new Map([...shards.databases].map(([shard, d1]) => [shard, database(recording(d1, sent))])),
+    );
+    const page = await knownAddressesAcross(reader, "Many Filings L.L.C.", { page: 4, size: 1 });
+    expect(page.rows.map((row) => row.street1)).toEqual(["3 Loop"]);
+    expect(page.total).toBe(6);
+    // The sets statement reads debtor_address_sets alone; the rows statement joins debtor_addresses.
+    const setReads = sent.filter((text) => /from "debtor_address_sets" where/.test(text));
+    expect(setReads).toHaveLength(shards.databases.size);
   });
 });
 

@@ -5,12 +5,14 @@
  * examples are the rules' own where they give them (TX (H), CO's table).
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { PartyType } from "../src/domain/kinds.ts";
 import {
   debtorKey,
   debtorNameKey,
   debtorQuery,
   findsDebtor,
+  findsSecuredParty,
   foldAccents,
   personName,
   securedNameWords,
@@ -258,5 +260,34 @@ describe("properties", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("secured-party names", () => {
+  it("are found by whole leading words, as lender search reads them", () => {
+    expect(findsSecuredParty("wells fargo", "WELLS FARGO BANK, N.A.")).toBe(true);
+    expect(findsSecuredParty("Wells  Fargo.", "wells fargo")).toBe(true);
+    expect(findsSecuredParty("wells far", "WELLS FARGO BANK, N.A.")).toBe(false);
+    expect(findsSecuredParty("fargo", "WELLS FARGO BANK, N.A.")).toBe(false);
+    expect(findsSecuredParty("...", "WELLS FARGO BANK, N.A.")).toBe(false);
+  });
+
+  it("find a name exactly when its words begin with the query's words", () => {
+    const word = fc.constantFrom("first", "firsttest", "test", "bank", "na", "N.A.", "Bank,", "&");
+    const name = fc.array(word, { maxLength: 5 }).map((ws) => ws.join(" "));
+    fc.assert(
+      fc.property(name, name, (query, filed) => {
+        const [q, f] = [securedNameWords(query), securedNameWords(filed)];
+        expect(findsSecuredParty(query, filed)).toBe(q !== "" && (f === q || f.startsWith(`${q} `)));
+      }),
+    );
+  });
+});
+
+describe("party kinds", () => {
+  // names.ts names its own kinds, to import nothing (the typed client compiles a copy of it): they are the schema's.
+  it("are the ones the schema stores (checked when the tests are type-checked)", () => {
+    expectTypeOf<Parameters<typeof debtorKey>[1]>().toEqualTypeOf<PartyType>();
+    expectTypeOf<Parameters<typeof findsDebtor>[2]>().toEqualTypeOf<PartyType>();
   });
 });

@@ -151,8 +151,24 @@ async function loadOnThePlatform(
     await modify?.(m);
   });
   await env.LOAD_FEED.create({ id, params: { ...params, rangeBytes } });
-  await instance.waitForStatus(status);
+  await ended(instance, status);
   return { id, output: status === "complete" ? await instance.getOutput() : await instance.getError() };
+}
+
+/**
+ * Waits until `instance` ends with `status`. One that ends otherwise fails
+ * the test with its error (or output): workerd's own log of a Workflow's
+ * errors is off in the tests (vitest.config.ts, verbose), so a load that
+ * fails by a bug says why here.
+ */
+async function ended(instance: WorkflowInstanceIntrospector | undefined, status: "complete" | "errored") {
+  if (!instance) throw new Error(`no Workflow instance to end ${status}`);
+  try {
+    await instance.waitForStatus(status);
+  } catch (err) {
+    const why = await (status === "complete" ? instance.getError() : instance.getOutput()).catch(() => undefined);
+    throw new Error(`${err instanceof Error ? err.message : String(err)}: ${JSON.stringify(why)}`, { cause: err });
+  }
 }
 
 /** Waits until the instance's status is `status` (polled: a restarted instance passes through errored). */
@@ -252,7 +268,7 @@ describe("a feed file put in the bucket", () => {
     const result = await deliver(notification(key, params.etag, params.size));
     expect(result.explicitAcks).toEqual(["message-0"]);
     const [instance] = await loads.get();
-    await instance?.waitForStatus("complete");
+    await ended(instance, "complete");
     const output = await instance?.getOutput();
     expect(await record(id)).toMatchObject({ checkpoint: { finished: true, done: params.size }, summary: output });
     const platform = await tables();
@@ -359,7 +375,7 @@ describe("faults", () => {
       await m.mockStepError({ name: "range 3" }, new Error("D1 is down for good"), 6);
     });
     await env.LOAD_FEED.create({ id, params: { ...params, rangeBytes: 500 } });
-    await instance.waitForStatus("errored");
+    await ended(instance, "errored");
     expect(await instance.getError()).toMatchObject({ message: "D1 is down for good" });
     const failed = await record(id);
     expect(failed.checkpoint).toMatchObject({ ranges: 2 });
@@ -390,7 +406,7 @@ describe("faults", () => {
     await using instance = await introspectWorkflowInstance(env.LOAD_FEED, id);
     await instance.modify((m) => m.disableRetryDelays());
     await env.LOAD_FEED.create({ id, params });
-    await instance.waitForStatus("errored");
+    await ended(instance, "errored");
     expect(await instance.getError()).toMatchObject({ message: `${key} is not in the bucket` });
     expect(await record(id)).toMatchObject({ key, checkpoint: { done: 0 } });
   });
@@ -403,7 +419,7 @@ describe("faults", () => {
     expect((await deliver(message, message)).explicitAcks).toEqual(["message-0", "message-1"]);
     const [instance, ...others] = await loads.get();
     expect(others).toEqual([]);
-    await instance?.waitForStatus("complete");
+    await ended(instance, "complete");
     await put(key, text);
     expect((await deliver(message)).explicitAcks).toEqual(["message-0"]);
     expect(await loads.get()).toHaveLength(1);
@@ -433,14 +449,13 @@ describe("faults", () => {
         await using instance = await introspectWorkflowInstance(env.LOAD_FEED, first.id);
         await instance.modify((m) => m.disableRetryDelays());
         await env.LOAD_FEED.create({ id: first.id, params: { ...first.params, rangeBytes: 200 } });
-        await instance.waitForStatus("errored");
+        await ended(instance, "errored");
+        expect(await instance.getError()).toMatchObject({
+          message: `${key} was replaced during its load (etag ${first.params.etag} is gone)`,
+        });
       },
     );
-    expect(await record(first.id)).toMatchObject({
-      status: "failed",
-      error: `${key} was replaced during its load (etag ${first.params.etag} is gone)`,
-      summary: { read: 2, inserted: 1, rejected: 1 },
-    });
+    expect(await record(first.id)).toMatchObject({ summary: { read: 2, inserted: 1, rejected: 1 } });
     const firstOnly = JSON.stringify(await tables());
     expect(firstOnly).toContain("Version1");
     expect(firstOnly).not.toContain("Version2");
@@ -451,8 +466,10 @@ describe("faults", () => {
     if (!second) throw new Error("the file was not replaced");
     await using loads = await introspectWorkflow(env.LOAD_FEED);
     await deliver(notification(key, second.params.etag, second.params.size));
-    await (await loads.get())[0]?.waitForStatus("complete");
-    const names = JSON.stringify(await tables());
+    await ended((await loads.get())[0], "complete");
+    // The lender dictionaries keep a lender once met (schema.ts, lenders); nothing else keeps the first version.
+    const stored = Object.entries(await tables()).filter(([table]) => !/\.lender(s|_names)$/.test(table));
+    const names = JSON.stringify(stored);
     expect(names).toContain("Version2");
     expect(names).not.toContain("Version1");
     expect(await lines(problemsKey("rejects", key))).toMatchObject([{ file: key, line: 1, raw: "not JSON" }]);

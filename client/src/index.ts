@@ -21,7 +21,7 @@
  * - The change feed: `changes()` walks it from a cursor, handing back each
  *   page's cursor to keep; `watch()` polls it for a watchlist of debtors,
  *   lenders and states, matching names by the server's own rules
- *   (src/names.ts, the one implementation both use).
+ *   (src/names.ts, a copy of the server's src/domain/names.ts).
  */
 import { errorOf, LienLookupError } from "./errors.js";
 import { findsDebtor, findsSecuredParty } from "./names.js";

@@ -1,9 +1,12 @@
+// Generated from src/domain/names.ts by `npm run client:types` (scripts/clientNames.ts): edit that file, not this one.
 /**
  * Name match keys, computed once when data is loaded and once per query:
- * the one implementation of the API's name rules. It lives in the client
- * package so that the server (src/domain/names.ts re-exports it) and the
- * client's watch(), which matches a watchlist against the change feed,
- * apply exactly the same rule.
+ * the one implementation of the API's name rules. The typed client's
+ * watch(), which matches a watchlist against the change feed, runs a copy
+ * of this file (client/src/names.ts, written by `npm run client:types`,
+ * scripts/clientNames.ts; CI checks it is current), so it matches names
+ * exactly as the server does. The client package compiles only its own
+ * folder: this file imports nothing, so the copy compiles there as it is.
  *
  * Debtor names follow the standard search logic that filing offices publish
  * for UCC searches. Sources (cited below by their tags):
@@ -38,8 +41,8 @@
  * that gives any name another key needs `npm run db:rekey` on every
  * database (docs/deploying.md).
  */
-/** A party's kind, as the API names it (src/domain/kinds.ts, PARTY_TYPES). */
-export type PartyType = "Individual" | "Organization";
+/** A party's kind, as the API names it: src/domain/kinds.ts, PARTY_TYPES (test/names.test.ts checks they agree). */
+type PartyType = "Individual" | "Organization";
 
 /**
  * Ending noise words and phrases: words at the end of an organization's

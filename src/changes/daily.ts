@@ -16,10 +16,10 @@
  *   changes (410 cursor_expired).
  */
 import { and, eq, lte, sql } from "drizzle-orm";
+import { recordedNow } from "../db/changeRows.ts";
 import type { Db } from "../db/database.ts";
 import { changeMarks, changes, facetCounts, filings } from "../db/schema.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
-import { recordedNow } from "./record.ts";
 
 /** Days changes are kept unless CHANGE_RETENTION_DAYS says more. */
 const MIN_RETENTION_DAYS = 90;
@@ -106,7 +106,7 @@ function rowsChanged(result: unknown): number {
 /** Deletes the changes recorded before the retention window; returns how many. */
 async function purge(db: Db, now: Date, retention: number): Promise<number> {
   const cut = new Date(now.getTime() - retention * DAY_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
-  // recorded_at rises with seq (record.ts, recordedNow): the newest change to purge is one seek.
+  // recorded_at rises with seq (src/db/changeRows.ts, recordedNow): the newest change to purge is one seek.
   const [last] = await db
     .select({ seq: changes.seq })
     .from(changes)

@@ -126,7 +126,7 @@ function startOf(form: ChangeForm, v: Holes<ChangeValues>): SQL {
   const purged = sql`coalesce((select ${changeMarks.purgedThrough} from ${changeMarks} where ${changeMarks.id} = 1), 0)`;
   if (form.start === "oldest") return purged;
   if (form.start === "after") return sql`${v.after}`;
-  // recorded_at rises with seq (record.ts): the first change at or after `since` is one seek;
+  // recorded_at rises with seq (src/db/changeRows.ts): the first change at or after `since` is one seek;
   // none yet: every change from now on.
   return sql`coalesce(
     (select ${changes.seq} - 1 from ${changes} where ${changes.recordedAt} >= ${v.since} order by ${changes.recordedAt}, ${changes.seq} limit 1),

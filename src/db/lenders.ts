@@ -153,7 +153,7 @@ export function securedRow(s: SecuredParty, refs: LenderRefs) {
 }
 
 /** A filing's lenders row at `position`, by its list (filings.lenders). */
-export const lenderAt = (list: SQLWrapper, position: SQLWrapper) => sql`(${list} ->> ${position})`;
+const lenderAt = (list: SQLWrapper, position: SQLWrapper) => sql`(${list} ->> ${position})`;
 
 /**
  * The secured parties of the filings `where` picks (on secured_parties),

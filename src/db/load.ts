@@ -20,8 +20,8 @@
 import { and, eq, inArray, isNull, notExists, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable, union } from "drizzle-orm/sqlite-core";
-import { type ChangeRow, changeStatements, changesOf } from "../changes/record.ts";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
+import { type ChangeRow, changeStatements, changesOf } from "./changeRows.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { packedAddressKeys } from "./encodings.ts";
 import { type LenderRefs, lenderStatements, lookedUp, securedPartiesWhere, securedRow } from "./lenders.ts";
@@ -183,15 +183,6 @@ export function queueKeyStatements(db: Db, keys: string[], maxParams = D1_MAX_PA
 }
 
 /**
- * The queued debtors' name keys: all, or the first `limit` by name key (so
- * one batch refreshes a bounded part of a large queue).
- */
-function queuedKeys(db: Db, limit?: number) {
-  const keys = db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh);
-  return limit === undefined ? keys : keys.orderBy(debtorsToRefresh.nameKey).limit(limit);
-}
-
-/**
  * Rewrites the state_summaries rows (schema.ts) of `states`: those given,
  * those whose filings a load has just counted (their "s" facets are stale:
  * before the running totals are refreshed), or every state the shard has
@@ -259,11 +250,20 @@ export function stateSummaryStatement(db: Db, states: string[] | "counted" | "al
 
 /**
  * Rebuilds the aggregates of the queued debtors (or of every debtor, with
- * `all`, after a bulk load; or of the first `limit` queued) from their
- * parties, and recomputes the stale running totals of facet_days.
+ * `all`, after a bulk load; or of the debtors `keys` names, a part of the
+ * queue read first: see refreshQueued) from their parties, and recomputes
+ * the stale running totals of facet_days. With `keys`, the queue is left
+ * as it is: refreshQueued removes those keys once their sound keys are
+ * written too.
  */
-export function refreshStatements(db: Db, { all = false, limit }: { all?: boolean; limit?: number } = {}): Statement[] {
-  const queued = (nameKey: SQLiteColumn) => (all ? undefined : inArray(nameKey, queuedKeys(db, limit)));
+export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean; keys?: string[] } = {}): Statement[] {
+  const listed = keys && JSON.stringify(keys);
+  const queued = (nameKey: SQLiteColumn) =>
+    all
+      ? undefined
+      : listed !== undefined
+        ? sql`${nameKey} in (select value from json_each(${listed}))`
+        : inArray(nameKey, db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh));
   const self = alias(debtorParties, "self");
   const other = alias(debtorParties, "other");
   // Columns next to max() come from the row holding the max (SQLite), so
@@ -369,9 +369,7 @@ export function refreshStatements(db: Db, { all = false, limit }: { all?: boolea
         .where(queued(self.nameKey))
         .groupBy(self.nameKey, self.filingState, other.nameKey, other.addressKey),
     ),
-    limit === undefined
-      ? db.delete(debtorsToRefresh)
-      : db.delete(debtorsToRefresh).where(inArray(debtorsToRefresh.nameKey, queuedKeys(db, limit))),
+    ...(listed === undefined ? [db.delete(debtorsToRefresh)] : []),
     // Facets and days a replaced filing took back to nothing go, as if never
     // counted: only stale facets can have them (the subtraction marks them).
     db
@@ -401,28 +399,57 @@ export function refreshStatements(db: Db, { all = false, limit }: { all?: boolea
   ];
 }
 
+/** Queued debtors refreshed per batch by refreshQueued, when the caller names no limit. */
+const REFRESH_KEYS = 5_000;
+
 /**
  * Rebuilds what loads with `refresh: false` left queued (see
- * refreshStatements), then writes the sound keys of the queued debtors'
- * spellings, read first: the queue is emptied by the refresh, and the keys
- * need the debtor_names ids it assigns. With `limit`, only the first
- * `limit` queued debtors, in one batch (a step of the platform's load
- * calls it until the queue is empty; names get their ids in the same
- * order as in one call); returns whether debtors are still queued.
+ * refreshStatements), a part of the queue at a time: the first keys by
+ * name key are read, then their spellings (the sound keys need the
+ * debtor_names ids the refresh assigns), then their aggregates and sound
+ * keys are written and those keys, and only those, leave the queue. A
+ * load that queues more meanwhile (two loads at once) keeps its keys for
+ * itself or for the next part. With `limit`, one part of at most `limit`
+ * keys (a step of the platform's load calls it until the queue is empty;
+ * names get their ids in the same order as in one call), returning whether
+ * debtors are still queued; without, every part until the queue is empty.
  */
 export async function refreshQueued(db: Db, { limit }: { limit?: number } = {}): Promise<boolean> {
-  const spellings = await db
-    .selectDistinct({
-      name: debtorParties.name,
-      nameKey: debtorParties.nameKey,
-      filingState: debtorParties.filingState,
-    })
-    .from(debtorParties)
-    .where(and(sql`${debtorParties.nameKey} <> ''`, inArray(debtorParties.nameKey, queuedKeys(db, limit))));
-  await runBatches(db, [...refreshStatements(db, { limit }), ...soundKeyStatements(db, soundKeyRows(spellings))]);
-  if (limit === undefined) return false;
-  const [more] = await db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh).limit(1);
-  return more !== undefined;
+  for (;;) {
+    const keys = (
+      await db
+        .select({ nameKey: debtorsToRefresh.nameKey })
+        .from(debtorsToRefresh)
+        .orderBy(debtorsToRefresh.nameKey)
+        .limit(limit ?? REFRESH_KEYS)
+    ).map((r) => r.nameKey);
+    if (keys.length === 0) return false;
+    const spellings = await db
+      .selectDistinct({
+        name: debtorParties.name,
+        nameKey: debtorParties.nameKey,
+        filingState: debtorParties.filingState,
+      })
+      .from(debtorParties)
+      .where(
+        and(
+          sql`${debtorParties.nameKey} <> ''`,
+          sql`${debtorParties.nameKey} in (select value from json_each(${JSON.stringify(keys)}))`,
+        ),
+      );
+    await runBatches(db, [
+      ...refreshStatements(db, { keys }),
+      ...soundKeyStatements(db, soundKeyRows(spellings)),
+      // Last: a batch that fails leaves the keys queued for the next refresh.
+      db
+        .delete(debtorsToRefresh)
+        .where(sql`${debtorsToRefresh.nameKey} in (select value from json_each(${JSON.stringify(keys)}))`),
+    ]);
+    if (limit !== undefined) {
+      const [more] = await db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh).limit(1);
+      return more !== undefined;
+    }
+  }
 }
 
 async function runBatches(db: Db, statements: Statement[]) {

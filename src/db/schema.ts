@@ -221,7 +221,9 @@ export const lenderNames = sqliteTable(
  * and address), once, however many filings name it: a lender such as a
  * bank is on hundreds of thousands. A filing lists its own (filings.lenders).
  * Loads find a lender by its name and street, then compare every detail,
- * so two lenders never share a row.
+ * so two lenders never share a row. Rows stay once written, as do
+ * lender_names': a lender no filing lists any longer (its filing replaced)
+ * is never served, and finding one would read every filing's list.
  */
 export const lenders = sqliteTable(
   "lenders",

@@ -15,7 +15,7 @@
  * completes the backfill, and from then on the state's loads record
  * changes.
  */
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
 import { stateSummaryStatement } from "../db/load.ts";
 import { filings, stateBackfills } from "../db/schema.ts";
@@ -30,29 +30,21 @@ export class BackfillRefused extends Error {
   override name = "BackfillRefused";
 }
 
-interface StateFacts {
-  state: string;
-  held: number;
-  began: string | null;
-  completed: string | null;
-}
-
 /**
  * Whether each of `states` holds a filing in `db`, and its backfill: one
  * statement, one seek each. A query builder's, so every driver (D1's, the
  * local node:sqlite one, whose raw rows are arrays) gives its rows by name.
  */
-async function factsOf(db: Db, states: string[]): Promise<StateFacts[]> {
-  const value = sql<string>`s.value`;
+function factsOf(db: Db, states: string[]) {
   return db
     .select({
-      state: value,
+      state: sql<string>`s.value`,
       held: sql<number>`exists (select 1 from ${filings} where ${filings.state} = s.value)`,
       began: stateBackfills.beganAt,
       completed: stateBackfills.completedAt,
     })
     .from(sql`json_each(${JSON.stringify(states)}) s`)
-    .leftJoin(stateBackfills, eq(stateBackfills.state, value));
+    .leftJoin(stateBackfills, sql`${stateBackfills.state} = s.value`);
 }
 
 /** The decisions of one load, state by state. */
@@ -96,7 +88,7 @@ export class Backfills {
     const decided = new Map<string, boolean>();
     for (const [shard, mine] of this.byShard(fresh)) {
       const facts = empty
-        ? mine.map((state) => ({ state, held: 0, began: null, completed: null }))
+        ? mine.map((state) => ({ state, held: 0, began: null as string | null, completed: null as string | null }))
         : await factsOf(shardDb(this.shards, shard), mine);
       for (const f of facts) {
         const underWay = f.began !== null && f.completed === null;

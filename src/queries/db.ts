@@ -5,7 +5,11 @@
  * - statements are written with Drizzle (`query`, without a database) and
  *   rendered to SQL text once per isolate: `frozen` for text with no
  *   values, `template` for text of one shape with a request's values bound
- *   into it, `rendered` for one statement sent to several shards;
+ *   into it, `rendered` for one statement sent to several shards; the
+ *   isolate's dialect joins a statement of rendered parts without walking
+ *   it, and is built on Drizzle's public API only (no private fields), so a
+ *   Drizzle upgrade that changes rendering shows in the tests that compare
+ *   the two (test/node/statement-templates.test.ts);
  * - a ShardReader runs work on named shards in parallel. Cross-shard merges
  *   (src/queries/fanout.ts) take one; the HTTP layer supplies a reader with
  *   the request's sessions, metering and 503s (src/http/d1.ts), scripts and
@@ -13,13 +17,125 @@
  * Nothing here knows about requests: src/queries imports nothing from
  * src/http (test/node/layers.test.ts).
  */
-import { is, Placeholder, SQL, type SQLChunk, type SQLWrapper, StringChunk, sql } from "drizzle-orm";
+import {
+  type BuildQueryConfig,
+  is,
+  Placeholder,
+  type QueryWithTypings,
+  SQL,
+  type SQLChunk,
+  type SQLWrapper,
+  StringChunk,
+  sql,
+} from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { CasingCache } from "drizzle-orm/casing";
 import { DrizzleD1Database, SQLiteD1Session } from "drizzle-orm/d1";
-import type { PreparedQuery } from "drizzle-orm/session";
-import { QueryBuilder, SQLiteAsyncDialect, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import {
+  QueryBuilder,
+  SQLiteAsyncDialect,
+  type SQLiteColumn,
+  SQLiteDeleteBase,
+  SQLiteInsertBase,
+  SQLiteSelectBase,
+  SQLiteUpdateBase,
+} from "drizzle-orm/sqlite-core";
+import { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 
 export type Db = DrizzleD1Database;
+
+/**
+ * A statement or fragment already rendered: its SQL text and the values its
+ * `?`s bind, in order. Sending it or embedding it in another (the isolate's
+ * dialect, below) reads these two fields; Drizzle walks its chunks only
+ * where a query builder embeds it.
+ */
+export class Rendered extends SQL {
+  readonly text: string;
+  readonly values: readonly unknown[];
+  constructor(text: string, pieces: readonly StringChunk[], values: readonly unknown[]) {
+    const chunks: SQLChunk[] = [pieces[0] ?? new StringChunk(text)];
+    values.forEach((value, i) => {
+      chunks.push(sql.param(value), pieces[i + 1] as StringChunk);
+    });
+    super(chunks);
+    this.text = text;
+    this.values = values;
+  }
+
+  /** Refused: its values are bound into text already rendered, which the dialect sends as it is. */
+  override inlineParams(): this {
+    throw new Error("a rendered statement binds its values: build it again to write them into its text");
+  }
+}
+
+/** Enough of a rendering for a fragment to say how it writes one value (names, columns and strings play no part). */
+const PROBE: BuildQueryConfig = {
+  casing: new CasingCache(),
+  escapeName: (name) => name,
+  escapeParam: () => "?",
+  escapeString: (text) => text,
+};
+
+/**
+ * Whether Drizzle writes `fragment`'s values into its text (`.inlineParams()`)
+ * rather than binding them: asked of the fragment itself, by rendering one
+ * value with it (no walk of its chunks).
+ */
+const inlines = (fragment: SQL) => fragment.buildQueryFromSourceParams([0], PROBE).params.length === 0;
+
+/**
+ * The text and values of a statement made only of SQL text, rendered parts
+ * and plain values (what pages, counts and ranges are made of), joined
+ * without Drizzle's walk, which costs about a tenth of a lookup's CPU.
+ * Undefined for anything else (columns, tables, placeholders, encoded
+ * values) and for a statement that writes its values into its text, which
+ * Drizzle renders. The fragments inside it are not asked (a third of a
+ * microsecond each, and a debtor search's page has fourteen): src/ writes no values
+ * into text with `.inlineParams()` (test/node/layers.test.ts; sql.raw text
+ * is joined as it is), a rendered part refuses it, and what Drizzle's own
+ * helpers build is compared with Drizzle's rendering
+ * (test/node/statement-templates.test.ts).
+ */
+function joined(statement: SQL): { text: string; values: unknown[] } | undefined {
+  if (inlines(statement)) return undefined;
+  let text = "";
+  const values: unknown[] = [];
+  const walk = (chunks: readonly unknown[]): boolean => {
+    for (const chunk of chunks) {
+      if (chunk instanceof Rendered) {
+        text += chunk.text;
+        values.push(...chunk.values);
+      } else if (chunk instanceof StringChunk) {
+        text += chunk.value.join("");
+      } else if (chunk instanceof SQL) {
+        if (!walk(chunk.queryChunks)) return false;
+      } else if (typeof chunk === "number" || typeof chunk === "string") {
+        text += "?";
+        values.push(chunk);
+      } else {
+        return false;
+      }
+    }
+    return true;
+  };
+  return walk(statement.queryChunks) ? { text, values } : undefined;
+}
+
+/**
+ * Drizzle's SQLite dialect, except that a statement of rendered parts is
+ * joined (above) rather than walked: the one way the isolate's statements
+ * become text, whether a template renders them, D1Session sends them or a
+ * query builder embeds them. What it joins equals Drizzle's own rendering
+ * (test/node/statement-templates.test.ts); the rest is Drizzle's.
+ */
+class Dialect extends SQLiteAsyncDialect {
+  override sqlToQuery(statement: SQL, invokeSource?: "indexes"): QueryWithTypings {
+    if (statement instanceof Rendered) return { sql: statement.text, params: [...statement.values] };
+    const done = invokeSource === undefined ? joined(statement) : undefined;
+    return done ? { sql: done.text, params: done.values } : super.sqlToQuery(statement, invokeSource);
+  }
+}
 
 /**
  * One SQL dialect per isolate, not per request: it memoizes each column's
@@ -27,10 +143,17 @@ export type Db = DrizzleD1Database;
  * drizzle() rebuilt that from every table on each call. Together about
  * 0.1 ms per shard read, by a profile of the bench's load.
  */
-const dialect = new SQLiteAsyncDialect({ casing: "snake_case" });
+const dialect = new Dialect({ casing: "snake_case" });
 
 /** Drizzle's query builder without a database, for fragments and templates (`query.select(...)...getSQL()`). */
 export const query = new QueryBuilder(dialect);
+
+/** A fragment's SQL text and values, as the isolate's dialect renders it. */
+export function textOf(fragment: SQL): { text: string; values: readonly unknown[] } {
+  if (fragment instanceof Rendered) return fragment;
+  const rendered = dialect.sqlToQuery(fragment);
+  return { text: rendered.sql, values: rendered.params };
+}
 
 const frozenFragments = new Map<string, SQL>();
 
@@ -80,70 +203,6 @@ interface Pieces {
   slots: ({ key: string; index: number } | { value: unknown })[];
 }
 
-/**
- * A statement or fragment already rendered: its SQL text and the values its
- * `?`s bind, in order. Sending it (D1Session) or embedding it in another
- * (joined) reads these two fields; Drizzle walks its chunks only where a
- * query builder embeds it.
- */
-export class Rendered extends SQL {
-  readonly text: string;
-  readonly values: readonly unknown[];
-  constructor(text: string, pieces: readonly StringChunk[], values: readonly unknown[]) {
-    const chunks: SQLChunk[] = [pieces[0] ?? new StringChunk(text)];
-    values.forEach((value, i) => {
-      chunks.push(sql.param(value), pieces[i + 1] as StringChunk);
-    });
-    super(chunks);
-    this.text = text;
-    this.values = values;
-  }
-}
-
-/** Whether Drizzle writes `fragment`'s values into its text (`.inlineParams()`) rather than binding them. */
-const inlines = (fragment: SQL) =>
-  (fragment as unknown as { shouldInlineParams?: boolean }).shouldInlineParams === true;
-
-/**
- * The text and values of a fragment made only of SQL text, rendered parts
- * and plain values (what pages, counts and ranges are made of), joined
- * without Drizzle's walk, which costs about a tenth of a lookup's CPU.
- * Undefined for anything else (columns, tables, placeholders, encoded
- * values), which Drizzle renders.
- */
-function joined(fragment: SQL): { text: string; values: unknown[] } | undefined {
-  let text = "";
-  const values: unknown[] = [];
-  const walk = (chunks: readonly unknown[]): boolean => {
-    for (const chunk of chunks) {
-      if (chunk instanceof Rendered) {
-        text += chunk.text;
-        values.push(...chunk.values);
-      } else if (chunk instanceof StringChunk) {
-        text += chunk.value.join("");
-      } else if (chunk instanceof SQL && !inlines(chunk)) {
-        if (!walk(chunk.queryChunks)) return false;
-      } else if (typeof chunk === "number" || typeof chunk === "string") {
-        text += "?";
-        values.push(chunk);
-      } else {
-        return false;
-      }
-    }
-    return true;
-  };
-  return !inlines(fragment) && walk(fragment.queryChunks) ? { text, values } : undefined;
-}
-
-/** A fragment's SQL text and values: joined directly when it can be, else rendered by the dialect. */
-export function textOf(fragment: SQL): { text: string; values: readonly unknown[] } {
-  if (fragment instanceof Rendered) return fragment;
-  const direct = joined(fragment);
-  if (direct) return direct;
-  const query = dialect.sqlToQuery(fragment);
-  return { text: query.sql, values: query.params };
-}
-
 /** A fragment rendered with the isolate's dialect, split at its bound values (placeholders among them). */
 function render(name: string, fragment: SQL): Pieces {
   const { text, values } = textOf(fragment);
@@ -183,6 +242,15 @@ export function rendered(statement: SQL): Rendered {
   );
 }
 
+/** A template's holes for `values`: a placeholder named for each value, and for each list one per item ("key#i"). */
+function holesOf<V extends Record<string, Bound | readonly Bound[]>>(values: V): Holes<V> {
+  const holes: Record<string, SQLWrapper | readonly SQLWrapper[]> = {};
+  for (const [key, value] of Object.entries(values)) {
+    holes[key] = Array.isArray(value) ? value.map((_, i) => sql.placeholder(`${key}#${i}`)) : sql.placeholder(key);
+  }
+  return holes as Holes<V>;
+}
+
 /** Most shapes a template keeps rendered: shapes are structural (a number of values, a choice of index). */
 const MAX_SHAPES = 500;
 
@@ -217,13 +285,7 @@ export function template<S extends Shape, V extends Record<string, Bound | reado
     const key = JSON.stringify([shape, sizes]);
     let done = shapes.get(key);
     if (!done) {
-      const holes = Object.fromEntries(
-        Object.entries(values).map(([k, v]) => [
-          k,
-          Array.isArray(v) ? v.map((_, i) => sql.placeholder(`${k}#${i}`)) : sql.placeholder(k),
-        ]),
-      );
-      const built = build(shape, holes as unknown as Holes<V>);
+      const built = build(shape, holesOf(values));
       done = Array.isArray(built) ? built.map((fragment) => render(name, fragment)) : render(name, built);
       if (shapes.size < MAX_SHAPES) shapes.set(key, done);
     }
@@ -241,10 +303,39 @@ export function template<S extends Shape, V extends Record<string, Bound | reado
 }
 
 /**
+ * A batch item as D1Session sends it: its statement, and how its result is
+ * read. A query builder's (select, insert, update, delete) is Drizzle's
+ * prepared query; a raw statement (db.all(sql`...`), which the page
+ * statements are) maps its own result.
+ */
+function sendable(item: BatchItem<"sqlite">): {
+  text: string;
+  values: readonly unknown[];
+  read(result: unknown): unknown;
+} {
+  if (is(item, SQLiteRaw)) {
+    const { text, values } = textOf(item.getSQL());
+    return { text, values, read: (result) => item.mapResult(result, true) };
+  }
+  if (
+    is(item, SQLiteSelectBase) ||
+    is(item, SQLiteInsertBase) ||
+    is(item, SQLiteUpdateBase) ||
+    is(item, SQLiteDeleteBase)
+  ) {
+    const prepared = item.prepare();
+    const { sql, params } = prepared.getQuery();
+    return { text: sql, values: params, read: (result) => prepared.mapResult(result, true) };
+  }
+  throw new Error("a batch item that is neither a raw statement nor a query builder");
+}
+
+/**
  * Drizzle's D1 session, but its batch also takes raw statements with bound
- * values (db.all(sql`...`), which the page statements are): Drizzle's own
- * binds them to a D1 statement it never prepared (drizzle-orm issue 2277).
- * Results are mapped as Drizzle maps them.
+ * values: Drizzle's own binds them to a D1 statement it never prepared
+ * (drizzle-orm issue 2277). Each statement is sent as the isolate's dialect
+ * renders it (one of rendered parts as it is, with no walk of its tree),
+ * and results are mapped as Drizzle maps them.
  */
 class D1Session extends SQLiteD1Session<Record<string, never>, Record<string, never>> {
   private readonly d1: D1Database;
@@ -255,22 +346,9 @@ class D1Session extends SQLiteD1Session<Record<string, never>, Record<string, ne
   }
 
   override async batch<T extends BatchItem<"sqlite">[] | readonly BatchItem<"sqlite">[]>(queries: T) {
-    type Prepared = PreparedQuery & { stmt?: D1PreparedStatement; getSQL?: () => SQL };
-    const prepared = queries.map((q) => (q as unknown as { _prepare(): Prepared })._prepare());
-    const statements = prepared.map((p) => {
-      // A query builder's statement is prepared already; a raw one's is not,
-      // and one of rendered parts is sent as it is (no walk of its tree).
-      if (p.stmt) return p.stmt.bind(...p.getQuery().params);
-      const raw = p.getSQL?.();
-      if (raw) {
-        const { text, values } = textOf(raw);
-        return this.d1.prepare(text).bind(...values);
-      }
-      const { sql, params } = p.getQuery();
-      return this.d1.prepare(sql).bind(...params);
-    });
-    const results = await this.d1.batch(statements);
-    return results.map((result, i) => prepared[i]?.mapResult(result, true));
+    const items = queries.map(sendable);
+    const results = await this.d1.batch(items.map(({ text, values }) => this.d1.prepare(text).bind(...values)));
+    return results.map((result, i) => items[i]?.read(result));
   }
 }
 

@@ -32,7 +32,7 @@ export const ROWS_PER_ADDRESS = 3;
 export type AddressRow = typeof debtorAddresses.$inferSelect;
 
 /** A found debtor's address key set (knownAddressSets). */
-type AddressSet = typeof debtorAddressSets.$inferSelect;
+export type AddressSet = typeof debtorAddressSets.$inferSelect;
 
 /** A co-borrower entry (associatedDebtors). */
 type Associated = Pick<
@@ -41,17 +41,17 @@ type Associated = Pick<
 >;
 
 /** What a statement selects, by key: the column whose values it reads (and decodes them), or an expression over it. */
-type Columns<R> = [keyof R & string, SQLiteColumn, SQL?][];
+type Columns = readonly (readonly [key: string, column: SQLiteColumn, read?: SQL])[];
 
 /** Every column of `table`, by key. */
-const allOf = <R>(table: typeof debtorAddresses | typeof debtorAddressSets) =>
-  Object.entries(getTableColumns(table)) as unknown as Columns<R>;
+const allOf = (table: typeof debtorAddresses | typeof debtorAddressSets): Columns =>
+  Object.entries(getTableColumns(table));
 
-const ADDRESS_COLUMNS = allOf<AddressRow>(debtorAddresses);
-const SET_COLUMNS = allOf<AddressSet>(debtorAddressSets);
+const ADDRESS_COLUMNS = allOf(debtorAddresses);
+const SET_COLUMNS = allOf(debtorAddressSets);
 const lastSeen = max(debtorLinks.lastSeen);
-const ASSOCIATED_COLUMNS: Columns<Associated> = [
-  ...(["name", "street1", "street2", "city", "state", "zip"] as const).map((key): Columns<Associated>[number] => [
+const ASSOCIATED_COLUMNS: Columns = [
+  ...(["name", "street1", "street2", "city", "state", "zip"] as const).map((key): Columns[number] => [
     key,
     debtorLinks[key],
   ]),
@@ -59,11 +59,11 @@ const ASSOCIATED_COLUMNS: Columns<Associated> = [
 ];
 
 /** A select of `columns`, each named by its key, so rows come back as D1 sends them (decodeAll reads them). */
-const selectOf = <R>(columns: Columns<R>) =>
+const selectOf = (columns: Columns) =>
   query.select(Object.fromEntries(columns.map(([key, column, read]) => [key, sql`${read ?? column}`.as(key)])));
 
 /** Rows of a selectOf() statement, each value read back as its column's Drizzle reads it. */
-function decodeAll<R>(columns: Columns<R>, rows: Record<string, unknown>[]): R[] {
+function decodeAll<R>(columns: Columns, rows: Record<string, unknown>[]): R[] {
   const decoders = columns.map(([key, column]): [string, SQLiteColumn] => [key, column]);
   return rows.map((row) => decoded<R>(decoders, (key) => row[key]));
 }
@@ -154,31 +154,37 @@ export const knownAddressRows = (db: Db, name: string, limit: number) =>
   db.all<Record<string, unknown>>(rowsBelow(spansOfName(name), limit));
 
 /** Rows of knownAddressRows' statement, decoded. */
-export const addressRowsOf = (rows: Record<string, unknown>[]) => decodeAll(ADDRESS_COLUMNS, rows);
+export const addressRowsOf = (rows: Record<string, unknown>[]) => decodeAll<AddressRow>(ADDRESS_COLUMNS, rows);
 
 /**
  * /debtors/addresses, one database's part (one round trip): its first
  * `limit` rows in list order, below `after` if given, and the address key
  * set of each debtor it finds, one row per debtor, from which the Worker
  * counts the distinct addresses of every found debtor in every shard
- * exactly, and tells which found debtors hold an address.
+ * exactly, and tells which found debtors hold an address. Given the sets
+ * (`known`, read before for the count), it reads the rows alone.
  */
 export async function knownAddressCandidates(
   db: Db,
   { sets, rows, limit }: AddressStatements,
+  known?: AddressSet[],
 ): Promise<{ sets: AddressSet[]; rows: AddressRow[]; limit: number }> {
+  if (known) {
+    const [listed] = await db.batch([db.all<Record<string, unknown>>(rows)]);
+    return { sets: known, rows: addressRowsOf(listed), limit };
+  }
   const [found, listed] = await db.batch([
     db.all<Record<string, unknown>>(sets),
     db.all<Record<string, unknown>>(rows),
   ]);
-  return { sets: decodeAll(SET_COLUMNS, found), rows: addressRowsOf(listed), limit };
+  return { sets: decodeAll<AddressSet>(SET_COLUMNS, found), rows: addressRowsOf(listed), limit };
 }
 
 /** The address key set of each debtor a search for `name` finds: one row per debtor. */
 export async function knownAddressSets(db: Db, name: string): Promise<AddressSet[]> {
   const { forms, spans } = spansOfName(name);
   const [found] = await db.batch([db.all<Record<string, unknown>>(addressSets({ spans: forms }, { spans }))]);
-  return decodeAll(SET_COLUMNS, found);
+  return decodeAll<AddressSet>(SET_COLUMNS, found);
 }
 
 /**
@@ -229,5 +235,5 @@ export async function associatedDebtors(
   const [rows, count] = associated({ spans: forms }, { spans, state: q.state, limit: size, offset });
   if (!rows || !count) throw new Error("associated: two statements");
   const [listed, [counted]] = await db.batch([db.all<Record<string, unknown>>(rows), db.all<{ total: number }>(count)]);
-  return { rows: decodeAll(ASSOCIATED_COLUMNS, listed), total: Number(counted?.total ?? 0) };
+  return { rows: decodeAll<Associated>(ASSOCIATED_COLUMNS, listed), total: Number(counted?.total ?? 0) };
 }

@@ -337,16 +337,21 @@ export async function knownAddressesAcross(
   }
   // Read by number, also when a cursor's position cannot be resumed (addressesBelow).
   const reach = page * size;
+  const all = reader.shards;
+  // Deeper pages by number: the count first, so that a page past the end
+  // reads no rows; the address sets read for it are not read again.
+  let known: Map<string, debtorQueries.AddressSet[]> | undefined;
   if (page > DIRECT_PAGES) {
-    // Deeper pages by number: the count first, so that a page past the end reads no rows.
     const sets = await onEveryShard(reader, (db) => debtorQueries.knownAddressSets(db, name));
     const total = addressTotal(sets.map((part) => ({ sets: part })));
     if ((page - 1) * size >= total) return addressPageOf([], total);
+    known = new Map(sets.map((part, shard) => [all[shard] ?? "", part]));
   }
   // The same statements for every shard: rendered once.
   const statements = debtorQueries.addressStatements(name, reach * debtorQueries.ROWS_PER_ADDRESS);
-  const parts = await onEveryShard(reader, (db) => debtorQueries.knownAddressCandidates(db, statements));
-  const all = reader.shards;
+  const parts = await onEveryShard(reader, (db, shard) =>
+    debtorQueries.knownAddressCandidates(db, statements, known?.get(shard)),
+  );
   const short = new Map(
     parts.flatMap((part, shard) =>
       part.rows.length === part.limit && distinctAddresses(part.rows) < reach ? [[all[shard] ?? "", part]] : [],

@@ -50,7 +50,8 @@ export async function startDevWorker(extra: string[] = []): Promise<DevWorker> {
   run("seed/seed.ts");
 
   const [port, inspector] = [await freePort(), await freePort()];
-  const dev = startDevServer(port, inspector, ["--persist-to", state, ...extra], env);
+  // wrangler's own warnings, shown with a failing test only (vitest's silent: "passed-only").
+  const dev = startDevServer(port, inspector, ["--persist-to", state, ...extra], env, (text) => console.error(text));
   const stop = async () => {
     if (dev.exitCode === null && dev.pid !== undefined) {
       const exited = new Promise((resolve) => dev.once("exit", resolve));

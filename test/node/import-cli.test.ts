@@ -318,6 +318,7 @@ describe("npm run backfill:sql", () => {
       expect(tablesOf(target)).toEqual(tablesOf(source));
       expect(tablesOf(target).filings).toHaveLength(5); // the filings of test/fixtures/feed.ndjson
     },
-    TIMEOUT,
+    // Eight wrangler runs (a migration and an execute per shard), each several seconds on a busy machine.
+    TIMEOUT * 3,
   );
 });

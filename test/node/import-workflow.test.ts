@@ -43,7 +43,10 @@ beforeAll(async () => {
     WRANGLER_REGISTRY_PATH: env.WRANGLER_REGISTRY_PATH,
     CLOUDFLARE_CF_FETCH_ENABLED: "false",
   });
-  server = startDevServer(port, inspectorPort, ["--persist-to", platformState]);
+  // wrangler's own warnings, shown with a failing test only (vitest's silent: "passed-only").
+  server = startDevServer(port, inspectorPort, ["--persist-to", platformState], process.env, (text) =>
+    console.error(text),
+  );
   await waitUntilUp(server, `http://127.0.0.1:${port}`);
 }, TIMEOUT);
 
@@ -74,8 +77,15 @@ function tablesOf(stateDir: string): Record<string, string[]> {
         rows.setReadBigInts(true);
         out[`${file.slice(0, 8)}:${name}`] = (rows.all() as Record<string, unknown>[])
           .map((r) => (name === "pending_amendments" ? { ...r, source: String(r.source).replace(/^.*:/, ":") } : r))
-          // When a change was recorded, and a state last loaded, is the clock's.
-          .map(({ recorded_at, last_loaded_at, ...r }) => r)
+          // When a change was recorded, a state last loaded or its backfill ran, is the clock's (and
+          // which load began it, the path's); a filing's revision counts the writes that replaced it.
+          .map(({ recorded_at, last_loaded_at, revision, began_at, completed_at, source, ...r }) =>
+            name === "state_backfills"
+              ? { ...r, completed: completed_at !== null }
+              : name === "pending_amendments"
+                ? { ...r, source }
+                : r,
+          )
           .map((r) => JSON.stringify(r, (_, v) => (typeof v === "bigint" ? v.toString() : v)))
           .sort();
       }
@@ -138,13 +148,30 @@ describe("npm run import --workflow", () => {
       }
       expect(tablesOf(platformState)).toEqual(tablesOf(local));
 
-      const status = node(["scripts/import.ts", "--status", "--persist-to", platformState]);
+      // Each load's status is its Workflow instance's, asked of the session.
+      const status = node(["scripts/import.ts", "--status", "--port", String(port), "--persist-to", platformState]);
       expect(status.status).toBe(0);
       for (const file of files) {
         expect(status.stdout).toMatch(
-          new RegExp(`complete 100%  incoming/${file.split("/").at(-1)?.replace(".", "\\.")}`),
+          new RegExp(`complete\\s+100%  incoming/${file.split("/").at(-1)?.replace(".", "\\.")}`),
         );
       }
+
+      // The same bytes again: not loaded again, and said so, with when and by which load.
+      const again = node([
+        "scripts/import.ts",
+        files[0]!,
+        "--workflow",
+        "--port",
+        String(port),
+        "--persist-to",
+        platformState,
+      ]);
+      expect(again.status).toBe(0);
+      expect(again.stderr).toMatch(
+        /feed\.ndjson: already loaded, by load-[0-9a-f]{40} \(finished \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\): 5 records read: 5 inserted/,
+      );
+      expect(again.stdout).toMatch(/^Imported: 0 records read: 0 inserted/m);
     },
     TIMEOUT,
   );

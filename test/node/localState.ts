@@ -56,8 +56,10 @@ export function tablesOf(stateDir: string): Record<string, unknown[]> {
 /** Statements reading a table with the loader's ids replaced by what they stand for. */
 const LENDER = "l.type, l.name, l.category, l.street1, l.street2, l.city, l.state, l.zip, l.country";
 const BY_NATURAL_KEY: Record<string, string> = {
-  // A filing's lenders by their details, names by their words: ids follow the order a load first met them.
-  filings: `select f.*, (select json_group_array(json_array(${LENDER})) from json_each(f.lenders) j join lenders l on l.id = j.value) as lender_details from filings f`,
+  // A filing's revision counts the writes that replaced it, which depends on how a load grouped them;
+  // its lenders by their details, names by their words: ids follow the order a load first met them.
+  filings: `select id, state, number, filed_at, kind, lapse_date, lapse_source, office_lapse_date, collateral, filing_office, terminated_at,
+    (select json_group_array(json_array(${LENDER}) order by j.key) from json_each(f.lenders) j join lenders l on l.id = j.value) as lender_details from filings f`,
   lenders: `select ${LENDER} from lenders l`,
   lender_names: "select words from lender_names",
   facet_counts:
@@ -77,6 +79,8 @@ const BY_NATURAL_KEY: Record<string, string> = {
   // When a load ran is the clock's: whether the backfill began and ended is the data's.
   state_summaries:
     "select state, filings, newest_filed_at, office_through, backfill_began_at is not null as began, backfill_completed_at is not null as completed from state_summaries",
+  // When a backfill began and ended, and which load began it, depend on the run.
+  state_backfills: "select state, completed_at is not null as completed from state_backfills",
 };
 const ASSIGNED_IDS = new Set(["id", "filing_id", "name_id", "lenders"]);
 

@@ -204,15 +204,23 @@ describe("statement templates", () => {
     );
   });
 
-  it("leave to Drizzle a fragment with a column, a placeholder or inlined values", async () => {
+  it("leave to Drizzle a fragment with a column, a placeholder or inlined values, rendered parts in it or not", async () => {
     const { db } = await freshIsolate();
+    const part = db.rendered(sql`select ${5} as five`);
     for (const fragment of [
       sql`select ${filings.state} from ${filings} where ${filings.id} = ${7}`,
       sql`select 1 where 2 = ${sql.placeholder("two")}`,
       sql`select ${3}`.inlineParams(),
+      sql`select * from (${sql`${part}`}) where ${sql`b = ${4}`}`.inlineParams(),
+      sql`select * from (${part}) limit ${sql`${2}`}`,
     ]) {
       const drizzle = dialect.sqlToQuery(fragment);
       expect(db.textOf(fragment)).toEqual({ text: drizzle.sql, values: drizzle.params });
     }
+  });
+
+  it("refuse to write a rendered statement's values into its text, which it sends as rendered", async () => {
+    const { db } = await freshIsolate();
+    expect(() => db.rendered(sql`select ${5}`).inlineParams()).toThrow(/binds its values/);
   });
 });

@@ -1,16 +1,17 @@
 /**
  * What a load changes, as change-feed rows (schema.ts, `changes`): worked
- * out by the loader from each filing's stored rows and the rows it is about
- * to write (changesOf), and written in the same D1 batch as those rows
- * (changeStatements), so a change is visible exactly when what it describes
- * is. A filing that compares unchanged records nothing, so loading a file
- * again records nothing.
+ * out by the loader (load.ts) from each filing's stored rows and the rows
+ * it is about to write (changesOf), and written in the same D1 batch as
+ * those rows (changeStatements), so a change is visible exactly when what
+ * it describes is. A filing that compares unchanged records nothing, so
+ * loading a file again records nothing. It lives beside the loader, below
+ * the change feed (src/changes), which reads what it writes.
  */
 import { type SQL, sql } from "drizzle-orm";
-import { D1_MAX_PARAMS, type Db } from "../db/database.ts";
-import type { FilingRows } from "../db/records.ts";
-import { changes } from "../db/schema.ts";
 import { AMENDMENT_CHANGES, type ChangedField, type ChangeType } from "../domain/kinds.ts";
+import { D1_MAX_PARAMS, type Db } from "./database.ts";
+import type { FilingRows } from "./records.ts";
+import { changes } from "./schema.ts";
 
 /** One change to record (its seq and recorded_at are the database's). */
 export type ChangeRow = Omit<typeof changes.$inferInsert, "seq" | "recordedAt">;
