@@ -10,7 +10,8 @@
  *
  * With --if-empty (used by `npm start`) it leaves existing data alone.
  * With --persist-to DIR it seeds that wrangler state directory (as
- * `wrangler dev --persist-to DIR` reads it) instead of .wrangler/state.
+ * `wrangler dev --persist-to DIR` reads it) instead of .wrangler/state,
+ * migrating it first (npm run seed migrates .wrangler/state only).
  * With --out FILE it writes the generated filings as an NDJSON feed for
  * `npm run import` instead (bulk import benchmarks), touching no database.
  * Only local state is ever touched: the D1 files under .wrangler/state and
@@ -22,7 +23,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { beginBulkLoad, endBulkLoad, finishBulkWrite, writeShardedFilings } from "../scripts/bulk/load.ts";
 import { localD1Database, openLocalD1File } from "../scripts/localD1.ts";
-import { localFiles, shardConfig } from "../scripts/shardConfig.ts";
+import { localFiles, migrateAll, shardConfig } from "../scripts/shardConfig.ts";
 import { recordLoad, upsertFilings } from "../src/db/load.ts";
 import { shardOf } from "../src/db/shards.ts";
 import { isStateCode } from "../src/domain/states.ts";
@@ -110,6 +111,7 @@ await putLocalKey(
 
 // Every shard of wrangler.toml's layout (src/db/shards.ts): each filing goes to its state's.
 const config = await shardConfig();
+if (persistTo) await migrateAll(config, { remote: false, persistTo }, (line) => console.log(line));
 const shards = new Map(localFiles(config, persistTo).map(({ shard, file }) => [shard.binding, openLocalD1File(file)]));
 const rowsOf = (db: DatabaseSync, table: string) =>
   Number((db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n);
