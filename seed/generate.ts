@@ -190,6 +190,12 @@ export interface GenerateOptions {
   seed: number;
   /** "Today" for the generated data, in ms. */
   now: number;
+  /**
+   * Every filing in this one state (a single-state benchmark: bench/), its
+   * businesses drawn from the same names; otherwise states weighted by
+   * population.
+   */
+  state?: StateCode | undefined;
 }
 
 /** The number of records generateFilings yields for `filings`. */
@@ -198,7 +204,7 @@ export function generatedCount(filings: number): number {
 }
 
 /** Yields generatedCount(`filings`) filing records, deterministically for the options. */
-export function* generateFilings({ filings, seed, now }: GenerateOptions): Generator<FilingRecord> {
+export function* generateFilings({ filings, seed, now, state: only }: GenerateOptions): Generator<FilingRecord> {
   const rng = prng(seed);
   // Amendments depend on how old a filing is on the day of the run, so they
   // draw from their own stream: who filed, where and with whom stays the
@@ -208,10 +214,15 @@ export function* generateFilings({ filings, seed, now }: GenerateOptions): Gener
   const businessCount = Math.max(10, Math.round(filings * 0.45));
   const names = new Set<string>();
   for (let i = 0; i < businessCount; i++) {
-    const state = rng.weighted(STATE_CODES, (s) => STATES[s].weight);
+    const state = only ?? rng.weighted(STATE_CODES, (s) => STATES[s].weight);
     const industry = rng.chance(0.05) ? rng.pick(OTHER_INDUSTRIES) : rng.pick(INDUSTRIES);
     let name = businessName(rng, industry);
-    while (names.has(`${state}|${name}`)) name = businessName(rng, industry);
+    // One state's millions of businesses outgrow the names a draw makes (about 3.5 million, most
+    // of them two surnames): after a few taken, a place word goes before the name.
+    for (let tries = 1; names.has(`${state}|${name}`); tries++) {
+      name =
+        only && tries > 8 ? `${rng.pick(PLACE_WORDS)} ${businessName(rng, industry)}` : businessName(rng, industry);
+    }
     names.add(`${state}|${name}`);
     const moves = rng.chance(0.3) ? 1 + rng.int(2) : 0;
     businesses.push({
@@ -515,11 +526,11 @@ export function seededCount(filings: number): number {
  * the change feed (GET /filings/changes) has changes of every kind to show.
  * Every record is a filing's whole new state, as an NDJSON line carries it.
  */
-export function* generateDelta({ filings, seed, now }: GenerateOptions): Generator<FilingRecord> {
+export function* generateDelta({ filings, seed, now, state }: GenerateOptions): Generator<FilingRecord> {
   const day = (ago: number) => iso(now - ago * DAY);
   let i = 0;
   let fresh = 0;
-  for (const record of generateFilings({ filings, seed, now })) {
+  for (const record of generateFilings({ filings, seed, now, state })) {
     i += 1;
     if (i % DELTA_EVERY !== 0) continue;
     const kind = (i / DELTA_EVERY) % DELTA_KINDS;

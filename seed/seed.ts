@@ -6,10 +6,12 @@
  *   npm run seed                        # 20,000 filings, replacing local data
  *   npm run seed -- --filings 1000000   # a million, for benchmarks
  *   npm run seed -- --seed 7            # other (still deterministic) data
+ *   npm run seed -- --filings 5000000 --state CA   # every filing in one state
  *
  * With --if-empty (used by `npm start`) it leaves existing data alone.
  * With --persist-to DIR it seeds that wrangler state directory (as
- * `wrangler dev --persist-to DIR` reads it) instead of .wrangler/state.
+ * `wrangler dev --persist-to DIR` reads it) instead of .wrangler/state,
+ * migrating it first (npm run seed migrates .wrangler/state only).
  * With --out FILE it writes the generated filings as an NDJSON feed for
  * `npm run import` instead (bulk import benchmarks), touching no database.
  * Only local state is ever touched: the D1 files under .wrangler/state and
@@ -21,10 +23,10 @@ import type { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { beginBulkLoad, endBulkLoad, finishBulkWrite, writeShardedFilings } from "../scripts/bulk/load.ts";
 import { localD1Database, openLocalD1File } from "../scripts/localD1.ts";
-import { localFiles, shardConfig } from "../scripts/shardConfig.ts";
-import { upsertFilings } from "../src/db/load.ts";
+import { localFiles, migrateAll, shardConfig } from "../scripts/shardConfig.ts";
+import { recordLoad, upsertFilings } from "../src/db/load.ts";
 import { shardOf } from "../src/db/shards.ts";
-import { isoSeconds } from "../src/domain/time.ts";
+import { isStateCode } from "../src/domain/states.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { generateDelta, generatedCount, generateFilings } from "./generate.ts";
 import { putLocalKey } from "./localKv.ts";
@@ -53,6 +55,7 @@ const TABLES = [
   "change_marks",
   "state_loads",
   "state_backfills",
+  "state_summaries",
   "feed_loads",
   "load_keys",
   "held_copies",
@@ -73,14 +76,19 @@ const { values } = parseArgs({
     "if-empty": { type: "boolean", default: false },
     "persist-to": { type: "string" },
     out: { type: "string" },
+    state: { type: "string" },
   },
 });
 const count = Number(values.filings);
 const seed = Number(values.seed);
-if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed)) {
-  console.error("usage: npm run seed -- [--filings N] [--seed N] [--if-empty | --out FILE] [--persist-to DIR]");
+const state = values.state?.toUpperCase();
+if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || (state !== undefined && !isStateCode(state))) {
+  console.error(
+    "usage: npm run seed -- [--filings N] [--seed N] [--state XX] [--if-empty | --out FILE] [--persist-to DIR]",
+  );
   process.exit(2);
 }
+const generating = { filings: count, seed, state };
 
 if (values.out) {
   const started = Date.now();
@@ -89,7 +97,7 @@ if (values.out) {
   let written = 0;
   const total = generatedCount(count);
   const report = progressReporter(total);
-  for (const record of generateFilings({ filings: count, seed, now: started })) {
+  for (const record of generateFilings({ ...generating, now: started })) {
     if (!out.write(`${JSON.stringify(lienLine(record, today))}\n`)) await once(out, "drain");
     written += 1;
     if (written % 1000 === 0 || written === total) report(written);
@@ -112,6 +120,7 @@ await putLocalKey(
 
 // Every shard of wrangler.toml's layout (src/db/shards.ts): each filing goes to its state's.
 const config = await shardConfig();
+if (persistTo) await migrateAll(config, { remote: false, persistTo }, (line) => console.log(line));
 const shards = new Map(localFiles(config, persistTo).map(({ shard, file }) => [shard.binding, openLocalD1File(file)]));
 const rowsOf = (db: DatabaseSync, table: string) =>
   Number((db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n);
@@ -122,9 +131,9 @@ if (values["if-empty"] && existing > 0) {
   const started = Date.now();
   const total = generatedCount(count);
   console.log(
-    `Seeding ${total.toLocaleString()} filings (${count.toLocaleString()} generated and ${(total - count).toLocaleString()} shaped like office data; seed ${seed}) into ${shards.size === 1 ? "the local D1 database" : `${shards.size} local D1 shards`}...`,
+    `Seeding ${total.toLocaleString()} filings (${count.toLocaleString()} generated and ${(total - count).toLocaleString()} shaped like office data; seed ${seed}${state ? `, every one in ${state}` : ""}) into ${shards.size === 1 ? "the local D1 database" : `${shards.size} local D1 shards`}...`,
   );
-  const source = `seed --filings ${count} --seed ${seed}`;
+  const source = `seed --filings ${count} --seed ${seed}${state ? ` --state ${state}` : ""}`;
   for (const db of shards.values()) {
     db.exec("begin");
     for (const table of TABLES) db.exec(`delete from ${table}`);
@@ -138,7 +147,7 @@ if (values["if-empty"] && existing > 0) {
   writeShardedFilings(
     shards,
     (state) => shardOf(config.layout, state),
-    generateFilings({ filings: count, seed, now: started }),
+    generateFilings({ ...generating, now: started }),
     progressReporter(total),
     started,
   );
@@ -146,23 +155,19 @@ if (values["if-empty"] && existing > 0) {
   console.log(`\n  filings written (${phase()}); building indexes, debtor aggregates and running totals...`);
   for (const [shard, db] of shards) {
     finishBulkWrite(db);
-    // Every shard records the load, as an import does: its data_loaded_at.
-    db.prepare("insert into data_loads (source, loaded_at, filings) values (?, ?, ?)").run(
-      source,
-      isoSeconds(Date.now()),
-      total,
-    );
-    // Each state it holds was loaded now (GET /states); generated data states no office date.
-    db.prepare(
-      "insert or replace into state_loads (state, last_loaded_at, office_through) select place, unixepoch(), null from facet_counts where scope = 's' and name = '' and facet = '*'",
-    ).run();
+    // Every shard records the load, as an import does: its data_loaded_at, and
+    // each state it holds loaded now (GET /states), with no office date.
+    const held = db.prepare("select place from facet_counts where scope = 's' and name = '' and facet = '*'").all() as {
+      place: string;
+    }[];
+    await recordLoad(localD1Database(db), source, total, new Date(), new Map(held.map((s) => [s.place, null])));
     endBulkLoad(db);
     db.exec("pragma wal_checkpoint(truncate)");
     const megabytes = (statSync(db.location()!).size / 1_048_576).toFixed(0);
     console.log(`  ${shard}: ${rowsOf(db, "filings").toLocaleString()} filings, ${megabytes} MB (${phase()})`);
   }
   // A day's delta over the backfill (seed/generate.ts): the change feed's first changes.
-  const delta = [...generateDelta({ filings: count, seed, now: started })];
+  const delta = [...generateDelta({ ...generating, now: started })];
   let changed = 0;
   for (const [shard, db] of shards) {
     const mine = delta.filter((r) => shardOf(config.layout, r.state) === shard);

@@ -30,7 +30,7 @@ async function contents(): Promise<string[]> {
   const queries = [
     "select state, number, filed_at, kind, lapse_date, collateral, terminated_at from filings",
     "select f.state, f.number, d.position, d.name, d.name_key, d.zip from debtor_parties d join filings f on f.id = d.filing_id",
-    "select f.state, f.number, s.position, s.name from secured_parties s join filings f on f.id = s.filing_id",
+    "select f.state, f.number, s.position, l.name, n.words from secured_parties s join filings f on f.id = s.filing_id join lenders l on l.id = f.lenders ->> s.position join lender_names n on n.id = s.name_id",
     "select f.state, f.number, a.position, a.number, a.kind from amendments a join filings f on f.id = a.filing_id",
     "select c.state, c.type, f.number, c.amendment, c.changed_fields from changes c join filings f on f.id = c.filing_id",
     // The change feed's name index, by the change each row files (a row's id holds its change's number).

@@ -125,6 +125,9 @@ async function tables(): Promise<Record<string, string[]>> {
     state_loads: "select state, office_through from state_loads",
     state_backfills: "select state, completed_at is not null as completed from state_backfills",
     source_pulls: "select source, through, position is null as ended from source_pulls",
+    // A state's summary copies when it was loaded and backfilled, which depends on the run.
+    state_summaries:
+      "select state, filings, newest_filed_at, office_through, backfill_began_at is not null as began, backfill_completed_at is not null as completed from state_summaries",
   };
   const out: Record<string, string[]> = {};
   for (const [shard, d1] of shards.databases) {

@@ -25,6 +25,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type AnyD1Database, drizzle } from "drizzle-orm/d1";
+import { knownRefs, LENDER_COLUMNS, type LenderRefs, lenderText } from "../../src/db/lenders.ts";
 import {
   FILINGS_PER_GROUP,
   facetCutoffDay,
@@ -116,6 +117,42 @@ function insertRows(
   return changes;
 }
 
+/** Each database's lender names and lenders by value, read once and kept as a bulk load adds them. */
+const lenderCaches = new WeakMap<DatabaseSync, { names: Map<string, number>; lenders: Map<string, number> }>();
+
+/**
+ * How `rows` refer to their lenders, each written first if new: by ids a
+ * bulk load keeps in memory, since its lookups have no index to use (they
+ * are dropped while it writes). The tables are small: a lender is stored
+ * once however many filings name it.
+ */
+function lenderRefs(db: DatabaseSync, rows: FilingRows[]): LenderRefs {
+  let cache = lenderCaches.get(db);
+  if (!cache) {
+    const names = db.prepare("select id, words from lender_names").all() as { id: number; words: string }[];
+    const stored = db.prepare(`select id, ${LENDER_COLUMNS} from lenders`).all() as Record<string, unknown>[];
+    cache = {
+      names: new Map(names.map((n) => [n.words, Number(n.id)])),
+      lenders: new Map(stored.map((l) => [lenderText(l), Number(l.id)])),
+    };
+    lenderCaches.set(db, cache);
+  }
+  const addName = db.prepare("insert into lender_names (words) values (?)");
+  const addLender = db.prepare(
+    `insert into lenders (${LENDER_COLUMNS}) values (${LENDER_COLUMNS.split(",")
+      .map(() => "?")
+      .join(", ")})`,
+  );
+  for (const s of rows.flatMap((r) => r.securedParties)) {
+    if (!cache.names.has(s.nameWords)) cache.names.set(s.nameWords, Number(addName.run(s.nameWords).lastInsertRowid));
+    const text = lenderText(s);
+    if (!cache.lenders.has(text)) {
+      cache.lenders.set(text, Number(addLender.run(...(JSON.parse(text) as SQLInputValue[])).lastInsertRowid));
+    }
+  }
+  return knownRefs(cache.names, cache.lenders);
+}
+
 /**
  * Writes the rows of new filings in one transaction, with statements as
  * large as SQLite takes. Derived aggregates are left for finishBulkWrite.
@@ -129,8 +166,13 @@ export function writeFilingRows(
 ): number {
   return inTransaction(db, () => {
     let written = 0;
-    for (const set of tableRows(rows)) written += insertRows(db, prepared, set);
-    written += runAll(db, prepared, facetStatements(builder, facetDayRows(rows, cutoffDay), MAX_PARAMS));
+    const refs = lenderRefs(db, rows);
+    for (const set of tableRows(rows, refs)) written += insertRows(db, prepared, set);
+    written += runAll(
+      db,
+      prepared,
+      facetStatements(builder, facetDayRows(rows, cutoffDay), MAX_PARAMS, (words) => refs.nameId(words)),
+    );
     return written;
   });
 }

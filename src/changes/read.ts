@@ -21,6 +21,11 @@
  *   fewer changes than `limit` with `has_more` true. Work per page grows
  *   with the page, not with the log or with how busy the debtor or lender
  *   is.
+ *
+ * A page of several shards without a party filter is read in two parts
+ * (src/changes/feed.ts): each shard's next keys (seq and time, no filing),
+ * then, from the shards whose changes the merged page holds, exactly
+ * those changes with their filings.
  */
 import { and, eq, gt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { debtorNameKeys, NAME_SLOTS_SQL, securedNameKey } from "../db/nameIndex.ts";
@@ -30,6 +35,7 @@ import {
   changes,
   dataLoads,
   debtorParties,
+  lenderNames,
   securedParties,
   stateLoads,
 } from "../db/schema.ts";
@@ -56,21 +62,26 @@ export interface ChangeFilter {
 /** Where a shard's part of the page starts. */
 export type Start = { after: number } | { since: string } | "oldest";
 
-/** One change as read, with its filing as it stands now. */
-export interface ChangeItem {
+/** Where a change stands in the merged feed: its shard's seq and when it was recorded. */
+export interface ChangeKey {
   seq: number;
+  recordedAt: string;
+}
+
+/** One change as read, with its filing as it stands now. */
+export interface ChangeItem extends ChangeKey {
   type: ChangeType;
   state: string;
   amendment: string | null;
   changedFields: string | null;
-  recordedAt: string;
   occurredAt: string;
   filing: FilingWithParties;
 }
 
-export interface ShardChanges {
+/** A shard's part of a page: its changes (or only their keys: shardChangeKeys), and where it stands. */
+export interface ShardChanges<T extends ChangeKey = ChangeItem> {
   /** Up to `limit` + 1 changes after the start, in seq order. */
-  items: ChangeItem[];
+  items: T[];
   /** The position the page started from (the start resolved). */
   start: number;
   /** With a party filter: the last change examined, and whether the window was full. */
@@ -94,6 +105,12 @@ type ChangeForm = {
   secured: boolean;
   /** Whether a party is asked for: the window is then the name index's, and what it examined is read. */
   scanning: boolean;
+  /**
+   * What is read: the page with its start, purge mark and data-load time
+   * (`whole`); the window's keys with those (`keys`); or the page alone
+   * (`page`: the second part of a page merged from keys).
+   */
+  part: "whole" | "keys" | "page";
 };
 
 type ChangeValues = {
@@ -199,7 +216,7 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
   }
   if (form.secured) {
     parties.push(
-      sql`exists (select 1 from ${securedParties} where ${securedParties.filingId} = w.filing_id and ${securedParties.nameWords} >= ${v.from} and ${securedParties.nameWords} < ${v.to})`,
+      sql`exists (select 1 from ${securedParties} join ${lenderNames} on ${lenderNames.id} = ${securedParties.nameId} where ${securedParties.filingId} = w.filing_id and ${lenderNames.words} >= ${v.from} and ${lenderNames.words} < ${v.to})`,
     );
   }
   const matching = parties.length > 0 ? sql`where ${sql.join(parties, sql` and `)}` : sql``;
@@ -211,6 +228,8 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
     ? sql`select ${stateLoads.lastLoadedAt} as at from ${stateLoads} where ${stateLoads.state} = ${v.state}`
     : sql`select max(${dataLoads.loadedAt}) as at from ${dataLoads}`;
   const examined = sql`select max(seq) / ${NAME_SLOTS_SQL} as through, count(*) as n from (${entries ?? w})`;
+  if (form.part === "page") return [page];
+  if (form.part === "keys") return [sql`select seq, recorded_at from (${w})`, marks, loaded];
   return form.scanning ? [page, marks, loaded, examined] : [page, marks, loaded];
 });
 
@@ -232,10 +251,8 @@ function fieldsOf(mask: number | null): string | null {
   return mask === null ? null : (changes.changedFields.mapFromDriverValue(mask) as string);
 }
 
-/** One shard's changes of `filter` from `start`, at most `limit` + 1 (one past the page: is there more). */
-export async function shardChanges(db: Db, filter: ChangeFilter, start: Start, limit: number): Promise<ShardChanges> {
-  const scanning = filter.debtorName !== undefined || filter.securedParty !== undefined;
-  const size = scanning ? Math.min(SCAN_WINDOW, limit * SCAN_PER_CHANGE) : limit + 1;
+/** The form and values of a page of `filter` from `start`, whose window reads `size` changes and keeps `keep`. */
+function formOf(filter: ChangeFilter, start: Start, part: ChangeForm["part"], size: number, keep: number) {
   const debtor = filter.debtorName ? spanForms(debtorQuery(filter.debtorName)) : undefined;
   const secured = filter.securedParty ? securedNameRange(filter.securedParty) : undefined;
   // The index is read under the debtor's keys when both are asked for; the lender is then checked on the filing.
@@ -247,37 +264,107 @@ export async function shardChanges(db: Db, filter: ChangeFilter, start: Start, l
     start: start === "oldest" ? "oldest" : "after" in start ? "after" : "since",
     debtor: debtor?.forms ?? null,
     secured: secured !== undefined,
-    scanning,
+    scanning: scans(filter),
+    part,
   };
-  const [page, marks, loaded, examined] = pageStatements(form, {
+  const values: ChangeValues = {
     state: filter.state ?? "",
     types: (filter.types ?? []).map((t) => Number(changes.type.mapToDriverValue(t))),
     after: typeof start === "object" && "after" in start ? start.after : 0,
     since: typeof start === "object" && "since" in start ? seconds(start.since) : 0,
     size,
-    keep: limit + 1,
+    keep,
     spans: debtor?.values ?? [],
     from: secured?.from ?? "",
     to: secured?.to ?? "",
     keys,
-  });
+  };
+  return pageStatements(form, values);
+}
+
+/** Whether `filter` names a party: its page examines a window of changes (see above). */
+export const scans = (filter: ChangeFilter) => filter.debtorName !== undefined || filter.securedParty !== undefined;
+
+type Mark = { start: number; purged: number };
+type Loaded = { at: number | string | null };
+
+/** A state's load time is stored in seconds; the shard's newest load is text. */
+function loadedAt(filter: ChangeFilter, last: Loaded | undefined): string | null {
+  const at = last?.at ?? null;
+  if (at === null) return null;
+  return filter.state ? (stateLoads.lastLoadedAt.mapFromDriverValue(Number(at)) as string) : String(at);
+}
+
+/**
+ * The keys of one shard's next changes of `filter` (no party filter) from
+ * `start`, at most `limit` + 1, with where it starts and its marks: the
+ * first part of a page merged over several shards (src/changes/feed.ts).
+ * It reads the changes alone, never their filings.
+ */
+export async function shardChangeKeys(
+  db: Db,
+  filter: ChangeFilter,
+  start: Start,
+  limit: number,
+): Promise<ShardChanges<ChangeKey>> {
+  if (scans(filter)) throw new Error("changes: a party filter is read whole (shardChanges)");
+  const [keys, marks, loaded] = formOf(filter, start, "keys", limit + 1, limit + 1);
+  if (!keys || !marks || !loaded) throw new Error("changes: three statements");
+  const [rows, [mark], [last]] = await db.batch([
+    db.all<{ seq: number; recorded_at: number }>(keys),
+    db.all<Mark>(marks),
+    db.all<Loaded>(loaded),
+  ]);
+  return {
+    items: rows.map((r) => ({ seq: Number(r.seq), recordedAt: iso(Number(r.recorded_at)) })),
+    start: Number(mark?.start ?? 0),
+    purged: Number(mark?.purged ?? 0),
+    dataLoadedAt: loadedAt(filter, last),
+  };
+}
+
+/**
+ * One shard's `count` changes of `filter` (no party filter) after the
+ * position `after`, with their filings: the second part of a merged page,
+ * exactly the changes of this shard the page holds.
+ */
+export async function shardChangePage(
+  db: Db,
+  filter: ChangeFilter,
+  after: number,
+  count: number,
+): Promise<ChangeItem[]> {
+  const [page] = formOf(filter, { after }, "page", count, count);
+  if (!page) throw new Error("changes: one statement");
+  const [rows] = await db.batch([db.all<Row>(page)]);
+  return itemsOf(rows);
+}
+
+/** One shard's changes of `filter` from `start`, at most `limit` + 1 (one past the page: is there more). */
+export async function shardChanges(db: Db, filter: ChangeFilter, start: Start, limit: number): Promise<ShardChanges> {
+  const scanning = scans(filter);
+  const size = scanning ? Math.min(SCAN_WINDOW, limit * SCAN_PER_CHANGE) : limit + 1;
+  const [page, marks, loaded, examined] = formOf(filter, start, "whole", size, limit + 1);
   if (!page || !marks || !loaded) throw new Error("changes: three statements or four");
-  type Mark = { start: number; purged: number };
   type Examined = { through: number | null; n: number };
   const [rows, [mark], [last], scanned] = examined
-    ? await db.batch([
-        db.all<Row>(page),
-        db.all<Mark>(marks),
-        db.all<{ at: number | string | null }>(loaded),
-        db.all<Examined>(examined),
-      ])
-    : await db.batch([db.all<Row>(page), db.all<Mark>(marks), db.all<{ at: number | string | null }>(loaded)]);
-  // A state's load time is stored in seconds; the shard's newest load is text.
-  const at = last?.at ?? null;
-  const dataLoadedAt =
-    at === null ? null : filter.state ? (stateLoads.lastLoadedAt.mapFromDriverValue(Number(at)) as string) : String(at);
+    ? await db.batch([db.all<Row>(page), db.all<Mark>(marks), db.all<Loaded>(loaded), db.all<Examined>(examined)])
+    : await db.batch([db.all<Row>(page), db.all<Mark>(marks), db.all<Loaded>(loaded)]);
+  const items = itemsOf(rows);
+  const window0 = scanned?.[0];
+  return {
+    items,
+    start: Number(mark?.start ?? 0),
+    ...(scanning ? { examined: { through: window0?.through ?? null, full: Number(window0?.n ?? 0) >= size } } : {}),
+    purged: Number(mark?.purged ?? 0),
+    dataLoadedAt: loadedAt(filter, last),
+  };
+}
+
+/** Page rows as changes, each with its filing. */
+function itemsOf(rows: Row[]): ChangeItem[] {
   const filings = assemble(rows);
-  const items = rows.map((r, i) => ({
+  return rows.map((r, i) => ({
     seq: Number(r.seq),
     type: CHANGE_TYPES[Number(r.type)] as ChangeType,
     state: r.change_state,
@@ -287,12 +374,4 @@ export async function shardChanges(db: Db, filter: ChangeFilter, start: Start, l
     occurredAt: iso(Number(r.occurred_at)),
     filing: filings[i] as FilingWithParties,
   }));
-  const window0 = scanned?.[0];
-  return {
-    items,
-    start: Number(mark?.start ?? 0),
-    ...(scanning ? { examined: { through: window0?.through ?? null, full: Number(window0?.n ?? 0) >= size } } : {}),
-    purged: Number(mark?.purged ?? 0),
-    dataLoadedAt,
-  };
 }

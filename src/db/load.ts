@@ -19,12 +19,21 @@
 
 import { and, eq, inArray, isNull, notExists, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable, union } from "drizzle-orm/sqlite-core";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
 import { type ChangeRow, changeStatements, changesOf } from "./changeRows.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { packedAddressKeys } from "./encodings.ts";
-import { type FacetDay, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
+import { type LenderRefs, lenderStatements, lookedUp, securedPartiesWhere, securedRow } from "./lenders.ts";
+import {
+  ANY_FACET,
+  type FacetDay,
+  type FilingRecord,
+  type FilingRows,
+  facetDayRows,
+  soundKeyRows,
+  toRows,
+} from "./records.ts";
 import {
   type Amendment,
   amendments,
@@ -43,7 +52,9 @@ import {
   pendingAmendments,
   type SecuredParty,
   securedParties,
+  stateBackfills,
   stateLoads,
+  stateSummaries,
 } from "./schema.ts";
 import { soundKeyStatements } from "./soundKeys.ts";
 
@@ -65,19 +76,29 @@ export function facetCutoffDay(now: Date | number): string {
   return recentWindowStart(now).slice(0, 10);
 }
 
-/** The rows `rows` add to each table: the filings, their parties and amendments. */
-export function tableRows(rows: FilingRows[]) {
+/**
+ * The rows `rows` add to each table: the filings (each with its list of
+ * lenders), their parties and amendments; names and lenders referred to
+ * as `refs` says (src/db/lenders.ts), after lenderStatements wrote them.
+ */
+export function tableRows(rows: FilingRows[], refs: LenderRefs = lookedUp) {
   return [
-    { table: filings, rows: rows.map((r) => r.filing) },
+    { table: filings, rows: rows.map((r) => ({ ...r.filing, lenders: refs.lenders(r.securedParties) })) },
     { table: debtorParties, rows: rows.flatMap((r) => r.debtors) },
-    { table: securedParties, rows: rows.flatMap((r) => r.securedParties) },
+    { table: securedParties, rows: rows.flatMap((r) => r.securedParties.map((s) => securedRow(s, refs))) },
     { table: amendments, rows: rows.flatMap((r) => r.amendments) },
   ] as const;
 }
 
-/** Multi-row INSERTs of tableRows(`rows`), each within `maxParams` bound parameters. */
+/** The lenders `rows` name, then multi-row INSERTs of tableRows(`rows`), each within `maxParams` bound parameters. */
 function insertStatements(db: Db, rows: FilingRows[], maxParams = D1_MAX_PARAMS): Statement[] {
-  return tableRows(rows).flatMap((set) => insertChunks(db, set.table, set.rows, maxParams));
+  return [
+    ...lenderStatements(
+      db,
+      rows.flatMap((r) => r.securedParties),
+    ),
+    ...tableRows(rows).flatMap((set) => insertChunks(db, set.table, set.rows, maxParams)),
+  ];
 }
 
 function insertChunks<T extends SQLiteTable>(
@@ -92,8 +113,21 @@ function insertChunks<T extends SQLiteTable>(
   return chunk(rows, Math.floor(maxParams / perRow)).map((part) => db.insert(table).values(part));
 }
 
+/**
+ * A lender facet's name id (facet_counts.ref): looked up by the statement
+ * that writes it, after the batch wrote the names (lenderStatements), or
+ * known already (a bulk load's, scripts/bulk/).
+ */
+export type NameIdOf = (words: string) => number | SQL;
+const lookedUpName: NameIdOf = (words) => lookedUp.nameId(words);
+
 /** Adds `days` (signed counts) to facet_days and facet_counts, marking running totals stale. */
-export function facetStatements(db: Db, days: FacetDay[], maxParams = D1_MAX_PARAMS): Statement[] {
+export function facetStatements(
+  db: Db,
+  days: FacetDay[],
+  maxParams = D1_MAX_PARAMS,
+  nameIdOf: NameIdOf = lookedUpName,
+): Statement[] {
   const statements: Statement[] = [];
   for (const part of chunk(days, Math.floor(maxParams / 7))) {
     statements.push(
@@ -106,21 +140,28 @@ export function facetStatements(db: Db, days: FacetDay[], maxParams = D1_MAX_PAR
         }),
     );
   }
-  const totals = new Map<string, typeof facetCounts.$inferInsert>();
+  const totals = new Map<
+    string,
+    { scope: FacetDay["scope"]; place: string; name: string; facet: string; filings: number }
+  >();
   for (const d of days) {
     const id = [d.scope, d.place, d.name, d.facet].join("\u0000");
     const seen = totals.get(id);
     if (seen) seen.filings += d.filings;
     else totals.set(id, { scope: d.scope, place: d.place, name: d.name, facet: d.facet, filings: d.filings });
   }
-  for (const part of chunk([...totals.values()], Math.floor(maxParams / 5))) {
+  // Six values a row: a lender facet's name id is one more (looked up: its words bound once).
+  for (const part of chunk([...totals.values()], Math.floor(maxParams / 6))) {
     statements.push(
       db
         .insert(facetCounts)
-        .values(part)
+        .values(part.map((t) => ({ ...t, ref: t.scope === "l" ? nameIdOf(t.name) : null })))
         .onConflictDoUpdate({
           target: [facetCounts.scope, facetCounts.place, facetCounts.name, facetCounts.facet],
-          set: { filings: sql`${facetCounts.filings} + excluded.filings` },
+          set: {
+            filings: sql`${facetCounts.filings} + excluded.filings`,
+            ref: sql`coalesce(${facetCounts.ref}, excluded.ref)`,
+          },
         }),
     );
   }
@@ -139,6 +180,72 @@ function queueDebtorStatements(db: Db, rows: FilingRows[]): Statement[] {
 export function queueKeyStatements(db: Db, keys: string[], maxParams = D1_MAX_PARAMS): Statement[] {
   const rows = [...new Set(keys)].map((nameKey) => ({ nameKey }));
   return chunk(rows, maxParams).map((part) => db.insert(debtorsToRefresh).values(part).onConflictDoNothing());
+}
+
+/**
+ * Rewrites the state_summaries rows (schema.ts) of `states`: those given,
+ * those whose filings a load has just counted (their "s" facets are stale:
+ * before the running totals are refreshed), or every state the shard has
+ * counted, loaded or begun to backfill. One statement, a few rows a state.
+ */
+export function stateSummaryStatement(db: Db, states: string[] | "counted" | "all"): Statement {
+  const f = facetCounts;
+  const stateOf = (column: SQLiteColumn | SQL) => sql<string>`${column}`.as("state");
+  const totals = db
+    .select({ state: stateOf(f.place) })
+    .from(f)
+    .where(and(eq(f.scope, "s"), eq(f.name, ""), eq(f.facet, ANY_FACET)));
+  const chosen = (
+    states === "counted"
+      ? db
+          .selectDistinct({ state: stateOf(facetDays.place) })
+          .from(facetDays)
+          .where(and(eq(facetDays.scope, "s"), isNull(facetDays.running)))
+      : states === "all"
+        ? union(
+            totals,
+            db.select({ state: stateOf(stateLoads.state) }).from(stateLoads),
+            db.select({ state: stateOf(stateBackfills.state) }).from(stateBackfills),
+          )
+        : db.select({ state: stateOf(sql`value`) }).from(sql`json_each(${JSON.stringify(states)})`)
+  ).as("chosen");
+  const state = sql<string>`"chosen"."state"`;
+  return db
+    .insert(stateSummaries)
+    .select(
+      db
+        .select({
+          state: state.as("state"),
+          filings:
+            sql<number>`coalesce((select ${f.filings} from ${f} where ${f.scope} = 's' and ${f.place} = ${state} and ${f.name} = '' and ${f.facet} = ${ANY_FACET}), 0)`.as(
+              "filings",
+            ),
+          newestFiledAt:
+            sql<number>`(select max(${filings.filedAt}) from ${filings} where ${filings.state} = ${state})`.as(
+              "newest_filed_at",
+            ),
+          lastLoadedAt: stateLoads.lastLoadedAt,
+          officeThrough: stateLoads.officeThrough,
+          backfillBeganAt: stateBackfills.beganAt,
+          backfillCompletedAt: stateBackfills.completedAt,
+        })
+        .from(chosen)
+        .leftJoin(stateLoads, eq(stateLoads.state, state))
+        .leftJoin(stateBackfills, eq(stateBackfills.state, state))
+        // The WHERE also keeps SQLite from reading the upsert's ON as a join's.
+        .where(sql`true`),
+    )
+    .onConflictDoUpdate({
+      target: stateSummaries.state,
+      set: {
+        filings: sql`excluded.filings`,
+        newestFiledAt: sql`excluded.newest_filed_at`,
+        lastLoadedAt: sql`excluded.last_loaded_at`,
+        officeThrough: sql`excluded.office_through`,
+        backfillBeganAt: sql`excluded.backfill_began_at`,
+        backfillCompletedAt: sql`excluded.backfill_completed_at`,
+      },
+    });
 }
 
 /**
@@ -274,6 +381,8 @@ export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean
         ),
       ),
     db.delete(facetDays).where(and(isNull(facetDays.running), eq(facetDays.filings, 0))),
+    // The summaries of the states just counted, while their facets are still marked stale.
+    stateSummaryStatement(db, all ? "all" : "counted"),
     // Running totals of every facet with a stale day, in one pass: each
     // day's filings and those of every later day (schema.ts, facetDays).
     db.run(sql`
@@ -427,6 +536,7 @@ export async function recordLoad(
           },
         }),
     ),
+    stateSummaryStatement(db, [...states.keys()]),
   ]);
 }
 
@@ -451,11 +561,7 @@ export function storedFilingStatements(db: Db, numbers: string[]) {
       .from(debtorParties)
       .where(inArray(debtorParties.filingId, ids))
       .orderBy(debtorParties.filingId, debtorParties.position),
-    db
-      .select()
-      .from(securedParties)
-      .where(inArray(securedParties.filingId, ids))
-      .orderBy(securedParties.filingId, securedParties.position),
+    securedPartiesWhere(db, inArray(securedParties.filingId, ids)),
     db
       .select()
       .from(amendments)
@@ -466,12 +572,12 @@ export function storedFilingStatements(db: Db, numbers: string[]) {
 
 /** The answers of storedFilingStatements, as each stored filing's rows. */
 export function storedRows(
-  stored: Filing[],
+  stored: (Filing & { lenders?: string })[],
   debtors: DebtorParty[],
   secured: SecuredParty[],
   changes: Amendment[],
 ): FilingRows[] {
-  return stored.map((filing) => ({
+  return stored.map(({ lenders: _, ...filing }) => ({
     filing,
     debtors: debtors.filter((d) => d.filingId === filing.id),
     securedParties: secured.filter((s) => s.filingId === filing.id),
@@ -519,15 +625,16 @@ function newFilingIds(fresh: number) {
   };
 }
 
-/** The rows `rows` add to each table, with new filings named as newFilingIds says. */
+/** The rows `rows` add to each table (tableRows), with new filings named as newFilingIds says. */
 function placedRows(rows: FilingRows[], fresh: number) {
   const ids = newFilingIds(fresh);
   const child = <T extends { filingId: number }>(row: T) => ({ ...row, filingId: ids.ref(row.filingId) });
+  const [filed, debtors, secured, amended] = tableRows(rows);
   return [
-    { table: filings, rows: rows.map((r) => ({ ...r.filing, id: ids.own(r.filing.id) })) },
-    { table: debtorParties, rows: rows.flatMap((r) => r.debtors.map(child)) },
-    { table: securedParties, rows: rows.flatMap((r) => r.securedParties.map(child)) },
-    { table: amendments, rows: rows.flatMap((r) => r.amendments.map(child)) },
+    { table: filed.table, rows: filed.rows.map((r) => ({ ...r, id: ids.own(r.id) })) },
+    { table: debtors.table, rows: debtors.rows.map(child) },
+    { table: secured.table, rows: secured.rows.map(child) },
+    { table: amended.table, rows: amended.rows.map(child) },
   ] as const;
 }
 
@@ -671,6 +778,10 @@ async function upsertGroup(
           ),
         ]
       : []),
+    ...lenderStatements(
+      db,
+      added.flatMap((r) => r.securedParties),
+    ),
     ...placedRows(added, newRows.length).flatMap((set) => insertChunks(db, set.table, set.rows, D1_MAX_PARAMS)),
     ...changeStatements(db, changed, D1_MAX_PARAMS, ids.ref),
     ...facetStatements(db, [...facetDayRows(removed, cutoff, -1), ...facetDayRows(added, cutoff)]),

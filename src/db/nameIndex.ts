@@ -27,7 +27,7 @@ import { sql } from "drizzle-orm";
 import { debtorQuery, securedNameWords } from "../domain/names.ts";
 import type { Db } from "./database.ts";
 import { hashKey } from "./encodings.ts";
-import { debtorParties, securedParties } from "./schema.ts";
+import { debtorParties, lenderNames, securedParties } from "./schema.ts";
 
 /** Leading words of a secured-party name a change is indexed under, at most. */
 const SECURED_PREFIX_WORDS = 2;
@@ -145,8 +145,9 @@ export async function storedKeys(db: Db, ids: readonly number[]): Promise<Map<nu
       .from(debtorParties)
       .where(sql`${debtorParties.filingId} in ${list}`),
     db
-      .select({ filingId: securedParties.filingId, words: securedParties.nameWords })
+      .select({ filingId: securedParties.filingId, words: lenderNames.words })
       .from(securedParties)
+      .innerJoin(lenderNames, sql`${lenderNames.id} = ${securedParties.nameId}`)
       .where(sql`${securedParties.filingId} in ${list}`),
   ]);
   return new Map(

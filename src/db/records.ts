@@ -280,7 +280,7 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
   const counts = new Map<string, FacetDay>();
   const add = (scope: FacetDay["scope"], place: string, name: string, facet: string, at: string, weight = 1) => {
     // Lapse days are all kept: a lapse window is any range of days.
-    const day = scope !== "x" && at.slice(0, 10) < cutoffDay ? OLD_DAYS : at.slice(0, 10);
+    const day = scope !== "x" && scope !== "y" && at.slice(0, 10) < cutoffDay ? OLD_DAYS : at.slice(0, 10);
     const id = [scope, place, name, facet, day].join("\u0000");
     const seen = counts.get(id);
     if (seen) seen.filings += sign * weight;
@@ -299,7 +299,17 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
     for (const name of lenders) add("l", filing.state, name, types, filing.filedAt);
     for (const [prefix, extra] of sharedPrefixes(lenders)) add("o", filing.state, prefix, types, filing.filedAt, extra);
     if (filing.terminatedAt) add("t", filing.state, "", "", filing.terminatedAt);
-    else add("x", filing.state, "", "", filing.lapseDate ?? NEVER_LAPSES);
+    else {
+      add("x", filing.state, "", "", filing.lapseDate ?? NEVER_LAPSES);
+      // A lapse list's count by industry (lapsing.ts) reads the sets of one or two and the larger exact ones.
+      if (filing.lapseDate !== null) {
+        for (const f of industryFacets(debtors.map((d) => d.industry))) {
+          if (f.name.startsWith("i") || f.facet.length > INCLUDED_MAX) {
+            add("y", filing.state, f.name, f.facet, filing.lapseDate);
+          }
+        }
+      }
+    }
   }
   return [...counts.values()].filter((c) => c.filings !== 0);
 }

@@ -2,7 +2,7 @@
  * Brings stored match keys up to the name rules of src/domain/names.ts.
  *
  * Keys are computed when a filing is loaded (records.ts, toRows): each
- * debtor party's name_key and each secured party's name_words. When the
+ * debtor party's name_key and each secured party's name (lender_names). When the
  * rules change, rows loaded before keep keys that queries no longer
  * produce, and a SQL migration cannot run the normalizer. This walks the
  * stored filings a page of ids at a time, recomputes both from the stored
@@ -22,6 +22,7 @@ import { and, eq, gt, inArray, isNull, lte, max, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { debtorKey, securedNameWords } from "../domain/names.ts";
 import type { Db } from "./database.ts";
+import { lenderStatements, lookedUp, securedPartiesWhere } from "./lenders.ts";
 import { facetCutoffDay, facetStatements, queueKeyStatements, refreshQueued, storedRows } from "./load.ts";
 import { type FacetDay, facetDayRows } from "./records.ts";
 import { debtorParties, debtorsToRefresh, facetCounts, facetDays, filings, securedParties } from "./schema.ts";
@@ -71,7 +72,7 @@ async function lenderFacetStatements(db: Db, ids: number[], cutoff: string): Pro
   const [stored, debtors, lenders] = await db.batch([
     db.select().from(filings).where(inArray(filings.id, ids)),
     db.select().from(debtorParties).where(inArray(debtorParties.filingId, ids)),
-    db.select().from(securedParties).where(inArray(securedParties.filingId, ids)),
+    securedPartiesWhere(db, inArray(securedParties.filingId, ids)),
   ]);
   const before = storedRows(stored, debtors, lenders, []);
   const after = before.map((r) => ({
@@ -122,15 +123,7 @@ async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Prom
       })
       .from(debtorParties)
       .where(and(gt(debtorParties.filingId, from), lte(debtorParties.filingId, to))),
-    db
-      .select({
-        filingId: securedParties.filingId,
-        position: securedParties.position,
-        name: securedParties.name,
-        nameWords: securedParties.nameWords,
-      })
-      .from(securedParties)
-      .where(and(gt(securedParties.filingId, from), lte(securedParties.filingId, to))),
+    securedPartiesWhere(db, and(gt(securedParties.filingId, from), lte(securedParties.filingId, to))),
   ]);
   const newDebtors = debtors.flatMap((d) => {
     const key = debtorKey(d.name, d.type);
@@ -150,7 +143,10 @@ async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Prom
     const queued = debtors
       .filter((d) => rekeyed.has(d.filingId))
       .flatMap((d) => [d.nameKey, debtorKey(d.name, d.type)]);
+    const renamed = newLenders.filter((s) => group.has(s.filingId)).map((s) => ({ ...s, nameWords: s.words }));
     const statements: Statement[] = [
+      // The new words' names first: the facets under them and each party refer to their ids.
+      ...lenderStatements(db, renamed),
       ...(await lenderFacetStatements(db, lenderFilings, cutoff)),
       ...newDebtors
         .filter((d) => group.has(d.filingId))
@@ -165,7 +161,7 @@ async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Prom
         .map((s) =>
           db
             .update(securedParties)
-            .set({ nameWords: s.words })
+            .set({ nameId: lookedUp.nameId(s.words) })
             .where(and(eq(securedParties.filingId, s.filingId), eq(securedParties.position, s.position))),
         ),
       ...queueKeyStatements(db, queued),

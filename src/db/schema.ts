@@ -124,6 +124,13 @@ export const filings = sqliteTable(
     /** Filing time of the terminating amendment, when there is one. */
     terminatedAt: instant(),
     /**
+     * The filing's secured parties as published (lenders rows), in order:
+     * a JSON array of their ids, so a page reads each party's one row
+     * (src/queries/filings.ts, partiesOf). secured_parties holds what
+     * lender searches need of each.
+     */
+    lenders: text().notNull().default("[]"),
+    /**
      * How many times a load has replaced the filing's rows. A load replaces a
      * filing only if it still has the revision the load read (src/db/load.ts),
      * so two loads at once cannot both replace the same version.
@@ -195,7 +202,49 @@ export const debtorParties = sqliteTable(
   ],
 );
 
-/** A filing's secured parties, keyed (WITHOUT ROWID) by filing and position. */
+/**
+ * Each whole-word lender name (securedNameWords) once. Lender searches find
+ * the names under a query in a state's "l" facets and read each name's
+ * filings by its id: an index entry carries the id, not the words.
+ */
+export const lenderNames = sqliteTable(
+  "lender_names",
+  {
+    id: integer().primaryKey(),
+    words: text().notNull(),
+  },
+  (t) => [uniqueIndex("lender_names_words").on(t.words)],
+);
+
+/**
+ * Each secured party as an office published it (its kind, name, category
+ * and address), once, however many filings name it: a lender such as a
+ * bank is on hundreds of thousands. A filing lists its own (filings.lenders).
+ * Loads find a lender by its name and street, then compare every detail,
+ * so two lenders never share a row. Rows stay once written, as do
+ * lender_names': a lender no filing lists any longer (its filing replaced)
+ * is never served, and finding one would read every filing's list.
+ */
+export const lenders = sqliteTable(
+  "lenders",
+  {
+    id: integer().primaryKey(),
+    /** The lender's own kind as filed (the API lists every lender as "Secured Party"; exports keep this). */
+    type: partyType().notNull(),
+    name: text().notNull(),
+    /** Lender kind, e.g. Bank, Equipment Finance. */
+    category: text(),
+    ...addressColumns,
+  },
+  (t) => [index("lenders_name").on(t.name, t.street1)],
+);
+
+/**
+ * What lender searches need of a filing's secured parties, keyed (WITHOUT
+ * ROWID) by filing and position: the lender's name (by id), the filing's
+ * state, time and number, its lapse date while live, and its debtor kinds.
+ * The party's published details are its lenders row (filings.lenders).
+ */
 export const securedParties = sqliteTable(
   "secured_parties",
   {
@@ -203,14 +252,8 @@ export const securedParties = sqliteTable(
       .notNull()
       .references(() => filings.id, { onDelete: "cascade" }),
     position: integer().notNull(),
-    /** The lender's own kind as filed (the API lists every lender as "Secured Party"; exports keep this). */
-    type: partyType().notNull(),
-    name: text().notNull(),
-    /** Whole-word form of the name: see securedNameWords(). */
-    nameWords: text().notNull(),
-    /** Lender kind, e.g. Bank, Equipment Finance. */
-    category: text(),
-    ...addressColumns,
+    /** The lender_names row of the party's whole-word name. */
+    nameId: integer().notNull(),
     ...filingCopies,
     ...lapseCopy,
     /** The kinds of debtor on the filing ("Individual", "Organization", or both joined by "|"). */
@@ -221,10 +264,10 @@ export const securedParties = sqliteTable(
     // Lender-name search within a state, by borrower type, newest first
     // (GET /secureds/recent-by-secured-party): one ordered range per lender
     // name and debtor-type set.
-    index("secured_parties_name").on(t.filingState, t.nameWords, t.debtorTypes, t.filedAt, t.filingNumber, t.filingId),
+    index("secured_parties_name").on(t.filingState, t.nameId, t.debtorTypes, t.filedAt, t.filingNumber, t.filingId),
     // A lender's live filings in a state by lapse date (GET /filings/lapsing with secured_party).
     index("secured_parties_lapsing")
-      .on(t.filingState, t.nameWords, t.lapsesOn, t.filingNumber, t.filingId)
+      .on(t.filingState, t.nameId, t.lapsesOn, t.filingNumber, t.filingId)
       .where(sql`lapses_on is not null`),
   ],
 );
@@ -329,6 +372,10 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  *   filings only (not terminated); one that never lapses is dated
  *   "9999-12-31". Every day is kept (none is old): a lapse window is any
  *   range of days, and "live on day D" is the running total after D.
+ * - "y": as "x", by its debtors' industries, for live filings that lapse:
+ *   the "s" facets' sets of one or two ("i1", "i2") and its exact set
+ *   when larger, so a lapse list filtered by industry is counted from a
+ *   few facets (src/queries/lapsing.ts).
  * Sets of "z" and "l" are sorted and joined with "|", so every filing has
  * exactly one facet per scope and place, and a filter ("any of these
  * industries") is a sum over the facets it matches: exact, with no double
@@ -348,15 +395,26 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * Kept by the loaders (src/db/load.ts).
  */
 const facetKey = {
-  scope: text({ enum: ["s", "z", "l", "t", "o", "x"] }).notNull(),
+  scope: text({ enum: ["s", "z", "l", "t", "o", "x", "y"] }).notNull(),
   place: text().notNull(),
   name: text().notNull(),
   facet: text().notNull(),
 };
 
-export const facetCounts = sqliteTable("facet_counts", { ...facetKey, filings: integer().notNull() }, (t) => [
-  primaryKey({ columns: [t.scope, t.place, t.name, t.facet] }),
-]);
+export const facetCounts = sqliteTable(
+  "facet_counts",
+  {
+    ...facetKey,
+    filings: integer().notNull(),
+    /**
+     * A lender facet's ("l") name as its lender_names id, so that a lender
+     * search walks each name's index range from its facet without looking
+     * the name up (src/queries/lenders.ts); null for every other facet.
+     */
+    ref: integer(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.place, t.name, t.facet] })],
+);
 
 export const facetDays = sqliteTable(
   "facet_days",
@@ -559,6 +617,25 @@ export const stateBackfills = sqliteTable("state_backfills", {
   completedAt: instant(),
   /** What began it (`import FILE`, `load KEY`). */
   source: text().notNull(),
+});
+
+/**
+ * What GET /states shows of each state a shard holds, one row a state, so
+ * the list reads a row per state (and one for its live filings today, from
+ * its "x" facets) instead of counting anything per request. A copy, kept by
+ * the loaders (src/db/load.ts, stateSummaryStatement) in the transaction
+ * that changes what it copies: the state's "*" facet total and newest
+ * filing when its filings are written, state_loads when a load is
+ * recorded, state_backfills when a backfill begins or completes.
+ */
+export const stateSummaries = sqliteTable("state_summaries", {
+  state: text().primaryKey(),
+  filings: integer().notNull(),
+  newestFiledAt: instant(),
+  lastLoadedAt: instant(),
+  officeThrough: day(),
+  backfillBeganAt: instant(),
+  backfillCompletedAt: instant(),
 });
 
 /** One row per data load; the newest is `data_source_last_updated`. */
@@ -804,9 +881,12 @@ export const heldCopies = sqliteTable(
   (t) => [primaryKey({ columns: [t.load, t.hash, t.position] })],
 );
 
-export type Filing = typeof filings.$inferSelect;
+/** A filing as loaders and pages handle it: its row, less the ids of its lenders (known to the database only). */
+export type Filing = Omit<typeof filings.$inferSelect, "lenders">;
 export type DebtorParty = typeof debtorParties.$inferSelect;
-export type SecuredParty = typeof securedParties.$inferSelect;
+/** A filing's secured party as loaders and pages handle it: its secured_parties row with its lender's details and name. */
+export type SecuredParty = Omit<typeof securedParties.$inferSelect, "nameId"> &
+  Omit<typeof lenders.$inferSelect, "id"> & { nameWords: string };
 export type Amendment = typeof amendments.$inferSelect;
 export type PendingAmendment = typeof pendingAmendments.$inferSelect;
 export type DebtorName = typeof debtorNames.$inferSelect;

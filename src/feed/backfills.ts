@@ -17,6 +17,7 @@
  */
 import { and, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
+import { stateSummaryStatement } from "../db/load.ts";
 import { filings, stateBackfills } from "../db/schema.ts";
 import { type ShardDatabases, shardDb, shardOf } from "../db/shards.ts";
 import { isoSeconds } from "../domain/time.ts";
@@ -29,7 +30,11 @@ export class BackfillRefused extends Error {
   override name = "BackfillRefused";
 }
 
-/** Whether each of `states` holds a filing in `db`, and its backfill: one statement, one seek each. */
+/**
+ * Whether each of `states` holds a filing in `db`, and its backfill: one
+ * statement, one seek each. A query builder's, so every driver (D1's, the
+ * local node:sqlite one, whose raw rows are arrays) gives its rows by name.
+ */
 function factsOf(db: Db, states: string[]) {
   return db
     .select({
@@ -118,10 +123,15 @@ export class Backfills {
    */
   async complete(at: Date): Promise<void> {
     for (const [shard, mine] of this.byShard([...this.states()])) {
-      await shardDb(this.shards, shard)
-        .update(stateBackfills)
-        .set({ completedAt: isoSeconds(at) })
-        .where(and(inArray(stateBackfills.state, mine), isNull(stateBackfills.completedAt)));
+      const db = shardDb(this.shards, shard);
+      await db.batch([
+        db
+          .update(stateBackfills)
+          .set({ completedAt: isoSeconds(at) })
+          .where(and(inArray(stateBackfills.state, mine), isNull(stateBackfills.completedAt))),
+        // GET /states shows it (state_summaries).
+        stateSummaryStatement(db, mine),
+      ]);
     }
   }
 
@@ -129,13 +139,18 @@ export class Backfills {
     const beganAt = isoSeconds(this.at);
     // Four values a row, within D1's 100 bound parameters.
     for (let i = 0; i < states.length; i += 20) {
-      await db
-        .insert(stateBackfills)
-        .values(states.slice(i, i + 20).map((state) => ({ state, beganAt, completedAt: null, source: this.source })))
-        .onConflictDoUpdate({
-          target: stateBackfills.state,
-          set: { beganAt, completedAt: null, source: this.source },
-        });
+      const part = states.slice(i, i + 20);
+      await db.batch([
+        db
+          .insert(stateBackfills)
+          .values(part.map((state) => ({ state, beganAt, completedAt: null, source: this.source })))
+          .onConflictDoUpdate({
+            target: stateBackfills.state,
+            set: { beganAt, completedAt: null, source: this.source },
+          }),
+        // GET /states shows it (state_summaries).
+        stateSummaryStatement(db, part),
+      ]);
     }
   }
 

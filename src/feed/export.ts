@@ -9,6 +9,7 @@
  */
 import { and, asc, between, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
+import { securedPartiesWhere } from "../db/lenders.ts";
 import { type FilingRecord, toRows } from "../db/records.ts";
 import { amendments, debtorParties, filings, securedParties } from "../db/schema.ts";
 import { type FilingItem, lienFull } from "../http/present.ts";
@@ -35,11 +36,10 @@ export async function* exportFilings(db: Db, state: string, pageSize = 200): Asy
         .from(debtorParties)
         .where(and(between(debtorParties.filingId, first, last), eq(debtorParties.filingState, state)))
         .orderBy(debtorParties.filingId, debtorParties.position),
-      db
-        .select()
-        .from(securedParties)
-        .where(and(between(securedParties.filingId, first, last), eq(securedParties.filingState, state)))
-        .orderBy(securedParties.filingId, securedParties.position),
+      securedPartiesWhere(
+        db,
+        and(between(securedParties.filingId, first, last), eq(securedParties.filingState, state)),
+      ),
       db
         .select()
         .from(amendments)
@@ -47,7 +47,7 @@ export async function* exportFilings(db: Db, state: string, pageSize = 200): Asy
         .orderBy(amendments.filingId, amendments.filedAt, amendments.number),
     ]);
     const items = new Map<number, FilingItem>(
-      page.map((filing) => [filing.id, { filing, debtors: [], securedParties: [], amendments: [] }]),
+      page.map(({ lenders: _, ...filing }) => [filing.id, { filing, debtors: [], securedParties: [], amendments: [] }]),
     );
     for (const d of debtors) items.get(d.filingId)?.debtors.push(d);
     for (const s of secureds) items.get(s.filingId)?.securedParties.push(s);

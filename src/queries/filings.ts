@@ -53,6 +53,7 @@ import {
   facetCounts,
   facetDays,
   filings,
+  lenders,
   type SecuredParty,
   securedParties,
   stateLoads,
@@ -737,7 +738,31 @@ export const PARTY_LOOKUPS = 3;
  * seeks k + 1 times.
  */
 function partiesOf(table: typeof debtorParties | typeof securedParties | typeof amendments): SQL {
-  return frozen(`partiesOf:${getTableName(table)}`, () => partyLookups(table));
+  return frozen(`partiesOf:${getTableName(table)}`, () =>
+    table === securedParties ? lenderLookups() : partyLookups(table),
+  );
+}
+
+/**
+ * A filing's secured parties as partiesOf reads them: each one's lenders
+ * row by its id in the filing's list (filings.lenders), one position at a
+ * time as above, the rest beyond PARTY_LOOKUPS through the list. k parties
+ * read k rows.
+ */
+function lenderLookups(): SQL {
+  const [, ...shown] = columnsOf(securedParties);
+  const values = (position: SQL) =>
+    sql`json_array(${position}, ${sql.join(
+      shown.map(([, c]) => sql`${c}`),
+      sql`, `,
+    )})`;
+  const list = sql`${filings.lenders}`;
+  let found = sql`(select group_concat(${values(sql`j.key`)}, ',') from json_each(${list}) j join ${lenders} on ${lenders.id} = j.value where j.key >= ${sql.raw(String(PARTY_LOOKUPS))})`;
+  for (let i = PARTY_LOOKUPS - 1; i >= 0; i--) {
+    const at = sql.raw(String(i));
+    found = sql`(select ${values(at)} || coalesce(',' || ${found}, '') from ${lenders} where ${lenders.id} = (${list} ->> ${at}))`;
+  }
+  return sql`'[' || coalesce(${found}, '') || ']'`;
 }
 
 function partyLookups(table: typeof debtorParties | typeof securedParties | typeof amendments): SQL {
@@ -756,14 +781,27 @@ function partyLookups(table: typeof debtorParties | typeof securedParties | type
 
 type Table = typeof filings | typeof debtorParties | typeof securedParties | typeof amendments;
 
-/** The columns a page reads of each table, in select order, listed once (every page row reads them). */
+/**
+ * The columns a page reads of each table, in select order, listed once
+ * (every page row reads them): a secured party's are its position and its
+ * lender's details (lenders); a filing's, all but its list of lenders.
+ */
 const tableColumns = new Map<Table, [string, SQLiteColumn][]>();
 function columnsOf(table: Table): [string, SQLiteColumn][] {
   let columns = tableColumns.get(table);
   if (!columns) {
-    const shown: readonly string[] | undefined =
-      table === debtorParties ? SHOWN_DEBTOR : table === securedParties ? SHOWN_SECURED : undefined;
-    columns = Object.entries(getTableColumns(table)).filter(([key]) => !shown || shown.includes(key));
+    if (table === securedParties) {
+      const details = getTableColumns(lenders) as Record<string, SQLiteColumn>;
+      columns = SHOWN_SECURED.map((key) => [
+        key,
+        key === "position" ? securedParties.position : (details[key] as SQLiteColumn),
+      ]);
+    } else {
+      const shown: readonly string[] | undefined = table === debtorParties ? SHOWN_DEBTOR : undefined;
+      columns = Object.entries(getTableColumns(table)).filter(
+        ([key]) => (!shown || shown.includes(key)) && !(table === filings && key === "lenders"),
+      );
+    }
     tableColumns.set(table, columns);
   }
   return columns;

@@ -15,11 +15,13 @@
  *   share one sorted arm (only a very broad name pays for its filings
  *   beyond the page).
  * - Counts (envelope A): the whole state's from its "x" facets (live
- *   filings by lapse day, schema.ts), two rows; a filtered list's by
- *   counting its entries in the window, which reads the filtered list's
- *   window, not the state.
+ *   filings by lapse day, schema.ts), two rows; by industry from its "y"
+ *   facets, two rows per industry and pair asked for (industriesBetween);
+ *   a lender's by counting its entries in the window, which reads the
+ *   lender's window, not the state.
  */
-import { and, eq, gt, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
+import { and, eq, gt, gte, lt, type SQL, sql } from "drizzle-orm";
+import { INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
 import { debtorParties, facetCounts, facetDays, filings, securedParties } from "../db/schema.ts";
 import { securedNameRange } from "../domain/names.ts";
 import type { Db } from "./db.ts";
@@ -86,11 +88,11 @@ function liveBetween(state: string, from: string, to: string): SQL {
   return sql`${liveFrom(state, sql`${from}`)} - ${liveFrom(state, sql`date(${to}, '+1 day')`)}`;
 }
 
-/** The lender names of `state` under `name` (whole leading words), from its lender facets, in name order. */
+/** The lender names of `state` under `name` (whole leading words), from its lender facets, in name order, each with its id (ref). */
 function lenderNames(db: Db, state: string, name: string, after?: SQL) {
   const { from, to } = securedNameRange(name);
   return db
-    .selectDistinct({ name: facetCounts.name })
+    .selectDistinct({ name: facetCounts.name, ref: facetCounts.ref })
     .from(facetCounts)
     .where(
       and(
@@ -113,19 +115,45 @@ export function lapsing(db: Db, q: LapsingQuery): CountedFilter {
     ? // The lender's arms are five: one compound SELECT, each filing once.
       db.select({ total: sql<number>`count(*)`.as("total") }).from(sql`(${sql.join(countArms, sql` union `)})`)
     : industries.length > 0
-      ? db
-          .select({ total: sql<number>`count(distinct ${debtorParties.filingId})`.as("total") })
-          .from(debtorParties)
-          .where(
-            and(
-              eq(debtorParties.filingState, q.state),
-              inArray(debtorParties.industry, industries),
-              gte(debtorParties.lapsesOn, q.from),
-              lte(debtorParties.lapsesOn, q.to),
-            ),
-          )
+      ? db.select({ total: industriesBetween(q.state, industries, q.from, q.to).as("total") }).from(sql`(select 1)`)
       : db.select({ total: sql<number>`${liveBetween(q.state, q.from, q.to)}`.as("total") }).from(sql`(select 1)`);
   return { arms, count: count.getSQL(), ascending: true };
+}
+
+/**
+ * Live filings of `state` lapsing on days `from` to `to` with a debtor in
+ * one of `industries`, from the state's "y" facets (schema.ts): by
+ * inclusion-exclusion, each industry's facet of one, less each pair's
+ * facet of two (a filing with two of them is in both ones and the pair),
+ * and a filing with more than two industries made up from its exact set's
+ * facet, weighted by how many of them it holds (as industryTotal does for
+ * recent filings, src/queries/filings.ts). Each facet's filings in the
+ * window are its running totals from `from` and after `to`: two rows, so a
+ * count reads two rows per industry and pair asked for, whatever the data.
+ * The sets are written into the text (validated letters) and the window
+ * bound once, so any number of industries stays within D1's 100 bound
+ * parameters.
+ */
+function industriesBetween(state: string, industries: string[], from: string, to: string): SQL<number> {
+  const asked = [...new Set(industries.map(industryLetter))].filter((l): l is string => l !== undefined).sort();
+  const sets = [...asked, ...asked.flatMap((a, i) => asked.slice(i + 1).map((b) => `${a}${b}`))];
+  if (sets.length === 0) return sql<number>`0`;
+  const d = facetDays;
+  // A facet's filings lapsing from `from` to `to`: its running total from the first, less after the last.
+  const between = (name: SQL, facet: SQL) => {
+    const runningFrom = (after: SQL) =>
+      sql`coalesce((select ${d.running} from ${d} where ${d.scope} = 'y' and ${d.place} = w.place and ${d.name} = ${name} and ${d.facet} = ${facet} and ${after} order by ${d.day} limit 1), 0)`;
+    return sql`(${runningFrom(sql`${d.day} >= w.since`)} - ${runningFrom(sql`${d.day} > w.through`)})`;
+  };
+  const terms = sql.raw(`(values ${sets.map((set) => `('${set}')`).join(", ")}) as term`);
+  const size = sql`length(term.column1)`;
+  const summed = sql`(select coalesce(sum((3 - 2 * ${size}) * ${between(sql`'i' || ${size}`, sql`term.column1`)}), 0) from ${terms})`;
+  // Larger sets: the terms counted one holding m of them m - m(m-1)/2 times, not once.
+  const held = sql.raw(asked.map((letter) => `(instr(c.facet, '${letter}') > 0)`).join(" + "));
+  const weight = sql`(select case when m = 0 then 0 else 1 - m + m * (m - 1) / 2 end from (select ${held} as m))`;
+  const larger = sql`(select coalesce(sum(${weight} * ${between(sql`c.name`, sql`c.facet`)}), 0) from ${facetCounts} c
+    where c.scope = 'y' and c.place = w.place and c.name > ${industryFacetName("e", INCLUDED_MAX)} and c.name < 'f')`;
+  return sql<number>`(select ${summed} + ${larger} from (select ${state} as place, ${from} as since, ${to} as through) as w)`;
 }
 
 /** The list's index ranges (see above), each in list order, from after `q.after`. */
@@ -155,10 +183,13 @@ function lapseArms(db: Db, q: LapsingQuery): SQL[] {
           ),
         )
         .getSQL();
-    const slot = (i: number) => sql`(${lenderNames(db, q.state, lender).limit(1).offset(i)})`;
+    // The i-th name's words or id (its facets hold it: schema.ts, facetCounts.ref).
+    const slot = (i: number, column: "name" | "ref") =>
+      sql`(select ${sql.raw(column)} from (${lenderNames(db, q.state, lender).limit(1).offset(i)}))`;
+    const rest = lenderNames(db, q.state, lender, slot(NAME_SLOTS - 1, "name"));
     return [
-      ...Array.from({ length: NAME_SLOTS }, (_, i) => lenderArm(sql`${securedParties.nameWords} = ${slot(i)}`)),
-      lenderArm(inArray(securedParties.nameWords, lenderNames(db, q.state, lender, slot(NAME_SLOTS - 1)))),
+      ...Array.from({ length: NAME_SLOTS }, (_, i) => lenderArm(sql`${securedParties.nameId} = ${slot(i, "ref")}`)),
+      lenderArm(sql`${securedParties.nameId} in (select ref from (${rest}))`),
     ];
   }
   if (industries.length > 0) {

@@ -58,13 +58,13 @@ import {
 const sp = securedParties;
 
 /**
- * An index entry of secured_parties_name as JSON: [sort key, name words,
+ * An index entry of secured_parties_name as JSON: [sort key, name id,
  * debtor types, filed at, number, filing id, position]. The sort key
  * (filing time as fixed-width digits, then the number in hex) orders the
  * JSON text itself newest first under DESC, so the queue can be ordered by
  * the one column a recursive CTE carries.
  */
-const entry = sql`json_array(printf('%012d', ${sp.filedAt}) || hex(${sp.filingNumber}), ${sp.nameWords}, ${sp.debtorTypes}, ${sp.filedAt}, ${sp.filingNumber}, ${sp.filingId}, ${sp.position})`;
+const entry = sql`json_array(printf('%012d', ${sp.filedAt}) || hex(${sp.filingNumber}), ${sp.nameId}, ${sp.debtorTypes}, ${sp.filedAt}, ${sp.filingNumber}, ${sp.filingId}, ${sp.position})`;
 const at = (ref: SQL, i: number) => sql`(${ref} ->> ${sql.raw(String(i))})`;
 const NAME = 1;
 const TYPES = 2;
@@ -121,9 +121,10 @@ function lenderPageIds(f: PageForm, v: Holes<PageValues>): SQL {
   );
   // A key's newest recent entry matching `after` (one index seek).
   const newestOf = (name: SQL, types: SQL, after?: SQL) =>
-    sql`(select ${entry} from ${sp} where ${sp.filingState} = ${v.state} and ${sp.nameWords} = ${name} and ${sp.debtorTypes} = ${types} and ${sp.filedAt} >= ${v.since}${after ? sql` and ${after}` : sql``} ${newestFirst})`;
+    sql`(select ${entry} from ${sp} where ${sp.filingState} = ${v.state} and ${sp.nameId} = ${name} and ${sp.debtorTypes} = ${types} and ${sp.filedAt} >= ${v.since}${after ? sql` and ${after}` : sql``} ${newestFirst})`;
+  // A key's name by its id, which its facet holds and its entries carry from then on.
   const newest = newestOf(
-    sql`${facetCounts.name}`,
+    sql`${facetCounts.ref}`,
     facetMask,
     below(sp.filedAt, sp.filingNumber, sp.filingId, f.below, v),
   );

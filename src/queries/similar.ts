@@ -10,11 +10,11 @@
  *   misspelled past its start);
  * - the query's sound keys (src/domain/soundKeys.ts: the same words in any
  *   order, or one word misspelled, abbreviated, left out, added or
- *   replaced): each a range of debtor_sound_keys, cut at BROAD_KEY_LIMIT or
- *   NARROW_KEY_LIMIT names;
+ *   replaced): each a range of debtor_sound_keys, cut at its cap of names
+ *   (CAPS: broad or narrow);
  * - for a one-word query, the individuals whose first and last names run
  *   together, either way round, are the word (src/domain/joinedNames.ts):
- *   a range of person keys per reading, cut at JOINED_LIMIT names.
+ *   a range of person keys per reading, cut at its cap (CAPS).
  *
  * Each probe's cap keeps the first names in an order of its own, read from
  * an index: over several shards, each shard sends its own first names of
@@ -32,40 +32,58 @@ import { SIMILARITY_THRESHOLD, similarityTo } from "../domain/similarity.ts";
 import { MAX_KEY_WORDS, maxQueryKeys, querySoundKeys } from "../domain/soundKeys.ts";
 import { type Db, decoded, frozen, rendered } from "./db.ts";
 
-/** Names read per broad sound key (one word and a letter or two of another: many names). */
-const BROAD_KEY_LIMIT = 24;
-/** Names read per narrow sound key (two words or more). */
-const NARROW_KEY_LIMIT = 12;
-/** Names read from each key-prefix probe (the query's key, and its first four characters). */
-const PREFIX_LIMIT = 10;
+/**
+ * Names each probe keeps, the first in its order (see Probe):
+ * - `broad`: per broad sound key (one word and a letter or two of another:
+ *   many names); `narrow`: per narrow one (two words or more);
+ * - `prefix`: from each key-prefix probe (the query's key, and its first
+ *   four characters);
+ * - `joined`: per reading of a one-word query as a first and last name (a
+ *   person-key range): the name without a middle name sorts first, so the
+ *   same name in several states, or with middle initials, fills the cap.
+ * With a state, a probe reads that state's names. Without one it reads
+ * every state's, on every shard, and the shard that holds the most states
+ * fills the crowded probes (the default shard: forty-odd states), where a
+ * cap kept first by state is mostly the same debtors in the first states
+ * of the alphabet. There the broad keys (up to ten for a two-word query)
+ * and the prefixes keep fewer names, which holds a page within 100 rows
+ * read on that shard (issue 34), and the narrow keys, which carry the
+ * misspelled names of two words or more, keep as many; caps that are the
+ * same whatever the layout keep the answer one database's.
+ */
+const CAPS = {
+  state: { broad: 24, narrow: 12, prefix: 10, joined: 10 },
+  across: { broad: 5, narrow: 12, prefix: 5, joined: 4 },
+} as const;
 const PREFIX_LENGTH = 4;
-/**
- * Names read per reading of a one-word query as a first and last name (a
- * person-key range): the name without a middle name sorts first, so the
- * same name in several states, or with middle initials, fills the cap.
- */
-const JOINED_LIMIT = 10;
 
-/**
- * Most candidates a request scores, whatever the number of words in the
- * query: only a one-word query has joined-name readings.
- */
-export const MAX_CANDIDATES =
-  2 * PREFIX_LIMIT +
-  Math.max(
-    ...Array.from({ length: MAX_KEY_WORDS }, (_, i) => {
-      const keys = maxQueryKeys(i + 1);
-      const joined = i === 0 ? MAX_JOINED_READINGS * JOINED_LIMIT : 0;
-      return keys.broad * BROAD_KEY_LIMIT + keys.narrow * NARROW_KEY_LIMIT + joined;
-    }),
+type Caps = (typeof CAPS)[keyof typeof CAPS];
+
+/** Most candidates a request with `caps` scores, whatever the number of words in the query (only a one-word query has joined-name readings). */
+function candidatesWith(caps: Caps): number {
+  return (
+    2 * caps.prefix +
+    Math.max(
+      ...Array.from({ length: MAX_KEY_WORDS }, (_, i) => {
+        const keys = maxQueryKeys(i + 1);
+        const joined = i === 0 ? MAX_JOINED_READINGS * caps.joined : 0;
+        return keys.broad * caps.broad + keys.narrow * caps.narrow + joined;
+      }),
+    )
   );
+}
+
+/** Most candidates a request scores (with a state: the larger caps). */
+export const MAX_CANDIDATES = candidatesWith(CAPS.state);
 /**
  * Most D1 rows a request reads from one database (or shard), as D1 counts
  * them: each candidate where a probe finds it (a probe that ends early
  * reads one row past its range, but then fewer than its limit), then its
- * debtor_names row, once per probe that found it.
+ * debtor_names row, once per probe that found it. Without a state, each
+ * shard read is held to MAX_ROWS_READ_ACROSS.
  */
 export const MAX_ROWS_READ = 2 * MAX_CANDIDATES;
+export const MAX_ROWS_READ_ACROSS = 2 * candidatesWith(CAPS.across);
 
 export interface SimilarName extends DebtorName {
   score: number;
@@ -116,22 +134,23 @@ function probesOf(q: { name: string; state?: string | undefined }): Probe[] {
   const prefix = key.slice(0, PREFIX_LENGTH);
   const inState = q.state ? eq(debtorNames.state, q.state) : undefined;
   const keys = querySoundKeys(q.name);
+  const caps = q.state ? CAPS.state : CAPS.across;
   return [
     // The exact key first (in key order), then the keys it begins: an
     // organization named by its leading words ("Silvercreek", "Silver
     // Creek" for Silver Creek Industries LLC).
     {
       kind: "name",
-      limit: PREFIX_LIMIT,
+      limit: caps.prefix,
       where: and(inState, key === "" ? eq(debtorNames.nameKey, key) : startsWith(key)),
     },
-    { kind: "name", limit: PREFIX_LIMIT, where: and(inState, startsWith(prefix)) },
-    ...keys.broad.map((key) => ({ kind: "sound" as const, limit: BROAD_KEY_LIMIT, key })),
-    ...keys.narrow.map((key) => ({ kind: "sound" as const, limit: NARROW_KEY_LIMIT, key })),
+    { kind: "name", limit: caps.prefix, where: and(inState, startsWith(prefix)) },
+    ...keys.broad.map((key) => ({ kind: "sound" as const, limit: caps.broad, key })),
+    ...keys.narrow.map((key) => ({ kind: "sound" as const, limit: caps.narrow, key })),
     ...joinedNameRanges(q.name).map(
       (range): Probe => ({
         kind: "name",
-        limit: JOINED_LIMIT,
+        limit: caps.joined,
         where: and(inState, sql`${debtorNames.nameKey} >= ${range.from}`, sql`${debtorNames.nameKey} < ${range.to}`),
       }),
     ),

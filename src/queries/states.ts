@@ -1,20 +1,14 @@
 /**
  * GET /states: each state a shard holds, with how many filings it has, how
  * many are live today, and how current its data is. One statement per
- * shard, a few rows per state: the totals come from the state's facets
- * (schema.ts: "s" counts every filing, the running total of "x" after
- * today the live ones), the load times from state_loads, and the newest
- * filing date from the end of filings_state_filed.
- *
- * The states come from a skip scan: `held` seeks the next place of scope
- * "s" after the last one found, one index seek per state, rather than
- * walking every "s" facet of the shard (one per industry set of each state:
- * thousands at a million filings). CROSS JOIN keeps `held` the outer loop:
- * left to choose, SQLite walks the facets in place order to spare a sort of
- * a few rows.
+ * shard, two rows per state: its summary (state_summaries, kept by the
+ * loaders: its total, newest filing, loads and backfill), and its live
+ * filings today, the running total of its "x" facets after today (one
+ * facet row, found by a seek), which changes with the day and so is read
+ * rather than kept.
  */
 import { type SQL, sql } from "drizzle-orm";
-import { facetCounts, facetDays, filings, stateBackfills, stateLoads } from "../db/schema.ts";
+import { facetDays, stateSummaries } from "../db/schema.ts";
 import { type Db, type Holes, template } from "./db.ts";
 
 export interface StateCurrencyRow {
@@ -32,24 +26,14 @@ export interface StateCurrencyRow {
  * template, rendered once per isolate, with the day bound.
  */
 const statement = template("states", (_: Record<string, never>, v: Holes<{ today: string }>) => {
-  const f = facetCounts;
-  return sql`with recursive held(place) as (
-      select min(${f.place}) from ${f} where ${f.scope} = 's'
-      union all
-      select (select min(${f.place}) from ${f} where ${f.scope} = 's' and ${f.place} > held.place) from held
-      where held.place is not null
-    )
-    select ${f.place} as state, ${f.filings} as filings,
-      coalesce((select ${facetDays.running} from ${facetDays} where ${facetDays.scope} = 'x' and ${facetDays.place} = ${f.place}
+  const s = stateSummaries;
+  return sql`select ${s.state} as state, ${s.filings} as filings,
+      coalesce((select ${facetDays.running} from ${facetDays} where ${facetDays.scope} = 'x' and ${facetDays.place} = ${s.state}
         and ${facetDays.name} = '' and ${facetDays.facet} = '' and ${facetDays.day} > ${v.today} order by ${facetDays.day} limit 1), 0) as active,
-      (select ${stateLoads.lastLoadedAt} from ${stateLoads} where ${stateLoads.state} = ${f.place}) as loaded,
-      (select ${stateLoads.officeThrough} from ${stateLoads} where ${stateLoads.state} = ${f.place}) as office,
-      (select max(${filings.filedAt}) from ${filings} where ${filings.state} = ${f.place}) as newest,
-      (select ${stateBackfills.beganAt} from ${stateBackfills} where ${stateBackfills.state} = ${f.place}) as began,
-      (select ${stateBackfills.completedAt} from ${stateBackfills} where ${stateBackfills.state} = ${f.place}) as completed
-    from held cross join ${f} on ${f.scope} = 's' and ${f.place} = held.place and ${f.name} = '' and ${f.facet} = '*'
-    where ${f.filings} > 0
-    order by ${f.place}`;
+      ${s.lastLoadedAt} as loaded, ${s.officeThrough} as office, ${s.newestFiledAt} as newest,
+      ${s.backfillBeganAt} as began, ${s.backfillCompletedAt} as completed
+    from ${s} where ${s.filings} > 0
+    order by ${s.state}`;
 });
 
 /** The statement of statesHeld on `today` (YYYY-MM-DD), for every shard. */

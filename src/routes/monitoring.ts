@@ -4,8 +4,8 @@
  * window; GET /states, how current each state's data is.
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { mergePage, type Positions } from "../changes/feed.ts";
-import { type ChangeFilter, type Start, shardChanges } from "../changes/read.ts";
+import { feedPage, type Positions, readParts } from "../changes/feed.ts";
+import type { ChangeFilter, Start } from "../changes/read.ts";
 import { shardOf, shardsOf } from "../db/shards.ts";
 import type { AppEnv } from "../http/context.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
@@ -85,10 +85,10 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
       if (at !== undefined) return { after: at };
       return q.since && !given ? { since: q.since } : "oldest";
     };
-    const parts = await reader.read(read, (db, shard) => shardChanges(db, filter, startAt(shard), q.limit));
+    const parts = await readParts(reader, read, filter, startAt, q.limit);
     if (given) {
-      const lost = parts.some((part, i) => {
-        const at = given[read[i] ?? ""];
+      const lost = parts.some(({ shard, part }) => {
+        const at = given[shard];
         return at !== undefined && at < part.purged;
       });
       if (lost) {
@@ -99,14 +99,8 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
       }
     }
     const positions: Positions = { ...given };
-    parts.forEach((part, i) => {
-      positions[read[i] ?? ""] = part.start;
-    });
-    const page = mergePage(
-      parts.map((part, i) => ({ shard: read[i] ?? "", index: all.indexOf(read[i] ?? ""), part })),
-      positions,
-      q.limit,
-    );
+    for (const { shard, part } of parts) positions[shard] = part.start;
+    const page = await feedPage(reader, parts, positions, q.limit, filter);
     const next = await encodeCursor("changes", { p: page.next });
     if (page.changes.length === 0 && !page.hasMore) c.header("Retry-After", String(EMPTY_POLL_SECONDS));
     return c.json(changePageBody(c, page, next), 200);

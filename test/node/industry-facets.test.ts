@@ -27,7 +27,9 @@ describe("migration 0012", () => {
     expect(written[0]!.some((f) => f.scope === "s" && f.name === "e3")).toBe(true);
     // What a database loaded before holds: a state's facets by label set,
     // and running totals summed the other way (here: wrong everywhere).
-    db.exec(`insert into facet_counts values ('s', 'AK', '', 'Equipment|Manufacturing', 7)`);
+    db.exec(
+      `insert into facet_counts (scope, place, name, facet, filings) values ('s', 'AK', '', 'Equipment|Manufacturing', 7)`,
+    );
     db.exec(`insert into facet_days values ('s', 'AK', '', 'Equipment|Manufacturing', '0000-00-00', 7, 7)`);
     db.exec("update facet_days set running = -1");
     runMigration(db, REBUILD);

@@ -54,14 +54,20 @@ export function tablesOf(stateDir: string): Record<string, unknown[]> {
 }
 
 /** Statements reading a table with the loader's ids replaced by what they stand for. */
+const LENDER = "l.type, l.name, l.category, l.street1, l.street2, l.city, l.state, l.zip, l.country";
 const BY_NATURAL_KEY: Record<string, string> = {
-  // A filing's revision counts the writes that replaced it, which depends on how a load grouped them.
-  filings:
-    "select id, state, number, filed_at, kind, lapse_date, lapse_source, office_lapse_date, collateral, filing_office, terminated_at from filings",
+  // A filing's revision counts the writes that replaced it, which depends on how a load grouped them;
+  // its lenders by their details, names by their words: ids follow the order a load first met them.
+  filings: `select id, state, number, filed_at, kind, lapse_date, lapse_source, office_lapse_date, collateral, filing_office, terminated_at,
+    (select json_group_array(json_array(${LENDER}) order by j.key) from json_each(f.lenders) j join lenders l on l.id = j.value) as lender_details from filings f`,
+  lenders: `select ${LENDER} from lenders l`,
+  lender_names: "select words from lender_names",
+  facet_counts:
+    "select scope, place, name, facet, filings, (select words from lender_names where id = ref) as ref from facet_counts",
   debtor_parties:
     "select f.state || ' ' || f.number as filing, p.* from debtor_parties p join filings f on f.id = p.filing_id",
   secured_parties:
-    "select f.state || ' ' || f.number as filing, p.* from secured_parties p join filings f on f.id = p.filing_id",
+    "select f.state || ' ' || f.number as filing, n.words, p.* from secured_parties p join filings f on f.id = p.filing_id join lender_names n on n.id = p.name_id",
   amendments: "select f.state || ' ' || f.number as filing, a.* from amendments a join filings f on f.id = a.filing_id",
   // A row packs sound key, state and debtor_names id into one 63-bit integer: compare the debtor it names.
   debtor_sound_keys: `select k.id >> ${NAME_ID_BITS} as keyAndState, n.name_key as debtor, n.state
@@ -73,10 +79,13 @@ const BY_NATURAL_KEY: Record<string, string> = {
   change_names: `select f.state || ' ' || f.number as filing, c.type, c.amendment, n.id % 4096 as slot, n.key
     from change_names n join changes c on c.seq = n.id / 4096 join filings f on f.id = c.filing_id`,
   state_loads: "select state, office_through from state_loads",
+  // When a load ran is the clock's: whether the backfill began and ended is the data's.
+  state_summaries:
+    "select state, filings, newest_filed_at, office_through, backfill_began_at is not null as began, backfill_completed_at is not null as completed from state_summaries",
   // When a backfill began and ended, and which load began it, depend on the run.
   state_backfills: "select state, completed_at is not null as completed from state_backfills",
 };
-const ASSIGNED_IDS = new Set(["id", "filing_id"]);
+const ASSIGNED_IDS = new Set(["id", "filing_id", "name_id", "lenders"]);
 
 function shardTablesOf(path: string): Record<string, unknown[]> {
   const db = new DatabaseSync(path, { readOnly: true });

@@ -36,28 +36,67 @@ export function loadedBefore(before: string, records: FilingRecord[], now: numbe
   const db = migratedDatabase(before);
   withLaterColumns(db);
   writeFilings(db, records, 1, () => {}, now);
+  withEarlierColumns(db);
   refreshAll(db);
   return db;
 }
 
+/** A column's name in the database: columns are declared by their keys, stored snake_case. */
+const storedName = (key: string) => key.replace(/[A-Z]/g, (c: string) => `_${c.toLowerCase()}`);
+
 /**
- * Adds to an older schema the columns later migrations add, empty, so the
- * loaders of today can write into it (a data migration's test loads with
- * them what the migration then rebuilds).
+ * Adds to an older schema the tables and columns later migrations add,
+ * empty, and lets go of the old columns the loaders no longer write (NOT
+ * NULL dropped, on a table still empty), so the loaders of today can write
+ * into it (a data migration's test loads with them what the migration then
+ * rebuilds).
  */
 function withLaterColumns(db: DatabaseSync): void {
   for (const table of Object.values(schema).filter((t) => is(t, SQLiteTable))) {
     const name = getTableName(table);
-    const present = new Set(
-      (db.prepare(`pragma table_info("${name}")`).all() as { name: string }[]).map((c) => c.name),
-    );
-    if (present.size === 0) continue;
-    for (const column of Object.values(getTableColumns(table))) {
-      // Columns are declared by their keys; the database's names are snake_case (casing: "snake_case").
-      const stored = column.name.replace(/[A-Z]/g, (c: string) => `_${c.toLowerCase()}`);
+    const columns = Object.values(getTableColumns(table));
+    const info = db.prepare(`pragma table_info("${name}")`).all() as { name: string; notnull: number }[];
+    if (info.length === 0) {
+      const defined = columns.map((c) => `"${storedName(c.name)}" ${c.getSQLType()}${c.primary ? " primary key" : ""}`);
+      db.exec(`create table "${name}" (${defined.join(", ")})`);
+      continue;
+    }
+    const current = new Set(columns.map((c) => storedName(c.name)));
+    const gone = info.filter((c) => c.notnull && !current.has(c.name)).map((c) => c.name);
+    if (gone.length > 0) {
+      const { sql } = db.prepare("select sql from sqlite_master where type = 'table' and name = ?").get(name) as {
+        sql: string;
+      };
+      const loose = gone.reduce((text, c) => text.replace(new RegExp(`(\`${c}\` [a-z]+) NOT NULL`), "$1"), sql);
+      db.exec(`drop table "${name}"`);
+      db.exec(loose);
+    }
+    const present = new Set(info.map((c) => c.name));
+    for (const column of columns) {
+      const stored = storedName(column.name);
       if (!present.has(stored)) db.exec(`alter table "${name}" add column "${stored}" ${column.getSQLType()}`);
     }
   }
+}
+
+/**
+ * Fills the old columns a later migration moved elsewhere back from where
+ * the loaders of today write them: a secured party's name and details
+ * (lender_names and lenders, since migration 0021).
+ */
+function withEarlierColumns(db: DatabaseSync): void {
+  const columns = new Set(
+    (db.prepare(`pragma table_info("secured_parties")`).all() as { name: string }[]).map((c) => c.name),
+  );
+  if (!columns.has("name_words")) return;
+  const details = ["type", "name", "category", "street1", "street2", "city", "state", "zip", "country"];
+  db.exec(`update secured_parties set name_words = (select words from lender_names where id = name_id),
+    ${details
+      .map(
+        (d) =>
+          `"${d}" = (select l."${d}" from filings f join lenders l on l.id = f.lenders ->> secured_parties.position where f.id = secured_parties.filing_id)`,
+      )
+      .join(", ")}`);
 }
 
 /** Every facet row, by day and in total, in key order. */

@@ -15,7 +15,7 @@ import { facetCutoffDay } from "../../src/db/load.ts";
 import { type FilingRecord, type PartyRecord, toRows } from "../../src/db/records.ts";
 import { rekeyStored } from "../../src/db/rekey.ts";
 import { MAX_INDEXED_NAME_ID, NAME_ID_BITS } from "../../src/db/soundKeys.ts";
-import { facetRows, migratedDatabase } from "./migrated.ts";
+import { migratedDatabase } from "./migrated.ts";
 
 const NOW = Date.now();
 
@@ -118,8 +118,8 @@ function loadedNow(): DatabaseSync {
 const all = (db: DatabaseSync, query: string) => db.prepare(query).all();
 
 /**
- * Every stored table, in key order; debtor_names without its ids (a name
- * new to a database gets the next one), and sound keys as the key, state
+ * Every stored table, in key order; debtor_names and secured parties' names
+ * without their ids (a name new to a database gets the next one), and sound keys as the key, state
  * and debtor each row files a name under (rows pointing at no name match
  * nothing, and are left out).
  */
@@ -127,9 +127,21 @@ function tables(db: DatabaseSync) {
   return {
     filings: all(db, "select * from filings order by id"),
     debtorParties: all(db, "select * from debtor_parties order by filing_id, position"),
-    securedParties: all(db, "select * from secured_parties order by filing_id, position"),
+    // A lender's name by its words: a name new to a database gets the next id.
+    securedParties: all(
+      db,
+      "select filing_id, position, (select words from lender_names where id = name_id) as words, filing_state, filed_at, filing_number, lapses_on, debtor_types from secured_parties order by filing_id, position",
+    ),
+    lenders: all(db, "select * from lenders order by id"),
     amendments: all(db, "select * from amendments order by filing_id, position"),
-    facets: facetRows(db),
+    // A lender facet's name by its words, as the parties': its id is the database's.
+    facets: [
+      all(db, "select * from facet_days order by scope, place, name, facet, day"),
+      all(
+        db,
+        "select scope, place, name, facet, filings, (select words from lender_names where id = ref) as ref from facet_counts order by scope, place, name, facet",
+      ),
+    ],
     debtorNames: all(
       db,
       "select name_key, state, name, last_filed_at, filing_count from debtor_names order by name_key, state",
