@@ -53,7 +53,7 @@ function recording<T extends D1Database | D1DatabaseSession>(db: T, log: Stateme
 const REQUESTS = LOOKUPS.flatMap((e) => e.variants);
 
 const TABLES =
-  /(filings|debtor_parties|secured_parties|amendments|self|other|debtor_names|debtor_sound_keys|debtor_addresses|debtor_address_sets|debtor_links|facet_counts|facet_days|change_names|lenders|lender_names)/;
+  /\b(filings|debtor_parties|secured_parties|amendments|self|other|debtor_names|debtor_sound_keys|debtor_addresses|debtor_address_sets|debtor_links|facet_counts|facet_days|change_names|lenders|lender_names)\b/;
 
 beforeAll(async () => {
   await registerKeys();
