@@ -57,7 +57,8 @@ afterAll(() => {
 
 /**
  * Every table's rows of every shard of a state directory, but the load
- * records (which say when loads ran), and times of loading. A waiting amendment's source names
+ * records (which say when loads ran), the webhook dispatcher's positions
+ * (which the Workflow's nudges move), and times of loading. A waiting amendment's source names
  * its file as loaded: the path given to the CLI in-process, the object's
  * key on the platform; only its line is compared.
  */
@@ -69,7 +70,7 @@ function tablesOf(stateDir: string): Record<string, string[]> {
     try {
       const tables = db
         .prepare(
-          "select name from sqlite_master where type = 'table' and name not like 'sqlite%' and name not like '\\_%' escape '\\' and name not in ('d1_migrations', 'data_loads', 'feed_loads')",
+          "select name from sqlite_master where type = 'table' and name not like 'sqlite%' and name not like '\\_%' escape '\\' and name not in ('d1_migrations', 'data_loads', 'feed_loads', 'webhook_positions')",
         )
         .all() as { name: string }[];
       for (const { name } of tables) {
@@ -82,9 +83,15 @@ function tablesOf(stateDir: string): Record<string, string[]> {
           .map(({ recorded_at, last_loaded_at, revision, began_at, completed_at, source, ...r }) =>
             name === "state_backfills"
               ? { ...r, completed: completed_at !== null }
-              : name === "pending_amendments"
-                ? { ...r, source }
-                : r,
+              : name === "state_summaries"
+                ? {
+                    ...r,
+                    backfill_began_at: r.backfill_began_at !== null,
+                    backfill_completed_at: r.backfill_completed_at !== null,
+                  }
+                : name === "pending_amendments"
+                  ? { ...r, source }
+                  : r,
           )
           .map((r) => JSON.stringify(r, (_, v) => (typeof v === "bigint" ? v.toString() : v)))
           .sort();
