@@ -108,7 +108,6 @@ const COLUMNS = 8;
 export const recordedNow = sql`max(unixepoch(), coalesce((select ${changes.recordedAt} from ${changes} order by ${changes.seq} desc limit 1), 0))`;
 
 /**
-/**
  * The name-index rows (schema.ts, changeNames) of the last `keys.length`
  * changes recorded, those the statements just before it in the batch wrote,
  * in order: seqs are the database's, consecutive and the newest, so the
