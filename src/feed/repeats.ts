@@ -14,27 +14,14 @@
  * hash; that only makes the load hold a record it need not (and it is then
  * written in its own place), never merge two filings.
  */
+import { hash64 } from "../domain/hash64.ts";
 import { filingKey } from "./merge.ts";
 import { FeedFileError, type FeedItem } from "./read.ts";
-
-/** FNV-1a over the string's UTF-16 units, from `seed`: one 32-bit half of a key's hash. */
-function fnv(text: string, seed: number): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  // Final mix, so keys differing in their last characters spread over the table.
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  return h >>> 0;
-}
 
 /** A filing's key as two 32-bit halves of a 64-bit hash. */
 function hashOf(record: { state: string; number: string }): [number, number] {
   const key = filingKey(record.state.toUpperCase(), record.number);
-  return [fnv(key, 0x811c9dc5), fnv(key, 0x2f5a7c1d)];
+  return hash64(key);
 }
 
 /** A filing's 64-bit key hash as text: how Repeats names it. */

@@ -3,6 +3,7 @@
  * values read through tables of the values known (and a count of those that
  * are not), row identities, and parties in the feed's lien shape.
  */
+import { hash64 } from "../../domain/hash64.ts";
 import type { FilingKind } from "../../domain/kinds.ts";
 import { filingKindOf } from "../normalize.ts";
 import type { SodaRow } from "./soda.ts";
@@ -85,19 +86,6 @@ export function kindOfWords(code: string): FilingKind {
   return filingKindOf(code.replace(/^lien_(.+)$/i, "$1 lien")) ?? "other_lien";
 }
 
-/** FNV-1a over UTF-16 units from `seed`, mixed: one 32-bit half of a row hash. */
-function fnv(text: string, seed: number): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  return h >>> 0;
-}
-
 /**
  * The identity of a row that carries no id of its own: a 64-bit hash of its
  * fields (names sorted) other than those the office changes in place.
@@ -108,7 +96,8 @@ export function rowHash(row: SodaRow, mutable: readonly string[]): string {
     .sort()
     .map((k) => `${k}\u0000${row[k]}`)
     .join("\u0001");
-  return fnv(text, 0x811c9dc5).toString(36).padStart(7, "0") + fnv(text, 0x2f5a7c1d).toString(36).padStart(7, "0");
+  const [a, b] = hash64(text);
+  return a.toString(36).padStart(7, "0") + b.toString(36).padStart(7, "0");
 }
 
 /** A party in the feed's lien shape (src/feed/schema.ts validates and normalizes it). */

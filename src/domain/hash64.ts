@@ -1,0 +1,21 @@
+/**
+ * A 64-bit hash of a text as two 32-bit halves: FNV-1a over its UTF-16
+ * units from two seeds, each mixed at the end so texts differing in their
+ * last characters spread. Not cryptographic: it names rows and keys that
+ * carry no id of their own (a feed's repeated filings, an office's rows).
+ */
+function fnv(text: string, seed: number): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+
+export function hash64(text: string): [number, number] {
+  return [fnv(text, 0x811c9dc5), fnv(text, 0x2f5a7c1d)];
+}
