@@ -36,18 +36,35 @@ export function tuneForLoading(db: DatabaseSync): void {
   db.exec("pragma mmap_size = 4294967296"); // up to 4 GiB of the file mapped
 }
 
+/**
+ * How long a statement waits for another process's lock on a local D1 file
+ * (two imports at once, an import beside `npm start`) before failing: a
+ * bulk load's index builds hold the write lock for seconds on a busy machine.
+ */
+const LOCK_WAIT_MS = 120_000;
+
+/**
+ * A local D1 file opened with the lock wait set before its first statement
+ * (a read during another process's commit would otherwise fail at once).
+ */
+export function openSqlite(file: string, options: { readOnly?: boolean } = {}): DatabaseSync {
+  return new DatabaseSync(file, { ...options, timeout: LOCK_WAIT_MS });
+}
+
 /** Opens a local D1 file (scripts/shardConfig.ts, localD1File) whose migrations are applied. */
 export function openLocalD1File(file: string): DatabaseSync {
   if (!existsSync(file)) throw new Error(`no local D1 database at ${file}; run npm run db:migrate`);
-  const db = new DatabaseSync(file);
+  const db = openSqlite(file);
   const migrated = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'filings'").get();
   if (!migrated) {
     db.close();
     throw new Error(`the local D1 database at ${file} is not migrated; run npm run db:migrate`);
   }
-  db.exec("pragma busy_timeout = 10000");
   return db;
 }
+
+/** A statement that only reads (Drizzle writes every select this way). */
+const READING = /^\s*select\b/i;
 
 /**
  * A Drizzle handle over the local D1 file that the D1 loader (upsertFilings)
@@ -83,10 +100,18 @@ export function localD1Database(db: DatabaseSync) {
     if (method === "get") return { rows: (stmt.get(...values) as unknown[] | undefined) ?? [] };
     return { rows: stmt.all(...values) as unknown[] };
   };
-  const transaction = <T>(work: () => T): T => inTransaction(db, work, "begin");
   return proxyDrizzle(
     async (sql, params, method) => run(sql, params, method),
-    async (batch) => transaction(() => batch.map((q) => run(q.sql, q.params, q.method))),
+    async (batch) =>
+      inTransaction(
+        db,
+        () => batch.map((q) => run(q.sql, q.params, q.method)),
+        // A batch that writes takes the write lock first: a transaction that
+        // read before writing cannot wait for another writer (SQLite answers
+        // "database is locked" at once rather than deadlock), and reads
+        // alone need no write lock.
+        batch.every((q) => READING.test(q.sql)) ? "begin" : "begin immediate",
+      ),
     { schema, casing: "snake_case" },
   );
 }

@@ -8,9 +8,10 @@ import { execFileSync } from "node:child_process";
 import { createHash, createHmac } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { layoutOf, type ShardLayout, statesOf } from "../src/db/shards.ts";
 import { describeFinished, type Finished, finishInterruptedLoad, rebuildDroppedIndexes } from "./bulk/load.ts";
+import { openSqlite } from "./localD1.ts";
 
 export const CONFIG = "wrangler.toml";
 
@@ -112,7 +113,7 @@ export async function migrateAll(
     }
     // A new local shard is a copy of one just migrated, schema and journal, without its free pages.
     if (!target.remote && template && !existsSync(file)) {
-      const source = new DatabaseSync(template);
+      const source = openSqlite(template);
       try {
         source.prepare("vacuum into ?").run(file);
       } finally {
@@ -148,9 +149,8 @@ export async function migrateAll(
 /** `work` on a local D1 file that exists and is migrated; undefined otherwise (nothing to finish). */
 async function withLocalFile<T>(file: string, work: (db: DatabaseSync) => T | Promise<T>): Promise<T | undefined> {
   if (!existsSync(file)) return undefined;
-  const db = new DatabaseSync(file);
+  const db = openSqlite(file);
   try {
-    db.exec("pragma busy_timeout = 10000");
     const migrated = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'filings'").get();
     return migrated ? await work(db) : undefined;
   } finally {
@@ -162,7 +162,7 @@ async function withLocalFile<T>(file: string, work: (db: DatabaseSync) => T | Pr
 function isMigrated(file: string): boolean {
   if (!existsSync(file)) return false;
   const wanted = readdirSync("migrations").filter((f) => f.endsWith(".sql"));
-  const db = new DatabaseSync(file, { readOnly: true });
+  const db = openSqlite(file, { readOnly: true });
   try {
     const journal = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'd1_migrations'").get();
     if (!journal) return false;
