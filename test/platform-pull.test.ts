@@ -37,6 +37,7 @@ import { dailyPullId, type PullOutput, type PullParams } from "../src/platform/p
 import ctJson from "./fixtures/sources/ct.json?raw";
 import orJanuary from "./fixtures/sources/or-2026-01.json?raw";
 import { clearAllShards, shardDatabases, shards } from "./helpers.ts";
+import { everyTable } from "./tables.ts";
 
 const PORTAL = "https://portal.test";
 const DAY = 86_400_000;
@@ -112,37 +113,12 @@ afterEach(() => {
 });
 
 /**
- * Every table of every shard, but the records of when each load ran
- * (data_loads), a pull's bookkeeping of when it ran (source_pulls: its
- * office date through is compared) and the webhook dispatcher's positions
- * (which a Workflow's nudge moves).
+ * Every table of every shard (test/tables.ts); of a pull's bookkeeping
+ * (source_pulls) the office date it is through and whether a pull is under
+ * way, not when pulls ran.
  */
-async function tables(): Promise<Record<string, string[]>> {
-  const read: Record<string, string> = {
-    filings:
-      "select id, state, number, filed_at, kind, lapse_date, lapse_source, office_lapse_date, collateral, filing_office, terminated_at from filings",
-    changes: "select state, type, filing_id, amendment, amendment_kind, changed_fields, occurred_at from changes",
-    state_loads: "select state, office_through from state_loads",
-    state_backfills: "select state, completed_at is not null as completed from state_backfills",
-    source_pulls: "select source, through, position is null as ended from source_pulls",
-    // A state's summary copies when it was loaded and backfilled, which depends on the run.
-    state_summaries:
-      "select state, filings, newest_filed_at, office_through, backfill_began_at is not null as began, backfill_completed_at is not null as completed from state_summaries",
-  };
-  const out: Record<string, string[]> = {};
-  for (const [shard, d1] of shards.databases) {
-    const { results } = await d1
-      .prepare(
-        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name not in ('d1_migrations', 'data_loads', 'webhook_positions')",
-      )
-      .all<{ name: string }>();
-    for (const { name } of results) {
-      const rows = await d1.prepare(read[name] ?? `select * from "${name}"`).all();
-      out[`${shard}.${name}`] = rows.results.map((r) => JSON.stringify(r)).sort();
-    }
-  }
-  return out;
-}
+const tables = () =>
+  everyTable({ reads: { source_pulls: "select source, through, position is null as ended from source_pulls" } });
 
 /** What `npm run import -- --source ID --pull --portal PORTAL --page-size N` does (scripts/sources.ts), in-process. */
 async function pullAsTheCli(source: Source, pageSize: number) {
