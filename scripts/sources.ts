@@ -25,6 +25,7 @@ import { Unrecognised } from "../src/feed/sources/codes.ts";
 import {
   datasetUrl,
   endPull,
+  foundAnything,
   MAX_PAGE,
   newPull,
   PullError,
@@ -263,16 +264,16 @@ export async function importSource(args: SourceArguments): Promise<number> {
       for (const shardDatabase of shards.databases.values()) {
         while (await refreshQueued(shardDatabase, { limit: REFRESH_PART })) {}
       }
-      // A pull that read nothing (and found nothing left to assemble) records no load.
-      if (rows.rows > 0 || loaded.read > 0) await finishLoad(shards, source, label, loaded, now);
+      // Files that gave no row, or a pull that found nothing (and nothing left to assemble), record no load.
+      const found = pull ? foundAnything({ rows, filings: loaded }) : rows.rows > 0 || loaded.read > 0;
+      if (found) await finishLoad(shards, source, label, loaded, now);
       if (pull && position) {
-        await endPull(
-          db,
-          source,
-          position,
-          { rows, pages: position.pages, filings: loaded, unrecognised: unrecognised.toJSON() },
-          now,
-        );
+        const summary = { rows, pages: position.pages, filings: loaded, unrecognised: unrecognised.toJSON() };
+        if (!(await endPull(db, source, position, summary, now))) {
+          console.error(
+            "  found nothing new: nothing written; the next pull asks again from where the last pull that found rows began",
+          );
+        }
       }
       const waiting = await rowsWaiting(db, source);
       if (waiting > 0)

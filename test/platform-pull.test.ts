@@ -22,6 +22,7 @@ import { Unrecognised } from "../src/feed/sources/codes.ts";
 import {
   datasetUrl,
   endPull,
+  foundAnything,
   newPull,
   type PullSummary,
   pagesDone,
@@ -156,13 +157,13 @@ async function pullAsTheCli(source: Source, pageSize: number) {
   }
   for (const d1 of shardDatabases.databases.values()) await refreshQueued(d1);
   const label = `pull ${source.id} ${datasetUrl(source, 0, PORTAL).replace(/\/resource\/.*$/, "")}`;
-  if (position.counts.rows > 0 || filings.read > 0) await finishLoad(shardDatabases, source, label, filings, now);
   const summary: PullSummary = {
     rows: position.counts,
     pages: position.pages,
     filings,
     unrecognised: unrecognised.toJSON(),
   };
+  if (foundAnything(summary)) await finishLoad(shardDatabases, source, label, filings, now);
   await endPull(db, source, position, summary, now);
   return { summary, rejects, warnings };
 }
@@ -218,20 +219,34 @@ describe("the PullSource Workflow", () => {
     expect(platform["DB.changes"]).toEqual([]);
   });
 
-  it("writes nothing when it finds nothing: no data load, no change, the same tables", async () => {
+  it("writes nothing when it finds nothing: no data load, no change, not even when it ran; the next pull asks the same", async () => {
     await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
     const before = await tables();
+    const bookkeeping = () => env.DB.prepare("select * from source_pulls").all();
+    const pulls = await bookkeeping();
     const loads = await env.DB.prepare("select count(*) as n from data_loads").first("n");
     const asked = portal.requests.length;
     const output = await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
     // It asked for what changed since the last pull began, less a day: nothing.
-    expect(portal.requests.slice(asked).map((r) => r.url.searchParams.get("$where"))).toEqual([
-      expect.stringMatching(/^:updated_at > '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d'$/),
-    ]);
+    const window = portal.requests.slice(asked).map((r) => r.url.searchParams.get("$where"));
+    expect(window).toEqual([expect.stringMatching(/^:updated_at > '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d'$/)]);
     expect(output.rows).toMatchObject({ rows: 0, changed: 0 });
     expect(output.filings).toEqual(emptySummary());
     expect(await tables()).toEqual(before);
     expect(await env.DB.prepare("select count(*) as n from data_loads").first("n")).toBe(loads);
+    // Its bookkeeping too: when the last pull that found rows ran, where the next starts, what it read.
+    expect((await bookkeeping()).results).toEqual(pulls.results);
+    // So the next pull asks for the same window, which holds whatever changed since.
+    const again = portal.requests.length;
+    await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
+    expect(portal.requests.slice(again).map((r) => r.url.searchParams.get("$where"))).toEqual(window);
+  });
+
+  it("leaves no bookkeeping behind when a source's first pull finds nothing", async () => {
+    portal.datasets.set("xfev-8smz", []);
+    const output = await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
+    expect(output.rows).toMatchObject({ rows: 0 });
+    expect((await env.DB.prepare("select * from source_pulls").all()).results).toEqual([]);
   });
 
   it("retries a page step that fails at its page; a pull whose page keeps failing errors, and the next pull resumes there", async () => {

@@ -205,6 +205,40 @@ describe("npm run import -- --source ct --pull", () => {
   );
 
   it(
+    "writes nothing when a later pull finds nothing new: not when it ran, nor where the next starts",
+    async () => {
+      // The pull before left ct-pull holding the register as the portal has it now.
+      const state = join(work, "ct-pull");
+      const before = tablesOf(state);
+      const from = portal.requests.length;
+      const pulled = await importAsync([
+        "--source",
+        "ct",
+        "--pull",
+        "--portal",
+        url,
+        "--persist-to",
+        state,
+        ...outputs("5"),
+      ]);
+      expect(pulled.status, pulled.stderr).toBe(0);
+      // The day of overlap read again, unchanged.
+      expect(pulled.stdout).toMatch(/^Rows: 3 rows read: 0 new or changed, 3 unchanged, 0 rejected$/m);
+      expect(pulled.stderr).toContain("found nothing new: nothing written");
+      const after = tablesOf(state);
+      expect(after.source_pulls).toEqual(before.source_pulls);
+      expect(after.data_loads).toEqual(before.data_loads);
+      expect(after).toEqual(before);
+      // The next asks for the same window.
+      const asked = portal.requests.slice(from).map((r) => r.params.$where);
+      const again = portal.requests.length;
+      await importAsync(["--source", "ct", "--pull", "--portal", url, "--persist-to", state, ...outputs("6")]);
+      expect(portal.requests.slice(again).map((r) => r.params.$where)).toEqual(asked);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "resumes a pull stopped part-way at the page it stopped on, reading each row once",
     async () => {
       const stopped = new SocrataPortal();
