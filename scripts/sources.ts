@@ -5,7 +5,7 @@
  *
  *   npm run import -- --source ct xfev-8smz.json
  *   npm run import -- --source co transactions.csv debtors.csv secured.csv collateral.csv
- *   npm run import -- --source ct --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N]
+ *   npm run import -- --source ct --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N] [--force]
  *   npm run import -- --source ct --pull --workflow [--port N]     # by the local npm start's PullSource Workflow
  *   npm run import -- --source ct --pull --remote [--env preview]  # by a deployed one (scripts/platformPull.ts)
  *
@@ -37,11 +37,12 @@ import {
   savePosition,
 } from "../src/feed/sources/pull.ts";
 import { sourceOf } from "../src/feed/sources/registry.ts";
+import type { Source } from "../src/feed/sources/source.ts";
 import { addCounts, noCounts, sourceFormat, stageFile } from "../src/feed/sources/stage.ts";
 import type { PullParams } from "../src/platform/pullSource.ts";
 import { describeTarget, migrateLocal, openLocalShards, type Target } from "./feedDb.ts";
 import { LinesWriter, number, rowsLine, summaryLine } from "./importOutput.ts";
-import { pullOnPlatform } from "./platformPull.ts";
+import { localPullRunning, pullOnPlatform } from "./platformPull.ts";
 import { nudgeWebhooks } from "./webhookQueues.ts";
 
 export interface SourceArguments {
@@ -59,6 +60,8 @@ export interface SourceArguments {
    */
   workflow: boolean;
   port?: string;
+  /** `--force`: an in-process pull takes over the position of a Workflow pull of the source that may still run. */
+  force: boolean;
   rejects?: string;
   warnings?: string;
   /** Options of feed files that a source load does not take, by name, when given. */
@@ -82,6 +85,9 @@ function checked(args: SourceArguments) {
   if (!Number.isInteger(port) || port < 1 || port > 65_535) return fail(`--port ${args.port}: not a port`);
   /** On the platform (a Workflow) rather than in-process. */
   const platform = args.workflow || args.target.remote ? { port } : null;
+  if (args.force && (!args.pull || platform)) {
+    return fail("--force is for an in-process --pull: it takes over the position of a Workflow pull of the source");
+  }
   if (!args.pull) {
     if (platform) return fail("--source FILE... loads in-process; on the platform, a source is pulled (--pull)");
     for (const flag of ["since", "portal", "pageSize"] as const) {
@@ -128,6 +134,39 @@ function checked(args: SourceArguments) {
     };
   }
   return { source, pull: { since: args.since ?? null, portal, pageSize } };
+}
+
+/** A pull of the source under way by a Workflow, which an in-process pull does not take over unasked (exit 2). */
+class PullUnderWay extends Error {
+  override name = "PullUnderWay";
+}
+
+/**
+ * Refuses (PullUnderWay) to go on while the saved position of `source`
+ * names a Workflow pull that runs, or may run, on these databases: the
+ * local session on `port` says it runs, or no session there can say. With
+ * `force`, or once that pull has ended, its position is this pull's.
+ */
+async function checkNoWorkflowPull(source: Source, position: PullPosition | null, port: number, force: boolean) {
+  const by = position?.by;
+  if (!by || !position) return;
+  const running = await localPullRunning(port, by);
+  const where = `page ${number(position.pages)} saved, ${number(position.counts.rows)} rows read so far`;
+  if (running.is === "ended") {
+    console.error(`  the Workflow pull ${by} left its position (${where}) and has ended: this pull takes it over`);
+    return;
+  }
+  if (force) {
+    console.error(`  --force: this pull takes over the position of the Workflow pull ${by} (${where})`);
+    return;
+  }
+  const how =
+    running.is === "running"
+      ? `${running.status} in the local session on port ${port}`
+      : `no local session on port ${port} says whether it still runs`;
+  throw new PullUnderWay(
+    `a pull of ${source.id} is under way: the Workflow instance ${by} (${how}; ${where}). Let it finish (npm run import -- --status shows it), or add --force to take over its position if it is stale`,
+  );
 }
 
 /** Statements in-process take many more bound parameters than D1's 100 (SQLite's limit is 32,766): fewer, larger ones. */
@@ -185,6 +224,7 @@ export async function importSource(args: SourceArguments): Promise<number> {
       let position: PullPosition | null = null;
       if (pull) {
         const state = await pullState(db, source);
+        await checkNoWorkflowPull(source, state.position, Number(args.port ?? 8787), args.force);
         // A pull stopped part-way, here or by a Workflow (whose instance it names: it is this one's now).
         const stopped = state.position?.since === pull.since ? state.position : null;
         position = stopped ? { ...stopped, by: undefined } : newPull(pull.since, state.changedSince);
@@ -282,6 +322,11 @@ export async function importSource(args: SourceArguments): Promise<number> {
       await dispose();
     }
   } catch (err) {
+    if (err instanceof PullUnderWay) {
+      // Nothing read or written: refused as arguments are.
+      console.error(`Refused: ${err.message}`);
+      return 2;
+    }
     failed = true;
     const why = err instanceof PullError || err instanceof FeedFileError ? err.message : (err as Error).message;
     console.error(`\nImport failed: ${why}`);
