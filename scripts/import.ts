@@ -54,10 +54,11 @@ import { nudgeWebhooks } from "./webhookQueues.ts";
 const USAGE =
   "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--backfill [--force]] [--no-bulk | --workflow [--port N] | --remote [--env production|preview]] [--persist-to DIR]\n" +
   "       npm run import -- --status [--port N | --remote [--env production|preview]] [--persist-to DIR]\n" +
-  "       npm run import -- --source ct|co|or (FILE... | --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N] [--workflow [--port N] | --remote [--env production|preview]]) [--rejects PATH] [--warnings PATH] [--persist-to DIR]\n" +
+  "       npm run import -- --source ct|co|or (FILE... | --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N] [--force | --workflow [--port N] | --remote [--env production|preview]]) [--rejects PATH] [--warnings PATH] [--persist-to DIR]\n" +
   "  FILE: .ndjson/.jsonl (one filing per line, envelope B lien shape), .csv (one row per party) or .xml (IACA-style bulk file)\n" +
   "  --state XX: jurisdiction of records that name none (XML whose FilingOffice is not a state code)\n" +
   "  --backfill: the files are their states' backfill, announced by no change (refused for a state that holds filings, unless --force)\n" +
+  "  --pull --force: take over the position of a Workflow pull of the source that is stale (refused while it may run)\n" +
   "  --workflow: load through the Workflow of the local npm start (port 8787 or --port); --remote: of a deployed environment\n" +
   "  --port N: the local npm start's port (8787), whose webhook dispatcher an in-process import nudges\n" +
   "  --status: the loads and pulls run through the Workflows, newest first\n" +
@@ -101,9 +102,10 @@ if ([values.source, values.pull, values.since, values.portal, values["page-size"
       target,
       workflow: values.workflow === true,
       port: values.port,
+      force: values.force === true,
       rejects: values.rejects,
       warnings: values.warnings,
-      others: (["state", "no-bulk", "status", "backfill", "force"] as const)
+      others: (["state", "no-bulk", "status", "backfill"] as const)
         .filter((o) => values[o] !== undefined)
         .map((o) => `--${o}`),
       fail: usage,

@@ -97,6 +97,25 @@ function instanceState(value: unknown): InstanceState | null {
   };
 }
 
+/** The local explorer API of `workflow` in the `npm start` session on `port` (what `wrangler workflows --local` reads). */
+const explorerApi = (port: number, workflow: string) =>
+  `http://127.0.0.1:${port}/cdn-cgi/local/explorer/api/workflows/${encodeURIComponent(workflow)}`;
+
+/**
+ * The PullSource instance `id` as the local `npm start` session on `port`
+ * knows it: its state, null when the session serves the Workflow but has
+ * no such instance, undefined when no session there serves it.
+ */
+export async function localPullInstance(
+  port: number,
+  id: string,
+): Promise<InstanceState<PullOutput> | null | undefined> {
+  const api = explorerApi(port, (await feedsConfig(undefined)).pullWorkflow);
+  if (!(await fetch(api).catch(() => null))?.ok) return undefined;
+  const res = await fetch(`${api}/instances/${encodeURIComponent(id)}`);
+  return res.ok ? (instanceState(await res.json()) as InstanceState<PullOutput> | null) : null;
+}
+
 /** An environment's feeds bucket, load starter and load records. */
 export interface Platform {
   describe: string;
@@ -120,9 +139,8 @@ export interface Platform {
 export async function openPlatform(target: Target, port: number): Promise<Platform> {
   const env = target.remote ? (target.env ?? "production") : undefined;
   const feeds = await feedsConfig(env);
-  const explorer = `http://127.0.0.1:${port}/cdn-cgi/local/explorer/api/workflows`;
-  const api = `${explorer}/${encodeURIComponent(feeds.workflow)}`;
-  const pullApi = `${explorer}/${encodeURIComponent(feeds.pullWorkflow)}`;
+  const api = explorerApi(port, feeds.workflow);
+  const pullApi = explorerApi(port, feeds.pullWorkflow);
   if (!env && !(await fetch(api).catch(() => null))?.ok) {
     throw new Error(`no local session serves the ${feeds.workflow} Workflow on port ${port}: run npm start first`);
   }

@@ -18,7 +18,7 @@ import { type Problems, problemsKey, pullKey } from "../src/platform/feedFiles.t
 import type { PullOutput, PullParams } from "../src/platform/pullSource.ts";
 import type { Target } from "./feedDb.ts";
 import { type LinesWriter, number, rowsLine, summaryLine } from "./importOutput.ts";
-import { type InstanceState, openPlatform, type Platform } from "./platformLoad.ts";
+import { type InstanceState, localPullInstance, openPlatform, type Platform } from "./platformLoad.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const FINAL = new Set(["complete", "errored", "terminated"]);
@@ -34,6 +34,23 @@ async function copyProblems(platform: Platform, id: string, kind: Problems, writ
   for await (const { text } of readLines(object.body)) {
     if (text !== "") await writer.write(JSON.parse(text) as Place);
   }
+}
+
+/**
+ * Whether the Workflow pull `id` (named by a source's saved position) runs
+ * in the local session on `port`: `ended` (the session has it ended, or
+ * does not know it), `running` (with its status), or `unknown` when no
+ * session there serves the Workflow: it may run in one not started yet,
+ * or on another port.
+ */
+export async function localPullRunning(
+  port: number,
+  id: string,
+): Promise<{ is: "ended" | "unknown" } | { is: "running"; status: string }> {
+  const state = await localPullInstance(port, id);
+  if (state === undefined) return { is: "unknown" };
+  if (state === null || FINAL.has(state.status)) return { is: "ended" };
+  return { is: "running", status: state.status };
 }
 
 /** The pull of `source` whose instance has not ended, if its saved position names one. */

@@ -5,7 +5,7 @@
  *
  *   npm run import -- --source ct xfev-8smz.json
  *   npm run import -- --source co transactions.csv debtors.csv secured.csv collateral.csv
- *   npm run import -- --source ct --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N]
+ *   npm run import -- --source ct --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N] [--force]
  *   npm run import -- --source ct --pull --workflow [--port N]     # by the local npm start's PullSource Workflow
  *   npm run import -- --source ct --pull --remote [--env preview]  # by a deployed one (scripts/platformPull.ts)
  *
@@ -25,6 +25,7 @@ import { Unrecognised } from "../src/feed/sources/codes.ts";
 import {
   datasetUrl,
   endPull,
+  foundAnything,
   MAX_PAGE,
   newPull,
   PullError,
@@ -36,11 +37,12 @@ import {
   savePosition,
 } from "../src/feed/sources/pull.ts";
 import { sourceOf } from "../src/feed/sources/registry.ts";
+import type { Source } from "../src/feed/sources/source.ts";
 import { addCounts, noCounts, sourceFormat, stageFile } from "../src/feed/sources/stage.ts";
 import type { PullParams } from "../src/platform/pullSource.ts";
 import { describeTarget, migrateLocal, openLocalShards, type Target } from "./feedDb.ts";
 import { LinesWriter, number, rowsLine, summaryLine } from "./importOutput.ts";
-import { pullOnPlatform } from "./platformPull.ts";
+import { localPullRunning, pullOnPlatform } from "./platformPull.ts";
 import { nudgeWebhooks } from "./webhookQueues.ts";
 
 export interface SourceArguments {
@@ -58,6 +60,8 @@ export interface SourceArguments {
    */
   workflow: boolean;
   port?: string;
+  /** `--force`: an in-process pull takes over the position of a Workflow pull of the source that may still run. */
+  force: boolean;
   rejects?: string;
   warnings?: string;
   /** Options of feed files that a source load does not take, by name, when given. */
@@ -81,6 +85,9 @@ function checked(args: SourceArguments) {
   if (!Number.isInteger(port) || port < 1 || port > 65_535) return fail(`--port ${args.port}: not a port`);
   /** On the platform (a Workflow) rather than in-process. */
   const platform = args.workflow || args.target.remote ? { port } : null;
+  if (args.force && (!args.pull || platform)) {
+    return fail("--force is for an in-process --pull: it takes over the position of a Workflow pull of the source");
+  }
   if (!args.pull) {
     if (platform) return fail("--source FILE... loads in-process; on the platform, a source is pulled (--pull)");
     for (const flag of ["since", "portal", "pageSize"] as const) {
@@ -127,6 +134,39 @@ function checked(args: SourceArguments) {
     };
   }
   return { source, pull: { since: args.since ?? null, portal, pageSize } };
+}
+
+/** A pull of the source under way by a Workflow, which an in-process pull does not take over unasked (exit 2). */
+class PullUnderWay extends Error {
+  override name = "PullUnderWay";
+}
+
+/**
+ * Refuses (PullUnderWay) to go on while the saved position of `source`
+ * names a Workflow pull that runs, or may run, on these databases: the
+ * local session on `port` says it runs, or no session there can say. With
+ * `force`, or once that pull has ended, its position is this pull's.
+ */
+async function checkNoWorkflowPull(source: Source, position: PullPosition | null, port: number, force: boolean) {
+  const by = position?.by;
+  if (!by || !position) return;
+  const running = await localPullRunning(port, by);
+  const where = `page ${number(position.pages)} saved, ${number(position.counts.rows)} rows read so far`;
+  if (running.is === "ended") {
+    console.error(`  the Workflow pull ${by} left its position (${where}) and has ended: this pull takes it over`);
+    return;
+  }
+  if (force) {
+    console.error(`  --force: this pull takes over the position of the Workflow pull ${by} (${where})`);
+    return;
+  }
+  const how =
+    running.is === "running"
+      ? `${running.status} in the local session on port ${port}`
+      : `no local session on port ${port} says whether it still runs`;
+  throw new PullUnderWay(
+    `a pull of ${source.id} is under way: the Workflow instance ${by} (${how}; ${where}). Let it finish (npm run import -- --status shows it), or add --force to take over its position if it is stale`,
+  );
 }
 
 /** Statements in-process take many more bound parameters than D1's 100 (SQLite's limit is 32,766): fewer, larger ones. */
@@ -184,6 +224,7 @@ export async function importSource(args: SourceArguments): Promise<number> {
       let position: PullPosition | null = null;
       if (pull) {
         const state = await pullState(db, source);
+        await checkNoWorkflowPull(source, state.position, Number(args.port ?? 8787), args.force);
         // A pull stopped part-way, here or by a Workflow (whose instance it names: it is this one's now).
         const stopped = state.position?.since === pull.since ? state.position : null;
         position = stopped ? { ...stopped, by: undefined } : newPull(pull.since, state.changedSince);
@@ -263,16 +304,16 @@ export async function importSource(args: SourceArguments): Promise<number> {
       for (const shardDatabase of shards.databases.values()) {
         while (await refreshQueued(shardDatabase, { limit: REFRESH_PART })) {}
       }
-      // A pull that read nothing (and found nothing left to assemble) records no load.
-      if (rows.rows > 0 || loaded.read > 0) await finishLoad(shards, source, label, loaded, now);
+      // Files that gave no row, or a pull that found nothing (and nothing left to assemble), record no load.
+      const found = pull ? foundAnything({ rows, filings: loaded }) : rows.rows > 0 || loaded.read > 0;
+      if (found) await finishLoad(shards, source, label, loaded, now);
       if (pull && position) {
-        await endPull(
-          db,
-          source,
-          position,
-          { rows, pages: position.pages, filings: loaded, unrecognised: unrecognised.toJSON() },
-          now,
-        );
+        const summary = { rows, pages: position.pages, filings: loaded, unrecognised: unrecognised.toJSON() };
+        if (!(await endPull(db, source, position, summary, now))) {
+          console.error(
+            "  found nothing new: nothing written; the next pull asks again from where the last pull that found rows began",
+          );
+        }
       }
       const waiting = await rowsWaiting(db, source);
       if (waiting > 0)
@@ -281,6 +322,11 @@ export async function importSource(args: SourceArguments): Promise<number> {
       await dispose();
     }
   } catch (err) {
+    if (err instanceof PullUnderWay) {
+      // Nothing read or written: refused as arguments are.
+      console.error(`Refused: ${err.message}`);
+      return 2;
+    }
     failed = true;
     const why = err instanceof PullError || err instanceof FeedFileError ? err.message : (err as Error).message;
     console.error(`\nImport failed: ${why}`);

@@ -11,11 +11,12 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
 import type { FilingRecord } from "../src/db/records.ts";
+import { Backfills, completeBackfills } from "../src/feed/backfills.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
 import { loadId } from "../src/platform/feedFiles.ts";
 import { stream } from "./feeds.ts";
-import { allD1, clearAllShards, shardDatabases } from "./helpers.ts";
+import { allD1, clearAllShards, d1Of, shardDatabases } from "./helpers.ts";
 
 const today = new Date().toISOString().slice(0, 10);
 const ndjson = (records: FilingRecord[]) => `${records.map((r) => JSON.stringify(lienLine(r, today))).join("\n")}\n`;
@@ -171,5 +172,71 @@ describe("an amendment and its filing loaded at once by two loads", () => {
       }
       expect({ amended, waiting }).toEqual({ amended: later.length, waiting: 0 });
     }
+  });
+});
+
+describe("a state's backfill under way when another load of the state arrives", () => {
+  /** Filings of one state the service holds none of, in three parts; the state's changes and backfill row. */
+  async function oneState() {
+    const records = generated(120, 35);
+    const counts = new Map<string, number>();
+    for (const r of records) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
+    const state = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "";
+    const mine = records.filter((r) => r.state === state);
+    const third = Math.floor(mine.length / 3);
+    const parts = [mine.slice(0, third), mine.slice(third, 2 * third), mine.slice(2 * third)];
+    const d1 = d1Of(state);
+    const changes = async () =>
+      Number((await d1.prepare("select count(*) as n from changes where state = ?").bind(state).first("n")) ?? 0);
+    const backfill = () =>
+      d1
+        .prepare("select source, completed_at is not null as completed from state_backfills where state = ?")
+        .bind(state)
+        .first();
+    return { state, parts, changes, backfill };
+  }
+
+  /** One step of a load made of steps (an office's register): its own decisions, taken again from the database. */
+  const step = (load: string, records: FilingRecord[], file: string) =>
+    importSharded(shardDatabases, file, stream(ndjson(records)), {
+      backfills: new Backfills(shardDatabases, load, new Date()),
+    });
+
+  it("is completed only by the load that began it: the other load's filings and the rest of the first's announce nothing", async () => {
+    const { state, parts, changes, backfill } = await oneState();
+    const [first, other, rest] = parts;
+    expect(first?.length).toBeGreaterThan(3);
+    // The register's first step begins the state's backfill.
+    await step("import xx register", first ?? [], "step-1.ndjson");
+    // A file of the state, loaded to its end while the register's load is under way: part of the backfill.
+    await importSharded(shardDatabases, "beside.ndjson", stream(ndjson(other ?? [])));
+    expect(await backfill()).toEqual({ source: "import xx register", completed: 0 });
+    // The register's next step: still the state's history.
+    await step("import xx register", rest ?? [], "step-2.ndjson");
+    expect(await changes()).toBe(0);
+    // Its load ends: the backfill is complete, and the state's next load is announced.
+    await completeBackfills(shardDatabases, [state], "import xx register", new Date());
+    expect(await backfill()).toEqual({ source: "import xx register", completed: 1 });
+    const later = generated(40, 36).map((r, i) => ({ ...r, state, number: `LATER-${i}` }));
+    await importSharded(shardDatabases, "later.ndjson", stream(ndjson(later)));
+    expect(await changes()).toBeGreaterThanOrEqual(later.length);
+  });
+
+  it("is taken over by an operator's --backfill load, which completes it", async () => {
+    const { parts, changes, backfill } = await oneState();
+    const [first, other] = parts;
+    await step("load incoming/given-up.ndjson", first ?? [], "step-1.ndjson");
+    const declared = new Backfills(
+      shardDatabases,
+      "import again.ndjson",
+      new Date(),
+      {},
+      { backfill: true, force: false },
+    );
+    await importSharded(shardDatabases, "again.ndjson", stream(ndjson(other ?? [])), { backfills: declared });
+    expect(await backfill()).toEqual({ source: "import again.ndjson", completed: 0 });
+    await declared.complete(new Date());
+    expect(await backfill()).toEqual({ source: "import again.ndjson", completed: 1 });
+    expect(await changes()).toBe(0);
   });
 });

@@ -36,6 +36,7 @@ import mixedNdjson from "./fixtures/mixed.ndjson?raw";
 import officeXml from "./fixtures/office.xml?raw";
 import officeLaterXml from "./fixtures/office-later.xml?raw";
 import { clearAllShards, d1Of, dbOf, shardDatabases, shards } from "./helpers.ts";
+import { everyTable } from "./tables.ts";
 
 /** The feed files of the comparisons, loaded in this order (XML amendments wait for, then merge into, filings). */
 const FILES: [string, string][] = [
@@ -47,51 +48,11 @@ const FILES: [string, string][] = [
 ];
 
 /**
- * What a table is compared by where a row holds what the database assigns
- * as it commits (a change's number, when a load ran), or how many writes it
- * took (a filing's revision: ranges may write a filing in two steps).
+ * Every row of every table of every shard (test/tables.ts), but the load
+ * records, a platform load's staging (emptied when it completes, kept for a
+ * restart when it fails: see stagingLeft) and what everyTable leaves out.
  */
-const READ: Record<string, string> = {
-  filings:
-    "select id, state, number, filed_at, kind, lapse_date, lapse_source, office_lapse_date, collateral, filing_office, terminated_at, (select json_group_array(json_array(l.type, l.name, l.category, l.street1, l.street2, l.city, l.state, l.zip, l.country)) from json_each(filings.lenders) j join lenders l on l.id = j.value) as lenders from filings",
-  changes: "select state, type, filing_id, amendment, amendment_kind, changed_fields, occurred_at from changes",
-  // A name-index row's id holds its change's number: compared by the change it files.
-  change_names:
-    "select c.state, c.type, c.filing_id, c.amendment, n.id % 4096 as slot, n.key from change_names n join changes c on c.seq = n.id / 4096",
-  state_loads: "select state, office_through from state_loads",
-  state_backfills: "select state, completed_at is not null as completed from state_backfills",
-  state_summaries:
-    "select state, filings, newest_filed_at, office_through, backfill_began_at is not null as began, backfill_completed_at is not null as completed from state_summaries",
-  // Names and lenders by what they hold: ids follow the order a load first met them.
-  lender_names: "select words from lender_names",
-  facet_counts:
-    "select scope, place, name, facet, filings, (select words from lender_names where id = ref) as ref from facet_counts",
-  lenders: "select type, name, category, street1, street2, city, state, zip, country from lenders",
-  secured_parties:
-    "select filing_id, position, (select words from lender_names where id = name_id) as words, filing_state, filed_at, filing_number, lapses_on, debtor_types from secured_parties",
-};
-
-/**
- * Every row of every table of every shard, but the load records (which say
- * when each load ran), a platform load's staging (emptied when it
- * completes, kept for a restart when it fails: see stagingLeft) and the
- * webhook dispatcher's positions (which a Workflow's nudge moves).
- */
-async function tables(): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const [shard, d1] of shards.databases) {
-    const { results } = await d1
-      .prepare(
-        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name not in ('d1_migrations', 'data_loads', 'feed_loads', 'load_keys', 'held_copies', 'webhook_positions')",
-      )
-      .all<{ name: string }>();
-    for (const { name } of results) {
-      const rows = await d1.prepare(READ[name] ?? `select * from "${name}"`).all();
-      out[`${shard}.${name}`] = rows.results.map((r) => JSON.stringify(r)).sort();
-    }
-  }
-  return out;
-}
+const tables = () => everyTable({ skip: ["feed_loads", "load_keys", "held_copies"] });
 
 /**
  * What `npm run import -- FILE` does locally, once per file as the platform

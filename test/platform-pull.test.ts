@@ -22,6 +22,7 @@ import { Unrecognised } from "../src/feed/sources/codes.ts";
 import {
   datasetUrl,
   endPull,
+  foundAnything,
   newPull,
   type PullSummary,
   pagesDone,
@@ -37,6 +38,7 @@ import { dailyPullId, type PullOutput, type PullParams } from "../src/platform/p
 import ctJson from "./fixtures/sources/ct.json?raw";
 import orJanuary from "./fixtures/sources/or-2026-01.json?raw";
 import { clearAllShards, shardDatabases, shards } from "./helpers.ts";
+import { everyTable } from "./tables.ts";
 
 const PORTAL = "https://portal.test";
 const DAY = 86_400_000;
@@ -112,37 +114,12 @@ afterEach(() => {
 });
 
 /**
- * Every table of every shard, but the records of when each load ran
- * (data_loads), a pull's bookkeeping of when it ran (source_pulls: its
- * office date through is compared) and the webhook dispatcher's positions
- * (which a Workflow's nudge moves).
+ * Every table of every shard (test/tables.ts); of a pull's bookkeeping
+ * (source_pulls) the office date it is through and whether a pull is under
+ * way, not when pulls ran.
  */
-async function tables(): Promise<Record<string, string[]>> {
-  const read: Record<string, string> = {
-    filings:
-      "select id, state, number, filed_at, kind, lapse_date, lapse_source, office_lapse_date, collateral, filing_office, terminated_at from filings",
-    changes: "select state, type, filing_id, amendment, amendment_kind, changed_fields, occurred_at from changes",
-    state_loads: "select state, office_through from state_loads",
-    state_backfills: "select state, completed_at is not null as completed from state_backfills",
-    source_pulls: "select source, through, position is null as ended from source_pulls",
-    // A state's summary copies when it was loaded and backfilled, which depends on the run.
-    state_summaries:
-      "select state, filings, newest_filed_at, office_through, backfill_began_at is not null as began, backfill_completed_at is not null as completed from state_summaries",
-  };
-  const out: Record<string, string[]> = {};
-  for (const [shard, d1] of shards.databases) {
-    const { results } = await d1
-      .prepare(
-        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '\\_cf\\_%' escape '\\' and name not in ('d1_migrations', 'data_loads', 'webhook_positions')",
-      )
-      .all<{ name: string }>();
-    for (const { name } of results) {
-      const rows = await d1.prepare(read[name] ?? `select * from "${name}"`).all();
-      out[`${shard}.${name}`] = rows.results.map((r) => JSON.stringify(r)).sort();
-    }
-  }
-  return out;
-}
+const tables = () =>
+  everyTable({ reads: { source_pulls: "select source, through, position is null as ended from source_pulls" } });
 
 /** What `npm run import -- --source ID --pull --portal PORTAL --page-size N` does (scripts/sources.ts), in-process. */
 async function pullAsTheCli(source: Source, pageSize: number) {
@@ -180,13 +157,13 @@ async function pullAsTheCli(source: Source, pageSize: number) {
   }
   for (const d1 of shardDatabases.databases.values()) await refreshQueued(d1);
   const label = `pull ${source.id} ${datasetUrl(source, 0, PORTAL).replace(/\/resource\/.*$/, "")}`;
-  if (position.counts.rows > 0 || filings.read > 0) await finishLoad(shardDatabases, source, label, filings, now);
   const summary: PullSummary = {
     rows: position.counts,
     pages: position.pages,
     filings,
     unrecognised: unrecognised.toJSON(),
   };
+  if (foundAnything(summary)) await finishLoad(shardDatabases, source, label, filings, now);
   await endPull(db, source, position, summary, now);
   return { summary, rejects, warnings };
 }
@@ -242,20 +219,34 @@ describe("the PullSource Workflow", () => {
     expect(platform["DB.changes"]).toEqual([]);
   });
 
-  it("writes nothing when it finds nothing: no data load, no change, the same tables", async () => {
+  it("writes nothing when it finds nothing: no data load, no change, not even when it ran; the next pull asks the same", async () => {
     await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
     const before = await tables();
+    const bookkeeping = () => env.DB.prepare("select * from source_pulls").all();
+    const pulls = await bookkeeping();
     const loads = await env.DB.prepare("select count(*) as n from data_loads").first("n");
     const asked = portal.requests.length;
     const output = await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
     // It asked for what changed since the last pull began, less a day: nothing.
-    expect(portal.requests.slice(asked).map((r) => r.url.searchParams.get("$where"))).toEqual([
-      expect.stringMatching(/^:updated_at > '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d'$/),
-    ]);
+    const window = portal.requests.slice(asked).map((r) => r.url.searchParams.get("$where"));
+    expect(window).toEqual([expect.stringMatching(/^:updated_at > '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d'$/)]);
     expect(output.rows).toMatchObject({ rows: 0, changed: 0 });
     expect(output.filings).toEqual(emptySummary());
     expect(await tables()).toEqual(before);
     expect(await env.DB.prepare("select count(*) as n from data_loads").first("n")).toBe(loads);
+    // Its bookkeeping too: when the last pull that found rows ran, where the next starts, what it read.
+    expect((await bookkeeping()).results).toEqual(pulls.results);
+    // So the next pull asks for the same window, which holds whatever changed since.
+    const again = portal.requests.length;
+    await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
+    expect(portal.requests.slice(again).map((r) => r.url.searchParams.get("$where"))).toEqual(window);
+  });
+
+  it("leaves no bookkeeping behind when a source's first pull finds nothing", async () => {
+    portal.datasets.set("xfev-8smz", []);
+    const output = await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
+    expect(output.rows).toMatchObject({ rows: 0 });
+    expect((await env.DB.prepare("select * from source_pulls").all()).results).toEqual([]);
   });
 
   it("retries a page step that fails at its page; a pull whose page keeps failing errors, and the next pull resumes there", async () => {

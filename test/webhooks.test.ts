@@ -178,26 +178,21 @@ async function subscribe(
 /**
  * Runs the consumer on `messages` (each its own queue message, delivered
  * `attempts` times before) at `now`: the queue's result, with the delay of
- * each retry (which getQueueResult does not report).
+ * each message the consumer sent to hold one back (a wait is a fresh
+ * message: `requeued`).
  */
 async function consume(messages: DeliveryMessage[], receiver: Receiver, now = new Date(), attempts = 1) {
   const batch = createMessageBatch<DeliveryMessage>(
     "lien-webhook-deliveries",
     messages.map((body, i) => ({ id: `m-${body.change}-${i}`, timestamp: now, attempts, body })),
   );
-  const delays: (number | undefined)[] = [];
-  for (const message of batch.messages) {
-    const retry = message.retry.bind(message);
-    message.retry = (options?: QueueRetryOptions) => {
-      delays.push(options?.delaySeconds);
-      retry(options);
-    };
-  }
+  const before = requeued.sent.length;
   // The receiver's library checks the timestamp against its clock: the clock of the attempt.
   vi.useFakeTimers({ toFake: ["Date"] });
   vi.setSystemTime(now);
   const ctx = createExecutionContext();
   await deliver(batch, { ...subscriber, send: receiver.send }, now);
+  const delays = requeued.sent.slice(before).map((sent) => sent.delaySeconds);
   return { ...(await getQueueResult(batch, ctx)), delays };
 }
 
@@ -402,13 +397,13 @@ describe("delivery", () => {
     receiver.answer = (n) => (n <= 2 ? new Response("busy", { status: 500 }) : new Response(null, { status: 204 }));
     const start = Date.now();
     const first = await consume([message], receiver, new Date(start));
-    // Held back about 5 s (±10%), by the Queue.
-    expect(first.retryMessages).toHaveLength(1);
+    // Held back about 5 s (±10%): a fresh message with that delay, this one acked.
+    expect(first.explicitAcks).toHaveLength(1);
     expect(first.delays[0]).toBeGreaterThanOrEqual(4);
     expect(first.delays[0]).toBeLessThanOrEqual(6);
-    // Arriving early (a retry of the queue's own) it waits again, without an attempt.
+    // Arriving early (a copy sent twice) it waits again, without an attempt.
     const early = await consume([message], receiver, new Date(start + 1_000), 2);
-    expect(early.retryMessages).toHaveLength(1);
+    expect(early.delays).toHaveLength(1);
     expect(receiver.got).toHaveLength(1);
     const second = await consume([message], receiver, new Date(start + 6_000), 3);
     expect(second.delays[0]).toBeGreaterThanOrEqual(270);
@@ -431,7 +426,8 @@ describe("delivery", () => {
     const later = await consume([message], receiver, new Date(now + 601_000), 2);
     // A day at most; past 12 hours a fresh message of 12 hours, this one acked.
     expect(later.explicitAcks).toHaveLength(1);
-    expect(requeued.sent).toEqual([{ body: message, delaySeconds: 43_200 }]);
+    expect(later.delays).toEqual([43_200]);
+    expect(requeued.sent.at(-1)?.body).toEqual(message);
     // That message arrives after 12 hours and waits the rest.
     const rest = await consume([message], receiver, new Date(now + 601_000 + 43_200_000), 1);
     expect(rest.delays[0]).toBeGreaterThan(40_000);
@@ -469,6 +465,36 @@ describe("delivery", () => {
     await deadLetters(batch, subscriber);
     const [entry] = await listDeliveries(subscriber.db, sub);
     expect(entry).toMatchObject({ status: "failed", lastError: "answered 500: no" });
+  });
+
+  it("spends none of the queue's retries on waits: ten attempts, each after an early arrival, before the dead-letter queue", async () => {
+    const { sub, secret, message } = await oneMessage();
+    const receiver = new Receiver(secret);
+    receiver.answer = () => new Response("no", { status: 500 });
+    // The deliveries consumer's max_retries (wrangler.toml): a message retried past it goes to the dead-letter queue.
+    const maxRetries = 10;
+    // The queue's count of deliveries of the message in hand: retry() adds one; a fresh message starts at one.
+    let delivered = 1;
+    const arrive = async (at: number) => {
+      const result = await consume([message], receiver, new Date(at), delivered);
+      if (result.retryMessages.length > 0) delivered++;
+      else delivered = 1;
+      expect(delivered, "the queue would dead-letter the message").toBeLessThanOrEqual(maxRetries + 1);
+    };
+    let at = Date.now();
+    await arrive(at);
+    for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) {
+      const [entry] = await listDeliveries(subscriber.db, sub);
+      const due = Date.parse(entry?.nextAt ?? "");
+      // A copy arrives early (sent twice, or a wait past 12 hours), then the one due.
+      await arrive(Math.max(at + 1_000, due - 3_000));
+      at = due;
+      await arrive(at);
+    }
+    expect(receiver.got).toHaveLength(MAX_ATTEMPTS);
+    const [entry] = await listDeliveries(subscriber.db, sub);
+    expect(entry).toMatchObject({ status: "failed", attempts: MAX_ATTEMPTS, lastError: "answered 500: no" });
+    expect(dead.sent.map((d) => d.body)).toEqual([message]);
   });
 
   it("redelivers what failed, with the same webhook-id, when the operator asks", async () => {
@@ -560,7 +586,7 @@ describe("delivery", () => {
     const receiver = new Receiver(secret);
     receiver.answer = () => new Response(null, { status: 302, headers: { location: "http://169.254.169.254/" } });
     const result = await consume([message], receiver);
-    expect(result.retryMessages).toHaveLength(1);
+    expect(result.delays).toHaveLength(1);
     expect(receiver.got).toHaveLength(1);
     const [entry] = await listDeliveries(subscriber.db, sub);
     expect(entry).toMatchObject({

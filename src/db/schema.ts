@@ -835,11 +835,12 @@ export const sourcePulls = sqliteTable("source_pulls", {
   /** The newest date in the office's data read so far (YYYY-MM-DD): the state's data_through. */
   through: text(),
   /**
-   * The portal's time when the last full pull began (ISO 8601 UTC): the next
-   * pull asks for the rows it changed since then (less an overlap).
+   * The portal's time when the last full pull that found anything began
+   * (ISO 8601 UTC): the next pull asks for the rows it changed since then
+   * (less an overlap). A pull that finds nothing writes nothing (endPull).
    */
   changedSince: text(),
-  /** When the last pull ended (ISO 8601 UTC). */
+  /** When the last pull that found anything ended (ISO 8601 UTC). */
   pulledAt: text(),
   /** A pull under way, as JSON (its query and the next page), so a stopped pull resumes; null when none. */
   position: text(),

@@ -9,13 +9,19 @@
  * A load decides each state once, when it first meets it (or, on the
  * platform, once for the whole file before writing: src/platform/), and
  * marks the backfill begun (state_backfills, in the state's shard) before
- * writing any of its filings. So a load stopped part-way, retried or run
- * again goes on backfilling the state, and the rest of its filings are
- * not announced either; a load of the state that runs to its end
- * completes the backfill, and from then on the state's loads record
- * changes.
+ * writing any of its filings, naming itself (state_backfills.source:
+ * `import FILE...`, `load KEY`, `import SOURCE register`). So a load stopped
+ * part-way, retried or run again goes on backfilling the state, and the
+ * rest of its filings are not announced either. The backfill belongs to
+ * the load that began it: only that load (or the same load run again)
+ * completes it, when it runs to its end, and from then on the state's
+ * loads record changes. Another load of the state that arrives while the
+ * backfill is under way is part of it (records no change) and leaves it
+ * under way at its end, so the first load's remaining filings are not
+ * announced. An operator's `--backfill` load of the state takes the
+ * backfill over (for one whose load was given up) and completes it.
  */
-import { and, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
 import { stateSummaryStatement } from "../db/load.ts";
 import { filings, stateBackfills } from "../db/schema.ts";
@@ -42,6 +48,7 @@ function factsOf(db: Db, states: string[]) {
       held: sql<number>`exists (select 1 from ${filings} where ${filings.state} = s.value)`,
       began: stateBackfills.beganAt,
       completed: stateBackfills.completedAt,
+      by: stateBackfills.source,
     })
     .from(sql`json_each(${JSON.stringify(states)}) s`)
     .leftJoin(stateBackfills, sql`${stateBackfills.state} = s.value`);
@@ -88,10 +95,18 @@ export class Backfills {
     const decided = new Map<string, boolean>();
     for (const [shard, mine] of this.byShard(fresh)) {
       const facts = empty
-        ? mine.map((state) => ({ state, held: 0, began: null as string | null, completed: null as string | null }))
+        ? mine.map((state) => ({
+            state,
+            held: 0,
+            began: null as string | null,
+            completed: null as string | null,
+            by: null as string | null,
+          }))
         : await factsOf(shardDb(this.shards, shard), mine);
       for (const f of facts) {
         const underWay = f.began !== null && f.completed === null;
+        // The operator's --backfill takes over a backfill another load began (and left, say).
+        const takeOver = underWay && this.declared !== undefined && f.by !== this.source;
         if (this.declared && f.held && !underWay && !this.declared.force) {
           throw new BackfillRefused(
             `${f.state} already holds filings, and its loads are announced as changes: --backfill would load its filings without announcing them; add --force to do so anyway`,
@@ -99,7 +114,7 @@ export class Backfills {
         }
         const backfill = underWay || !f.held || this.declared !== undefined;
         decided.set(f.state, backfill);
-        if (backfill && !underWay) begin.set(shard, [...(begin.get(shard) ?? []), f.state]);
+        if (backfill && (!underWay || takeOver)) begin.set(shard, [...(begin.get(shard) ?? []), f.state]);
       }
     }
     for (const [shard, mine] of begin) await this.begin(shardDb(this.shards, shard), mine);
@@ -118,8 +133,9 @@ export class Backfills {
   }
 
   /**
-   * Completes the backfills of the states this load backfilled: the load
-   * ran to its end. From now on their loads record changes.
+   * Completes the backfills this load began, of the states it backfilled:
+   * the load ran to its end. From now on their loads record changes. A
+   * backfill another load began stays under way, for that load to complete.
    */
   async complete(at: Date): Promise<void> {
     for (const [shard, mine] of this.byShard([...this.states()])) {
@@ -128,7 +144,7 @@ export class Backfills {
         db
           .update(stateBackfills)
           .set({ completedAt: isoSeconds(at) })
-          .where(and(inArray(stateBackfills.state, mine), isNull(stateBackfills.completedAt))),
+          .where(ownUnderWay(mine, this.source)),
         // GET /states shows it (state_summaries).
         stateSummaryStatement(db, mine),
       ]);
@@ -164,12 +180,22 @@ export class Backfills {
   }
 }
 
+/** The backfills of `states` under way that the load `source` began. */
+const ownUnderWay = (states: string[], source: string) =>
+  and(inArray(stateBackfills.state, states), isNull(stateBackfills.completedAt), eq(stateBackfills.source, source));
+
 /**
- * Completes the backfills under way of `states`: for a load made of steps
- * (an office's register assembled a few hundred filings at a time), each of
- * which goes on with a backfill the first began, once the last step is done.
+ * Completes the backfills under way of `states` that the load `source`
+ * began: for a load made of steps (an office's register assembled a few
+ * hundred filings at a time), each of which goes on with a backfill the
+ * first began, once the last step is done.
  */
-export async function completeBackfills(shards: ShardDatabases, states: string[], at: Date): Promise<void> {
+export async function completeBackfills(
+  shards: ShardDatabases,
+  states: string[],
+  source: string,
+  at: Date,
+): Promise<void> {
   const byShard = new Map<string, string[]>();
   for (const state of states) {
     const shard = shardOf(shards.layout, state);
@@ -179,6 +205,6 @@ export async function completeBackfills(shards: ShardDatabases, states: string[]
     await shardDb(shards, shard)
       .update(stateBackfills)
       .set({ completedAt: isoSeconds(at) })
-      .where(and(inArray(stateBackfills.state, mine), isNull(stateBackfills.completedAt)));
+      .where(ownUnderWay(mine, source));
   }
 }

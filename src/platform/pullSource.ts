@@ -19,8 +19,9 @@
  * 3. `assemble N`: 500 pending filings assembled and loaded (assemble.ts);
  *    the state's first load is its backfill, begun by the first step.
  * 4. `aggregates N`: the queued debtors refreshed, as after a file load.
- * 5. `finish`: the load recorded (when it read anything: finishLoad,
- *    which completes the backfill) and the pull ended (endPull), its
+ * 5. `finish`: the load recorded (when it found anything: finishLoad,
+ *    which completes the backfill) and the pull ended (endPull; one that
+ *    found nothing writes nothing and logs `pull_found_nothing`), its
  *    rejects and warnings joined in the feeds bucket, and the webhook
  *    dispatcher nudged when it recorded changes.
  *
@@ -40,6 +41,7 @@ import { Unrecognised } from "../feed/sources/codes.ts";
 import {
   datasetUrl,
   endPull,
+  foundAnything,
   gaveUp,
   newPull,
   PAGE_TRIES,
@@ -310,11 +312,11 @@ export class PullSource extends WorkflowEntrypoint<Env, PullParams> {
   ): Promise<void> {
     const shards = shardDatabasesOf(this.env);
     const label = `pull ${source.id} ${datasetUrl(source, 0, this.portalOf(source, params)).replace(/\/resource\/.*$/, "")}`;
-    // A pull that read nothing (and found nothing left to assemble) records no load.
-    if (summary.rows.rows > 0 || summary.filings.read > 0) {
-      await finishLoad(shards, source, label, summary.filings, now);
+    // A pull that found nothing records no load, and endPull writes nothing of it.
+    if (foundAnything(summary)) await finishLoad(shards, source, label, summary.filings, now);
+    if (!(await endPull(shardDb(shards), source, position, summary, now))) {
+      logLine("info", { event: "pull_found_nothing", source: source.id, pull: id, rows: summary.rows.rows });
     }
-    await endPull(shardDb(shards), source, position, summary, now);
     // Webhooks: the changes the pull recorded are matched now (a backfill records none).
     if (summary.filings.inserted + summary.filings.updated > 0) {
       await nudgeDispatcher(this.env.WEBHOOK_DISPATCH, `pull ${source.id}`);

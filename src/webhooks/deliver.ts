@@ -17,16 +17,19 @@
  * is a failure and is not followed. After a failure the next attempt is
  * due RETRY_SCHEDULE later (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
  * 14 h, 20 h, 24 h, each ±10%), or later if a 429 or 503 says so in
- * Retry-After; the Queue holds the message meanwhile (`retry` with a
- * delay, at most 12 hours: a longer wait is a fresh message of 12 hours,
- * then the rest). The log row (webhook_deliveries) counts attempts and
- * holds when the next is due, so a message that arrives early waits again.
- * After the tenth failed attempt the delivery is recorded failed and the
- * message goes to the dead-letter queue. A 410 Gone disables the
- * subscription; so do five days of nothing but failures. A consumer fault
- * (D1 failing) retries the message after the queue's retry_delay; messages
- * that keep faulting reach the dead-letter queue, whose consumer records
- * them failed (deadLetters).
+ * Retry-After. The Queue holds the message meanwhile as a fresh message
+ * sent with that delay (at most 12 hours: a longer wait arrives early and
+ * waits the rest), the one that came acked. The log row
+ * (webhook_deliveries) counts attempts and holds when the next is due, so
+ * a message that arrives early (a wait past 12 hours, a copy sent twice)
+ * waits again, and only attempts count towards the ten. After the tenth
+ * failed attempt the delivery is recorded failed and the message goes to
+ * the dead-letter queue. A 410 Gone disables the subscription; so do five
+ * days of nothing but failures. Only a consumer fault (D1 failing) uses
+ * the queue's own retries (`retry()`, after its retry_delay), so its
+ * max_retries counts faults, never waits: messages that keep faulting
+ * reach the dead-letter queue, whose consumer records them failed
+ * (deadLetters).
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { shardChanges } from "../changes/read.ts";
@@ -60,7 +63,7 @@ export interface DeliverEnv extends WebhookEnv {
   /** The Worker's key that opens stored secrets (secrets.ts). */
   privateKey: string | undefined;
   rules: ReceiverRules;
-  /** The deliveries queue (a wait past 12 hours is a fresh message) and its dead-letter queue. */
+  /** The deliveries queue (a wait is a fresh message on it) and its dead-letter queue. */
   deliveries: Queue<DeliveryMessage>;
   dead: Queue<DeliveryMessage>;
   /** How a request reaches the receiver (fetch; tests pass a receiver). */
@@ -184,13 +187,16 @@ async function record(
     .onConflictDoUpdate({ target: webhookDeliveries.id, set: { ...row, updatedAt: at } });
 }
 
-/** Holds `message` back `seconds`: a retry with that delay, or past 12 hours a fresh message of 12 hours. */
+/**
+ * Holds `message` back `seconds` (12 hours at most: a longer wait arrives
+ * early and waits again): a fresh message with that delay, this one acked.
+ * Not `retry()`, which the queue counts towards max_retries: waits would
+ * spend the budget meant for consumer faults, and a message arriving early
+ * more than once could reach the dead-letter queue before its tenth attempt.
+ */
 async function wait(env: DeliverEnv, message: Message<unknown>, m: DeliveryMessage, seconds: number) {
-  if (seconds <= MAX_QUEUE_DELAY) {
-    message.retry({ delaySeconds: Math.max(1, Math.ceil(seconds)) });
-    return;
-  }
-  await env.deliveries.send(m, { contentType: "json", delaySeconds: MAX_QUEUE_DELAY });
+  const delaySeconds = Math.min(MAX_QUEUE_DELAY, Math.max(1, Math.ceil(seconds)));
+  await env.deliveries.send(m, { contentType: "json", delaySeconds });
   message.ack();
 }
 

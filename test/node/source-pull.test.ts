@@ -6,16 +6,29 @@
  * tables as loading the same rows from the portal's files.
  */
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/devServer.ts";
+import { localFiles, shardConfig } from "../../scripts/shardConfig.ts";
 import { SocrataPortal } from "../../scripts/socrataPortal.ts";
+import { newPull } from "../../src/feed/sources/pull.ts";
 import { root, runScript, scriptEnv, tablesOf } from "./localState.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lien-source-pull-"));
 const template = join(work, "template");
 const TIMEOUT = 240_000;
+
+/** Listens on a free loopback port; returns it. */
+async function listen(server: Server): Promise<number> {
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return (server.address() as { port: number }).port;
+}
 
 /** A copy of the migrated, empty template state. */
 function freshState(name: string): string {
@@ -47,6 +60,10 @@ const outputs = (name: string) => [
   "--warnings",
   join(work, `w${name}.ndjson`),
 ];
+
+/** `npm run import -- --source ct --pull` from the stand-in portal into `state`, its outputs named by `name`. */
+const pullCt = (state: string, name: string, extra: string[] = []) =>
+  importAsync(["--source", "ct", "--pull", "--portal", url, "--persist-to", state, ...outputs(name), ...extra]);
 
 const fixture = (name: string) => join("test/fixtures/sources", name);
 const rowsOf = (name: string) =>
@@ -168,16 +185,7 @@ describe("npm run import -- --source ct --pull", () => {
       };
       portal.add("xfev-8smz", [amendment], now);
       const from = portal.requests.length;
-      const pulled = await importAsync([
-        "--source",
-        "ct",
-        "--pull",
-        "--portal",
-        url,
-        "--persist-to",
-        state,
-        ...outputs("2"),
-      ]);
+      const pulled = await pullCt(state, "2");
       expect(pulled.status, pulled.stderr).toBe(0);
       const [request] = portal.requests.slice(from);
       const pulls = JSON.parse(JSON.stringify(tablesOf(state).source_pulls?.map((r) => JSON.parse(String(r))))) as {
@@ -200,6 +208,31 @@ describe("npm run import -- --source ct --pull", () => {
       expect(loadedTables(state).changes).toEqual(
         expect.arrayContaining([expect.stringContaining('"filing":"CT 0005229652","type":2')]),
       );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "writes nothing when a later pull finds nothing new: not when it ran, nor where the next starts",
+    async () => {
+      // The pull before left ct-pull holding the register as the portal has it now.
+      const state = join(work, "ct-pull");
+      const before = tablesOf(state);
+      const from = portal.requests.length;
+      const pulled = await pullCt(state, "5");
+      expect(pulled.status, pulled.stderr).toBe(0);
+      // The day of overlap read again, unchanged.
+      expect(pulled.stdout).toMatch(/^Rows: 3 rows read: 0 new or changed, 3 unchanged, 0 rejected$/m);
+      expect(pulled.stderr).toContain("found nothing new: nothing written");
+      const after = tablesOf(state);
+      expect(after.source_pulls).toEqual(before.source_pulls);
+      expect(after.data_loads).toEqual(before.data_loads);
+      expect(after).toEqual(before);
+      // The next asks for the same window.
+      const asked = portal.requests.slice(from).map((r) => r.params.$where);
+      const again = portal.requests.length;
+      await pullCt(state, "6");
+      expect(portal.requests.slice(again).map((r) => r.params.$where)).toEqual(asked);
     },
     TIMEOUT,
   );
@@ -276,6 +309,86 @@ describe("npm run import -- --source ct --pull", () => {
       expect(stderr).toContain("usage: npm run import -- FILE...");
     }
   }, 60_000);
+});
+
+describe("an in-process pull beside a Workflow pull of the same source", () => {
+  const by = "pull-ct-20261127-101500";
+  /** What the stand-in session says of the instance `by` (the local explorer API's answer). */
+  let status = "running";
+  let session: Server;
+  let sessionPort: number;
+
+  beforeAll(async () => {
+    // A stand-in for the local npm start's explorer API, which knows one PullSource instance.
+    session = createServer((req, res) => {
+      const api = "/cdn-cgi/local/explorer/api/workflows/lien-pull-source";
+      if (req.url === api) return void res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      if (req.url === `${api}/instances/${by}`) {
+        return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status }));
+      }
+      // Anything else (the webhook nudge's look for a session): no session.
+      req.socket.destroy();
+    });
+    sessionPort = await listen(session);
+  });
+
+  afterAll(() => new Promise<void>((resolve) => session?.close(() => resolve())));
+
+  /** A state whose ct position is a Workflow pull's, `by`, that has read nothing yet. */
+  async function heldState(name: string) {
+    const state = freshState(name);
+    const [home] = localFiles(await shardConfig(), state);
+    const db = new DatabaseSync(home?.file ?? "");
+    db.prepare("insert into source_pulls (source, position) values ('ct', ?)").run(
+      JSON.stringify({ ...newPull(null, null), by }),
+    );
+    db.close();
+    return state;
+  }
+
+  const pull = (state: string, port: number, extra: string[] = []) =>
+    pullCt(state, "held", ["--port", String(port), ...extra]);
+
+  it(
+    "refuses (exit 2, naming it) while the Workflow pull runs or no session can say; goes on once it ended, or with --force",
+    async () => {
+      const state = await heldState("ct-held");
+      const before = tablesOf(state).source_pulls;
+      const from = portal.requests.length;
+      // No session on the port: it may be running in one not started yet.
+      const unknown = await pull(state, await freePort());
+      expect(unknown.status, unknown.stderr).toBe(2);
+      expect(unknown.stderr).toContain(
+        `Refused: a pull of ct is under way: the Workflow instance ${by} (no local session on port`,
+      );
+      expect(unknown.stderr).toContain("add --force to take over its position if it is stale");
+      // The session says it runs.
+      status = "running";
+      const running = await pull(state, sessionPort);
+      expect(running.status, running.stderr).toBe(2);
+      expect(running.stderr).toContain(
+        `the Workflow instance ${by} (running in the local session on port ${sessionPort};`,
+      );
+      // Neither asked the portal or wrote anything.
+      expect(portal.requests.length).toBe(from);
+      expect(tablesOf(state).source_pulls).toEqual(before);
+      // Ended (here errored): its position is taken over, and the pull loads the register.
+      status = "errored";
+      const ended = await pull(state, sessionPort);
+      expect(ended.status, ended.stderr).toBe(3);
+      expect(ended.stderr).toContain(`the Workflow pull ${by} left its position`);
+      // Every row the portal holds (the tests before may have added some), from its first page.
+      expect(ended.stdout).toMatch(/^Rows: \d+ rows read: [1-9]\d* new or changed/m);
+      expect(portal.requests.slice(from).map((r) => r.params.$offset)).toEqual(["0"]);
+      // Still running, but the operator says it is stale.
+      const forced = await heldState("ct-forced");
+      status = "running";
+      const taken = await pull(forced, sessionPort, ["--force"]);
+      expect(taken.status, taken.stderr).toBe(3);
+      expect(taken.stderr).toContain(`--force: this pull takes over the position of the Workflow pull ${by}`);
+    },
+    TIMEOUT,
+  );
 });
 
 describe("npm run import -- --source co|or --pull", () => {

@@ -104,6 +104,14 @@ export type AssembleOptions = Omit<ShardedOptions, "recordLoad" | "repeats" | "f
 };
 
 /**
+ * What a load of `source`'s register is called where it begins a backfill
+ * (src/feed/backfills.ts): one name, by file or by pull, in-process or on
+ * the platform, since every way assembles the same staged rows (the name
+ * importShardedItems gave it before it was passed).
+ */
+const registerLoad = (source: Source) => `import ${source.id} register`;
+
+/**
  * One step: assembles and loads the filings with pending rows after `after`
  * (the last filing of the step before; "" at first). Returns what it loaded
  * and its last filing, or null when no filing was pending.
@@ -131,6 +139,7 @@ export async function assembleStep(
   }
   const summary = await importShardedItems(shards, `${source.id} register`, items(), {
     ...importOptions,
+    source: registerLoad(source),
     now,
     // The load is recorded once, when every step is done (finishLoad).
     recordLoad: async () => {},
@@ -175,6 +184,6 @@ export async function finishLoad(
 ): Promise<void> {
   const through = await advanceThrough(shardDb(shards), source, null);
   // The steps ran to the end: the state's backfill, if the first began one, is complete.
-  await completeBackfills(shards, [source.state], at);
+  await completeBackfills(shards, [source.state], registerLoad(source), at);
   await recordShardedLoad(shards, label, summary.inserted + summary.updated, at, new Map([[source.state, through]]));
 }

@@ -17,9 +17,10 @@
  * A later pull asks only for rows the portal changed since the last one
  * began (`:updated_at`, by the portal's own clock, less a day of overlap):
  * new records and rows the office changed in place (a lien marked
- * Released) both move it. Rows read again unchanged write nothing.
+ * Released) both move it. Rows read again unchanged write nothing, and a
+ * pull that finds nothing else writes nothing at all (endPull).
  */
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/database.ts";
 import { sourcePulls } from "../../db/schema.ts";
 import type { ImportSummary } from "../import.ts";
@@ -286,9 +287,27 @@ export interface PullSummary {
 }
 
 /**
+ * Whether a pull found anything: a row new or changed (staged), or a
+ * filing assembled and loaded (rows a stopped pull staged). Rows read again
+ * unchanged (the overlap of an incremental pull) and rejected rows are not.
+ */
+export const foundAnything = (summary: Pick<PullSummary, "rows" | "filings">) =>
+  summary.rows.changed > 0 || summary.filings.read > 0;
+
+/**
  * Ends a pull: no position kept; the next pull asks for what changed since
  * this one began. A pull of `--since` a day moves that start only when no
  * pull had set it (it read records dated since then, not every change).
+ *
+ * A pull that found nothing (foundAnything) writes nothing: it lets go of
+ * the position it held while it ran, and leaves the rest as the last pull
+ * that found something left it. The next pull asks again from that pull's
+ * start, a window in which nothing had changed when this one looked, so it
+ * reads what changed since and nothing is missed; `pulled_at` and the
+ * summary still say when that pull ran and what it read. (The attempt
+ * itself is the Workflow instance's, its output and its `pull_found_nothing`
+ * log line, or the in-process pull's own output.) A row only this pull
+ * made goes. Returns whether the pull found anything.
  */
 export async function endPull(
   db: Db,
@@ -296,7 +315,24 @@ export async function endPull(
   position: PullPosition,
   summary: PullSummary,
   at: Date,
-): Promise<void> {
+): Promise<boolean> {
+  if (!foundAnything(summary)) {
+    await db.batch([
+      db.update(sourcePulls).set({ position: null }).where(eq(sourcePulls.source, source.id)),
+      db
+        .delete(sourcePulls)
+        .where(
+          and(
+            eq(sourcePulls.source, source.id),
+            isNull(sourcePulls.through),
+            isNull(sourcePulls.changedSince),
+            isNull(sourcePulls.pulledAt),
+            isNull(sourcePulls.summary),
+          ),
+        ),
+    ]);
+    return false;
+  }
   const state = await pullState(db, source);
   const changedSince = position.since === null || state.changedSince === null ? position.startedAt : state.changedSince;
   const values = {
@@ -309,4 +345,5 @@ export async function endPull(
     .insert(sourcePulls)
     .values({ source: source.id, ...values })
     .onConflictDoUpdate({ target: sourcePulls.source, set: values });
+  return true;
 }
