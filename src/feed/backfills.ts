@@ -14,12 +14,17 @@
  * not announced either; a load of the state that runs to its end
  * completes the backfill, and from then on the state's loads record
  * changes.
+ *
+ * A state split over several databases (src/db/shards.ts) is decided once,
+ * as a whole: it holds a filing if any part does, its backfill is under way
+ * if any part's is, and its backfill is marked begun and completed in every
+ * part. So a split state's loads are announced, or not, as one database's.
  */
 import { and, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
 import { stateSummaryStatement } from "../db/load.ts";
 import { filings, stateBackfills } from "../db/schema.ts";
-import { type ShardDatabases, shardDb, shardOf } from "../db/shards.ts";
+import { partsOf, type ShardDatabases, shardDb } from "../db/shards.ts";
 import { isoSeconds } from "../domain/time.ts";
 
 /** What the operator said of a load: a backfill of every state it loads (`force`: even of one that holds filings). */
@@ -86,20 +91,29 @@ export class Backfills {
     // Every state is decided (or refused) before any is marked, so a refused load marks nothing.
     const begin = new Map<string, string[]>();
     const decided = new Map<string, boolean>();
+    // Each state's facts over its parts (one for a whole state): the parts whose backfill is under way.
+    const facts = new Map<string, { held: boolean; underWay: Set<string> }>();
     for (const [shard, mine] of this.byShard(fresh)) {
-      const facts = empty
+      const read = empty
         ? mine.map((state) => ({ state, held: 0, began: null as string | null, completed: null as string | null }))
         : await factsOf(shardDb(this.shards, shard), mine);
-      for (const f of facts) {
-        const underWay = f.began !== null && f.completed === null;
-        if (this.declared && f.held && !underWay && !this.declared.force) {
-          throw new BackfillRefused(
-            `${f.state} already holds filings, and its loads are announced as changes: --backfill would load its filings without announcing them; add --force to do so anyway`,
-          );
-        }
-        const backfill = underWay || !f.held || this.declared !== undefined;
-        decided.set(f.state, backfill);
-        if (backfill && !underWay) begin.set(shard, [...(begin.get(shard) ?? []), f.state]);
+      for (const f of read) {
+        const known = facts.get(f.state) ?? { held: false, underWay: new Set<string>() };
+        if (f.began !== null && f.completed === null) known.underWay.add(shard);
+        facts.set(f.state, { held: known.held || Boolean(f.held), underWay: known.underWay });
+      }
+    }
+    for (const [state, { held, underWay }] of facts) {
+      if (this.declared && held && underWay.size === 0 && !this.declared.force) {
+        throw new BackfillRefused(
+          `${state} already holds filings, and its loads are announced as changes: --backfill would load its filings without announcing them; add --force to do so anyway`,
+        );
+      }
+      const backfill = underWay.size > 0 || !held || this.declared !== undefined;
+      decided.set(state, backfill);
+      if (!backfill) continue;
+      for (const shard of partsOf(this.shards.layout, state)) {
+        if (!underWay.has(shard)) begin.set(shard, [...(begin.get(shard) ?? []), state]);
       }
     }
     for (const [shard, mine] of begin) await this.begin(shardDb(this.shards, shard), mine);
@@ -155,13 +169,17 @@ export class Backfills {
   }
 
   private byShard(states: string[]): Map<string, string[]> {
-    const out = new Map<string, string[]>();
-    for (const state of states) {
-      const shard = shardOf(this.shards.layout, state);
-      out.set(shard, [...(out.get(shard) ?? []), state]);
-    }
-    return out;
+    return byShard(this.shards, states);
   }
+}
+
+/** `states` by the shards that hold them: a split state under each of its parts. */
+function byShard(shards: ShardDatabases, states: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const state of states) {
+    for (const shard of partsOf(shards.layout, state)) out.set(shard, [...(out.get(shard) ?? []), state]);
+  }
+  return out;
 }
 
 /**
@@ -170,12 +188,7 @@ export class Backfills {
  * which goes on with a backfill the first began, once the last step is done.
  */
 export async function completeBackfills(shards: ShardDatabases, states: string[], at: Date): Promise<void> {
-  const byShard = new Map<string, string[]>();
-  for (const state of states) {
-    const shard = shardOf(shards.layout, state);
-    byShard.set(shard, [...(byShard.get(shard) ?? []), state]);
-  }
-  for (const [shard, mine] of byShard) {
+  for (const [shard, mine] of byShard(shards, states)) {
     await shardDb(shards, shard)
       .update(stateBackfills)
       .set({ completedAt: isoSeconds(at) })
