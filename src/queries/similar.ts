@@ -239,27 +239,53 @@ function byNameKey(a: DebtorName | null, b: DebtorName | null): number {
 
 /**
  * The candidates one database holding every part's data finds: each
- * probe's first `limit` rows of all parts (one part per shard), in the
+ * probe's first `limit` names of all parts (one part per shard), in the
  * probe's order. Each part holds its own first `limit`, and a state lives
- * in one part, so the union holds the first `limit` of all.
+ * in one part, so the union holds the first `limit` of all. A state split
+ * over several databases (src/db/shards.ts) has a name in each part that
+ * holds its filings: such a name takes one place of a probe's `limit`, and
+ * is one candidate, its filing counts added and its latest filing kept
+ * (combined).
  */
 function candidatesOf(probes: Probe[], parts: Hit[][]): DebtorName[] {
   const found = probes.map(() => [] as { hit: Hit; part: number }[]);
   parts.forEach((hits, part) => {
     for (const hit of hits) found[hit.probe]?.push({ hit, part });
   });
-  const names = new Map<string, DebtorName>();
+  // Each kept name's row in each part that sent it.
+  const names = new Map<string, Map<number, DebtorName>>();
   found.forEach((hits, i) => {
     const probe = probes[i];
     if (!probe) return;
     hits.sort((a, b) =>
       probe.kind === "name" ? byNameKey(a.hit.name, b.hit.name) : a.hit.place - b.hit.place || a.part - b.part,
     );
-    for (const { hit } of hits.slice(0, probe.limit)) {
-      if (hit.name) names.set(`${hit.name.nameKey} ${hit.name.state}`, hit.name);
+    const places = new Set<string>();
+    for (const { hit, part } of hits) {
+      // A sound key left behind by a name that is gone takes a place, as in one database.
+      const key = hit.name ? `${hit.name.nameKey} ${hit.name.state}` : `gone ${part} ${hit.place}`;
+      if (!places.has(key) && places.size === probe.limit) break;
+      places.add(key);
+      if (!hit.name) continue;
+      const rows = names.get(key) ?? new Map<number, DebtorName>();
+      rows.set(part, hit.name);
+      names.set(key, rows);
     }
   });
-  return [...names.values()];
+  return [...names.values()].map((rows) => combined([...rows.values()]));
+}
+
+/** One name's rows in the parts of a split state as one: filings added, as most recently filed. */
+function combined(rows: DebtorName[]): DebtorName {
+  const [first, ...rest] = rows;
+  if (!first) throw new Error("a name without a row");
+  return rest.reduce(
+    (a, b) => ({
+      ...(b.lastFiledAt > a.lastFiledAt ? b : a),
+      filingCount: a.filingCount + b.filingCount,
+    }),
+    first,
+  );
 }
 
 /** The candidates of every part, scored, above the threshold, best first. */
