@@ -70,13 +70,13 @@ beforeAll(async () => {
   ]);
 });
 
-/** The statements `path` sends, each with its EXPLAIN QUERY PLAN lines. */
-async function plans(path: string): Promise<{ sql: string; details: string[] }[]> {
+/** The statements `path` sends (with `vars`, another layout), each with its EXPLAIN QUERY PLAN lines. */
+async function plans(path: string, vars: Record<string, unknown> = {}): Promise<{ sql: string; details: string[] }[]> {
   const log: Statement[] = [];
   const res = await createApp().request(
     path,
     { headers: { "x-api-key": TEST_KEY } },
-    envWithShards((d1) => recording(d1, log, d1)),
+    { ...envWithShards((d1) => recording(d1, log, d1)), ...vars },
   );
   expect(res.status, `${path}: ${res.status === 200 ? "" : await res.clone().text()}`).toBe(200);
   expect(log.length).toBeGreaterThan(0);
@@ -129,6 +129,27 @@ describe("query plans", () => {
       expect(seeks, `${path}\n${statements.map((s) => s.details.join("\n")).join("\n\n")}`).not.toEqual([]);
     }
     expect(resumed).toBeGreaterThanOrEqual(10);
+  });
+
+  it("plans a split state's statements through indexes too: each part's page, a deep page's keys, co-borrowers' entry keys", async () => {
+    // California over two databases (docs/sharding.md): each part is read as a shard of a merged list.
+    const split = { SHARD_STATES: { DB_2: ["CA/1", "NY"], DB_3: ["CA/2", "TX"], DB_4: ["FL"] } };
+    const single = REQUESTS.filter((path) => /[?&]state=CA\b/.test(path) && !path.includes("cursor="));
+    expect(single.length).toBeGreaterThan(20);
+    const sent: string[] = [];
+    for (const variant of single) {
+      const path = variant.replace(/&page=\d+/, "");
+      for (const page of ["", "&page=3"]) {
+        for (const { sql, details } of await plans(`${path}${page}&split=1`, split)) {
+          sent.push(sql);
+          const scans = details.filter((d) => d.startsWith("SCAN") && TABLES.test(d));
+          expect(scans, `${path}${page}: ${sql}\n${details.join("\n")}`).toEqual([]);
+        }
+      }
+    }
+    // Statements only a split state sends: a deep page's list keys, and co-borrowers' entry keys.
+    expect(sent.some((sql) => /^select at, num from/.test(sql))).toBe(true);
+    expect(sent.some((sql) => sql.includes("json_group_array(k)"))).toBe(true);
   });
 
   it("reads of each party only the columns the answer shows, not its search keys or the filing's copies", async () => {

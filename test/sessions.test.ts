@@ -9,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
-import { DEFAULT_SHARD, partsOf } from "../src/db/shards.ts";
+import { DEFAULT_SHARD, MAX_SHARDS, partsOf } from "../src/db/shards.ts";
 import { isAtLeast, parseBookmarks } from "../src/http/bookmark.ts";
 import type { ErrorBody } from "./bodies.ts";
 import { allD1, envWithShards, get, registerKeys, shards, TEST_KEY } from "./helpers.ts";
@@ -122,7 +122,9 @@ describe("D1 session bookmarks", () => {
     ["an entry without a bookmark", "DB="],
     [
       "more entries than shards may be",
-      Array.from({ length: 7 }, (_, i) => `DB_${i}=00000001-00000002-00004e2f-${"0".repeat(32)}`).join(","),
+      Array.from({ length: MAX_SHARDS + 1 }, (_, i) => `DB_${i}=00000001-00000002-00004e2f-${"0".repeat(32)}`).join(
+        ",",
+      ),
     ],
     [
       "a plain bookmark beside an entry",
