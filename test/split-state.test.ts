@@ -105,6 +105,23 @@ function delta(records: FilingRecord[]): FilingRecord[] {
     }));
 }
 
+/** Amendment lines apart from their filings: terminations of a few recent California filings, each to its filing's part. */
+function amendmentLines(records: FilingRecord[]): string {
+  return records
+    .filter((r, i) => r.state === "CA" && i % 6 === 2 && i < 60)
+    .map((r) =>
+      JSON.stringify({
+        initial_financing_number: r.number,
+        jurisdiction_state: "CA",
+        amendment_financing_number: `${r.number}-X`,
+        amendment_financing_date: daysAgo(0.1),
+        amendment_financing_type_description: "Termination",
+      }),
+    )
+    .map((line) => `${line}\n`)
+    .join("");
+}
+
 const RECORDS = fixtures();
 const today = new Date().toISOString().slice(0, 10);
 const ndjson = (records: FilingRecord[]) => `${records.map((r) => JSON.stringify(lienLine(r, today))).join("\n")}\n`;
@@ -135,9 +152,9 @@ beforeAll(async () => {
   for (const shards of [whole, split])
     await importSharded(shards, "split.ndjson", stream(ndjson(RECORDS)), { now: at });
   const later = new Date();
-  const changed = delta(RECORDS);
+  const changed = `${ndjson(delta(RECORDS))}${amendmentLines(RECORDS)}`;
   for (const shards of [whole, split]) {
-    await importSharded(shards, "split-delta.ndjson", stream(ndjson(changed)), { now: later });
+    await importSharded(shards, "split-delta.ndjson", stream(changed), { now: later });
   }
 });
 
@@ -200,6 +217,19 @@ describe("California split over two databases, against one database holding the 
       binding(shard).prepare("select number from filings where state = 'CA'").all<{ number: string }>();
     for (const shard of ["DB_2", "DB_3"]) {
       for (const { number } of (await numbers(shard)).results) expect(shardOf(layout, "CA", number)).toBe(shard);
+    }
+  });
+
+  it("keeps each amendment line in its filing's part, none waiting for a filing", async () => {
+    for (const shard of partsOf(layout, "CA")) {
+      const d1 = binding(shard);
+      const amended = await d1
+        .prepare("select f.number from amendments a join filings f on f.id = a.filing_id where a.number like '%-X'")
+        .all<{ number: string }>();
+      expect(amended.results.length).toBeGreaterThan(1);
+      for (const { number } of amended.results) expect(shardOf(layout, "CA", number)).toBe(shard);
+      const waiting = await d1.prepare("select count(*) as n from pending_amendments").first<{ n: number }>();
+      expect(waiting?.n).toBe(0);
     }
   });
 

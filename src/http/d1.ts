@@ -159,7 +159,12 @@ export async function withFiling<T>(
 
 /** The request's shards as a ShardReader: each read through its session, metered, a fault a 503. */
 export function shardReader(c: Context<AppEnv>): ShardReader {
-  return { shards: shards(c).layout.shards, read: (names, work) => withShards(c, names, work) };
+  const { layout } = shards(c);
+  return {
+    shards: layout.shards,
+    read: (names, work) => withShards(c, names, work),
+    partsOf: (state) => partsOf(layout, state),
+  };
 }
 
 /**
@@ -168,5 +173,10 @@ export function shardReader(c: Context<AppEnv>): ShardReader {
  * read at once as they read the shards of a cross-state list.
  */
 export function stateReader(c: Context<AppEnv>, state: string): ShardReader {
-  return { shards: [...partsOf(shards(c).layout, state)], read: (names, work) => withShards(c, names, work) };
+  const { layout } = shards(c);
+  return {
+    shards: [...partsOf(layout, state)],
+    read: (names, work) => withShards(c, names, work),
+    partsOf: (s) => partsOf(layout, s),
+  };
 }

@@ -56,7 +56,15 @@ import {
   withoutEndCheck,
 } from "./filings.ts";
 import { lapsePosition } from "./lapsing.ts";
-import { probeNames, probeStatement, type SimilarName, similarOf, similarQuery } from "./similar.ts";
+import {
+  candidatesOf,
+  namesByKey,
+  probeNames,
+  probeStatement,
+  rankedOf,
+  type SimilarName,
+  similarQuery,
+} from "./similar.ts";
 
 /** Pages up to this one are read in one round trip, each shard sending its first page * size rows whole. */
 const DIRECT_PAGES = 2;
@@ -598,12 +606,28 @@ function compareDesc<T extends string | number>(a: T, b: T): number {
 /**
  * Similar names in every state (or in `state`, the reader holding its
  * parts): one database's candidates, from each shard's first names of
- * every probe.
+ * every probe. A name of a split state is one candidate, its parts' filings
+ * added; a part that may hold it beyond a full probe's cap (candidatesOf)
+ * is asked for its row by key in a second round trip, only then.
  */
 export async function similarNamesAcross(reader: ShardReader, name: string, state?: string): Promise<SimilarName[]> {
   const query = similarQuery({ name, state });
   const statement = probeStatement(query);
-  return similarOf(query, await onEveryShard(reader, (db) => probeNames(db, statement)));
+  const parts = await onEveryShard(reader, (db) => probeNames(db, statement));
+  const all = reader.shards;
+  // The parts (indexes of the reader's shards) of each split state.
+  const partsOf = (s: string) => {
+    const held = (reader.partsOf?.(s) ?? []).map((shard) => all.indexOf(shard)).filter((i) => i >= 0);
+    return held.length > 1 ? held : [];
+  };
+  const candidates = candidatesOf(query.probes, parts, partsOf);
+  if (candidates.unsent.size === 0) return rankedOf(query, candidates);
+  const asked = [...candidates.unsent];
+  const more = await reader.read(
+    asked.map(([part]) => all[part] ?? ""),
+    (db, shard) => namesByKey(db, candidates.unsent.get(all.indexOf(shard)) ?? []),
+  );
+  return rankedOf(query, candidates, more);
 }
 
 /**
