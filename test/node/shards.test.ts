@@ -103,12 +103,25 @@ describe("a state split in parts", () => {
 describe("wrangler.toml's layouts", () => {
   it.each([
     ["local development and tests", undefined],
-    ["production", "production"],
     ["preview", "preview"],
   ])("%s: four shards, each a declared D1 database", async (_, env) => {
     const config = await shardConfig(env);
     expect(config.databases.map((d) => d.binding)).toEqual(["DB", "DB_2", "DB_3", "DB_4"]);
     expect(new Set(config.databases.map((d) => d.databaseName)).size).toBe(4);
     expect(new Set(config.databases.map((d) => d.databaseId)).size).toBe(4);
+  });
+
+  it("production: docs/sharding.md's fifteen databases, California and Texas each in two parts", async () => {
+    const config = await shardConfig("production");
+    expect(config.databases.map((d) => d.binding)).toEqual([
+      "DB",
+      ...Array.from({ length: 14 }, (_, i) => `DB_${i + 2}`),
+    ]);
+    expect(new Set(config.databases.map((d) => d.databaseName)).size).toBe(15);
+    expect(new Set(config.databases.map((d) => d.databaseId)).size).toBe(15);
+    expect(partsOf(config.layout, "CA")).toEqual(["DB_4", "DB_5"]);
+    expect(partsOf(config.layout, "TX")).toEqual(["DB_6", "DB_7"]);
+    expect(partsOf(config.layout, "FL")).toEqual(["DB_2"]);
+    expect(partsOf(config.layout, "WY")).toEqual(["DB"]);
   });
 });
