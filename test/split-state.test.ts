@@ -147,7 +147,8 @@ async function answer(layout: Env, path: string) {
 beforeAll(async () => {
   await clearAllShards();
   await registerKeys();
-  await applyD1Migrations(binding("DB_WHOLE"), env.TEST_MIGRATIONS);
+  // Every database of both layouts (the one-shard run migrates DB alone).
+  for (const name of [...layout.shards, "DB_WHOLE"]) await applyD1Migrations(binding(name), env.TEST_MIGRATIONS);
   const at = new Date(Date.now() - 3_600_000);
   for (const shards of [whole, split])
     await importSharded(shards, "split.ndjson", stream(ndjson(RECORDS)), { now: at });
