@@ -313,4 +313,37 @@ describe("California split over two databases, against one database holding the 
       expect([...two].sort(), query).toEqual([...one].sort());
     }
   });
+  // Last: it loads another state.
+  it("decides a split state's backfill once over its parts: a part's first filing after the state's first load is news", async () => {
+    const wa: ShardDatabases = {
+      layout: layoutOf({ DB_2: ["WA/1"], DB_3: ["WA/2"] }),
+      databases: new Map(["DB", "DB_2", "DB_3"].map((s) => [s, handle(s)])),
+    };
+    const numbers = Array.from({ length: 40 }, (_, i) => `WA${5000 + i}`);
+    const first = numbers.find((n) => shardOf(wa.layout, "WA", n) === "DB_2")!;
+    const second = numbers.find((n) => shardOf(wa.layout, "WA", n) === "DB_3")!;
+    const line = (number: string) => ndjson([filing({ state: "WA", number, filedAt: daysAgo(3) })]);
+    for (const shards of [whole, wa]) {
+      await importSharded(shards, "wa-1.ndjson", stream(line(first)));
+      await importSharded(shards, "wa-2.ndjson", stream(line(second)));
+    }
+    const announced = (d1: D1Database, number: string) =>
+      d1
+        .prepare("select count(*) as n from changes c join filings f on f.id = c.filing_id where f.number = ?")
+        .bind(number)
+        .first<{ n: number }>();
+    // One database: the state's first load is its backfill, the second is news.
+    expect((await announced(binding("DB_WHOLE"), first))?.n).toBe(0);
+    expect((await announced(binding("DB_WHOLE"), second))?.n).toBe(1);
+    // Split: the same, though the second filing is the first of its part.
+    expect((await announced(binding("DB_2"), first))?.n).toBe(0);
+    expect((await announced(binding("DB_3"), second))?.n).toBe(1);
+    // The backfill was marked begun and completed in both parts.
+    for (const shard of ["DB_2", "DB_3"]) {
+      const row = await binding(shard)
+        .prepare("select completed_at from state_backfills where state = 'WA'")
+        .first<{ completed_at: number | null }>();
+      expect(row?.completed_at, shard).not.toBeNull();
+    }
+  });
 });
