@@ -27,10 +27,11 @@ export default defineConfig(async () => {
         verbose: false,
         miniflare: {
           bindings: { TEST_MIGRATIONS: migrations, ...vars },
-          // Test-only databases (test/shard-equivalence.test.ts): a sixth
-          // shard beside DB_5, for a layout at MAX_SHARDS, and one database
-          // holding everything, to compare against.
-          d1Databases: ["DB_5", "DB_6", "DB_WHOLE"],
+          // Test-only databases (test/shard-equivalence.test.ts,
+          // test/split-state.test.ts): shards DB_5 to DB_16, for a layout at
+          // MAX_SHARDS, and one database holding everything, to compare
+          // against.
+          d1Databases: [...Array.from({ length: 12 }, (_, i) => `DB_${i + 5}`), "DB_WHOLE"],
         },
       }),
     ],

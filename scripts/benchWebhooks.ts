@@ -38,7 +38,7 @@ import { parseArgs } from "node:util";
 import { drizzle } from "drizzle-orm/d1";
 import { refreshQueued, upsertFilings } from "../src/db/load.ts";
 import * as schema from "../src/db/schema.ts";
-import { DEFAULT_SHARD, shardOf } from "../src/db/shards.ts";
+import { DEFAULT_SHARD, partsOf, shardOf } from "../src/db/shards.ts";
 import { hashKey } from "../src/domain/apiKeys.ts";
 import { readFeed } from "../src/feed/read.ts";
 import { findRepeats } from "../src/feed/repeats.ts";
@@ -349,7 +349,7 @@ async function pageRows(
   }
   return { rows: meter.rows - start, found };
 }
-const txShard = shardOf(config.layout, "TX");
+const txShards = [...partsOf(config.layout, "TX")];
 const filters: {
   name: string;
   filter: { debtorName?: string; securedParty?: string; state?: string };
@@ -368,7 +368,7 @@ const filters: {
   {
     name: `secured_party=${probe.lender}&state=TX`,
     filter: { securedParty: probe.lender, state: "TX" },
-    shards: [txShard],
+    shards: txShards,
   },
 ];
 const filterRows: { name: string; before: { rows: number; found: number }; after: { rows: number; found: number } }[] =
@@ -424,11 +424,11 @@ try {
   const queues = await openWebhookQueues(target, port);
   if (!queues) throw new Error("no session");
   const { shards, dispose } = await openShards(target);
-  const ca = shards.databases.get(shardOf(config.layout, "CA"));
-  if (!ca) throw new Error("no CA shard");
   try {
     for (let i = 0; i < TRIALS; i++) {
       const number = `LAT-${i}`;
+      const ca = shards.databases.get(shardOf(config.layout, "CA", number));
+      if (!ca) throw new Error("no CA shard");
       await upsertFilings(
         ca,
         [

@@ -7,8 +7,9 @@
  *   npm run export -- --state tx > tx.ndjson
  *   npm run export -- --state NY --out ny.ndjson --remote [--env preview]
  *
- * Only the shard that holds the state is read (src/db/shards.ts). Filings
- * come in id order (load order), read a page at a time. Each line
+ * Only the shard that holds the state is read (src/db/shards.ts), or, for
+ * a state split in parts, each part's in turn. Filings come in id order
+ * (load order) within each, read a page at a time. Each line
  * is the public lookup's full filing (GET /filings: envelope B with
  * amendments, filing kind, lapse date source, filing office, collateral),
  * plus each address's `street2`. With --out, the file appears
@@ -17,7 +18,7 @@
 import { once } from "node:events";
 import { createWriteStream, renameSync, rmSync } from "node:fs";
 import type { Writable } from "node:stream";
-import { shardOf } from "../src/db/shards.ts";
+import { partsOf } from "../src/db/shards.ts";
 import { isStateCode } from "../src/domain/states.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { exportFilings, feedLine } from "../src/feed/export.ts";
@@ -38,22 +39,24 @@ const out: Writable = partial ? createWriteStream(partial) : process.stdout;
 let count = 0;
 let started = Date.now();
 try {
-  // A state's filings live in one shard: only that one is opened and read.
+  // A state's filings live in one shard (or in its parts' shards, when split): only those are opened and read.
   const config = await shardConfig(target.remote ? (target.env ?? "production") : undefined);
-  const shard = shardOf(config.layout, state);
-  const { shards, dispose } = await openShards(target, [shard]);
-  const db = shards.databases.get(shard)!;
+  const parts = [...partsOf(config.layout, state)];
+  const { shards, dispose } = await openShards(target, parts);
   started = Date.now();
-  console.error(`Exporting the filings of ${state} from ${shard}, the ${describeTarget(target)}`);
+  console.error(`Exporting the filings of ${state} from ${parts.join(" and ")}, the ${describeTarget(target)}`);
   try {
     const today = isoSeconds(Date.now()).slice(0, 10);
-    for await (const item of exportFilings(db, state)) {
-      if (!out.write(`${JSON.stringify(feedLine(item, today))}\n`)) await once(out, "drain");
-      count += 1;
-      if (count % 1000 === 0) {
-        const rate = Math.round(count / Math.max(0.001, (Date.now() - started) / 1000));
-        if (process.stderr.isTTY) process.stderr.write(`\r  ${number(count)} filings, ${number(rate)}/s\u001b[K`);
-        else if (count % 10_000 === 0) console.error(`  ${number(count)} filings, ${number(rate)}/s`);
+    for (const shard of parts) {
+      const db = shards.databases.get(shard)!;
+      for await (const item of exportFilings(db, state)) {
+        if (!out.write(`${JSON.stringify(feedLine(item, today))}\n`)) await once(out, "drain");
+        count += 1;
+        if (count % 1000 === 0) {
+          const rate = Math.round(count / Math.max(0.001, (Date.now() - started) / 1000));
+          if (process.stderr.isTTY) process.stderr.write(`\r  ${number(count)} filings, ${number(rate)}/s\u001b[K`);
+          else if (count % 10_000 === 0) console.error(`  ${number(count)} filings, ${number(rate)}/s`);
+        }
       }
     }
   } finally {

@@ -118,7 +118,7 @@ await putLocalKey(
   persistTo,
 );
 
-// Every shard of wrangler.toml's layout (src/db/shards.ts): each filing goes to its state's.
+// Every shard of wrangler.toml's layout (src/db/shards.ts): each filing goes to its state's (its part's of a split state).
 const config = await shardConfig();
 if (persistTo) await migrateAll(config, { remote: false, persistTo }, (line) => console.log(line));
 const shards = new Map(localFiles(config, persistTo).map(({ shard, file }) => [shard.binding, openLocalD1File(file)]));
@@ -146,7 +146,7 @@ if (values["if-empty"] && existing > 0) {
   }
   writeShardedFilings(
     shards,
-    (state) => shardOf(config.layout, state),
+    (record) => shardOf(config.layout, record.state, record.number),
     generateFilings({ ...generating, now: started }),
     progressReporter(total),
     started,
@@ -170,7 +170,7 @@ if (values["if-empty"] && existing > 0) {
   const delta = [...generateDelta({ ...generating, now: started })];
   let changed = 0;
   for (const [shard, db] of shards) {
-    const mine = delta.filter((r) => shardOf(config.layout, r.state) === shard);
+    const mine = delta.filter((r) => shardOf(config.layout, r.state, r.number) === shard);
     const done = await upsertFilings(localD1Database(db), mine, { source: `${source} (delta)`, now: new Date() });
     changed += done.inserted + done.updated;
   }

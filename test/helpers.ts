@@ -10,7 +10,7 @@ import { insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord, PartyRecord } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
 import type { ShardDatabases } from "../src/db/shards.ts";
-import { shardOf, shardsOf } from "../src/db/shards.ts";
+import { partsOf, shardOf, shardsOf } from "../src/db/shards.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import type { Body, ItemOf, ListOf } from "./bodies.ts";
@@ -29,14 +29,14 @@ export const shardDatabases: ShardDatabases = {
   databases: new Map([...shards.databases].map(([name, d1]) => [name, handle(d1)])),
 };
 
-/** The D1 binding of the shard that holds `state`. */
+/** The D1 binding of the shard that holds `state` (wrangler.toml's layout splits no state). */
 export function d1Of(state: string): D1Database {
-  return shards.databases.get(shardOf(shards.layout, state))!;
+  return shards.databases.get(partsOf(shards.layout, state)[0]!)!;
 }
 
 /** The Drizzle handle of the shard that holds `state`. */
 export function dbOf(state: string) {
-  return shardDatabases.databases.get(shardOf(shards.layout, state))!;
+  return shardDatabases.databases.get(partsOf(shards.layout, state)[0]!)!;
 }
 
 /** Every shard's D1 binding. */
@@ -111,7 +111,7 @@ let nextId = 1;
 /** Inserts `records` (ids continue across calls within a test file). */
 export async function load(records: FilingRecord[]): Promise<void> {
   for (const [shard, db] of shardDatabases.databases) {
-    const mine = records.filter((r) => shardOf(shards.layout, r.state) === shard);
+    const mine = records.filter((r) => shardOf(shards.layout, r.state, r.number) === shard);
     if (mine.length > 0) await insertFilings(db, mine, nextId);
     nextId += mine.length;
     // Every shard records the load, as a sharded import does, and the currency of its states.
@@ -122,7 +122,7 @@ export async function load(records: FilingRecord[]): Promise<void> {
 /** Loads `records` as an import does (upsert: new, changed or unchanged), each into its state's shard. */
 export async function loadDelta(records: FilingRecord[], now = new Date()): Promise<void> {
   for (const [shard, db] of shardDatabases.databases) {
-    const mine = records.filter((r) => shardOf(shards.layout, r.state) === shard);
+    const mine = records.filter((r) => shardOf(shards.layout, r.state, r.number) === shard);
     if (mine.length > 0) await upsertFilings(db, mine, { source: "test delta", now });
   }
 }

@@ -9,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
-import { DEFAULT_SHARD, shardOf } from "../src/db/shards.ts";
+import { DEFAULT_SHARD, MAX_SHARDS, partsOf } from "../src/db/shards.ts";
 import { isAtLeast, parseBookmarks } from "../src/http/bookmark.ts";
 import type { ErrorBody } from "./bodies.ts";
 import { allD1, envWithShards, get, registerKeys, shards, TEST_KEY } from "./helpers.ts";
@@ -21,7 +21,7 @@ const SHARDED = shards.layout.shards.length > 1;
 const BOOKMARK = SHARDED
   ? new RegExp(`^DB[A-Z0-9_]*=${D1_BOOKMARK}(,DB[A-Z0-9_]*=${D1_BOOKMARK})*$`)
   : new RegExp(`^${D1_BOOKMARK}$`);
-const CA_SHARD = shardOf(shards.layout, "CA");
+const CA_SHARD = partsOf(shards.layout, "CA")[0]!;
 
 let unique = 0;
 /** A keyed lookup with a URL no earlier request used, so the edge cache misses. */
@@ -122,7 +122,9 @@ describe("D1 session bookmarks", () => {
     ["an entry without a bookmark", "DB="],
     [
       "more entries than shards may be",
-      Array.from({ length: 7 }, (_, i) => `DB_${i}=00000001-00000002-00004e2f-${"0".repeat(32)}`).join(","),
+      Array.from({ length: MAX_SHARDS + 1 }, (_, i) => `DB_${i}=00000001-00000002-00004e2f-${"0".repeat(32)}`).join(
+        ",",
+      ),
     ],
     [
       "a plain bookmark beside an entry",

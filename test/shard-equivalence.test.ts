@@ -7,8 +7,8 @@
  * candidate probe's cap bites, and the candidates are still one database's.
  *
  * Both layouts are built on the test-only bindings of vitest.config.ts:
- * DB_WHOLE holds everything as the one database; DB and DB_2 to DB_6 are
- * the six shards.
+ * DB_WHOLE holds everything as the one database; DB and DB_2 to DB_16 are
+ * the sixteen shards.
  */
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -26,7 +26,24 @@ import { recentByPostalCode } from "../src/queries/filings.ts";
 import { similarNames } from "../src/queries/similar.ts";
 import { daysAgo, filing, party, registerKeys, shards, TEST_KEY } from "./helpers.ts";
 
-const SIX = { DB_2: ["CA", "NY"], DB_3: ["TX", "FL"], DB_4: ["PA", "IL"], DB_5: ["WA", "OR"], DB_6: ["CO", "AZ"] };
+/** MAX_SHARDS shards: the twelve states of the lists in many, and others of MANY_STATES in the rest. */
+const FULL = {
+  DB_2: ["CA", "NY"],
+  DB_3: ["TX", "FL"],
+  DB_4: ["PA", "IL"],
+  DB_5: ["WA", "OR"],
+  DB_6: ["CO", "AZ"],
+  DB_7: ["AL", "AK"],
+  DB_8: ["AR", "CT"],
+  DB_9: ["DE", "GA"],
+  DB_10: ["HI", "IA"],
+  DB_11: ["ID", "IN"],
+  DB_12: ["KS", "KY"],
+  DB_13: ["LA", "MA"],
+  DB_14: ["MD", "ME"],
+  DB_15: ["MI", "MN"],
+  DB_16: ["MO", "MS"],
+};
 const STATES = ["CA", "NY", "TX", "FL", "PA", "IL", "WA", "OR", "CO", "AZ", "NV", "UT"];
 const NAMES = [
   "Harbor Manufacturing Inc",
@@ -66,7 +83,7 @@ function fixtures(): FilingRecord[] {
   });
 }
 
-/** Forty states, over all six shards (DB holds those SIX does not name). */
+/** Forty states, over all sixteen shards (DB holds those FULL does not name). */
 const MANY_STATES = [
   ...STATES,
   ...["AL", "AK", "AR", "CT", "DE", "GA", "HI", "IA", "ID", "IN", "KS", "KY", "LA", "MA"],
@@ -130,7 +147,7 @@ function spellings(): FilingRecord[] {
 }
 
 const whole = { ...env, DB: binding("DB_WHOLE"), SHARD_STATES: {} } as unknown as Env;
-const sharded = { ...env, SHARD_STATES: SIX } as unknown as Env;
+const sharded = { ...env, SHARD_STATES: FULL } as unknown as Env;
 
 let asked = 0;
 /** The body of `path` in `layout`, without its per-response metadata; fresh URLs keep the edge cache out. */
@@ -151,14 +168,15 @@ async function answer(layout: Env, path: string) {
 
 beforeAll(async () => {
   await registerKeys();
-  for (const name of [...layoutOf(SIX).shards, "DB_WHOLE"]) await applyD1Migrations(binding(name), env.TEST_MIGRATIONS);
+  for (const name of [...layoutOf(FULL).shards, "DB_WHOLE"])
+    await applyD1Migrations(binding(name), env.TEST_MIGRATIONS);
   const records = [...fixtures(), ...similarFixtures(), ...spellings()];
   const at = new Date();
   await insertFilings(handle("DB_WHOLE"), records, 1);
   await recordLoad(handle("DB_WHOLE"), "equivalence", records.length, at);
-  const layout = layoutOf(SIX);
+  const layout = layoutOf(FULL);
   for (const shard of layout.shards) {
-    const mine = records.filter((r) => shardOf(layout, r.state) === shard);
+    const mine = records.filter((r) => shardOf(layout, r.state, r.number) === shard);
     await insertFilings(handle(shard), mine, 1);
     await recordLoad(handle(shard), "equivalence", records.length, at);
   }
@@ -168,9 +186,9 @@ beforeAll(async () => {
 async function expectSamePages(path: string, pages: number) {
   for (let page = 1; page <= pages + 1; page++) {
     const url = `${path}&page=${page}`;
-    const [one, six] = [await answer(whole, url), await answer(sharded, url)];
+    const [one, many] = [await answer(whole, url), await answer(sharded, url)];
     expect(one.status, url).toBe(200);
-    expect(six.body, url).toEqual(one.body);
+    expect(many.body, url).toEqual(one.body);
   }
 }
 
@@ -191,7 +209,7 @@ describe.skipIf(shards.layout.shards.length === 1)(
   `one database and ${MAX_SHARDS} shards holding the same filings`,
   () => {
     it("is a layout of MAX_SHARDS shards, each cross-state request reading all of them", async () => {
-      expect(layoutOf(SIX).shards).toHaveLength(MAX_SHARDS);
+      expect(layoutOf(FULL).shards).toHaveLength(MAX_SHARDS);
       const { timing } = await answer(sharded, "/filings/recent-by-postal-code?postal_code=94107");
       expect(timing).toContain(`1 batch`);
       expect(timing).toContain(`${MAX_SHARDS} shards`);
@@ -216,7 +234,7 @@ describe.skipIf(shards.layout.shards.length === 1)(
       // Acme files at the same few addresses in many states (and shards): each counts once.
       const acme = fixtures().filter((f) => f.debtors[0]!.name === "Acme Widgets LLC");
       const distinct = new Set(acme.map((f) => `${f.debtors[0]!.address.street1}|${f.debtors[0]!.address.zipCode}`));
-      expect(new Set(acme.map((f) => shardOf(layoutOf(SIX), f.state))).size).toBeGreaterThan(1);
+      expect(new Set(acme.map((f) => shardOf(layoutOf(FULL), f.state, f.number))).size).toBeGreaterThan(1);
       expect(distinct.size).toBeLessThan(acme.length);
       const { body } = await answer(sharded, `/debtors/addresses?name=${encodeURIComponent("Acme Widgets LLC")}`);
       expect(body.pagination).toMatchObject({ total_results: distinct.size });
@@ -250,12 +268,12 @@ describe.skipIf(shards.layout.shards.length === 1)(
         ),
         "/debtors/search-similar?name=Zenith%20Widgets",
       ]) {
-        const six = await walkByCursor(sharded, path);
+        const many = await walkByCursor(sharded, path);
         const one: Record<string, unknown>[] = [];
-        for (let page = 1; page <= six.length; page++) one.push((await answer(whole, `${path}&page=${page}`)).body);
-        expect(six, path).toEqual(one);
+        for (let page = 1; page <= many.length; page++) one.push((await answer(whole, `${path}&page=${page}`)).body);
+        expect(many, path).toEqual(one);
         // The walk went to the end: the page after its last is empty.
-        const after = (await answer(whole, `${path}&page=${six.length + 1}`)).body;
+        const after = (await answer(whole, `${path}&page=${many.length + 1}`)).body;
         expect(Object.values(after).filter(Array.isArray).flat(), path).toEqual([]);
       }
     });
@@ -310,14 +328,14 @@ describe.skipIf(shards.layout.shards.length === 1)(
 
       expect(ranked).toBeLessThan(zenith.size);
       const perShard = await Promise.all(
-        layoutOf(SIX).shards.map((s) => similarNames(database(binding(s)), { name: "Zenith Widgets" })),
+        layoutOf(FULL).shards.map((s) => similarNames(database(binding(s)), { name: "Zenith Widgets" })),
       );
       const union = new Set(perShard.flat().map((n) => `${n.nameKey} ${n.state}`));
       expect(union.size).toBeGreaterThan(ranked);
     });
 
     it("merge a deep cross-state page from plain query handles, without a request, as the API answers it", async () => {
-      const reader = readerOf(new Map(layoutOf(SIX).shards.map((s) => [s, database(binding(s))])));
+      const reader = readerOf(new Map(layoutOf(FULL).shards.map((s) => [s, database(binding(s))])));
       const filter = { zip5: "94107", since: recentWindowStart(new Date()) };
       const merged = await countedPageAcross(reader, () => recentByPostalCode(filter), { page: 4, size: 5 });
       const { body } = await answer(sharded, "/filings/recent-by-postal-code?postal_code=94107&page=4");
@@ -335,9 +353,9 @@ describe.skipIf(shards.layout.shards.length === 1)(
         "/debtors/search?name=Blue%20Sky%20Foods&state=OR",
         "/filings?initial_financing_number=EQ007&state=TX",
       ]) {
-        const [one, six] = [await answer(whole, path), await answer(sharded, path)];
-        expect(six.body, path).toEqual(one.body);
-        expect(six.timing, path).toMatch(/^d1;dur=\d+;desc="1 batch, \d+ rows read"$/);
+        const [one, many] = [await answer(whole, path), await answer(sharded, path)];
+        expect(many.body, path).toEqual(one.body);
+        expect(many.timing, path).toMatch(/^d1;dur=\d+;desc="1 batch, \d+ rows read"$/);
       }
     });
 
@@ -357,8 +375,8 @@ describe.skipIf(shards.layout.shards.length === 1)(
           ],
         }));
       await upsertFilings(handle("DB_WHOLE"), delta, { source: "equivalence delta" });
-      for (const shard of layoutOf(SIX).shards) {
-        const mine = delta.filter((r) => shardOf(layoutOf(SIX), r.state) === shard);
+      for (const shard of layoutOf(FULL).shards) {
+        const mine = delta.filter((r) => shardOf(layoutOf(FULL), r.state, r.number) === shard);
         if (mine.length > 0) await upsertFilings(handle(shard), mine, { source: "equivalence delta" });
       }
       /** Every change of `query` in `layout`, following next_cursor: what each says, without ids and times the databases assign. */
@@ -394,13 +412,13 @@ describe.skipIf(shards.layout.shards.length === 1)(
         }
       };
       for (const query of ["limit=7", "types=filing.terminated,filing.assigned&limit=3", "state=CA&limit=5"]) {
-        const [one, six] = [await feed(whole, query), await feed(sharded, query)];
+        const [one, many] = [await feed(whole, query), await feed(sharded, query)];
         expect(one.length, query).toBeGreaterThan(0);
-        expect([...six].sort(), query).toEqual([...one].sort());
+        expect([...many].sort(), query).toEqual([...one].sort());
         // Per state, in the order each database recorded them.
         for (const state of STATES) {
           const of = (list: string[]) => list.filter((c) => c.startsWith(`["${state}"`));
-          expect(of(six), `${query} ${state}`).toEqual(of(one));
+          expect(of(many), `${query} ${state}`).toEqual(of(one));
         }
       }
     });
@@ -413,7 +431,7 @@ describe.skipIf(shards.layout.shards.length === 1)(
       // the AK name goes, its sound keys stay behind and still take the first place of each range.
       const gone = similarFixtures().find((f) => f.state === "AK" && f.debtors[0]!.name.startsWith("Zenith"))!;
       const other = { ...gone, debtors: [party("Quiet Holdings LLC", { zip: "60601", state: "AK" })] };
-      for (const db of [handle("DB_WHOLE"), handle(shardOf(layoutOf(SIX), "AK"))]) {
+      for (const db of [handle("DB_WHOLE"), handle(shardOf(layoutOf(FULL), "AK", gone.number))]) {
         await upsertFilings(db, [other], { record: false });
       }
       const after = await answer(whole, path);

@@ -208,13 +208,14 @@ export function writeFilings(
 
 /**
  * writeFilings over several shards: each group of `records` is split by
- * the shard of its filings' state, and each part written to that shard in
+ * the shard of each filing (its state's, or its part's of a split state:
+ * src/db/shards.ts, shardOf), and each part written to that shard in
  * one transaction, with ids counting from 1 in each shard. Returns rows
  * written.
  */
 export function writeShardedFilings(
   shards: ReadonlyMap<string, DatabaseSync>,
-  shardOfState: (state: string) => string,
+  shardOfFiling: (record: FilingRecord) => string,
   records: Iterable<FilingRecord>,
   onProgress: (filings: number) => void,
   now: number = Date.now(),
@@ -227,7 +228,7 @@ export function writeShardedFilings(
   for (const group of groups(records, FILINGS_PER_GROUP * 4)) {
     const parts = new Map<string, FilingRecord[]>();
     for (const record of group) {
-      const shard = shardOfState(record.state);
+      const shard = shardOfFiling(record);
       const part = parts.get(shard);
       if (part) part.push(record);
       else parts.set(shard, [record]);

@@ -2,7 +2,9 @@
  * A 64-bit hash of a text as two 32-bit halves: FNV-1a over its UTF-16
  * units from two seeds, each mixed at the end so texts differing in their
  * last characters spread. Not cryptographic: it names rows and keys that
- * carry no id of their own (a feed's repeated filings, an office's rows).
+ * carry no id of their own (a feed's repeated filings, an office's rows),
+ * and its first half (hash32) places a split state's filing in its part
+ * (src/db/shards.ts).
  */
 function fnv(text: string, seed: number): number {
   let h = seed >>> 0;
@@ -16,6 +18,11 @@ function fnv(text: string, seed: number): number {
   return h >>> 0;
 }
 
+/** FNV-1a over `text` from its standard 32-bit offset basis, mixed at the end (hash64's first half). */
+export function hash32(text: string): number {
+  return fnv(text, 0x811c9dc5);
+}
+
 export function hash64(text: string): [number, number] {
-  return [fnv(text, 0x811c9dc5), fnv(text, 0x2f5a7c1d)];
+  return [hash32(text), fnv(text, 0x2f5a7c1d)];
 }

@@ -20,12 +20,17 @@
  * under way at its end, so the first load's remaining filings are not
  * announced. An operator's `--backfill` load of the state takes the
  * backfill over (for one whose load was given up) and completes it.
+ *
+ * A state split over several databases (src/db/shards.ts) is decided once,
+ * as a whole: it holds a filing if any part does, its backfill is under way
+ * if any part's is, and its backfill is marked begun and completed in every
+ * part. So a split state's loads are announced, or not, as one database's.
  */
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
 import { stateSummaryStatement } from "../db/load.ts";
 import { filings, stateBackfills } from "../db/schema.ts";
-import { type ShardDatabases, shardDb, shardOf } from "../db/shards.ts";
+import { partsOf, type ShardDatabases, shardDb } from "../db/shards.ts";
 import { isoSeconds } from "../domain/time.ts";
 
 /** What the operator said of a load: a backfill of every state it loads (`force`: even of one that holds filings). */
@@ -93,8 +98,11 @@ export class Backfills {
     // Every state is decided (or refused) before any is marked, so a refused load marks nothing.
     const begin = new Map<string, string[]>();
     const decided = new Map<string, boolean>();
+    // Each state's facts over its parts (one for a whole state): the parts whose backfill is under way,
+    // and of those, the parts whose backfill another load began.
+    const facts = new Map<string, { held: boolean; underWay: Set<string>; others: Set<string> }>();
     for (const [shard, mine] of this.byShard(fresh)) {
-      const facts = empty
+      const read = empty
         ? mine.map((state) => ({
             state,
             held: 0,
@@ -103,18 +111,28 @@ export class Backfills {
             by: null as string | null,
           }))
         : await factsOf(shardDb(this.shards, shard), mine);
-      for (const f of facts) {
-        const underWay = f.began !== null && f.completed === null;
-        // The operator's --backfill takes over a backfill another load began (and left, say).
-        const takeOver = underWay && this.declared !== undefined && f.by !== this.source;
-        if (this.declared && f.held && !underWay && !this.declared.force) {
-          throw new BackfillRefused(
-            `${f.state} already holds filings, and its loads are announced as changes: --backfill would load its filings without announcing them; add --force to do so anyway`,
-          );
+      for (const f of read) {
+        const known = facts.get(f.state) ?? { held: false, underWay: new Set<string>(), others: new Set<string>() };
+        if (f.began !== null && f.completed === null) {
+          known.underWay.add(shard);
+          if (f.by !== this.source) known.others.add(shard);
         }
-        const backfill = underWay || !f.held || this.declared !== undefined;
-        decided.set(f.state, backfill);
-        if (backfill && (!underWay || takeOver)) begin.set(shard, [...(begin.get(shard) ?? []), f.state]);
+        facts.set(f.state, { ...known, held: known.held || Boolean(f.held) });
+      }
+    }
+    for (const [state, { held, underWay, others }] of facts) {
+      if (this.declared && held && underWay.size === 0 && !this.declared.force) {
+        throw new BackfillRefused(
+          `${state} already holds filings, and its loads are announced as changes: --backfill would load its filings without announcing them; add --force to do so anyway`,
+        );
+      }
+      const backfill = underWay.size > 0 || !held || this.declared !== undefined;
+      decided.set(state, backfill);
+      if (!backfill) continue;
+      for (const shard of partsOf(this.shards.layout, state)) {
+        // The operator's --backfill takes over a backfill another load began (and left, say).
+        const takeOver = this.declared !== undefined && others.has(shard);
+        if (!underWay.has(shard) || takeOver) begin.set(shard, [...(begin.get(shard) ?? []), state]);
       }
     }
     for (const [shard, mine] of begin) await this.begin(shardDb(this.shards, shard), mine);
@@ -171,13 +189,17 @@ export class Backfills {
   }
 
   private byShard(states: string[]): Map<string, string[]> {
-    const out = new Map<string, string[]>();
-    for (const state of states) {
-      const shard = shardOf(this.shards.layout, state);
-      out.set(shard, [...(out.get(shard) ?? []), state]);
-    }
-    return out;
+    return byShard(this.shards, states);
   }
+}
+
+/** `states` by the shards that hold them: a split state under each of its parts. */
+function byShard(shards: ShardDatabases, states: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const state of states) {
+    for (const shard of partsOf(shards.layout, state)) out.set(shard, [...(out.get(shard) ?? []), state]);
+  }
+  return out;
 }
 
 /** The backfills of `states` under way that the load `source` began. */
@@ -196,12 +218,7 @@ export async function completeBackfills(
   source: string,
   at: Date,
 ): Promise<void> {
-  const byShard = new Map<string, string[]>();
-  for (const state of states) {
-    const shard = shardOf(shards.layout, state);
-    byShard.set(shard, [...(byShard.get(shard) ?? []), state]);
-  }
-  for (const [shard, mine] of byShard) {
+  for (const [shard, mine] of byShard(shards, states)) {
     await shardDb(shards, shard)
       .update(stateBackfills)
       .set({ completedAt: isoSeconds(at) })

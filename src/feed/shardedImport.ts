@@ -1,16 +1,19 @@
 /**
  * Loading a feed into several shards (src/db/shards.ts): each group read is
- * split by filing state, and each part is written to its state's shard by
- * writeGroup (or a shard's own bulk writer), so every filing, and every
- * amendment kept waiting for its filing, lands in the one database of its
- * state. A filing's identity (state and number) never spans shards, so the
- * import stays idempotent shard by shard. The load is recorded in every
- * shard: each shard's `data_loaded_at` says when data was last loaded.
+ * split by filing state and number, and each part is written to its
+ * filing's shard by writeGroup (or a shard's own bulk writer), so every
+ * filing, and every amendment kept waiting for its filing, lands in the one
+ * database of its state, or of its part of a split state (an amendment
+ * names its filing's number, which names the part). A filing's identity
+ * (state and number) never spans shards, so the import stays idempotent
+ * shard by shard. The load is recorded in every shard: each shard's
+ * `data_loaded_at` says when data was last loaded, and each state's
+ * currency is recorded in every part of it.
  */
 import type { Db } from "../db/database.ts";
 import { type LoadedStates, recordLoad } from "../db/load.ts";
 import { filings } from "../db/schema.ts";
-import { DEFAULT_SHARD, type ShardDatabases, type ShardLayout, shardDb, shardOf } from "../db/shards.ts";
+import { DEFAULT_SHARD, partsOf, type ShardDatabases, type ShardLayout, shardDb, shardOf } from "../db/shards.ts";
 import { Backfills } from "./backfills.ts";
 import {
   type ImportOptions,
@@ -45,11 +48,16 @@ function stateOf(item: Loaded): string {
   return "amendment" in item ? item.amendment.state : item.record.state;
 }
 
+/** The number of the filing a read record is or amends: it names the part of a split state. */
+function numberOf(item: Loaded): string {
+  return "amendment" in item ? item.amendment.filingNumber : item.record.number;
+}
+
 /** The items of each shard, in read order. */
 function splitByShard(layout: ShardLayout, items: Loaded[]): Map<string, Loaded[]> {
   const parts = new Map<string, Loaded[]>();
   for (const item of items) {
-    const shard = shardOf(layout, stateOf(item));
+    const shard = shardOf(layout, stateOf(item), numberOf(item));
     const part = parts.get(shard);
     if (part) part.push(item);
     else parts.set(shard, [item]);
@@ -70,7 +78,7 @@ export async function recordShardedLoad(
   states: LoadedStates = new Map(),
 ) {
   for (const [shard, db] of shards.databases) {
-    const own = new Map([...states].filter(([state]) => shardOf(shards.layout, state) === shard));
+    const own = new Map([...states].filter(([state]) => partsOf(shards.layout, state).includes(shard)));
     await recordLoad(db, source, filings, at, own);
   }
 }

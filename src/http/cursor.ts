@@ -13,7 +13,7 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "./errors.ts";
 
-/** Longest cursor accepted: far above any cursor the API hands out (a few hundred characters over six shards). */
+/** Longest cursor accepted: far above any cursor the API hands out (a change feed's over MAX_SHARDS shards, with 8-digit positions: under 400 characters). */
 export const MAX_CURSOR_LENGTH = 1024;
 
 const SEAL_BYTES = 9;

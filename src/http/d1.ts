@@ -1,9 +1,10 @@
 /**
  * The one place a request turns into the D1 handles its queries run on:
- * - a request reads the shard of the state it names (withShard) or several
- *   shards at once through a ShardReader (shardReader, for the cross-state
- *   lists of src/queries/fanout.ts); which routes do which is listed in
- *   docs/sharding.md;
+ * - a request reads the shard of the filing it names (withFiling), the
+ *   shards of the state it names (stateReader: one, or each part of a split
+ *   state) or every shard (shardReader), the last two through a ShardReader
+ *   for the merges of src/queries/fanout.ts; which routes do which is
+ *   listed in docs/sharding.md;
  * - every request reads each shard it touches through one D1 session
  *   (Sessions API, for read replication): from the client's bookmark for
  *   that shard (x-d1-bookmark), else from the nearest replica; the response
@@ -16,7 +17,7 @@
  * The queries themselves take only Db values (src/queries/db.ts).
  */
 import type { Context } from "hono";
-import { ShardConfigError, type Shards, shardOf, shardsOf } from "../db/shards.ts";
+import { partsOf, ShardConfigError, type Shards, shardOf, shardsOf } from "../db/shards.ts";
 import { type Db, database, type ShardReader } from "../queries/db.ts";
 import { BOOKMARK_HEADER, formatBookmarks, knownShards, newest, requestedBookmarks } from "./bookmark.ts";
 import { type AppEnv, type D1Meter, log } from "./context.ts";
@@ -142,13 +143,40 @@ async function withShards<T>(
   }
 }
 
-/** Runs `work` on the shard that holds `state`: the request reads no other. */
-export async function withShard<T>(c: Context<AppEnv>, state: string, work: (db: Db) => Promise<T>): Promise<T> {
-  const [result] = await withShards(c, [shardOf(shards(c).layout, state)], work);
+/**
+ * Runs `work` on the shard that holds filing `number` of `state` (its
+ * state's, or its part's of a split state): the request reads no other.
+ */
+export async function withFiling<T>(
+  c: Context<AppEnv>,
+  state: string,
+  number: string,
+  work: (db: Db) => Promise<T>,
+): Promise<T> {
+  const [result] = await withShards(c, [shardOf(shards(c).layout, state, number)], work);
   return result as T;
 }
 
 /** The request's shards as a ShardReader: each read through its session, metered, a fault a 503. */
 export function shardReader(c: Context<AppEnv>): ShardReader {
-  return { shards: shards(c).layout.shards, read: (names, work) => withShards(c, names, work) };
+  const { layout } = shards(c);
+  return {
+    shards: layout.shards,
+    read: (names, work) => withShards(c, names, work),
+    partsOf: (state) => partsOf(layout, state),
+  };
+}
+
+/**
+ * The shards of `state` as a ShardReader: its one shard, or each part of a
+ * split state (src/db/shards.ts), which the merges of src/queries/fanout.ts
+ * read at once as they read the shards of a cross-state list.
+ */
+export function stateReader(c: Context<AppEnv>, state: string): ShardReader {
+  const { layout } = shards(c);
+  return {
+    shards: [...partsOf(layout, state)],
+    read: (names, work) => withShards(c, names, work),
+    partsOf: (s) => partsOf(layout, s),
+  };
 }

@@ -368,6 +368,11 @@ export interface ShardReader {
   readonly shards: readonly string[];
   /** Runs `work` on each of `names` in parallel, results in that order. */
   read<T>(names: readonly string[], work: (db: Db, shard: string) => Promise<T>): Promise<T[]>;
+  /**
+   * The shards that hold a state's filings: several for a state split in
+   * parts (src/db/shards.ts, partsOf). Without, every state is in one shard.
+   */
+  readonly partsOf?: ((state: string) => readonly string[]) | undefined;
 }
 
 /** Runs `work` on every shard at once, results in layout order. */

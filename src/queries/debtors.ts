@@ -34,11 +34,11 @@ export type AddressRow = typeof debtorAddresses.$inferSelect;
 /** A found debtor's address key set (knownAddressSets). */
 export type AddressSet = typeof debtorAddressSets.$inferSelect;
 
-/** A co-borrower entry (associatedDebtors). */
-type Associated = Pick<
+/** A co-borrower entry (associatedDebtors), with its key: its name key and address key, which group it. */
+export type Associated = Pick<
   typeof debtorLinks.$inferSelect,
   "name" | "street1" | "street2" | "city" | "state" | "zip" | "lastSeen"
->;
+> & { key: string };
 
 /** What a statement selects, by key: the column whose values it reads (and decodes them), or an expression over it. */
 type Columns = readonly (readonly [key: string, column: SQLiteColumn, read?: SQL])[];
@@ -50,12 +50,14 @@ const allOf = (table: typeof debtorAddresses | typeof debtorAddressSets): Column
 const ADDRESS_COLUMNS = allOf(debtorAddresses);
 const SET_COLUMNS = allOf(debtorAddressSets);
 const lastSeen = max(debtorLinks.lastSeen);
+const groupKey = sql`${debtorLinks.otherKey} || '|' || ${debtorLinks.otherAddressKey}`;
 const ASSOCIATED_COLUMNS: Columns = [
   ...(["name", "street1", "street2", "city", "state", "zip"] as const).map((key): Columns[number] => [
     key,
     debtorLinks[key],
   ]),
   ["lastSeen", debtorLinks.lastSeen, lastSeen],
+  ["key", debtorLinks.otherKey, groupKey],
 ];
 
 /** A select of `columns`, each named by its key, so rows come back as D1 sends them (decodeAll reads them). */
@@ -194,11 +196,16 @@ export async function knownAddressSets(db: Db, name: string): Promise<AddressSet
  * "other" debtors ("J Smith" finds John and Jane Smith: neither is listed
  * as the other's co-borrower). The found debtors of the state come from
  * debtor_names, so a key range reads the links of those debtors in this
- * state only.
+ * state only. With `keys` (a part of a split state, src/queries/fanout.ts),
+ * the count is the entries' keys instead: an entry in several parts counts
+ * once.
  */
 const associated = template(
   "associated",
-  (f: { spans: SpanForm[] }, v: Holes<Spans & { state: string; limit: number; offset: number }>): SQL[] => {
+  (
+    f: { spans: SpanForm[]; keys: boolean },
+    v: Holes<Spans & { state: string; limit: number; offset: number }>,
+  ): SQL[] => {
     const spans = spansIn(f.spans, v.spans);
     const found = query
       .select({ key: debtorNames.nameKey })
@@ -214,26 +221,40 @@ const associated = template(
       .where(ofDebtor)
       .groupBy(debtorLinks.otherKey, debtorLinks.otherAddressKey)
       .orderBy(desc(lastSeen), desc(debtorLinks.otherKey), desc(debtorLinks.otherAddressKey));
-    const count = query
-      .select({
-        total: sql<number>`count(distinct ${debtorLinks.otherKey} || '|' || ${debtorLinks.otherAddressKey})`.as(
-          "total",
-        ),
-      })
-      .from(debtorLinks)
-      .where(ofDebtor);
+    const count = f.keys
+      ? query.select({ keys: sql<string>`json_group_array(k)`.as("keys") }).from(
+          query
+            .selectDistinct({ k: sql`${groupKey}`.as("k") })
+            .from(debtorLinks)
+            .where(ofDebtor)
+            .as("entries"),
+        )
+      : query
+          .select({ total: sql<number>`count(distinct ${groupKey})`.as("total") })
+          .from(debtorLinks)
+          .where(ofDebtor);
     return [sql`${rows.getSQL()} limit ${v.limit} offset ${v.offset}`, count.getSQL()];
   },
 );
 
+/** A page of co-borrowers, and their count: one database's, or a part's with its entries' keys (`keys`). */
 export async function associatedDebtors(
   db: Db,
   q: { name: string; state: string },
   { size, offset }: PageWindow,
-): Promise<{ rows: Associated[]; total: number }> {
+  keys = false,
+): Promise<{ rows: Associated[]; total: number; keys: string[] }> {
   const { forms, spans } = spansOfName(q.name);
-  const [rows, count] = associated({ spans: forms }, { spans, state: q.state, limit: size, offset });
+  const [rows, count] = associated({ spans: forms, keys }, { spans, state: q.state, limit: size, offset });
   if (!rows || !count) throw new Error("associated: two statements");
-  const [listed, [counted]] = await db.batch([db.all<Record<string, unknown>>(rows), db.all<{ total: number }>(count)]);
-  return { rows: decodeAll<Associated>(ASSOCIATED_COLUMNS, listed), total: Number(counted?.total ?? 0) };
+  const [listed, [counted]] = await db.batch([
+    db.all<Record<string, unknown>>(rows),
+    db.all<{ total?: number; keys?: string }>(count),
+  ]);
+  const entries = keys ? (JSON.parse(counted?.keys ?? "[]") as string[]) : [];
+  return {
+    rows: decodeAll<Associated>(ASSOCIATED_COLUMNS, listed),
+    total: keys ? entries.length : Number(counted?.total ?? 0),
+    keys: entries,
+  };
 }

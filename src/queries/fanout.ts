@@ -20,6 +20,14 @@
  * - Similar names: each shard's first names of every candidate probe; the
  *   first of all, per probe, are one database's candidates, then ranked.
  *
+ * The lists of one state split over several databases (src/db/shards.ts)
+ * merge here too, each of the state's parts read as a shard: a request
+ * gives its parts as the reader's shards (src/http/d1.ts, stateReader),
+ * and lists of one state may run by another time (termination, lapse
+ * day, soonest first: ListOrder). A state's filing numbers are unique and
+ * name their part, so its parts never tie on time and number: a cursor of
+ * one state holds no shard.
+ *
  * Rows read are each shard's bound, times the number of shards. With one
  * shard, each list is that database's own query, as before sharding.
  *
@@ -47,7 +55,16 @@ import {
   windowOf,
   withoutEndCheck,
 } from "./filings.ts";
-import { probeNames, probeStatement, type SimilarName, similarOf, similarQuery } from "./similar.ts";
+import { lapsePosition } from "./lapsing.ts";
+import {
+  candidatesOf,
+  namesByKey,
+  probeNames,
+  probeStatement,
+  rankedOf,
+  type SimilarName,
+  similarQuery,
+} from "./similar.ts";
 
 /** Pages up to this one are read in one round trip, each shard sending its first page * size rows whole. */
 const DIRECT_PAGES = 2;
@@ -63,50 +80,94 @@ export interface CrossPosition extends ListPosition {
   shard: number;
 }
 
+/**
+ * Where a list resumes: a position in a list spanning shards (CrossPosition),
+ * or in a list of one state, whose parts never tie on time and number.
+ */
+export type Resume = CrossPosition | ListPosition;
+
 /** Where shard `shard`'s rows after `p` in the merged order start: below `p`, its ties before or after by shard order. */
-function boundIn(p: CrossPosition, shard: number): ListPosition {
+function boundIn(p: Resume, shard: number): ListPosition {
+  if (!("shard" in p)) return p;
   const fid = shard < p.shard ? Number.MIN_SAFE_INTEGER : shard > p.shard ? Number.MAX_SAFE_INTEGER : p.fid;
   return { at: p.at, num: p.num, fid };
 }
 
+/**
+ * How a filing list is ordered, across shards as in one database: each
+ * item's place (its list time or lapse day, and number) and the direction.
+ */
+interface ListOrder {
+  positionOf: (item: FilingWithParties) => ListPosition;
+  /** Soonest first (a lapse list); lists are newest first. */
+  ascending?: boolean | undefined;
+}
+
+/** The order of `filter`'s list: by filing time, termination time, or lapse day (src/queries/lapsing.ts). */
+function orderOf(filter: FilingFilter): ListOrder {
+  if (filter.ascending) return { positionOf: lapsePosition, ascending: true };
+  return { positionOf: (item) => positionOf(item, filter.byTermination) };
+}
+
+const BY_FILING: ListOrder = { positionOf: (item) => positionOf(item) };
+
+/** `build`, keeping the order of the filters it builds (all of one list: one order), so none is built only for it. */
+function ordered<F extends FilingFilter>(build: Build<F>): { build: Build<F>; order: () => ListOrder } {
+  let order: ListOrder | undefined;
+  return {
+    build: (after) => {
+      const filter = build(after);
+      order ??= orderOf(filter);
+      return filter;
+    },
+    order: () => order ?? orderOf(build()),
+  };
+}
+
 interface Placed {
-  at: string;
+  at: number | string;
   num: string;
   /** Index of the shard in the layout, then the row's position in that shard's list. */
   shard: number;
   position: number;
 }
 
-/** List order across shards: newest first, then number, then shard and position. */
-function listOrder(a: Placed, b: Placed): number {
-  if (a.at !== b.at) return a.at < b.at ? 1 : -1;
-  if (a.num !== b.num) return a.num < b.num ? 1 : -1;
-  return a.shard - b.shard || a.position - b.position;
+/** List order across shards: by time (newest first, or soonest for an ascending list), then number, then shard and position. */
+function listOrder(ascending: boolean | undefined) {
+  const later = ascending ? -1 : 1;
+  return (a: Placed, b: Placed): number => {
+    if (a.at !== b.at) return a.at < b.at ? later : -later;
+    if (a.num !== b.num) return a.num < b.num ? later : -later;
+    return a.shard - b.shard || a.position - b.position;
+  };
 }
 
 type PlacedItem = Placed & { item: FilingWithParties };
 
-function placed(items: FilingWithParties[], shard: number, first: number): PlacedItem[] {
-  return items.map((item, i) => ({
-    item,
-    at: item.filing.filedAt,
-    num: item.filing.number,
-    shard,
-    position: first + i,
-  }));
+function placed(items: FilingWithParties[], shard: number, first: number, order: ListOrder): PlacedItem[] {
+  return items.map((item, i) => {
+    const { at, num } = order.positionOf(item);
+    return { item, at, num, shard, position: first + i };
+  });
 }
 
 /** Rows `from` to `to` (exclusive) of the merge of the shards' parts. */
-function mergedSlice<T extends Placed>(parts: T[][], from: number, to: number): T[] {
-  return parts.flat().sort(listOrder).slice(from, to);
+function mergedSlice<T extends Placed>(parts: T[][], from: number, to: number, ascending?: boolean): T[] {
+  return parts.flat().sort(listOrder(ascending)).slice(from, to);
 }
 
 /** Items `from` to `to` of the merge of each shard's rows, each part from its list's start or its bound. */
-function mergedItems(parts: { items: FilingWithParties[] }[], from: number, to: number): PlacedItem[] {
+function mergedItems(
+  parts: { items: FilingWithParties[] }[],
+  from: number,
+  to: number,
+  order: ListOrder,
+): PlacedItem[] {
   return mergedSlice(
-    parts.map((p, shard) => placed(p.items, shard, 0)),
+    parts.map((p, shard) => placed(p.items, shard, 0, order)),
     from,
     to,
+    order.ascending,
   );
 }
 
@@ -135,11 +196,17 @@ function onlyOf<T>(results: T[]): T {
  * Where each shard's rows of the merged list's [from, to) lie in its own
  * list: shard index -> [offset, count]. `keys` are each shard's first rows.
  */
-function partsOfSlice(keys: { at: string; num: string }[][], from: number, to: number): Map<number, [number, number]> {
+function partsOfSlice(
+  keys: { at: string; num: string }[][],
+  from: number,
+  to: number,
+  ascending?: boolean,
+): Map<number, [number, number]> {
   const slice = mergedSlice(
     keys.map((ks, shard) => ks.map((k, position) => ({ ...k, shard, position }))),
     from,
     to,
+    ascending,
   );
   const parts = new Map<number, [number, number]>();
   for (const row of slice) {
@@ -161,7 +228,7 @@ type Build<F> = (after?: ListPosition) => F;
  */
 function onEveryPart<T>(
   reader: ShardReader,
-  after: CrossPosition | undefined,
+  after: Resume | undefined,
   statementsOf: (bound?: ListPosition) => PageStatements,
   read: (db: Db, statements: PageStatements) => Promise<T>,
 ): Promise<T[]> {
@@ -180,7 +247,7 @@ export async function countedPageAcross(
   reader: ShardReader,
   build: Build<CountedFilter>,
   { page, size }: Pick<PageWindow, "page" | "size">,
-  after?: CrossPosition,
+  after?: Resume,
 ): Promise<MergedPage & { total: number }> {
   const window = windowOf({ page, after }, size);
   const from = window.offset;
@@ -190,20 +257,27 @@ export async function countedPageAcross(
     const only = onlyOf(
       await onEveryPart(reader, after, (bound) => countedStatements(build(bound), window), readCountedPage),
     );
-    return { ...pageOf(placed(only.items, 0, 0)), total: only.total };
+    return { ...pageOf(placed(only.items, 0, 0, BY_FILING)), total: only.total };
   }
   if (after || page <= DIRECT_PAGES) {
     const direct = { page: 1, size: reach, offset: 0 };
-    const parts = await onEveryPart(reader, after, (bound) => countedStatements(build(bound), direct), readCountedPage);
-    return { ...pageOf(mergedItems(parts, from, reach)), total: sum(parts.map((p) => p.total)) };
+    const list = ordered(build);
+    const parts = await onEveryPart(
+      reader,
+      after,
+      (bound) => countedStatements(list.build(bound), direct),
+      readCountedPage,
+    );
+    return { ...pageOf(mergedItems(parts, from, reach, list.order())), total: sum(parts.map((p) => p.total)) };
   }
   // Deeper pages by number: the counts first, so that a page past the end
   // reads no list; then each shard's list keys, then the page's rows.
   const filter = build();
+  const order = orderOf(filter);
   const total = sum((await onEveryShard(reader, (db) => fetchTotal(db, filter))).map((t) => t.total));
   if (from >= total) return { items: [], last: undefined, total };
   const listed = await onEveryShard(reader, (db) => fetchListKeys(db, filter, reach));
-  const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
+  const slice = await pageRows(reader, listed, from, reach, order, async (db, window) => {
     return (await fetchCountedPage(db, withoutEndCheck(filter), window)).items;
   });
   return { ...pageOf(slice), total };
@@ -218,36 +292,42 @@ export async function openPageAcross(
   reader: ShardReader,
   build: Build<FilingFilter | CountedFilter>,
   { page, size }: Pick<PageWindow, "page" | "size">,
-  options: { amendments: boolean },
-  after?: CrossPosition,
+  options: { amendments: boolean; state?: string | undefined },
+  after?: Resume,
 ): Promise<MergedPage & { hasMore: boolean; dataLoadedAt: string | null }> {
   const window = windowOf({ page, after }, size);
   const from = window.offset;
   const reach = from + size;
-  const statementsOf = (window: PageWindow) => (bound?: ListPosition) =>
-    openStatements(build(bound), window, options.amendments);
+  const statementsOf = (make: typeof build) => (window: PageWindow) => (bound?: ListPosition) =>
+    openStatements(make(bound), window, options.amendments);
+  // A list of one state says when that state was loaded, in any of its parts.
+  const readPage = (db: Db, statements: PageStatements) => readOpenPage(db, statements, options.state);
   if (reader.shards.length === 1) {
-    const only = onlyOf(await onEveryPart(reader, after, statementsOf(window), readOpenPage));
-    return { ...only, ...pageOf(placed(only.items, 0, 0)) };
+    const only = onlyOf(await onEveryPart(reader, after, statementsOf(build)(window), readPage));
+    return { ...only, ...pageOf(placed(only.items, 0, 0, BY_FILING)) };
   }
   if (after || page <= DIRECT_PAGES) {
-    const parts = await onEveryPart(reader, after, statementsOf({ page: 1, size: reach, offset: 0 }), readOpenPage);
+    const list = ordered(build);
+    const direct = { page: 1, size: reach, offset: 0 };
+    const parts = await onEveryPart(reader, after, statementsOf(list.build)(direct), readPage);
     const rows = sum(parts.map((p) => p.items.length));
     return {
-      ...pageOf(mergedItems(parts, from, reach)),
+      ...pageOf(mergedItems(parts, from, reach, list.order())),
       hasMore: rows > reach || parts.some((p) => p.hasMore),
       dataLoadedAt: latest(parts.map((p) => p.dataLoadedAt)),
     };
   }
   // Deeper pages by number: a counted list's counts first, as above.
   const filter = build();
-  const totals = "count" in filter ? await onEveryShard(reader, (db) => fetchTotal(db, filter)) : undefined;
+  const order = orderOf(filter);
+  const totals =
+    "count" in filter ? await onEveryShard(reader, (db) => fetchTotal(db, filter, options.state)) : undefined;
   if (totals && from >= sum(totals.map((t) => t.total))) {
     return { items: [], last: undefined, hasMore: false, dataLoadedAt: latest(totals.map((t) => t.dataLoadedAt)) };
   }
   // One row past the page, to tell whether another follows.
-  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, filter, reach + 1));
-  const slice = await pageRows(reader, listed, from, reach, async (db, window) => {
+  const listed = await onEveryShard(reader, (db) => fetchListKeys(db, filter, reach + 1, options.state));
+  const slice = await pageRows(reader, listed, from, reach, order, async (db, window) => {
     return (await fetchOpenPage(db, withoutEndCheck(filter), window, options)).items;
   });
   return {
@@ -263,12 +343,14 @@ async function pageRows(
   listed: { keys: { at: string; num: string }[] }[],
   from: number,
   to: number,
+  order: ListOrder,
   fetch: (db: Db, window: PageWindow) => Promise<FilingWithParties[]>,
 ): Promise<PlacedItem[]> {
   const parts = partsOfSlice(
     listed.map((l) => l.keys),
     from,
     to,
+    order.ascending,
   );
   if (parts.size === 0) return [];
   const all = reader.shards;
@@ -278,9 +360,72 @@ async function pageRows(
     const part = windows.get(name);
     if (!part) return [];
     const [offset, count] = part.window;
-    return placed(await fetch(db, { page: 1, size: count, offset }), part.shard, offset);
+    return placed(await fetch(db, { page: 1, size: count, offset }), part.shard, offset, order);
   });
-  return mergedSlice(fetched, 0, to - from);
+  return mergedSlice(fetched, 0, to - from, order.ascending);
+}
+
+/**
+ * A page of a list whose parts read their own pages (`read`: a window of
+ * the part's list, from its start or below its bound), merged in `order`:
+ * lender search (src/queries/lenders.ts), whose statement walks its keys
+ * in one query and has no list keys to read first. Every page, at any
+ * depth by number, is one round trip: each part sends its first
+ * page * size rows (by cursor: size rows below its bound), so a deep page
+ * by number reads more rows than a keys-first merge would; they still grow
+ * with the page, not the data. One part reads its own page, as one
+ * database does.
+ */
+async function mergedPageAcross<T extends { items: FilingWithParties[] }>(
+  reader: ShardReader,
+  read: (db: Db, window: PageWindow, bound?: ListPosition) => Promise<T>,
+  { page, size }: Pick<PageWindow, "page" | "size">,
+  order: ListOrder,
+  after?: Resume,
+): Promise<{ page: MergedPage; parts: T[]; reach: number }> {
+  const window = windowOf({ page, after }, size);
+  const reach = window.offset + size;
+  if (reader.shards.length === 1) {
+    const [only] = await onEveryShard(reader, (db) => read(db, window, after && boundIn(after, 0)));
+    const part = only as T;
+    return { page: pageOf(placed(part.items, 0, 0, order)), parts: [part], reach: size };
+  }
+  const direct = { page: 1, size: reach, offset: 0 };
+  const parts = await onEveryShard(reader, (db, name) =>
+    read(db, direct, after && boundIn(after, reader.shards.indexOf(name))),
+  );
+  return { page: pageOf(mergedItems(parts, window.offset, reach, order)), parts, reach };
+}
+
+/** mergedPageAcross of counted pages (envelope A): counts add, a filing being in one part. */
+export async function countedPartsAcross(
+  reader: ShardReader,
+  read: (db: Db, window: PageWindow, bound?: ListPosition) => Promise<{ items: FilingWithParties[]; total: number }>,
+  window: Pick<PageWindow, "page" | "size">,
+  after?: Resume,
+): Promise<MergedPage & { total: number }> {
+  const { page, parts } = await mergedPageAcross(reader, read, window, BY_FILING, after);
+  return { ...page, total: sum(parts.map((p) => p.total)) };
+}
+
+/** mergedPageAcross of open pages (envelope B): more follow when any part has rows past the merged page. */
+export async function openPartsAcross(
+  reader: ShardReader,
+  read: (
+    db: Db,
+    window: PageWindow,
+    bound?: ListPosition,
+  ) => Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }>,
+  window: Pick<PageWindow, "page" | "size">,
+  after?: Resume,
+): Promise<MergedPage & { hasMore: boolean; dataLoadedAt: string | null }> {
+  const { page, parts, reach } = await mergedPageAcross(reader, read, window, BY_FILING, after);
+  const rows = sum(parts.map((p) => p.items.length));
+  return {
+    ...page,
+    hasMore: rows > reach || parts.some((p) => p.hasMore),
+    dataLoadedAt: latest(parts.map((p) => p.dataLoadedAt)),
+  };
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
@@ -458,9 +603,68 @@ function compareDesc<T extends string | number>(a: T, b: T): number {
   return a === b ? 0 : a < b ? 1 : -1;
 }
 
-/** Similar names in every state: one database's candidates, from each shard's first names of every probe. */
-export async function similarNamesAcross(reader: ShardReader, name: string): Promise<SimilarName[]> {
-  const query = similarQuery({ name });
+/**
+ * Similar names in every state (or in `state`, the reader holding its
+ * parts): one database's candidates, from each shard's first names of
+ * every probe. A name of a split state is one candidate, its parts' filings
+ * added; a part that may hold it beyond a full probe's cap (candidatesOf)
+ * is asked for its row by key in a second round trip, only then.
+ */
+export async function similarNamesAcross(reader: ShardReader, name: string, state?: string): Promise<SimilarName[]> {
+  const query = similarQuery({ name, state });
   const statement = probeStatement(query);
-  return similarOf(query, await onEveryShard(reader, (db) => probeNames(db, statement)));
+  const parts = await onEveryShard(reader, (db) => probeNames(db, statement));
+  const all = reader.shards;
+  // The parts (indexes of the reader's shards) of each split state.
+  const partsOf = (s: string) => {
+    const held = (reader.partsOf?.(s) ?? []).map((shard) => all.indexOf(shard)).filter((i) => i >= 0);
+    return held.length > 1 ? held : [];
+  };
+  const candidates = candidatesOf(query.probes, parts, partsOf);
+  if (candidates.unsent.size === 0) return rankedOf(query, candidates);
+  const asked = [...candidates.unsent];
+  const more = await reader.read(
+    asked.map(([part]) => all[part] ?? ""),
+    (db, shard) => namesByKey(db, candidates.unsent.get(all.indexOf(shard)) ?? []),
+  );
+  return rankedOf(query, candidates, more);
+}
+
+/**
+ * Co-borrowers of a debtor in a state (the reader holding its parts): one
+ * database's entries. Each part sends its first `offset + size` entries in
+ * list order (latest co-filing first) and its entries' keys (name key and
+ * address key). An entry in several parts is one, as last co-filed in any
+ * (the latest kept); an entry the page shows is among each part's first
+ * rows where it was last co-filed, since every entry before it there comes
+ * before it in the merge too. The count is the union of the keys. One part
+ * answers as one database.
+ */
+export async function associatedAcross(
+  reader: ShardReader,
+  q: { name: string; state: string },
+  window: Required<PageWindow>,
+): Promise<{ rows: debtorQueries.Associated[]; total: number }> {
+  if (reader.shards.length === 1) {
+    return onlyOf(await onEveryShard(reader, (db) => debtorQueries.associatedDebtors(db, q, window)));
+  }
+  const reach = window.offset + window.size;
+  const parts = await onEveryShard(reader, (db) =>
+    debtorQueries.associatedDebtors(db, q, { page: 1, size: reach, offset: 0 }, true),
+  );
+  const latest = new Map<string, debtorQueries.Associated>();
+  for (const row of parts.flatMap((p) => p.rows)) {
+    const kept = latest.get(row.key);
+    if (!kept || row.lastSeen > kept.lastSeen) latest.set(row.key, row);
+  }
+  // List order: last co-filed, then the entry's name key, then its address key, newest and highest first.
+  const keyOf = (row: debtorQueries.Associated) => {
+    const [name = "", address = "0"] = row.key.split("|");
+    return { name, address: Number(address) };
+  };
+  const rows = [...latest.values()].sort((a, b) => {
+    const [x, y] = [keyOf(a), keyOf(b)];
+    return compareDesc(a.lastSeen, b.lastSeen) || compareDesc(x.name, y.name) || compareDesc(x.address, y.address);
+  });
+  return { rows: rows.slice(window.offset, reach), total: new Set(parts.flatMap((p) => p.keys)).size };
 }

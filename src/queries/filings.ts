@@ -999,31 +999,38 @@ export interface ListKey {
 
 /**
  * The list keys of the first `limit` rows of `filter`'s list and the
- * data-load time, in one batch: a shard's part in a merge of several
- * shards' lists (src/queries/fanout.ts). Index entries only.
+ * data-load time (of `state`, for a list of one state), in one batch: a
+ * shard's part in a merge of several shards' lists (src/queries/fanout.ts).
+ * Index entries only.
  */
 export async function fetchListKeys(
   db: Db,
   filter: FilingFilter,
   limit: number,
+  state?: string,
 ): Promise<{ keys: ListKey[]; dataLoadedAt: string | null }> {
   const order = listOrder(filter);
   const [rows, loaded] = await db.batch([
     db.all<ListKey>(sql`select at, num from (${merged(filter.arms, limit, order)} ${order} limit ${limit})`),
-    dataLoadedAt(db),
+    dataLoadedAt(db, state),
   ]);
-  return { keys: rows, dataLoadedAt: loadedAtOf(loaded) };
+  return { keys: rows, dataLoadedAt: loadedAtOf(loaded, state) };
 }
 
-/** The count of `filter`'s list and the data-load time, in one batch: what a shard says before a deep merged page. */
+/**
+ * The count of `filter`'s list and the data-load time (of `state`, for a
+ * list of one state), in one batch: what a shard says before a deep merged
+ * page.
+ */
 export async function fetchTotal(
   db: Db,
   filter: CountedFilter,
+  state?: string,
 ): Promise<{ total: number; dataLoadedAt: string | null }> {
   if (typeof filter.count === "number") {
-    const [loaded] = await db.batch([dataLoadedAt(db)]);
-    return { total: filter.count, dataLoadedAt: loadedAtOf(loaded) };
+    const [loaded] = await db.batch([dataLoadedAt(db, state)]);
+    return { total: filter.count, dataLoadedAt: loadedAtOf(loaded, state) };
   }
-  const [loaded, [counted]] = await db.batch([dataLoadedAt(db), db.all<{ total: number }>(filter.count)]);
-  return { total: Number(counted?.total ?? 0), dataLoadedAt: loadedAtOf(loaded) };
+  const [loaded, [counted]] = await db.batch([dataLoadedAt(db, state), db.all<{ total: number }>(filter.count)]);
+  return { total: Number(counted?.total ?? 0), dataLoadedAt: loadedAtOf(loaded, state) };
 }

@@ -24,7 +24,7 @@ import { and, eq, gt, gte, lt, type SQL, sql } from "drizzle-orm";
 import { INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
 import { debtorParties, facetCounts, facetDays, filings, securedParties } from "../db/schema.ts";
 import { securedNameRange } from "../domain/names.ts";
-import type { Db } from "./db.ts";
+import { query } from "./db.ts";
 import { arm, type CountedFilter, type FilingWithParties, type ListPosition, NAME_SLOTS } from "./filings.ts";
 
 /**
@@ -89,9 +89,9 @@ function liveBetween(state: string, from: string, to: string): SQL {
 }
 
 /** The lender names of `state` under `name` (whole leading words), from its lender facets, in name order, each with its id (ref). */
-function lenderNames(db: Db, state: string, name: string, after?: SQL) {
+function lenderNames(state: string, name: string, after?: SQL) {
   const { from, to } = securedNameRange(name);
-  return db
+  return query
     .selectDistinct({ name: facetCounts.name, ref: facetCounts.ref })
     .from(facetCounts)
     .where(
@@ -106,17 +106,17 @@ function lenderNames(db: Db, state: string, name: string, after?: SQL) {
     .orderBy(facetCounts.name);
 }
 
-export function lapsing(db: Db, q: LapsingQuery): CountedFilter {
-  const arms = lapseArms(db, q);
+export function lapsing(q: LapsingQuery): CountedFilter {
+  const arms = lapseArms(q);
   const industries = q.industries ?? [];
   // A count is of the whole window, wherever the page resumes.
-  const countArms = q.after === undefined ? arms : lapseArms(db, { ...q, after: undefined });
+  const countArms = q.after === undefined ? arms : lapseArms({ ...q, after: undefined });
   const count = q.securedParty
     ? // The lender's arms are five: one compound SELECT, each filing once.
-      db.select({ total: sql<number>`count(*)`.as("total") }).from(sql`(${sql.join(countArms, sql` union `)})`)
+      query.select({ total: sql<number>`count(*)`.as("total") }).from(sql`(${sql.join(countArms, sql` union `)})`)
     : industries.length > 0
-      ? db.select({ total: industriesBetween(q.state, industries, q.from, q.to).as("total") }).from(sql`(select 1)`)
-      : db.select({ total: sql<number>`${liveBetween(q.state, q.from, q.to)}`.as("total") }).from(sql`(select 1)`);
+      ? query.select({ total: industriesBetween(q.state, industries, q.from, q.to).as("total") }).from(sql`(select 1)`)
+      : query.select({ total: sql<number>`${liveBetween(q.state, q.from, q.to)}`.as("total") }).from(sql`(select 1)`);
   return { arms, count: count.getSQL(), ascending: true };
 }
 
@@ -157,7 +157,7 @@ function industriesBetween(state: string, industries: string[], from: string, to
 }
 
 /** The list's index ranges (see above), each in list order, from after `q.after`. */
-function lapseArms(db: Db, q: LapsingQuery): SQL[] {
+function lapseArms(q: LapsingQuery): SQL[] {
   const industries = q.industries ?? [];
   const lender = q.securedParty;
   if (lender) {
@@ -170,7 +170,7 @@ function lapseArms(db: Db, q: LapsingQuery): SQL[] {
             industries.map(industryCode).join(", "),
           )}))`;
     const lenderArm = (names: SQL) =>
-      db
+      query
         .selectDistinct(arm(securedParties.lapsesOn, securedParties.filingNumber, securedParties.filingId))
         .from(securedParties)
         .where(
@@ -185,8 +185,8 @@ function lapseArms(db: Db, q: LapsingQuery): SQL[] {
         .getSQL();
     // The i-th name's words or id (its facets hold it: schema.ts, facetCounts.ref).
     const slot = (i: number, column: "name" | "ref") =>
-      sql`(select ${sql.raw(column)} from (${lenderNames(db, q.state, lender).limit(1).offset(i)}))`;
-    const rest = lenderNames(db, q.state, lender, slot(NAME_SLOTS - 1, "name"));
+      sql`(select ${sql.raw(column)} from (${lenderNames(q.state, lender).limit(1).offset(i)}))`;
+    const rest = lenderNames(q.state, lender, slot(NAME_SLOTS - 1, "name"));
     return [
       ...Array.from({ length: NAME_SLOTS }, (_, i) => lenderArm(sql`${securedParties.nameId} = ${slot(i, "ref")}`)),
       lenderArm(sql`${securedParties.nameId} in (select ref from (${rest}))`),
@@ -194,7 +194,7 @@ function lapseArms(db: Db, q: LapsingQuery): SQL[] {
   }
   if (industries.length > 0) {
     return industries.map((industry) =>
-      db
+      query
         .selectDistinct(arm(debtorParties.lapsesOn, debtorParties.filingNumber, debtorParties.filingId))
         .from(debtorParties)
         .where(
@@ -209,7 +209,7 @@ function lapseArms(db: Db, q: LapsingQuery): SQL[] {
     );
   }
   return [
-    db
+    query
       .select(arm(filings.lapseDate, filings.number, filings.id))
       .from(filings)
       .where(

@@ -94,7 +94,7 @@ export interface SimilarName extends DebtorName {
  * "name" probe reads debtor_names in (name key, state) order; a "sound"
  * probe reads a sound key's range in (state, name id) order (placeInKeyOf).
  */
-type Probe = { limit: number } & ({ kind: "name"; where: SQL | undefined } | { kind: "sound"; key: number });
+export type Probe = { limit: number } & ({ kind: "name"; where: SQL | undefined } | { kind: "sound"; key: number });
 
 /**
  * What a probe found in one database: the probe (its index), the row's
@@ -237,38 +237,129 @@ function byNameKey(a: DebtorName | null, b: DebtorName | null): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** A candidate's identity: its match key and state (one debtor_names row in each database that holds it). */
+const keyOf = (name: DebtorName) => `${name.nameKey} ${name.state}`;
+
+/**
+ * The candidates of a query over several parts (shards): each candidate's
+ * row in each part that sent it, and, for a state split over several
+ * databases (src/db/shards.ts), the candidates a part of its state may hold
+ * without having sent them.
+ */
+export interface Candidates {
+  rows: Map<string, Map<number, DebtorName>>;
+  /** Per part: candidates of its state that every probe finding them filled its cap in this part, so may have cut. */
+  unsent: Map<number, DebtorName[]>;
+}
+
 /**
  * The candidates one database holding every part's data finds: each
- * probe's first `limit` rows of all parts (one part per shard), in the
+ * probe's first `limit` names of all parts (one part per shard), in the
  * probe's order. Each part holds its own first `limit`, and a state lives
- * in one part, so the union holds the first `limit` of all.
+ * in one part, so the union holds the first `limit` of all. A state split
+ * over several databases (`partsOf`: the parts that hold a state) has a
+ * name in each part that holds its filings: such a name takes one place of
+ * a probe's `limit`, and is one candidate (combined). A part that did not
+ * send a candidate of its state holds none of it when a probe that found
+ * it ended below its cap there; when every such probe was full there, the
+ * part may hold it beyond, and its row is asked for (unsent).
  */
-function candidatesOf(probes: Probe[], parts: Hit[][]): DebtorName[] {
+export function candidatesOf(
+  probes: Probe[],
+  parts: Hit[][],
+  partsOf: (state: string) => readonly number[] = () => [],
+): Candidates {
   const found = probes.map(() => [] as { hit: Hit; part: number }[]);
   parts.forEach((hits, part) => {
     for (const hit of hits) found[hit.probe]?.push({ hit, part });
   });
-  const names = new Map<string, DebtorName>();
+  // Each kept name's row in each part that sent it, and the probes that found it.
+  const rows = new Map<string, Map<number, DebtorName>>();
+  const finders = new Map<string, number[]>();
   found.forEach((hits, i) => {
     const probe = probes[i];
     if (!probe) return;
     hits.sort((a, b) =>
       probe.kind === "name" ? byNameKey(a.hit.name, b.hit.name) : a.hit.place - b.hit.place || a.part - b.part,
     );
-    for (const { hit } of hits.slice(0, probe.limit)) {
-      if (hit.name) names.set(`${hit.name.nameKey} ${hit.name.state}`, hit.name);
+    const places = new Set<string>();
+    for (const { hit, part } of hits) {
+      // A sound key left behind by a name that is gone takes a place, as in one database.
+      const key = hit.name ? keyOf(hit.name) : `gone ${part} ${hit.place}`;
+      if (!places.has(key) && places.size === probe.limit) break;
+      places.add(key);
+      if (!hit.name) continue;
+      const sent = rows.get(key) ?? new Map<number, DebtorName>();
+      sent.set(part, hit.name);
+      rows.set(key, sent);
+      finders.set(key, [...(finders.get(key) ?? []), i]);
     }
   });
-  return [...names.values()];
+  const full = (part: number, probe: number) =>
+    (parts[part] ?? []).filter((hit) => hit.probe === probe).length >= (probes[probe]?.limit ?? 0);
+  const unsent = new Map<number, DebtorName[]>();
+  for (const [key, sent] of rows) {
+    const [name] = sent.values();
+    if (!name) continue;
+    for (const part of partsOf(name.state)) {
+      if (sent.has(part) || !(finders.get(key) ?? []).every((probe) => full(part, probe))) continue;
+      unsent.set(part, [...(unsent.get(part) ?? []), name]);
+    }
+  }
+  return { rows, unsent };
 }
 
-/** The candidates of every part, scored, above the threshold, best first. */
-export function similarOf(q: SimilarQuery, parts: Hit[][]): SimilarName[] {
+/** One name's rows in the parts of a split state as one: filings added, as most recently filed. */
+function combined(rows: DebtorName[]): DebtorName {
+  const [first, ...rest] = rows;
+  if (!first) throw new Error("a name without a row");
+  return rest.reduce(
+    (a, b) => ({
+      ...(b.lastFiledAt > a.lastFiledAt ? b : a),
+      filingCount: a.filingCount + b.filingCount,
+    }),
+    first,
+  );
+}
+
+/**
+ * The candidates scored, above the threshold, best first: each one's rows
+ * in every part as one, with `more` (rows of unsent candidates, read from
+ * their parts).
+ */
+export function rankedOf(q: SimilarQuery, candidates: Candidates, more: DebtorName[][] = []): SimilarName[] {
+  const rows = new Map([...candidates.rows].map(([key, sent]) => [key, [...sent.values()]]));
+  for (const row of more.flat()) rows.get(keyOf(row))?.push(row);
   return rank(
-    candidatesOf(q.probes, parts)
+    [...rows.values()]
+      .map((sent) => combined(sent))
       .map((row) => ({ ...row, score: q.score(row.name) }))
       .filter((r) => r.score >= SIMILARITY_THRESHOLD),
   );
+}
+
+/** The candidates of every part (each state in one), scored, above the threshold, best first. */
+function similarOf(q: SimilarQuery, parts: Hit[][]): SimilarName[] {
+  return rankedOf(q, candidatesOf(q.probes, parts));
+}
+
+/**
+ * The debtor_names rows of `names` (by match key and state) in one
+ * database: a split state's candidates a part did not send. One lookup of
+ * the unique key each, in one round trip.
+ */
+export async function namesByKey(db: Db, names: DebtorName[]): Promise<DebtorName[]> {
+  const keys = JSON.stringify(names.map((n) => [n.nameKey, n.state]));
+  // CROSS JOIN keeps SQLite's order: each key, then its row by the unique index. A query
+  // builder's, so every driver (D1's, the local node:sqlite one) gives its rows by name.
+  const [rows] = await db.batch([
+    db
+      .select(getTableColumns(debtorNames))
+      .from(sql`json_each(${keys}) k`)
+      .crossJoin(debtorNames)
+      .where(and(eq(debtorNames.nameKey, sql`k.value ->> 0`), eq(debtorNames.state, sql`k.value ->> 1`))),
+  ]);
+  return rows;
 }
 
 /** The query's candidates in one database, scored, above the threshold, best first. */

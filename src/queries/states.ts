@@ -71,3 +71,43 @@ export async function statesHeld(db: Db, sent: SQL): Promise<StateCurrencyRow[]>
           : fromSeconds(Number(r.newest)).slice(0, 10),
   }));
 }
+
+/** The later of two times (ISO text), either possibly null. */
+const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
+
+/**
+ * Each state once: the parts of a state split over several databases
+ * (src/db/shards.ts) as one summary. Counts add (a filing is in one part);
+ * the last load and the date the data runs through are the later of the
+ * parts'; the backfill began when the first part's did, and is complete
+ * when every part's is (its loads mark it in every part at once).
+ */
+export function combineParts(rows: StateCurrencyRow[]): StateCurrencyRow[] {
+  const byState = new Map<string, StateCurrencyRow>();
+  for (const row of rows) {
+    const known = byState.get(row.state);
+    if (!known) {
+      byState.set(row.state, row);
+      continue;
+    }
+    const began = [known.backfillBeganAt, row.backfillBeganAt].filter((t): t is string => t !== null).sort();
+    byState.set(row.state, {
+      state: row.state,
+      filings: known.filings + row.filings,
+      activeFilings: known.activeFilings + row.activeFilings,
+      lastLoadedAt: later(known.lastLoadedAt, row.lastLoadedAt),
+      dataThrough: later(known.dataThrough, row.dataThrough),
+      backfillBeganAt: began[0] ?? null,
+      // A part with no backfill (none begun there) leaves the others' as they are.
+      backfilledAt:
+        row.backfillBeganAt === null
+          ? known.backfilledAt
+          : known.backfillBeganAt === null
+            ? row.backfilledAt
+            : known.backfilledAt === null || row.backfilledAt === null
+              ? null
+              : later(known.backfilledAt, row.backfilledAt),
+    });
+  }
+  return [...byState.values()];
+}

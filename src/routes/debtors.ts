@@ -2,7 +2,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { SIMILARITY_THRESHOLD } from "../domain/similarity.ts";
 import type { AppEnv } from "../http/context.ts";
-import { shardReader, withShard } from "../http/d1.ts";
+import { shardReader, stateReader } from "../http/d1.ts";
 import {
   addressPosition,
   countedMore,
@@ -18,10 +18,9 @@ import {
 import { debtorAddressesQuery, debtorAssociatedQuery, debtorSearchQuery, similarQuery } from "../http/params.ts";
 import { associatedDebtor, envelopeA, knownAddress, lienPageA, similarDebtor } from "../http/present.ts";
 import { associatedDebtors, knownAddresses, liensA, similarDebtors } from "../http/responses.ts";
-import * as debtorQueries from "../queries/debtors.ts";
-import { knownAddressesAcross, similarNamesAcross } from "../queries/fanout.ts";
-import { byDebtorName, fetchCountedPage, windowOf } from "../queries/filings.ts";
-import { MAX_CANDIDATES, similarNames } from "../queries/similar.ts";
+import { associatedAcross, countedPageAcross, knownAddressesAcross, similarNamesAcross } from "../queries/fanout.ts";
+import { byDebtorName, type ListPosition, windowOf } from "../queries/filings.ts";
+import { MAX_CANDIDATES } from "../queries/similar.ts";
 import { lookupRoute, PAGE_SIZE_A } from "./define.ts";
 
 const exactName =
@@ -78,10 +77,9 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const list = listOf(debtorSimilarRoute.path, q);
     const start = await startOf(list, q, rankPosition);
     const window = rankWindow(start, PAGE_SIZE_A);
-    // With a state, its shard; without, every shard.
-    const ranked = q.state
-      ? await withShard(c, q.state, (db) => similarNames(db, { name: q.name, state: q.state }))
-      : await similarNamesAcross(shardReader(c), q.name);
+    // With a state, its shard (or each part of a split state); without, every shard.
+    const reader = q.state ? stateReader(c, q.state) : shardReader(c);
+    const ranked = await similarNamesAcross(reader, q.name, q.state);
     // The ranking is computed whole for every page (docs/api.md): a cursor carries its rank.
     const shown = ranked.slice(window.offset, window.offset + window.size);
     const next = await rankCursor(list, window, shown.length, ranked.length);
@@ -93,8 +91,8 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const list = listOf(debtorSearchRoute.path, q);
     const start = await startOf(list, q, filingPosition);
     const window = windowOf(start, PAGE_SIZE_A);
-    const filter = { name: q.name, state: q.state, after: start.after };
-    const page = await withShard(c, q.state, (db) => fetchCountedPage(db, byDebtorName(filter), window));
+    const build = (after?: ListPosition) => byDebtorName({ name: q.name, state: q.state, after });
+    const page = await countedPageAcross(stateReader(c, q.state), build, window, start.after);
     const next = await filingCursor(list, window, countedMore(window, page.total), page.items);
     return c.json(lienPageA(c, window, page, next), 200);
   });
@@ -119,9 +117,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const start = await startOf(list, q, rankPosition);
     // Grouped whole on every page from the found debtors' links: a cursor carries its rank.
     const window = rankWindow(start, PAGE_SIZE_A);
-    const { rows, total } = await withShard(c, q.state, (db) =>
-      debtorQueries.associatedDebtors(db, { name: q.name, state: q.state }, window),
-    );
+    const { rows, total } = await associatedAcross(stateReader(c, q.state), { name: q.name, state: q.state }, window);
     const next = await rankCursor(list, window, rows.length, total);
     return c.json(
       {

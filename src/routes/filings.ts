@@ -4,7 +4,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context.ts";
-import { shardReader, withShard } from "../http/d1.ts";
+import { shardReader, stateReader, withFiling } from "../http/d1.ts";
 import {
   countedMore,
   crossPosition,
@@ -26,7 +26,6 @@ import { countedPageAcross, openPageAcross } from "../queries/fanout.ts";
 import {
   byNumber,
   type FilingWithParties,
-  fetchCountedPage,
   fetchOpenPage,
   type ListPosition,
   positionOf,
@@ -92,11 +91,11 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const list = listOf(filingLookupRoute.path, q);
     const filter = { number: q.initial_financing_number, state: q.state };
     const options = { amendments: true };
-    // With a state, its shard; without, every shard.
+    // With a state, the filing's shard (its part's, of a split state); without, every shard.
     if (q.state) {
       const start = await startOf(list, q, filingPosition);
       const window = windowOf(start, PAGE_SIZE_B);
-      const page = await withShard(c, q.state, (db) =>
+      const page = await withFiling(c, q.state, q.initial_financing_number, (db) =>
         fetchOpenPage(db, byNumber({ ...filter, after: start.after }), window, { ...options, state: q.state }),
       );
       return c.json(lienPageFull(c, window, page, await filingCursor(list, window, page.hasMore, page.items)), 200);
@@ -121,8 +120,10 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const list = listOf(recentByStateRoute.path, q);
     const start = await startOf(list, q, filingPosition);
     const window = windowOf(start, PAGE_SIZE_A);
-    const filter = { state: q.state, since: recentSince(c), industries: q.industry, after: start.after };
-    const page = await withShard(c, q.state, (db) => fetchCountedPage(db, recentByState(filter), window));
+    const filter = { state: q.state, since: recentSince(c), industries: q.industry };
+    // The state's shard, or each part of a split state, merged.
+    const build = (after?: ListPosition) => recentByState({ ...filter, after });
+    const page = await countedPageAcross(stateReader(c, q.state), build, window, start.after);
     const next = await filingCursor(list, window, countedMore(window, page.total), page.items);
     return c.json(lienPageA(c, window, page, next), 200);
   });
@@ -151,10 +152,9 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const list = listOf(recentlyTerminatedRoute.path, q);
     const start = await startOf(list, q, filingPosition);
     const window = windowOf(start, PAGE_SIZE_A);
-    const filter = { state: q.state, since: recentSince(c), after: start.after };
-    const { items, total } = await withShard(c, q.state, (db) =>
-      fetchCountedPage(db, recentlyTerminated(filter), window),
-    );
+    const filter = { state: q.state, since: recentSince(c) };
+    const build = (after?: ListPosition) => recentlyTerminated({ ...filter, after });
+    const { items, total } = await countedPageAcross(stateReader(c, q.state), build, window, start.after);
     const byTermination = (item: FilingWithParties) => positionOf(item, true);
     const next = await filingCursor(list, window, countedMore(window, total), items, byTermination);
     return c.json({ terminated_filings: items.map(terminatedFiling), ...envelopeA(c, window, total, next) }, 200);

@@ -6,19 +6,20 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { feedPage, type Positions, readParts } from "../changes/feed.ts";
 import type { ChangeFilter, Start } from "../changes/read.ts";
-import { shardOf, shardsOf } from "../db/shards.ts";
+import { partsOf, shardsOf } from "../db/shards.ts";
 import type { AppEnv } from "../http/context.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
-import { shardReader, withShard } from "../http/d1.ts";
+import { shardReader, stateReader } from "../http/d1.ts";
 import { ApiError } from "../http/errors.ts";
 import { countedMore, filingCursor, filingPosition, listOf, startOf } from "../http/paging.ts";
 import { changesQuery, LAPSING_DAYS, lapsingQuery, statesQuery } from "../http/params.ts";
 import { changePageBody, lienPageA, lienPageB, statesBody } from "../http/present.ts";
 import { changePage, lienPageAOrB, statesPage } from "../http/responses.ts";
 import { onEveryShard } from "../queries/db.ts";
-import { fetchCountedPage, fetchOpenPage, windowOf } from "../queries/filings.ts";
+import { countedPageAcross, openPageAcross } from "../queries/fanout.ts";
+import { type ListPosition, windowOf } from "../queries/filings.ts";
 import { lapsePosition, lapsing } from "../queries/lapsing.ts";
-import { statesHeld, statesStatement } from "../queries/states.ts";
+import { combineParts, statesHeld, statesStatement } from "../queries/states.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B } from "./define.ts";
 import { cursorExpiredResponse } from "./openapi.ts";
 
@@ -79,7 +80,8 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
       : undefined;
     const reader = shardReader(c);
     const all = reader.shards;
-    const read = q.state ? [shardOf(shardsOf(c.env).layout, q.state)] : all;
+    // A state's shard, or each part of a split state, each with its own position in the cursor.
+    const read = q.state ? partsOf(shardsOf(c.env).layout, q.state) : all;
     const startAt = (shard: string): Start => {
       const at = given?.[shard];
       if (at !== undefined) return { after: at };
@@ -118,24 +120,19 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
     }
     const list = listOf(lapsingRoute.path, { ...q, from, to });
     const start = await startOf(list, q, filingPosition);
-    const query = {
-      state: q.state,
-      from,
-      to,
-      industries: q.industry,
-      securedParty: q.secured_party,
-      after: start.after,
-    };
+    const query = { state: q.state, from, to, industries: q.industry, securedParty: q.secured_party };
+    // The state's shard, or each part of a split state, merged soonest first.
+    const reader = stateReader(c, q.state);
+    const build = (after?: ListPosition) => lapsing({ ...query, after });
     if (q.envelope === "a") {
       const window = windowOf(start, PAGE_SIZE_A);
-      const page = await withShard(c, q.state, (db) => fetchCountedPage(db, lapsing(db, query), window));
+      const page = await countedPageAcross(reader, build, window, start.after);
       const next = await filingCursor(list, window, countedMore(window, page.total), page.items, lapsePosition);
       return c.json(lienPageA(c, window, page, next), 200);
     }
     const window = windowOf(start, PAGE_SIZE_B);
-    const page = await withShard(c, q.state, (db) =>
-      fetchOpenPage(db, lapsing(db, query), window, { amendments: false, state: q.state }),
-    );
+    const options = { amendments: false, state: q.state };
+    const page = await openPageAcross(reader, build, window, options, start.after);
     const next = await filingCursor(list, window, page.hasMore, page.items, lapsePosition);
     return c.json(lienPageB(c, window, page, false, next), 200);
   });
@@ -144,7 +141,7 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
     const today = c.get("now").toISOString().slice(0, 10);
     const statement = statesStatement(today);
     const parts = await onEveryShard(shardReader(c), (db) => statesHeld(db, statement));
-    const states = parts.flat().sort((a, b) => (a.state < b.state ? -1 : a.state > b.state ? 1 : 0));
+    const states = combineParts(parts.flat()).sort((a, b) => (a.state < b.state ? -1 : a.state > b.state ? 1 : 0));
     return c.json(statesBody(c, states), 200);
   });
 }
