@@ -43,7 +43,8 @@ const ROWS = Number(values.rows);
 const CO_TRANSACTIONS = Number(values["co-transactions"]);
 const CO_OTHERS = Number(values["co-others"]);
 const COLORADO_ONLY = values["colorado-only"];
-if (COLORADO_ONLY && values.write) throw new Error("--colorado-only writes bench/SOURCES.local.md only, not with --write");
+if (COLORADO_ONLY && values.write)
+  throw new Error("--colorado-only writes bench/SOURCES.local.md only, not with --write");
 // Colorado's proportions in the smaller runs: 2.6 transactions to 2 rows in each other table.
 const CO_SMALL_TRANSACTIONS = Math.round(ROWS * 0.3);
 const CO_SMALL_OTHERS = Math.round((CO_SMALL_TRANSACTIONS * 2) / 2.6);
@@ -508,9 +509,10 @@ wall time (migrations already applied), the import process's CPU time
 (user and system: on a machine shared with other work, the wall time
 grows with the others' load and the CPU time does not), and its peak
 resident memory: all of it (VmHWM), which counts the pages of the database
-file the loader maps into memory (up to 4 GiB, scripts/localD1.ts) and its
-page cache (512 MiB), and the peak of what is not the mapped file
-(RssAnon: the heap and the page cache). Rows: ${number(ROWS)} a source for the smaller runs
+file the loader maps into memory (at most 2 GiB, scripts/localD1.ts), and
+the peak of what is not the mapped file (RssAnon: the heap, SQLite's page
+cache of at most 512 MiB a connection, and the 256 prepared statements it
+keeps). Rows: ${number(ROWS)} a source for the smaller runs
 (Colorado: ${number(CO_SMALL_TRANSACTIONS)} transactions and ${number(CO_SMALL_OTHERS)} rows in each other table);
 Colorado at real size: ${number(CO_TRANSACTIONS)} transactions and ${number(CO_OTHERS)} rows
 in each of the other three tables (${(bytes / 2 ** 30).toFixed(2)} GiB of CSV).

@@ -29,11 +29,15 @@ export function inTransaction<T>(db: DatabaseSync, work: () => T, begin = "begin
 /**
  * A page cache and memory-mapped reads sized for a multi-GB database: with
  * SQLite's default 2 MB cache, a load into a large database spends most of
- * its time re-reading index pages from the file.
+ * its time re-reading index pages from the file. The cache is a fixed cap
+ * per connection, the import's largest part of memory besides the mapped
+ * file and its heap (bench/SOURCES.md); SQLite's sorter takes its in-memory
+ * limit from it too. Node's SQLite maps at most 2 GiB less 64 KiB of a file
+ * (its SQLITE_MAX_MMAP_SIZE), whatever is asked.
  */
 export function tuneForLoading(db: DatabaseSync): void {
   db.exec("pragma cache_size = -524288"); // 512 MiB
-  db.exec("pragma mmap_size = 4294967296"); // up to 4 GiB of the file mapped
+  db.exec("pragma mmap_size = 4294967296"); // as much of the file as SQLite maps
 }
 
 /** Opens a local D1 file (scripts/shardConfig.ts, localD1File) whose migrations are applied. */
