@@ -6,6 +6,11 @@
  * three tables), with the importer's peak memory:
  *
  *   npm run bench:sources [-- --rows 100000 --co-transactions 2600000 --co-others 2000000 --write]
+ *   npm run bench:sources -- --colorado-only --co-transactions 600000 --co-others 461538
+ *
+ * `--colorado-only` runs Colorado's large load alone (at the sizes given),
+ * to compare its memory at several sizes; its results go to
+ * bench/SOURCES.local.md only.
  *
  * Rows are generated in each register's columns and shapes (liens of one
  * or two debtors, amendments, releases, continuations, several tables
@@ -31,11 +36,18 @@ const { values } = parseArgs({
     "co-transactions": { type: "string", default: "2600000" },
     "co-others": { type: "string", default: "2000000" },
     write: { type: "boolean", default: false },
+    "colorado-only": { type: "boolean", default: false },
   },
 });
 const ROWS = Number(values.rows);
 const CO_TRANSACTIONS = Number(values["co-transactions"]);
 const CO_OTHERS = Number(values["co-others"]);
+const COLORADO_ONLY = values["colorado-only"];
+if (COLORADO_ONLY && values.write)
+  throw new Error("--colorado-only writes bench/SOURCES.local.md only, not with --write");
+// Colorado's proportions in the smaller runs: 2.6 transactions to 2 rows in each other table.
+const CO_SMALL_TRANSACTIONS = Math.round(ROWS * 0.3);
+const CO_SMALL_OTHERS = Math.round((CO_SMALL_TRANSACTIONS * 2) / 2.6);
 const OUT = values.write ? "bench/SOURCES.md" : "bench/SOURCES.local.md";
 
 const work = mkdtempSync(join(tmpdir(), "lien-bench-sources-"));
@@ -402,10 +414,8 @@ async function load(what: string, source: string, args: string[], measure = fals
   };
 }
 
-async function main() {
-  const migrated = spawn(process.execPath, ["scripts/migrate.ts", "--persist-to", template], { env, stdio: "inherit" });
-  const [code] = await once(migrated, "close");
-  if (code !== 0) throw new Error("migrations failed");
+/** Each source by file and by pull, ROWS rows a source (Colorado's fewer, in its proportions). */
+async function smallRuns(): Promise<Result[]> {
   const results: Result[] = [];
   const portal = new SocrataPortal();
   const now = new Date().toISOString();
@@ -413,9 +423,7 @@ async function main() {
   // Connecticut and Oregon: by file (the portal's JSON) and by pull, the same rows.
   const ctRows = [...connecticutRows(ROWS)];
   const orRows = [...oregonRows(ROWS)];
-  // Colorado's proportions: 2.6 transactions to 2 rows in each other table.
-  const coTransactions = Math.round(ROWS * 0.3);
-  const co = coloradoTables(coTransactions, Math.round((coTransactions * 2) / 2.6));
+  const co = coloradoTables(CO_SMALL_TRANSACTIONS, CO_SMALL_OTHERS);
   const coSmall = {
     transactions: [...co.transactions()],
     debtors: [...co.debtors()],
@@ -452,6 +460,15 @@ async function main() {
   } finally {
     await portal.stop();
   }
+  return results;
+}
+
+async function main() {
+  const migrated = spawn(process.execPath, ["scripts/migrate.ts", "--persist-to", template], { env, stdio: "inherit" });
+  const [code] = await once(migrated, "close");
+  if (code !== 0) throw new Error("migrations failed");
+  const results: Result[] = [];
+  if (!COLORADO_ONLY) results.push(...(await smallRuns()));
 
   // Colorado at its real size, by file: the four tables, each generated a row at a time.
   const big = coloradoTables(CO_TRANSACTIONS, CO_OTHERS);
@@ -463,7 +480,9 @@ async function main() {
     bytes += statSync(path).size;
     bigFiles.push(path);
   }
-  const real = await load("Colorado at real size, files (CSV)", "co", bigFiles, true);
+  const realSize = CO_TRANSACTIONS === 2_600_000 && CO_OTHERS === 2_000_000;
+  const label = realSize ? "Colorado at real size" : `Colorado at ${number(CO_TRANSACTIONS + 3 * CO_OTHERS)} rows`;
+  const real = await load(`${label}, files (CSV)`, "co", bigFiles, true);
   results.push(real);
   for (const path of bigFiles) rmSync(path, { force: true });
 
@@ -490,13 +509,14 @@ wall time (migrations already applied), the import process's CPU time
 (user and system: on a machine shared with other work, the wall time
 grows with the others' load and the CPU time does not), and its peak
 resident memory: all of it (VmHWM), which counts the pages of the database
-file the loader maps into memory (up to 4 GiB, scripts/localD1.ts) and its
-page cache (512 MiB), and the peak of what is not the mapped file
-(RssAnon: the heap and the page cache). Rows: ${number(ROWS)} a source for the smaller runs
-(Colorado: ${number(coTransactions)} transactions and ${number(Math.round((coTransactions * 2) / 2.6))} rows in each other table);
+file the loader maps into memory (at most 2 GiB, scripts/localD1.ts), and
+the peak of what is not the mapped file (RssAnon: the heap, SQLite's page
+cache of at most 512 MiB a connection, and the 256 prepared statements it
+keeps). Rows: ${number(ROWS)} a source for the smaller runs
+(Colorado: ${number(CO_SMALL_TRANSACTIONS)} transactions and ${number(CO_SMALL_OTHERS)} rows in each other table);
 Colorado at real size: ${number(CO_TRANSACTIONS)} transactions and ${number(CO_OTHERS)} rows
 in each of the other three tables (${(bytes / 2 ** 30).toFixed(2)} GiB of CSV).
-${real.stagedBytes !== undefined ? `\nIts staged rows (source_rows and its four indexes) take ${(real.stagedBytes / 2 ** 30).toFixed(2)} GiB of the default shard: ${number(real.stagedBytes / Math.max(1, real.rows))} bytes a row.\n` : ""}${real.stagingS !== null ? `\nColorado at real size spent ${real.stagingS.toFixed(0)} s staging its four files' rows (source_rows) and ${(real.ms / 1000 - real.stagingS).toFixed(0)} s on the rest: assembling and loading its filings, and rebuilding the aggregates.\n` : ""}
+${real.stagedBytes !== undefined ? `\nIts staged rows (source_rows and its four indexes) take ${(real.stagedBytes / 2 ** 30).toFixed(2)} GiB of the default shard: ${number(real.stagedBytes / Math.max(1, real.rows))} bytes a row.\n` : ""}${real.stagingS !== null ? `\n${label} spent ${real.stagingS.toFixed(0)} s staging its four files' rows (source_rows) and ${(real.ms / 1000 - real.stagingS).toFixed(0)} s on the rest: assembling and loading its filings, and rebuilding the aggregates.\n` : ""}
 ${table.join("\n")}
 `;
   writeFileSync(OUT, text);

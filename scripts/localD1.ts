@@ -29,11 +29,15 @@ export function inTransaction<T>(db: DatabaseSync, work: () => T, begin = "begin
 /**
  * A page cache and memory-mapped reads sized for a multi-GB database: with
  * SQLite's default 2 MB cache, a load into a large database spends most of
- * its time re-reading index pages from the file.
+ * its time re-reading index pages from the file. The cache is a fixed cap
+ * per connection, the import's largest part of memory besides the mapped
+ * file and its heap (bench/SOURCES.md); SQLite's sorter takes its in-memory
+ * limit from it too. Node's SQLite maps at most 2 GiB less 64 KiB of a file
+ * (its SQLITE_MAX_MMAP_SIZE), whatever is asked.
  */
 export function tuneForLoading(db: DatabaseSync): void {
   db.exec("pragma cache_size = -524288"); // 512 MiB
-  db.exec("pragma mmap_size = 4294967296"); // up to 4 GiB of the file mapped
+  db.exec("pragma mmap_size = 4294967296"); // as much of the file as SQLite maps
 }
 
 /**
@@ -67,29 +71,68 @@ export function openLocalD1File(file: string): DatabaseSync {
 const READING = /^\s*select\b/i;
 
 /**
+ * Prepared statements kept per connection. A load's statements are mostly
+ * the same few dozen texts, but not all: a multi-row INSERT's text differs
+ * with its row count, and the loader writes a new filing's id into its
+ * parties' rows as text (src/db/load.ts, newFilingIds), so nearly every
+ * group's inserts are texts never seen before. Kept without a bound, they
+ * grew with the filings loaded, each holding SQLite's compiled program
+ * (1,914 texts after 18,600 of Colorado's filings, about 150 more every
+ * 1,000: bench/SOURCES.md).
+ */
+const STATEMENTS_KEPT = 256;
+
+/**
+ * Prepared statements by their text, the `size` used most recently kept
+ * (the Map's order is the order of use). A statement let go is finalized
+ * when it is collected: node:sqlite has no call to finalize one sooner.
+ */
+export class StatementCache {
+  private readonly statements = new Map<string, StatementSync>();
+  private readonly db: DatabaseSync;
+  readonly size: number;
+
+  constructor(db: DatabaseSync, size: number) {
+    this.db = db;
+    this.size = size;
+  }
+
+  get(sql: string): StatementSync {
+    let stmt = this.statements.get(sql);
+    if (stmt) this.statements.delete(sql);
+    else {
+      stmt = this.db.prepare(sql);
+      // Drizzle's proxy driver maps rows from arrays in column order.
+      stmt.setReturnArrays(true);
+    }
+    this.statements.set(sql, stmt);
+    if (this.statements.size > this.size) {
+      const oldest = this.statements.keys().next();
+      if (!oldest.done) this.statements.delete(oldest.value);
+    }
+    return stmt;
+  }
+
+  /** How many statements are kept now. */
+  get kept(): number {
+    return this.statements.size;
+  }
+}
+
+/**
  * A Drizzle handle over the local D1 file that the D1 loader (upsertFilings)
  * can write through unchanged: statements run in-process with node:sqlite,
  * and each batch is one transaction, as a D1 batch is. Without a network
  * round trip per batch, a local import runs at the speed of SQLite itself.
  */
-export function localD1Database(db: DatabaseSync) {
+export function localD1Database(db: DatabaseSync, prepared = new StatementCache(db, STATEMENTS_KEPT)) {
   // A commit waits for the disk once (not twice, as FULL does in the
   // rollback-journal mode local D1 files use): a crash of this process loses
   // nothing committed, and a power cut at worst the last batch, which
   // importing again restores.
   db.exec("pragma synchronous = normal");
   tuneForLoading(db);
-  const prepared = new Map<string, StatementSync>();
-  const statement = (sql: string) => {
-    let stmt = prepared.get(sql);
-    if (!stmt) {
-      stmt = db.prepare(sql);
-      // Drizzle's proxy driver maps rows from arrays in column order.
-      stmt.setReturnArrays(true);
-      prepared.set(sql, stmt);
-    }
-    return stmt;
-  };
+  const statement = (sql: string) => prepared.get(sql);
   const run = (sql: string, params: unknown[], method: string) => {
     const stmt = statement(sql);
     const values = params as SQLInputValue[];
