@@ -6,6 +6,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/d1";
+import { createApp } from "../src/app.ts";
 import { insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord, PartyRecord } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
@@ -173,4 +174,27 @@ export async function allPagesA<P extends string, L extends ListOf<Body<P>> & st
     items.push(...((await readJson(`${path}${sep}page=${p}`, 200, TEST_KEY)) as Page)[list]);
   }
   return items;
+}
+
+let answered = 0;
+/**
+ * The body of `path` served with the bindings `layout` (a shard layout under
+ * test), without its per-response metadata, with the next page's cursor
+ * and the Server-Timing header; a fresh URL each time keeps the edge cache out.
+ */
+export async function answerIn(layout: Env, path: string) {
+  answered += 1;
+  const sep = path.includes("?") ? "&" : "?";
+  const res = await createApp().request(
+    `${path}${sep}_layout=${answered}`,
+    { headers: { "x-api-key": TEST_KEY } },
+    layout,
+  );
+  const body = (await res.json()) as Record<string, unknown> & {
+    response_metadata?: { next_cursor?: string };
+    pagination?: { next_cursor?: string };
+  };
+  const { response_metadata: metadata, ...rest } = body;
+  const cursor = rest.pagination?.next_cursor ?? metadata?.next_cursor;
+  return { status: res.status, body: rest, cursor, timing: res.headers.get("server-timing") ?? "" };
 }

@@ -22,7 +22,7 @@ import { layoutOf, partsOf, type ShardDatabases, shardOf } from "../src/db/shard
 import { lienLine } from "../src/feed/export.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
 import { stream } from "./feeds.ts";
-import { clearAllShards, daysAgo, filing, party, registerKeys, TEST_KEY } from "./helpers.ts";
+import { answerIn, clearAllShards, daysAgo, filing, party, registerKeys, TEST_KEY } from "./helpers.ts";
 
 const SPLIT = { DB_2: ["CA/1", "NY"], DB_3: ["TX", "CA/2"], DB_4: ["FL"] };
 const layout = layoutOf(SPLIT);
@@ -129,21 +129,6 @@ const ndjson = (records: FilingRecord[]) => `${records.map((r) => JSON.stringify
 const wholeEnv = { ...env, DB: binding("DB_WHOLE"), SHARD_STATES: {} } as unknown as Env;
 const splitEnv = { ...env, SHARD_STATES: SPLIT } as unknown as Env;
 
-let asked = 0;
-/** The body of `path` in `layout`, without its per-response metadata; fresh URLs keep the edge cache out. */
-async function answer(layout: Env, path: string) {
-  asked += 1;
-  const sep = path.includes("?") ? "&" : "?";
-  const res = await createApp().request(`${path}${sep}_split=${asked}`, { headers: { "x-api-key": TEST_KEY } }, layout);
-  const body = (await res.json()) as Record<string, unknown> & {
-    response_metadata?: { next_cursor?: string; request_id?: string };
-    pagination?: { next_cursor?: string };
-  };
-  const { response_metadata: metadata, ...rest } = body;
-  const cursor = rest.pagination?.next_cursor ?? metadata?.next_cursor;
-  return { status: res.status, body: rest, cursor, timing: res.headers.get("server-timing") ?? "" };
-}
-
 beforeAll(async () => {
   await clearAllShards();
   await registerKeys();
@@ -161,12 +146,12 @@ beforeAll(async () => {
 
 /** Every page of `path` (and one past the end) alike in both layouts. */
 async function expectSamePages(path: string) {
-  const first = await answer(wholeEnv, path);
+  const first = await answerIn(wholeEnv, path);
   expect(first.status, path).toBe(200);
   const pages = (first.body.pagination as { total_pages?: number } | undefined)?.total_pages ?? 3;
   for (let page = 1; page <= pages + 1; page++) {
     const url = `${path}&page=${page}`;
-    const [one, two] = [await answer(wholeEnv, url), await answer(splitEnv, url)];
+    const [one, two] = [await answerIn(wholeEnv, url), await answerIn(splitEnv, url)];
     expect(one.status, url).toBe(200);
     expect(two.body, url).toEqual(one.body);
   }
@@ -178,7 +163,7 @@ async function walkByCursor(layout: Env, path: string) {
   const pages: Record<string, unknown>[] = [];
   let next: string | undefined = path;
   while (next !== undefined) {
-    const { status, body, cursor } = await answer(layout, next);
+    const { status, body, cursor } = await answerIn(layout, next);
     expect(status, next).toBe(200);
     if (body.pagination) delete (body.pagination as { next_cursor?: string }).next_cursor;
     pages.push(body);
@@ -237,17 +222,17 @@ describe("California split over two databases, against one database holding the 
   it("lists every California list alike, page by page, deep pages included", async () => {
     for (const path of CA_LISTS) {
       await expectSamePages(path);
-      const { body } = await answer(splitEnv, path);
+      const { body } = await answerIn(splitEnv, path);
       const listed = Object.values(body).find(Array.isArray) as unknown[];
       expect(listed.length, path).toBeGreaterThan(0);
     }
     // A name filed in both parts is one similar name, its filings added.
-    const similar = (await answer(splitEnv, "/debtors/search-similar?name=Smith%20John&state=CA")).body;
+    const similar = (await answerIn(splitEnv, "/debtors/search-similar?name=Smith%20John&state=CA")).body;
     expect(similar.similar_debtors).toEqual([
       expect.objectContaining({ debtor_name: "Smith, John", filing_count: 18 }),
     ]);
     // Deep enough to take the keys-first merge past the direct pages.
-    const { body } = await answer(splitEnv, "/filings/recent-by-state?state=CA");
+    const { body } = await answerIn(splitEnv, "/filings/recent-by-state?state=CA");
     expect((body.pagination as { total_pages: number }).total_pages).toBeGreaterThan(3);
   });
 
@@ -256,7 +241,7 @@ describe("California split over two databases, against one database holding the 
       const two = await walkByCursor(splitEnv, path);
       const one: Record<string, unknown>[] = [];
       for (let page = 1; page <= two.length; page++) {
-        const { body } = await answer(wholeEnv, `${path}&page=${page}`);
+        const { body } = await answerIn(wholeEnv, `${path}&page=${page}`);
         if (body.pagination) delete (body.pagination as { next_cursor?: string }).next_cursor;
         one.push(body);
       }
@@ -266,7 +251,7 @@ describe("California split over two databases, against one database holding the 
 
   it("reads both parts of California in one round trip", async () => {
     for (const path of CA_LISTS.filter((p) => !p.includes("addresses"))) {
-      const { timing } = await answer(splitEnv, path);
+      const { timing } = await answerIn(splitEnv, path);
       expect(timing, path).toMatch(/^d1;dur=\d+;desc="1 batch, \d+ rows read, 2 shards, at most \d+ on one"$/);
     }
   });
@@ -274,7 +259,7 @@ describe("California split over two databases, against one database holding the 
   it("looks a filing up by number in its part alone", async () => {
     for (const record of RECORDS.filter((r) => r.state === "CA").slice(0, 12)) {
       const path = `/filings?initial_financing_number=${record.number}&state=CA`;
-      const [one, two] = [await answer(wholeEnv, path), await answer(splitEnv, path)];
+      const [one, two] = [await answerIn(wholeEnv, path), await answerIn(splitEnv, path)];
       expect((two.body.ucc_liens as unknown[]).length, path).toBe(1);
       expect(two.body, path).toEqual(one.body);
       expect(two.timing, path).toMatch(/^d1;dur=\d+;desc="1 batch, \d+ rows read"$/);
@@ -282,7 +267,7 @@ describe("California split over two databases, against one database holding the 
   });
 
   it("sums the parts' summaries in GET /states", async () => {
-    const [one, two] = [await answer(wholeEnv, "/states"), await answer(splitEnv, "/states")];
+    const [one, two] = [await answerIn(wholeEnv, "/states"), await answerIn(splitEnv, "/states")];
     expect(two.body).toEqual(one.body);
     const ca = (two.body.states as { state: string; filings: number }[]).find((s) => s.state === "CA");
     expect(ca?.filings).toBe(90);
