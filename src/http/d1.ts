@@ -173,10 +173,5 @@ export function shardReader(c: Context<AppEnv>): ShardReader {
  * read at once as they read the shards of a cross-state list.
  */
 export function stateReader(c: Context<AppEnv>, state: string): ShardReader {
-  const { layout } = shards(c);
-  return {
-    shards: [...partsOf(layout, state)],
-    read: (names, work) => withShards(c, names, work),
-    partsOf: (s) => partsOf(layout, s),
-  };
+  return { ...shardReader(c), shards: [...partsOf(shards(c).layout, state)] };
 }
