@@ -8,6 +8,7 @@
  * walked or counted its matches one by one would read thousands of rows.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { INDUSTRIES } from "../src/domain/industries.ts";
 import { dense } from "./dense.ts";
 import { LOOKUPS, lookupOf } from "./endpoints.ts";
 import { daysAgo, filing, get, load, party, registerKeys } from "./helpers.ts";
@@ -25,6 +26,7 @@ const BOUND = 250;
  */
 const AT_GOAL = new Set<string>([
   "/filings/recent-by-state",
+  "/filings/recent-by-postal-code",
   "/debtors/search",
   "/debtors/addresses",
   "/secureds/recent-by-secured-party",
@@ -290,5 +292,51 @@ describe("a list a thousand pages deep", () => {
   it.each(DEEP)("%s: a page past the end by number reads about what page 1 does, not the list", async (path) => {
     const { rows } = await measure(`${path}&page=10000`);
     expect(rows).toBeLessThanOrEqual((await measure(path)).rows + 10);
+  });
+});
+
+/**
+ * Filing `i` at one ZIP code in Oregon whose debtors there hold many
+ * industry sets: one of the listed industries, often a partner in another,
+ * now and then an associate in a third.
+ */
+function mixed(i: number) {
+  const label = (k: number) => INDUSTRIES[k % INDUSTRIES.length]!;
+  const debtors = [party(`Mixed ${i} Inc`, { zip: "97205", state: "OR", label: label(i) })];
+  if (i % 2 === 0)
+    debtors.push(party(`Partner ${i} LLC`, { zip: "97205", state: "OR", label: label(Math.floor(i / 15)) }));
+  if (i % 5 === 0)
+    debtors.push(party(`Associate ${i} LLC`, { zip: "97205", state: "OR", label: label(Math.floor(i / 7)) }));
+  return filing({ state: "OR", number: `M${String(i).padStart(7, "0")}`, filedAt: daysAgo(1 + (i % 80)), debtors });
+}
+
+/** A ZIP code's list by two industries, and by most of them. */
+const MIXED = [
+  `/filings/recent-by-postal-code?postal_code=97205&industry=${encodeURIComponent("Manufacturing,Retail & E-commerce")}`,
+  `/filings/recent-by-postal-code?postal_code=97205&industry=${encodeURIComponent(INDUSTRIES.slice(2).join(","))}`,
+];
+
+describe("a ZIP code with two hundred industry sets", () => {
+  const fewer = new Map<string, number>();
+  const more = new Map<string, number>();
+  beforeAll(async () => {
+    await load(Array.from({ length: 150 }, (_, i) => mixed(i)));
+    for (const path of MIXED) fewer.set(path, (await measure(path)).rows);
+    await load(Array.from({ length: 1350 }, (_, i) => mixed(150 + i)));
+    for (const path of MIXED) more.set(path, (await measure(path)).rows);
+  }, 120_000);
+
+  it("has over two hundred industry sets among its debtors there", () => {
+    const sets = new Set(
+      Array.from({ length: 1500 }, (_, i) => [...new Set(mixed(i).debtors.map((d) => d.label))].sort().join("|")),
+    );
+    expect(sets.size).toBeGreaterThan(200);
+  });
+
+  it.each(MIXED)("%s reads at most 100 rows at 150 and at 1,500 filings", (path) => {
+    expect(fewer.get(path)).toBeLessThanOrEqual(GOAL);
+    expect(more.get(path)).toBeLessThanOrEqual(GOAL);
+    // What grows is the index entries each industry's arm reads up to a page (thirteen arms fill theirs), never the sets.
+    expect(more.get(path)! - fewer.get(path)!).toBeLessThanOrEqual(30);
   });
 });

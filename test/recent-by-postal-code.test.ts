@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { INDUSTRIES } from "../src/domain/industries.ts";
 import { allPagesA, daysAgo, filing, getJson, load, party, registerKeys } from "./helpers.ts";
 
 beforeAll(async () => {
@@ -77,4 +78,51 @@ describe("GET /filings/recent-by-postal-code", () => {
     const missing = await getJson("/filings/recent-by-postal-code", 400);
     expect(missing.error.details).toEqual([{ parameter: "postal_code", message: "is required" }]);
   });
+});
+
+describe("industry counts over filings with several industries in a postal code", () => {
+  // Debtors in 97210 with sets of up to five of the listed industries, with
+  // other labels, debtors without one, and debtors elsewhere whose
+  // industries must not count; some filed before the window.
+  const sets: string[][] = Array.from({ length: 40 }, (_, i) =>
+    Array.from({ length: i % 6 }, (_, k) => INDUSTRIES[(i * 7 + k * 4) % INDUSTRIES.length]!),
+  );
+  const records = sets.map((labels, i) =>
+    filing({
+      state: "OR",
+      number: `OR-ZIP-IND-${String(i).padStart(2, "0")}`,
+      filedAt: daysAgo(i % 9 === 8 ? 95 : 1 + i),
+      debtors: [
+        ...labels.map((label, k) => party(`Industry ${i} ${k} LLC`, { label, zip: "97210", state: "OR" })),
+        party(`Other ${i} Inc`, { label: i % 3 === 0 ? "Space Mining" : null, zip: "97210-0001", state: "OR" }),
+        party(`Elsewhere ${i} Co`, { label: INDUSTRIES[i % INDUSTRIES.length]!, zip: "97211", state: "OR" }),
+      ],
+    }),
+  );
+  const recent = records.filter((_, i) => i % 9 !== 8);
+
+  beforeAll(async () => {
+    await load(records);
+  });
+
+  // Every number of industries asked for, from one (inclusion-exclusion) to
+  // all of them (every filing minus those that avoid them).
+  const queries: string[][] = Array.from({ length: INDUSTRIES.length }, (_, n) =>
+    Array.from({ length: n + 1 }, (_, k): string => INDUSTRIES[(n * 5 + k * 2) % INDUSTRIES.length]!),
+  );
+
+  it.each(queries.map((q) => [q.length, q] as const))(
+    "counts exactly with %i industries asked for, as the filings listed, by the debtors in the postal code only",
+    async (_, asked) => {
+      const path =
+        `/filings/recent-by-postal-code?postal_code=97210&industry=${encodeURIComponent(asked.join(","))}` as const;
+      const expected = recent.filter((r) =>
+        r.debtors.some((d) => d.address.zipCode?.startsWith("97210") && d.label != null && asked.includes(d.label)),
+      );
+      const first = await getJson(path);
+      expect(first.pagination.total_results).toBe(expected.length);
+      const all = await allPagesA(path, "ucc_liens");
+      expect(all.map((l) => l.initial_financing_number).sort()).toEqual(expected.map((r) => r.number).sort());
+    },
+  );
 });

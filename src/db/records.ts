@@ -245,8 +245,9 @@ export const industryFacetName = (prefix: "e" | "i", size: number) => `${prefix}
 export const INCLUDED_MAX = 2;
 
 /**
- * A state's facets of a filing by its debtors' industries (those of
- * INDUSTRIES; other labels cannot be asked for), beside "*":
+ * A place's facets of a filing by its debtors' industries (those of
+ * INDUSTRIES; other labels cannot be asked for): a state's of all its
+ * debtors, a ZIP5's of its debtors there; beside "*":
  * - its exact set F, named "e" and its size ("e0" with facet "" when none);
  * - each subset T of F of one or two industries, named "i" and its size.
  * "Filings with a debtor in one of S" is then a few facets whatever the
@@ -291,7 +292,8 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
       add("s", filing.state, f.name, f.facet, filing.filedAt);
     add("s", filing.state, "", ANY_FACET, filing.filedAt);
     for (const zip5 of new Set(debtors.flatMap((d) => (d.zip5 === null ? [] : [d.zip5])))) {
-      add("z", zip5, "", setOf(debtors.filter((d) => d.zip5 === zip5).map((d) => d.industry)), filing.filedAt);
+      for (const f of industryFacets(debtors.filter((d) => d.zip5 === zip5).map((d) => d.industry)))
+        add("z", zip5, f.name, f.facet, filing.filedAt);
       add("z", zip5, "", ANY_FACET, filing.filedAt);
     }
     const types = setOf(debtors.map((d) => d.type));

@@ -360,7 +360,8 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  *   (name "i1", "i2"), as letters (records.ts, industryFacets), so a count
  *   reads a few facets per industry asked for, never every industry set of
  *   a state (src/queries/filings.ts, industryCount);
- * - "z": each debtor ZIP5 (place) and the industries of the debtors there;
+ * - "z": each debtor ZIP5 (place), by the industries of its debtors there,
+ *   as "s" by a state's (the same exact sets, "i1" and "i2");
  * - "l": its state, each lender's whole-word name (name) and the set of its
  *   debtor types;
  * - "t": its state, dated by termination rather than filing;
@@ -376,9 +377,9 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  *   the "s" facets' sets of one or two ("i1", "i2") and its exact set
  *   when larger, so a lapse list filtered by industry is counted from a
  *   few facets (src/queries/lapsing.ts).
- * Sets of "z" and "l" are sorted and joined with "|", so every filing has
- * exactly one facet per scope and place, and a filter ("any of these
- * industries") is a sum over the facets it matches: exact, with no double
+ * Sets of "l" are sorted and joined with "|", so every filing has
+ * exactly one facet per lender name, and a filter ("any of these debtor
+ * types") is a sum over the facets it matches: exact, with no double
  * counting. Under "s" and "z" each filing is also counted once in the facet
  * "*" (name "", ANY_FACET in
  * records.ts), so a list without an industry filter is counted from one

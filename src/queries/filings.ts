@@ -217,7 +217,7 @@ type FacetValues = { place: string; name: string; from: string; to: string; memb
  * day on or after it (schema.ts, facetDays), for the facet `key` names
  * (default: the facet_counts row in hand).
  */
-function facetSince(since: SQLWrapper, key?: { name: SQL; facet: SQL; place: SQLWrapper }): SQL {
+function facetSince(since: SQLWrapper, key?: { scope: IndustryScope; name: SQL; facet: SQL; place: SQLWrapper }): SQL {
   const onward = query
     .select({ running: facetDays.running })
     .from(facetDays)
@@ -225,7 +225,7 @@ function facetSince(since: SQLWrapper, key?: { name: SQL; facet: SQL; place: SQL
       and(
         key
           ? and(
-              eq(facetDays.scope, "s"),
+              eq(facetDays.scope, key.scope),
               eq(facetDays.place, key.place),
               eq(facetDays.name, key.name),
               eq(facetDays.facet, key.facet),
@@ -286,30 +286,44 @@ function facetsOf(f: FacetForm, v: Holes<FacetValues>) {
   );
 }
 
+/** The scopes whose facets are kept by industry set: a state ("s") and a debtor's ZIP5 ("z"). */
+type IndustryScope = "s" | "z";
+
 /**
- * Filings in a state since a day with a debtor in one of the asked
- * industries, from the state's industry facets (records.ts,
- * industryFacets), reading a number of facets set by how many industries
- * are asked for, never by the data:
+ * Filings of a place (a state, or a ZIP5 and its debtors there) since a
+ * day with a debtor in one of the asked industries, from the place's
+ * industry facets (records.ts, industryFacets), reading a number of
+ * facets set by how many industries are asked for, never by the data:
  * - up to half the industries (`direct`): each one's "i1" facet, minus
  *   each pair's "i2" facet (inclusion-exclusion: a filing with two of them
  *   is in two "i1" facets and one "i2" facet);
  * - more: every filing ("*") minus the exact facets of the sets of at most
  *   two industries that avoid them all (no industry, one, or a pair).
  * A filing with more than INCLUDED_MAX industries is counted right by the
- * first rule only when at most two of them were asked for; the exact
- * facets of such sets (rare: a state has few) are read one by one and
- * weighted to make up the difference, in both rules.
+ * first rule only when at most two of them were asked for, and by the
+ * second only when it holds one of them; the exact facets of such sets
+ * (rare: none in the seeded data, few in a state) are read one by one and
+ * weighted to make up the difference (`larger`). Only a set that holds
+ * three of the asked industries, or avoids three others, can need it, so
+ * a count of one or two industries (or of all but one or two) reads none.
  */
 const industryTotal = template(
   "industryTotal",
-  (f: { direct: boolean }, v: Holes<{ state: string; since: string; sets: string[]; asked: string[] }>) => {
+  (
+    f: { direct: boolean; larger: boolean; scope: IndustryScope },
+    v: Holes<{ place: string; since: string; sets: string[]; asked: string[] }>,
+  ) => {
     // The sets whose facets are summed, one bound parameter each: a VALUES
     // list, which (unlike json_each) D1 does not count as rows read. A set's
     // facet name follows from its size (records.ts, industryFacetName).
     const size = sql`length(term.column1)`;
     const facetOf = (prefix: "e" | "i") =>
-      facetSince(v.since, { place: v.state, name: sql`${prefix} || ${size}`, facet: sql`term.column1` });
+      facetSince(v.since, {
+        scope: f.scope,
+        place: v.place,
+        name: sql`${prefix} || ${size}`,
+        facet: sql`term.column1`,
+      });
     const terms = sql`(values ${sql.join(
       v.sets.map((set) => sql`(${set})`),
       sql`, `,
@@ -321,7 +335,7 @@ const industryTotal = template(
     const none = sql`${""}`;
     const every = f.direct
       ? sql`0`
-      : sql`(${facetTotalOf({ scope: "s", names: false }, { place: v.state, name: none, from: none, to: none, members: [], since: v.since })})`;
+      : sql`(${facetTotalOf({ scope: f.scope, names: false }, { place: v.place, name: none, from: none, to: none, members: [], since: v.since })})`;
     // Larger sets: how many of the asked industries each holds, and what the terms above missed.
     const held = sql.join(
       v.asked.map((letter) => sql`(instr(${facetCounts.facet}, ${letter}) > 0)`),
@@ -331,17 +345,19 @@ const industryTotal = template(
     const weight = f.direct
       ? sql`(select case when m = 0 then 0 else 1 - m + m * (m - 1) / 2 end from (select ${held} as m))`
       : sql`-(${held} = 0)`;
-    const larger = query
-      .select({ total: sql<number>`coalesce(sum(${weight} * ${facetSince(v.since)}), 0)` })
-      .from(facetCounts)
-      .where(
-        and(
-          eq(facetCounts.scope, "s"),
-          eq(facetCounts.place, v.state),
-          gt(facetCounts.name, industryFacetName("e", INCLUDED_MAX)),
-          lt(facetCounts.name, "f"),
-        ),
-      );
+    const larger = !f.larger
+      ? sql`0`
+      : query
+          .select({ total: sql<number>`coalesce(sum(${weight} * ${facetSince(v.since)}), 0)` })
+          .from(facetCounts)
+          .where(
+            and(
+              eq(facetCounts.scope, f.scope),
+              eq(facetCounts.place, v.place),
+              gt(facetCounts.name, industryFacetName("e", INCLUDED_MAX)),
+              lt(facetCounts.name, "f"),
+            ),
+          );
     return query
       .select({ total: sql<number>`${every} + (${summed}) + (${larger})`.as("total") })
       .from(sql`(select 1)`)
@@ -349,14 +365,16 @@ const industryTotal = template(
   },
 );
 
-/** A count of `industries`' filings in `state` since `since` (industryTotal). */
-function industryCount(state: string, industries: string[], since: string): SQL {
+/** A count of `industries`' filings at `place` (a state, or a ZIP5: `scope`) since `since` (industryTotal). */
+function industryCount(scope: IndustryScope, place: string, industries: string[], since: string): SQL {
   const asked = [...new Set(industries.map((i) => industryLetter(i) ?? ""))].filter((l) => l !== "").sort();
   const others = INDUSTRIES.map((i) => industryLetter(i) ?? "").filter((l) => !asked.includes(l));
   const pairs = (letters: string[]) => letters.flatMap((a, i) => letters.slice(i + 1).map((b) => `${a}${b}`));
   const direct = asked.length <= INDUSTRIES.length / 2;
   const sets = direct ? [...asked, ...pairs(asked)] : ["", ...others, ...pairs(others)];
-  return industryTotal({ direct }, { state, since: dayOf(since), sets, asked });
+  // A set of more than INCLUDED_MAX needs weighing only when it can hold that many asked (or avoided) industries.
+  const larger = (direct ? asked : others).length > INCLUDED_MAX;
+  return industryTotal({ direct, larger, scope }, { place, since: dayOf(since), sets, asked });
 }
 
 /** The day of a time (YYYY-MM-DD), as facet_days holds days. */
@@ -423,7 +441,7 @@ export function recentByState(q: {
   const count =
     industries.length === 0
       ? facetTotal({ scope: "s", names: false }, { ...facetValues(q.state), since: dayOf(q.since) })
-      : industryCount(q.state, industries, q.since);
+      : industryCount("s", q.state, industries, q.since);
   return { arms, count };
 }
 
@@ -446,11 +464,11 @@ export function recentByPostalCode(q: {
       : industries.map((industry) =>
           postalRange({ industry: true, below }, { ...values, industry: storedIndustry(industry) }),
         );
-  const members = industries.map(setMember);
-  return {
-    arms,
-    count: facetTotal({ scope: "z", names: false }, { ...facetValues(q.zip5, members), since: dayOf(q.since) }),
-  };
+  const count =
+    industries.length === 0
+      ? facetTotal({ scope: "z", names: false }, { ...facetValues(q.zip5), since: dayOf(q.since) })
+      : industryCount("z", q.zip5, industries, q.since);
+  return { arms, count };
 }
 
 export interface LenderQuery {

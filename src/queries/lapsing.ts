@@ -127,7 +127,8 @@ export function lapsing(q: LapsingQuery): CountedFilter {
  * facet of two (a filing with two of them is in both ones and the pair),
  * and a filing with more than two industries made up from its exact set's
  * facet, weighted by how many of them it holds (as industryTotal does for
- * recent filings, src/queries/filings.ts). Each facet's filings in the
+ * recent filings, src/queries/filings.ts), read only when three or more
+ * are asked for. Each facet's filings in the
  * window are its running totals from `from` and after `to`: two rows, so a
  * count reads two rows per industry and pair asked for, whatever the data.
  * The sets are written into the text (validated letters) and the window
@@ -148,10 +149,14 @@ function industriesBetween(state: string, industries: string[], from: string, to
   const terms = sql.raw(`(values ${sets.map((set) => `('${set}')`).join(", ")}) as term`);
   const size = sql`length(term.column1)`;
   const summed = sql`(select coalesce(sum((3 - 2 * ${size}) * ${between(sql`'i' || ${size}`, sql`term.column1`)}), 0) from ${terms})`;
-  // Larger sets: the terms counted one holding m of them m - m(m-1)/2 times, not once.
+  // Larger sets: the terms counted one holding m of them m - m(m-1)/2 times, not once, which
+  // differs only for m > 2: with one or two asked, none is read.
   const held = sql.raw(asked.map((letter) => `(instr(c.facet, '${letter}') > 0)`).join(" + "));
   const weight = sql`(select case when m = 0 then 0 else 1 - m + m * (m - 1) / 2 end from (select ${held} as m))`;
-  const larger = sql`(select coalesce(sum(${weight} * ${between(sql`c.name`, sql`c.facet`)}), 0) from ${facetCounts} c
+  const larger =
+    asked.length <= INCLUDED_MAX
+      ? sql`0`
+      : sql`(select coalesce(sum(${weight} * ${between(sql`c.name`, sql`c.facet`)}), 0) from ${facetCounts} c
     where c.scope = 'y' and c.place = w.place and c.name > ${industryFacetName("e", INCLUDED_MAX)} and c.name < 'f')`;
   return sql<number>`(select ${summed} + ${larger} from (select ${state} as place, ${from} as since, ${to} as through) as w)`;
 }

@@ -36,3 +36,49 @@ describe("migration 0012", () => {
     expect(facetRows(db)).toEqual(written);
   });
 });
+
+const ZIP_REBUILD = "0022_zip_industry_facets.sql";
+
+/** A debtor elsewhere (another ZIP5, or none) on some filings, so a filing's ZIP5s hold different industry sets. */
+function withDebtorsElsewhere(record: FilingRecord, i: number): FilingRecord {
+  if (i % 9 !== 0) return record;
+  const first = record.debtors[0]!;
+  const elsewhere = {
+    ...first,
+    name: `Branch ${i} LLC`,
+    type: "Organization" as const,
+    label: INDUSTRIES[i % INDUSTRIES.length]!,
+    address: { ...first.address, zipCode: i % 2 === 0 ? "10001-0042" : null },
+  };
+  return { ...record, debtors: [...record.debtors, elsewhere] };
+}
+
+describe("migration 0022", () => {
+  it("rebuilds a postal code's industry facets and running totals as the loaders write them", () => {
+    const now = Date.now();
+    const records = [...generateFilings({ filings: 2000, seed: 8, now })]
+      .map(withManyIndustries)
+      .map(withDebtorsElsewhere);
+    const db = loadedBefore(ZIP_REBUILD, records, now); // up to the rebuild, which runs on data
+    const written = facetRows(db);
+    const zips = written[1]!.filter((f) => f.scope === "z");
+    for (const name of ["e0", "e1", "e2", "e3", "i1", "i2"]) expect(zips.some((f) => f.name === name)).toBe(true);
+    expect(zips.some((f) => f.place === "10001")).toBe(true);
+    // What a database loaded before holds: a postal code's facets by label
+    // set (name ""), beside "*".
+    db.exec("delete from facet_days where scope = 'z' and name <> ''");
+    db.exec("delete from facet_counts where scope = 'z' and name <> ''");
+    const old = ["'z'", "'10001'", "''", "'Equipment|Manufacturing'"].join(", ");
+    db.exec(`insert into facet_counts (scope, place, name, facet, filings) values (${old}, 7)`);
+    db.exec(`insert into facet_days values (${old}, '0000-00-00', 7, 7)`);
+    runMigration(db, ZIP_REBUILD);
+    // The old facets stay for the Worker running until the deploy, which reads them.
+    const oldFacets = "scope = 'z' and name = '' and facet <> '*'";
+    expect(db.prepare(`select facet, filings, running from facet_days where ${oldFacets}`).all()).toEqual([
+      { facet: "Equipment|Manufacturing", filings: 7, running: 7 },
+    ]);
+    db.exec(`delete from facet_days where ${oldFacets}`);
+    db.exec(`delete from facet_counts where ${oldFacets}`);
+    expect(facetRows(db)).toEqual(written);
+  });
+});
