@@ -418,7 +418,8 @@ export function describeFinished(finished: [string, Finished][], ms: number): st
     return `Finished an interrupted bulk load (${sources}) in ${bulk.map(([shard]) => shard).join(", ")}: indexes, debtor aggregates, running totals and statistics rebuilt in ${took}; run the same import again to load the rest.`;
   }
   const debtors = finished.reduce((n, [, f]) => n + ("debtors" in f ? f.debtors : 0), 0);
-  return `Finished an interrupted load in ${finished.map(([shard]) => shard).join(", ")}: the aggregates of ${debtors.toLocaleString("en-US")} debtors and the running totals it left, in ${took}.`;
+  // Another import still running leaves its queue too: the refresh is the same, the load may not be stopped.
+  return `Refreshed what a load left queued in ${finished.map(([shard]) => shard).join(", ")} (stopped before its refresh, or still running): the aggregates of ${debtors.toLocaleString("en-US")} debtors and the running totals, in ${took}.`;
 }
 
 /**

@@ -174,7 +174,7 @@ describe("an ordinary load (a delta) stopped part-way", () => {
       const stopped = stoppedImport(dir, delta, "^commit$", 3, "SIGKILL");
       expect(stopped.signal).toBe("SIGKILL");
       const migrated = runScript("scripts/migrate", ["--persist-to", dir]);
-      expect(migrated.stdout).toMatch(/^Finished an interrupted load in .*: the aggregates of [\d,]+ debtors/m);
+      expect(migrated.stdout).toMatch(/^Refreshed what a load left queued in .*: the aggregates of [\d,]+ debtors/m);
       expect(leftovers(dir)).toEqual(NONE);
 
       const again = importInto(dir, delta);
