@@ -5,7 +5,8 @@
  * in two parts (each filing in the part its number's hash names), give the
  * same bodies for every endpoint that reads California, page by page and
  * walked by cursor, with the same counts; a filing by number reads its part
- * only, and every other request reads both parts in one round trip.
+ * only, and every other request reads both parts in one round trip; webhook
+ * subscribers get each part's changes once.
  *
  * Both layouts are built on the test-only bindings of vitest.config.ts:
  * DB_WHOLE holds everything as the one database; DB to DB_4 are the split
@@ -19,8 +20,14 @@ import { createApp } from "../src/app.ts";
 import type { FilingRecord } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
 import { layoutOf, partsOf, type ShardDatabases, shardOf } from "../src/db/shards.ts";
+import { hashKey } from "../src/domain/apiKeys.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
+import { type DeliveryMessage, dispatch } from "../src/webhooks/dispatch.ts";
+import { newSecret, sealSecret } from "../src/webhooks/secrets.ts";
+import { createSubscription, findSubscription, newestChanges, newSubscriptionId } from "../src/webhooks/store.ts";
+import { parseWatchlist } from "../src/webhooks/watchlists.ts";
+import { webhookEnv } from "../src/webhooks/worker.ts";
 import { stream } from "./feeds.ts";
 import { answerIn, clearAllShards, daysAgo, filing, party, registerKeys, TEST_KEY } from "./helpers.ts";
 
@@ -298,6 +305,75 @@ describe("California split over two databases, against one database holding the 
       expect([...two].sort(), query).toEqual([...one].sort());
     }
   });
+  it("sends webhook subscribers each change of both parts once, as one database records them", async () => {
+    const hooks = webhookEnv(splitEnv);
+    const subscribe = async (states: string[] | null, debtors: string[]) => {
+      const publicId = newSubscriptionId();
+      const parsed =
+        debtors.length === 0
+          ? { ok: true as const, value: [] }
+          : parseWatchlist(new TextEncoder().encode(debtors.join("\n")), "debtor");
+      if (!parsed.ok) throw new Error(parsed.problem);
+      await createSubscription(hooks.db, {
+        publicId,
+        keyDigest: await hashKey(TEST_KEY),
+        url: "https://receiver.test/hooks",
+        types: null,
+        states,
+        watch: parsed.value,
+        sealedSecret: await sealSecret(newSecret(), env.WEBHOOK_PUBLIC_KEY),
+        starts: await newestChanges(split.databases),
+        now: new Date(),
+      });
+      return (await findSubscription(hooks.db, publicId))!.id;
+    };
+    const [byState, byName] = [await subscribe(["CA"], []), await subscribe(null, ["Harbor Manufacturing Inc"])];
+    // Terminations of California filings the other deltas left alone, in both parts.
+    const terminated = RECORDS.filter(
+      (r, i) => r.state === "CA" && i < 60 && i % 5 === 0 && i % 3 !== 1 && i % 6 !== 2,
+    );
+    const amended = terminated.map((r) => ({
+      ...r,
+      amendments: [
+        ...r.amendments,
+        { number: `${r.number}-W`, filedAt: daysAgo(0.05), kind: "termination" as const, description: "Termination" },
+      ],
+    }));
+    expect(new Set(amended.map((r) => shardOf(layout, "CA", r.number)))).toEqual(new Set(["DB_2", "DB_3"]));
+    const wholeBefore = (await newestChanges(new Map([["DB", handle("DB_WHOLE")]]))).DB ?? 0;
+    for (const shards of [whole, split]) await importSharded(shards, "split-hooks.ndjson", stream(ndjson(amended)));
+
+    const sent: DeliveryMessage[] = [];
+    const result = await dispatch(hooks, {
+      sendBatch: async (messages) => void sent.push(...[...messages].map((m) => m.body)),
+    });
+    expect(result.more).toBe(false);
+    const change = async (shard: string, seq: number) =>
+      binding(shard)
+        .prepare(
+          "select f.number || ' ' || c.type as change from changes c join filings f on f.id = c.filing_id where c.seq = ?",
+        )
+        .bind(seq)
+        .first<{ change: string }>();
+    const received = async (subscription: number) => {
+      const mine = sent.filter((m) => m.subscription === subscription);
+      expect(new Set(mine.map((m) => `${m.shard} ${m.seq}`)).size).toBe(mine.length);
+      return Promise.all(mine.map(async (m) => (await change(m.shard, m.seq))?.change)).then((c) => c.sort());
+    };
+    const recorded = await binding("DB_WHOLE")
+      .prepare(
+        "select f.number || ' ' || c.type as change, d.name from changes c join filings f on f.id = c.filing_id join debtor_parties d on d.filing_id = f.id and d.position = 0 where c.seq > ? and f.state = 'CA'",
+      )
+      .bind(wholeBefore)
+      .all<{ change: string; name: string }>();
+    const expected = recorded.results.map((r) => r.change).sort();
+    expect(expected.length).toBe(terminated.length);
+    expect(await received(byState)).toEqual(expected);
+    const harbor = recorded.results.filter((r) => r.name === "Harbor Manufacturing Inc").map((r) => r.change);
+    expect(harbor.length).toBeGreaterThan(0);
+    expect(await received(byName)).toEqual(harbor.sort());
+  });
+
   // Last: it loads another state.
   it("decides a split state's backfill once over its parts: a part's first filing after the state's first load is news", async () => {
     const wa: ShardDatabases = {
