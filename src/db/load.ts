@@ -614,6 +614,8 @@ function fingerprint(rows: FilingRows): string {
  * k-th of `fresh` takes the largest id so far plus one. Until then it is
  * the placeholder -k, and its parties, amendments and changes name it as
  * max(id) - (fresh - k), which nothing else changes during the transaction.
+ * The offset is bound, one parameter like the id it stands for, so
+ * batches of the same shape send the same statement text.
  */
 function newFilingIds(fresh: number) {
   const maxId = sql`(select max(${filings.id}) from ${filings})`;
@@ -621,7 +623,7 @@ function newFilingIds(fresh: number) {
     /** The id column of a filing row: null (SQLite assigns it) for a new one. */
     own: (id: number): number | SQL => (id > 0 ? id : sql`null`),
     /** A reference to a filing's id from another row. */
-    ref: (id: number): number | SQL => (id > 0 ? id : sql`${maxId} - ${sql.raw(String(fresh + id))}`),
+    ref: (id: number): number | SQL => (id > 0 ? id : sql`${maxId} - ${fresh + id}`),
   };
 }
 

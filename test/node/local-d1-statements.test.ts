@@ -2,6 +2,9 @@ import { DatabaseSync } from "node:sqlite";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { localD1Database, StatementCache } from "../../scripts/localD1.ts";
+import { generateFilings } from "../../seed/generate.ts";
+import { upsertFilings } from "../../src/db/load.ts";
+import { migratedDatabase } from "./migrated.ts";
 
 describe("the local D1 handle's prepared statements", () => {
   it("keeps a statement used again rather than preparing it twice", () => {
@@ -45,5 +48,24 @@ describe("the local D1 handle's prepared statements", () => {
     }
     expect(cache.kept).toBe(8);
     expect(db.prepare("select count(*) as n from t").get()).toEqual({ n: (40 * 41) / 2 });
+  });
+
+  it("sends a load's inserts of new filings as texts that repeat from group to group, their ids bound", async () => {
+    const db = migratedDatabase();
+    const texts: string[] = [];
+    class Recording extends StatementCache {
+      override get(text: string) {
+        texts.push(text);
+        return super.get(text);
+      }
+    }
+    const now = Date.now();
+    const records = [...generateFilings({ filings: 2000, seed: 3, now })];
+    const summary = await upsertFilings(localD1Database(db, new Recording(db, 256)), records, { now: new Date(now) });
+    expect(summary.inserted).toBeGreaterThan(1900);
+    // A new filing's parties name it by an offset from the largest id: bound, not written into the text.
+    const inserts = texts.filter((t) => t.startsWith('insert into "debtor_parties"'));
+    expect(inserts.length).toBeGreaterThan(100);
+    expect(new Set(inserts).size).toBeLessThan(inserts.length / 10);
   });
 });
