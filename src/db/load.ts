@@ -385,6 +385,9 @@ export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean
     stateSummaryStatement(db, all ? "all" : "counted"),
     // Running totals of every facet with a stale day, in one pass: each
     // day's filings and those of every later day (schema.ts, facetDays).
+    // Only the days whose total moved are written: a replaced filing
+    // takes from and adds to the same days, and a lapse day's facet holds
+    // thousands of days (D1 bills each row written).
     db.run(sql`
       update ${facetDays} set running = fresh.running
       from (
@@ -395,7 +398,8 @@ export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean
           using (scope, place, name, facet)
       ) fresh
       where ${facetDays}.scope = fresh.scope and ${facetDays}.place = fresh.place
-        and ${facetDays}.name = fresh.name and ${facetDays}.facet = fresh.facet and ${facetDays}.day = fresh.day`),
+        and ${facetDays}.name = fresh.name and ${facetDays}.facet = fresh.facet and ${facetDays}.day = fresh.day
+        and ${facetDays}.running is not fresh.running`),
   ];
 }
 
