@@ -24,7 +24,7 @@ import { parseArgs } from "node:util";
 import { beginBulkLoad, endBulkLoad, finishBulkWrite, writeShardedFilings } from "../scripts/bulk/load.ts";
 import { localD1Database, openLocalD1File } from "../scripts/localD1.ts";
 import { localFiles, migrateAll, shardConfig } from "../scripts/shardConfig.ts";
-import { recordLoad, upsertFilings } from "../src/db/load.ts";
+import { recordLoad, refreshQueued, upsertFilings } from "../src/db/load.ts";
 import { shardOf } from "../src/db/shards.ts";
 import { isStateCode } from "../src/domain/states.ts";
 import { lienLine } from "../src/feed/export.ts";
@@ -171,7 +171,10 @@ if (values["if-empty"] && existing > 0) {
   let changed = 0;
   for (const [shard, db] of shards) {
     const mine = delta.filter((r) => shardOf(config.layout, r.state, r.number) === shard);
-    const done = await upsertFilings(localD1Database(db), mine, { source: `${source} (delta)`, now: new Date() });
+    // Aggregates and running totals once, after every group, as an import does (not once a group).
+    const local = localD1Database(db);
+    const done = await upsertFilings(local, mine, { source: `${source} (delta)`, now: new Date(), refresh: false });
+    await refreshQueued(local);
     changed += done.inserted + done.updated;
   }
   console.log(
