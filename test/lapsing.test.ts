@@ -79,6 +79,13 @@ describe("GET /filings/lapsing", () => {
     expect(refused.error.details?.map((d) => d.parameter)).toEqual(["to"]);
     const bad = await getJson("/filings/lapsing?state=CA&from=2026-02-30", 400);
     expect(bad.error.details?.map((d) => d.parameter)).toEqual(["from"]);
+    // A malformed from is not compared with to, so it is never written back into to's message.
+    const hostile = await getJson(
+      `/filings/lapsing?state=CA&from=${encodeURIComponent("9' OR 1=1 --")}&to=${day(9)}`,
+      400,
+    );
+    expect(hostile.error.details?.map((d) => d.parameter)).toEqual(["from"]);
+    expect(JSON.stringify(hostile)).not.toContain("OR 1=1");
   });
 
   it("filters by debtor industry and by secured party, and counts in envelope A", async () => {

@@ -308,10 +308,11 @@ export const filingLookupQuery = paged({
 });
 
 /** A day, YYYY-MM-DD, that exists. */
-const date = text("a date, YYYY-MM-DD").refine(
-  (d) => /^\d{4}-\d{2}-\d{2}$/.test(d) && new Date(Date.parse(`${d}T00:00:00Z`) || 0).toISOString().startsWith(d),
-  { error: "must be a date written YYYY-MM-DD" },
-);
+/** Whether `d` is a real day written YYYY-MM-DD. */
+const isDay = (d: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(d) && new Date(Date.parse(`${d}T00:00:00Z`) || 0).toISOString().startsWith(d);
+
+const date = text("a date, YYYY-MM-DD").refine(isDay, { error: "must be a date written YYYY-MM-DD" });
 
 /** Days ahead of today that a lapse window covers by default. */
 export const LAPSING_DAYS = 180;
@@ -334,7 +335,8 @@ export const lapsingQuery = paged({
   industry,
   envelope: envelope("b"),
 }).superRefine((q, ctx) => {
-  if (q.from !== undefined && q.to !== undefined && q.from > q.to) {
+  // Compared only when both are days: a malformed one is refused on its own, and never echoed.
+  if (q.from !== undefined && q.to !== undefined && isDay(q.from) && isDay(q.to) && q.from > q.to) {
     ctx.addIssue({ code: "custom", path: ["to"], message: `must not be before from (${q.from})` });
   }
 });
