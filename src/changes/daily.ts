@@ -12,7 +12,9 @@
  *   as retention keeps changes). The lapses due are read first, so each
  *   batch writes its lapses' name-index rows (schema.ts, changeNames) with
  *   them; a backlog of days is written a few thousand lapses (whole days)
- *   per batch, each moving the mark to its last day.
+ *   per batch, each moving the mark to its last day. The same batch
+ *   rebuilds the lien report's digests of the lapsed filings' debtors, whose
+ *   live counts held only until those lapse dates (src/db/reports.ts).
  * - Retention. Changes recorded before the retention window are deleted,
  *   oldest first, a bounded number per statement, and the newest deleted
  *   becomes change_marks.purged_through: a cursor at or before it has lost
@@ -22,7 +24,8 @@ import { and, eq, isNull, lt, lte, sql } from "drizzle-orm";
 import { recordedNow } from "../db/changeRows.ts";
 import type { Db } from "../db/database.ts";
 import { NAME_SLOTS_SQL, storedKeys } from "../db/nameIndex.ts";
-import { changeMarks, changeNames, changes, facetCounts, filings } from "../db/schema.ts";
+import { digestStatements } from "../db/reports.ts";
+import { changeMarks, changeNames, changes, debtorParties, facetCounts, filings } from "../db/schema.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
 
 /** Days changes are kept unless CHANGE_RETENTION_DAYS says more. */
@@ -101,6 +104,13 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
           .orderBy(...order),
       ),
       lapseNames(db, await storedKeys(db, ids), ids.length),
+      // The lien report's digests of the lapsed filings' debtors count them lapsed from now (src/db/reports.ts).
+      ...digestStatements(
+        db,
+        (nameKey) =>
+          sql`${nameKey} in (select ${debtorParties.nameKey} from ${debtorParties} where ${debtorParties.filingId} in (select value from json_each(${JSON.stringify(ids)})))`,
+        today,
+      ),
       markLapses(db, i === chunks.length - 1 ? today : through),
     ]);
     lapsed += rowsChanged(inserted);

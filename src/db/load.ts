@@ -9,7 +9,7 @@
  *   subtracted for replaced ones, running totals marked stale;
  * - the debtors touched, queued in debtors_to_refresh;
  * and then `refreshStatements` rebuilds the per-debtor aggregates (names,
- * addresses and address sets, co-debtor links) of the queued debtors from their parties, and
+ * addresses and address sets, co-debtor links, lien report digests) of the queued debtors from their parties, and
  * the stale running totals. Rebuilding from the parties, rather than adding
  * to the aggregates, is what lets a replaced filing take back what it gave.
  * Last come the sound keys of similar-name search (soundKeys.ts), which
@@ -34,6 +34,7 @@ import {
   soundKeyRows,
   toRows,
 } from "./records.ts";
+import { digestStatements } from "./reports.ts";
 import {
   type Amendment,
   amendments,
@@ -368,6 +369,15 @@ export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean
         .innerJoin(other, and(eq(other.filingId, self.filingId), sql`${other.nameKey} <> ${self.nameKey}`))
         .where(queued(self.nameKey))
         .groupBy(self.nameKey, self.filingState, other.nameKey, other.addressKey),
+    ),
+    // The lien report's digests of the same debtors (src/db/reports.ts).
+    ...digestStatements(
+      db,
+      all
+        ? undefined
+        : listed !== undefined
+          ? (nameKey) => sql`${nameKey} in (select value from json_each(${listed}))`
+          : (nameKey) => sql`${nameKey} in (select ${debtorsToRefresh.nameKey} from ${debtorsToRefresh})`,
     ),
     ...(listed === undefined ? [db.delete(debtorsToRefresh)] : []),
     // Facets and days a replaced filing took back to nothing go, as if never

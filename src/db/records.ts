@@ -5,12 +5,14 @@
  * place derived data is computed, so every loader stays consistent.
  */
 
+import { COLLATERAL_CATEGORIES, collateralCategories, currentCollateral } from "../domain/collateral.ts";
 import { ZIP_COUNTRIES } from "../domain/countries.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
 import type { AmendmentKind, FilingKind, PartyType } from "../domain/kinds.ts";
 import { lapseOf, terminatedAt } from "../domain/lifecycle.ts";
 import { US_ZIP } from "../domain/limits.ts";
 import { debtorKey, securedNameWords } from "../domain/names.ts";
+import { securedPartyKind } from "../domain/securedPartyKinds.ts";
 import { nameSoundKeys } from "../domain/soundKeys.ts";
 import { isStateCode } from "../domain/states.ts";
 import { hashKey } from "./encodings.ts";
@@ -118,6 +120,30 @@ export function partyKey(p: PartyRecord): string {
   return `${p.name.toLowerCase()}\u0000${addressText(p.address)}`;
 }
 
+/** The trait bit of a filing with a secured party of kind `funding_company` (schema.ts, filings.traits). */
+export const FUNDING_TRAIT = 1 << 15;
+
+/** The bit of a collateral category in filings.traits: its place in COLLATERAL_CATEGORIES. */
+export const categoryBit = (index: number) => 1 << index;
+
+/**
+ * What the lien report counts of a filing (schema.ts, filings.traits): the
+ * categories of its current collateral and whether a funding company is
+ * among its secured parties.
+ */
+export function traitsOf(record: {
+  collateral?: string | null | undefined;
+  amendments: readonly { filedAt: string; number: string; collateral?: string | null | undefined }[];
+  securedParties: readonly { name: string }[];
+}): number {
+  let traits = 0;
+  for (const { category } of collateralCategories(currentCollateral(record.collateral, record.amendments))) {
+    traits |= categoryBit(COLLATERAL_CATEGORIES.indexOf(category));
+  }
+  if (record.securedParties.some((p) => securedPartyKind(p.name) === "funding_company")) traits |= FUNDING_TRAIT;
+  return traits;
+}
+
 /** Rows for one filing, with `id` as its primary key. */
 export function toRows(record: FilingRecord, id: number): FilingRows {
   const state = record.state.toUpperCase();
@@ -140,6 +166,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       collateral: record.collateral ?? null,
       filingOffice: record.filingOffice ?? null,
       terminatedAt: terminated,
+      traits: traitsOf(record),
       revision: 0,
     },
     debtors: record.debtors.map((p, position) => ({

@@ -13,19 +13,32 @@
  *   co-debtor links, whose other side names the key too), and the new
  *   keys' spellings get their sound keys for similar-name search;
  * - changed lender words: the filing's "l" and "o" facets (schema.ts) are
- *   taken back under the old words and counted under the new.
+ *   taken back under the old words and counted under the new;
+ * - changed traits (records.ts, traitsOf: what the lien report counts of a
+ *   filing's collateral and lenders, or none yet on rows loaded before
+ *   migration 0023): rewritten, and the filing's debtors queued, whose
+ *   report digests are rebuilt with their other aggregates.
  * A page whose keys are all current writes nothing, so a second run
  * changes nothing; a run cut short leaves its queue and stale totals, which
  * the next run refreshes.
  */
-import { and, eq, gt, inArray, isNull, lte, max, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull, isNull, lte, max, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { debtorKey, securedNameWords } from "../domain/names.ts";
 import type { Db } from "./database.ts";
 import { lenderStatements, lookedUp, securedPartiesWhere } from "./lenders.ts";
 import { facetCutoffDay, facetStatements, queueKeyStatements, refreshQueued, storedRows } from "./load.ts";
-import { type FacetDay, facetDayRows } from "./records.ts";
-import { debtorParties, debtorsToRefresh, facetCounts, facetDays, filings, securedParties } from "./schema.ts";
+import { type FacetDay, facetDayRows, traitsOf } from "./records.ts";
+import {
+  amendments,
+  debtorParties,
+  debtorsToRefresh,
+  facetCounts,
+  facetDays,
+  filings,
+  securedParties,
+} from "./schema.ts";
 
 /** Filing ids a page covers: with their parties, about a thousand rows read. */
 const PAGE_IDS = 400;
@@ -44,6 +57,8 @@ export interface RekeySummary {
   debtors: number;
   /** Secured-party rows whose name_words were rewritten. */
   lenders: number;
+  /** Filings whose traits (collateral categories, funding company) were rewritten. */
+  traits: number;
 }
 
 type Statement = BatchItem<"sqlite">;
@@ -110,9 +125,31 @@ async function lenderFacetStatements(db: Db, ids: number[], cutoff: string): Pro
   ];
 }
 
-/** Re-keys the parties of filings with ids in (from, to]. */
+/**
+ * The filings of a page whose traits (records.ts, traitsOf: collateral
+ * categories and a funding company among the lenders) differ from those
+ * stored, or were never stored (rows loaded before migration 0023), with
+ * the traits the rules give now.
+ */
+function changedTraits(
+  stored: { id: number; collateral: string | null; traits: number | null }[],
+  amended: { filingId: number; number: string; filedAt: string; collateral: string | null }[],
+  lenders: { filingId: number; name: string }[],
+): { id: number; traits: number }[] {
+  return stored.flatMap((f) => {
+    const traits = traitsOf({
+      collateral: f.collateral,
+      amendments: amended.filter((a) => a.filingId === f.id),
+      securedParties: lenders.filter((l) => l.filingId === f.id),
+    });
+    return traits === f.traits ? [] : [{ id: f.id, traits }];
+  });
+}
+
+/** Re-keys the parties of filings with ids in (from, to], and brings their traits up to the rules. */
 async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Promise<RekeySummary> {
-  const [debtors, lenders] = await db.batch([
+  const inPage = (id: SQLiteColumn) => and(gt(id, from), lte(id, to));
+  const [debtors, lenders, stored, amended] = await db.batch([
     db
       .select({
         filingId: debtorParties.filingId,
@@ -124,7 +161,33 @@ async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Prom
       .from(debtorParties)
       .where(and(gt(debtorParties.filingId, from), lte(debtorParties.filingId, to))),
     securedPartiesWhere(db, and(gt(securedParties.filingId, from), lte(securedParties.filingId, to))),
+    db
+      .select({ id: filings.id, collateral: filings.collateral, traits: filings.traits })
+      .from(filings)
+      .where(inPage(filings.id)),
+    db
+      .select({
+        filingId: amendments.filingId,
+        number: amendments.number,
+        filedAt: amendments.filedAt,
+        collateral: amendments.collateral,
+      })
+      .from(amendments)
+      .where(and(inPage(amendments.filingId), isNotNull(amendments.collateral))),
   ]);
+  const traits = changedTraits(stored, amended, lenders);
+  // A filing's new traits and its debtors queued, whose report digests count them.
+  for (let i = 0; i < traits.length; i += FILINGS_PER_BATCH * 4) {
+    const part = traits.slice(i, i + FILINGS_PER_BATCH * 4);
+    const ids = new Set(part.map((t) => t.id));
+    await db.batch([
+      ...part.map((t) => db.update(filings).set({ traits: t.traits }).where(eq(filings.id, t.id))),
+      ...queueKeyStatements(
+        db,
+        debtors.filter((d) => ids.has(d.filingId)).map((d) => d.nameKey),
+      ),
+    ] as [Statement, ...Statement[]]);
+  }
   const newDebtors = debtors.flatMap((d) => {
     const key = debtorKey(d.name, d.type);
     return key === d.nameKey ? [] : [{ ...d, key }];
@@ -168,11 +231,12 @@ async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Prom
     ];
     await db.batch(statements as [Statement, ...Statement[]]);
   }
-  if (changed.length > 0) await refreshQueued(db);
+  if (changed.length > 0 || traits.length > 0) await refreshQueued(db);
   return {
     filings: new Set([...debtors, ...lenders].map((p) => p.filingId)).size,
     debtors: newDebtors.length,
     lenders: newLenders.length,
+    traits: traits.length,
   };
 }
 
@@ -194,13 +258,14 @@ export async function rekeyStored(
   const pageIds = options.pageIds ?? PAGE_IDS;
   const [top] = await db.select({ id: max(filings.id) }).from(filings);
   const last = top?.id ?? 0;
-  const summary: RekeySummary = { filings: 0, debtors: 0, lenders: 0 };
+  const summary: RekeySummary = { filings: 0, debtors: 0, lenders: 0, traits: 0 };
   for (let from = 0; from < last; from += pageIds) {
     const to = Math.min(from + pageIds, last);
     const page = await rekeyPage(db, from, to, cutoff);
     summary.filings += page.filings;
     summary.debtors += page.debtors;
     summary.lenders += page.lenders;
+    summary.traits += page.traits;
     options.onPage?.(summary, to, last);
   }
   // What a run cut short between a page's writes and its refresh left behind.

@@ -50,6 +50,7 @@ export const WITHOUT_ROWID = [
   "debtor_links",
   "load_keys",
   "held_copies",
+  "debtor_reports",
 ] as const;
 
 const partyType = enumCode(PARTY_TYPES);
@@ -130,6 +131,15 @@ export const filings = sqliteTable(
      * lender searches need of each.
      */
     lenders: text().notNull().default("[]"),
+    /**
+     * What the lien report counts of the filing, derived from its text when
+     * it is loaded (records.ts, traitsOf): bit i for each collateral category
+     * of COLLATERAL_CATEGORIES its current collateral names
+     * (src/domain/collateral.ts), and FUNDING_TRAIT when a secured party is a
+     * funding company (src/domain/securedPartyKinds.ts). Null on rows loaded
+     * before migration 0023 until `npm run db:rekey` fills it.
+     */
+    traits: integer(),
     /**
      * How many times a load has replaced the filing's rows. A load replaces a
      * filing only if it still has the revision the load read (src/db/load.ts),
@@ -493,6 +503,44 @@ export const debtorLinks = sqliteTable(
     zip: text(),
   },
   (t) => [primaryKey({ columns: [t.nameKey, t.filingState, t.otherKey, t.otherAddressKey] })],
+);
+
+/**
+ * The lien report's digest of one debtor (match key) in one state
+ * (src/db/reports.ts): what its summary counts, over the debtor's filings
+ * there, as of the day `as_of`. Counts of filings live on that day (not
+ * terminated, lapse date after it) hold until the soonest of their lapse
+ * dates, `lapses_next`; on or after it the report counts the debtor's
+ * filings afresh, and the daily job (src/changes/daily.ts) rebuilds the
+ * digests of debtors whose filings lapsed. Rebuilt with the other per-debtor
+ * aggregates for the debtors a load touches, so a report reads one row per
+ * debtor found, however many filings it has (docs/api.md, "Lien report").
+ */
+export const debtorReports = sqliteTable(
+  "debtor_reports",
+  {
+    nameKey: text().notNull(),
+    state: text().notNull(),
+    /** The day the live counts are of, as days since 1970-01-01. */
+    asOf: integer().notNull(),
+    filings: integer().notNull(),
+    terminated: integer().notNull(),
+    /** Filings live on `as_of`. */
+    active: integer().notNull(),
+    /** Live filings by kind: a JSON array of counts in FILING_KINDS order; null when none is live. */
+    kinds: text(),
+    /** Live filings by collateral category: a JSON array in COLLATERAL_CATEGORIES order; null when none is live. */
+    categories: text(),
+    /** Each secured party's name on live filings, with their number: JSON `[[name, filings], ...]`; null when none. */
+    lenders: text(),
+    /** Filings by filing day from 180 days before `as_of`: JSON `[[day, filings, of funding companies], ...]`; null when none. */
+    recent: text(),
+    /** The oldest live filing by filing time (then id). */
+    firstActive: integer(),
+    /** The soonest lapse date (days) of the live filings: the counts hold while the day is before it. */
+    lapsesNext: integer(),
+  },
+  (t) => [primaryKey({ columns: [t.nameKey, t.state] })],
 );
 
 /** Debtors whose aggregates (names, addresses, links) a load must rebuild. */

@@ -95,11 +95,15 @@ const RECORDS = [...generateFilings({ filings: 600, seed: 26, now: NOW })].map((
   i % 23 === 5 ? withParties(r, Math.floor(i / 23)) : r,
 );
 
-/** RECORDS loaded with the old keys, as a database loaded before the change holds them. */
+/**
+ * RECORDS loaded with the old keys, as a database loaded before the change
+ * holds them, and without traits, as one loaded before migration 0023.
+ */
 function loadedWithOldKeys(): DatabaseSync {
   const db = migratedDatabase();
   const rows = RECORDS.map((r, i) => toRows(r, i + 1));
   for (const r of rows) {
+    r.filing.traits = null;
     for (const d of r.debtors) d.nameKey = OLD_DEBTOR_KEYS.get(d.name) ?? d.nameKey;
     for (const s of r.securedParties) s.nameWords = OLD_LENDER_WORDS.get(s.name) ?? s.nameWords;
   }
@@ -150,6 +154,7 @@ function tables(db: DatabaseSync) {
     debtorAddressSets: all(db, "select * from debtor_address_sets order by name_key"),
     debtorLinks: all(db, "select * from debtor_links order by name_key, filing_state, other_key, other_address_key"),
     queued: all(db, "select * from debtors_to_refresh"),
+    debtorReports: all(db, "select * from debtor_reports order by name_key, state"),
   };
 }
 
@@ -169,7 +174,7 @@ const rawSoundKeys = (db: DatabaseSync) =>
   );
 
 describe("npm run db:rekey", () => {
-  it("gives a database keyed under the old rules what a load under the current rules gives, once", async () => {
+  it("gives a database keyed under the old rules and without traits what a load under the current rules gives, once", async () => {
     const fresh = loadedNow();
     const db = loadedWithOldKeys();
     const changedDebtors = RECORDS.flatMap((r) => r.debtors).filter((d) => OLD_DEBTOR_KEYS.has(d.name)).length;
@@ -186,7 +191,12 @@ describe("npm run db:rekey", () => {
       pageIds: 50,
       onPage: (_, done) => pages.push(done),
     });
-    expect(summary).toEqual({ filings: RECORDS.length, debtors: changedDebtors, lenders: changedLenders });
+    expect(summary).toEqual({
+      filings: RECORDS.length,
+      debtors: changedDebtors,
+      lenders: changedLenders,
+      traits: RECORDS.length,
+    });
     // Pages of 50 filing ids up to the last.
     expect(pages).toEqual(
       Array.from({ length: Math.ceil(RECORDS.length / 50) }, (_, k) => Math.min(50 * (k + 1), RECORDS.length)),
@@ -202,6 +212,7 @@ describe("npm run db:rekey", () => {
       filings: RECORDS.length,
       debtors: 0,
       lenders: 0,
+      traits: 0,
     });
     expect({ tables: tables(db), soundKeys: rawSoundKeys(db) }).toEqual(before);
   });

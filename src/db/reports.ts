@@ -1,0 +1,102 @@
+/**
+ * The lien report's digests (schema.ts, debtorReports): for each debtor
+ * (match key) in each state, what a report's summary counts of its
+ * filings, so that a report reads one row per debtor it finds rather than
+ * every filing. A digest is rebuilt from the stored rows, like the other
+ * per-debtor aggregates (src/db/load.ts, refreshStatements), for the
+ * debtors a load touches and, by the daily job (src/changes/daily.ts), for
+ * those whose filings lapsed.
+ *
+ * Which filings are live depends on the day, so a digest counts them as
+ * of the day it was built (`as_of`, by the database's clock) and records
+ * the soonest lapse date among them (`lapses_next`): until that day its
+ * live counts are today's. The same statement, read rather than stored,
+ * counts the filings of a report's debtors afresh where a digest is stale
+ * or cannot be added to another (src/report/query.ts).
+ */
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { COLLATERAL_CATEGORIES } from "../domain/collateral.ts";
+import { FILING_KINDS } from "../domain/kinds.ts";
+import type { Db } from "./database.ts";
+import { categoryBit, FUNDING_TRAIT } from "./records.ts";
+import { debtorParties, debtorReports, filings, lenders } from "./schema.ts";
+
+/** Days of filing dates a digest keeps, before its day: the longest window the summary counts. */
+const RECENT_DAYS = 180;
+
+/** Today as days since 1970-01-01, by the database's clock: the day a digest is built as of. */
+const databaseToday = sql`(cast(strftime('%s', 'now') as integer) / 86400)`;
+
+/**
+ * A JSON array of `counts` (SQL sums), or null when nothing is live: a
+ * debtor whose filings have all lapsed, most of them, keeps no arrays.
+ */
+const countsOf = (counts: SQL[]) => sql`case when sum(live) > 0 then json_array(${sql.join(counts, sql`, `)}) end`;
+
+/**
+ * Digest rows of the debtors whose party rows `parties` selects (a
+ * condition on debtor_parties, named `dp`), as of the day `asOf` (days).
+ * `by`: "debtor", a row per debtor and state (what is stored); "state", a
+ * row per state of the selected debtors together, each filing counted once
+ * whichever of them it names (a report's fresh count), with the key ''.
+ * `ctes`: common table expressions `parties` reads, written before facts.
+ */
+export function digestSelect(parties: SQL, asOf: SQLWrapper, by: "debtor" | "state", ctes?: SQL): SQL {
+  const key = by === "debtor" ? sql`dp.name_key` : sql`''`;
+  const live = sql`(f.terminated_at is null and (f.lapse_date is null or f.lapse_date > ${asOf}))`;
+  const kinds = FILING_KINDS.map((_, code) => sql.raw(`sum(live and kind = ${code})`));
+  const categories = COLLATERAL_CATEGORIES.map((_, i) => sql.raw(`sum(live and (traits & ${categoryBit(i)}) <> 0)`));
+  // Filing times are seconds (negative before 1970) and ids stay under 10^9:
+  // the smallest time * 10^9 + id is the oldest live filing, its id the
+  // (non-negative) remainder.
+  const first = sql.raw(
+    "((min(case when live then filed_at * 1000000000 + id end) % 1000000000) + 1000000000) % 1000000000",
+  );
+  return sql`with ${ctes ? sql`${ctes}, ` : sql``}facts as (
+      select ${key} as k, dp.filing_state as s, f.id as id, f.filed_at as filed_at, f.kind as kind,
+        f.lapse_date as lapse, f.terminated_at as ended, coalesce(f.traits, 0) as traits, f.lenders as lenders,
+        ${live} as live
+      from ${debtorParties} dp join ${filings} f on f.id = dp.filing_id
+      where ${parties}
+      group by ${key}, dp.filing_state, f.id
+    )
+    select g.k, g.s, ${asOf} as as_of, g.filings, g.terminated, g.active, g.kinds, g.categories, p.lenders, r.recent, g.first_active, g.lapses_next
+    from (
+      select k, s, count(*) as filings, sum(ended is not null) as terminated, sum(live) as active,
+        ${countsOf(kinds)} as kinds, ${countsOf(categories)} as categories,
+        ${first} as first_active, min(case when live then lapse end) as lapses_next
+      from facts group by k, s
+    ) g
+    left join (
+      select k, s, json_group_array(json_array(name, n)) as lenders from (
+        select x.k, x.s, l.name as name, count(distinct x.id) as n
+        from facts x, json_each(x.lenders) j join ${lenders} l on l.id = j.value
+        where x.live group by x.k, x.s, l.name
+      ) group by k, s
+    ) p on p.k = g.k and p.s = g.s
+    left join (
+      select k, s, json_group_array(json_array(day, n, m)) as recent from (
+        select k, s, filed_at / 86400 as day, count(*) as n, sum((traits & ${sql.raw(String(FUNDING_TRAIT))}) <> 0) as m
+        from facts where filed_at >= (${asOf} - ${sql.raw(String(RECENT_DAYS))}) * 86400
+        group by k, s, day
+      ) group by k, s
+    ) r on r.k = g.k and r.s = g.s`;
+}
+
+/**
+ * Rebuilds the digests of the debtors `keys` selects (a subquery or
+ * condition on a name_key column, given as a function of it; every debtor
+ * when absent), as of `asOf` (YYYY-MM-DD; default today by the database's
+ * clock): a delete and an insert, for a batch. Query builders rather than
+ * raw statements, which Drizzle's D1 driver cannot bind in a batch.
+ */
+export function digestStatements(db: Db, keys?: (nameKey: SQL) => SQL, asOf?: string) {
+  const day = asOf === undefined ? databaseToday : sql`${Date.parse(`${asOf}T00:00:00Z`) / 86_400_000}`;
+  const stored = keys ? keys(sql`${debtorReports.nameKey}`) : sql`1`;
+  const parties = keys ? keys(sql`dp.name_key`) : sql`1`;
+  return [
+    db.delete(debtorReports).where(stored),
+    // Columns in the table's order, as Drizzle lists them in the insert.
+    db.insert(debtorReports).select(digestSelect(sql`${parties} and dp.name_key <> ''`, day, "debtor")),
+  ] as const;
+}
