@@ -16,6 +16,7 @@ import { dropContentHeaders } from "./http/caching.ts";
 import { type AppEnv, d1Totals, log, requestLogSample } from "./http/context.ts";
 import { ApiError, errorResponse, invalidParameters, notFound, onError } from "./http/errors.ts";
 import { boundedUrl } from "./http/params.ts";
+import { registerReportRoute } from "./report/route.ts";
 import { registerConsole } from "./routes/console.ts";
 import { registerDebtorRoutes } from "./routes/debtors.ts";
 import { registerDocs } from "./routes/docs.ts";
@@ -137,6 +138,7 @@ export function createApp() {
   registerFilingRoutes(app);
   registerSecuredRoutes(app);
   registerDebtorRoutes(app);
+  registerReportRoute(app);
   registerDocs(app);
   registerConsole(app);
 

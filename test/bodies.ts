@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { type errorBody, type liensA, type liensB, pagination } from "../src/http/responses.ts";
+import type * as reportRoutes from "../src/report/route.ts";
 import type * as debtorRoutes from "../src/routes/debtors.ts";
 import type * as filingRoutes from "../src/routes/filings.ts";
 import type * as monitoringRoutes from "../src/routes/monitoring.ts";
@@ -19,7 +20,11 @@ interface LookupRoute {
   responses: { 200: { content: { "application/json": { schema: z.ZodType } } } };
 }
 
-type Exports = typeof debtorRoutes & typeof filingRoutes & typeof securedRoutes & typeof monitoringRoutes;
+type Exports = typeof debtorRoutes &
+  typeof filingRoutes &
+  typeof securedRoutes &
+  typeof monitoringRoutes &
+  typeof reportRoutes;
 /** Every lookup route the app registers. */
 type Route = { [K in keyof Exports]: Exports[K] extends LookupRoute ? Exports[K] : never }[keyof Exports];
 

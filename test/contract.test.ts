@@ -16,6 +16,7 @@ import { createApp } from "../src/app.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { INDUSTRIES } from "../src/domain/industries.ts";
 import { STATE_CODES } from "../src/domain/states.ts";
+import { reportRoute } from "../src/report/route.ts";
 import { filingLookupRoute } from "../src/routes/filings.ts";
 import { changesRoute } from "../src/routes/monitoring.ts";
 import { LOOKUPS, sampleFilings } from "./endpoints.ts";
@@ -43,6 +44,9 @@ const API_HEADERS = [
   "allow",
   "server-timing",
   "x-cache",
+  "x-report-id",
+  "x-report-generated-at",
+  "link",
 ];
 
 /** Every lookup's sample requests, which answer data over sampleFilings() (test/endpoints.ts). */
@@ -125,24 +129,30 @@ describe("successful responses", () => {
     "%s: a real, non-empty answer, a cache hit and a 304 all match the document",
     async (url, route) => {
       const miss = await get(url);
-      expect(miss.headers.get("x-cache")).toBe("miss");
+      if (route !== reportRoute) expect(miss.headers.get("x-cache")).toBe("miss");
       const body = await expectDocumented(miss, route.path);
       expect((Object.values(body).find(Array.isArray) as unknown[]).length).toBeGreaterThan(0);
       const parsed = route.responses[200].content["application/json"].schema.safeParse(body);
       expect(parsed.error?.issues ?? []).toEqual([]);
 
-      // The change feed is never served from the edge cache (it must show the last load at once).
-      if (route !== changesRoute) {
-        await get(url);
-        const hit = await get(url);
-        expect(hit.headers.get("x-cache")).toBe("hit");
-        await expectDocumented(hit, route.path);
-      }
+      // A lien report is made for its moment and never kept: no cache, no ETag.
+      if (route === reportRoute) {
+        expect(miss.headers.get("cache-control")).toBe("private, no-store");
+        expect(miss.headers.get("etag")).toBeNull();
+      } else {
+        // The change feed is never served from the edge cache (it must show the last load at once).
+        if (route !== changesRoute) {
+          await get(url);
+          const hit = await get(url);
+          expect(hit.headers.get("x-cache")).toBe("hit");
+          await expectDocumented(hit, route.path);
+        }
 
-      const etag = miss.headers.get("etag")!;
-      const notModified = await get(url, TEST_KEY, { headers: { "if-none-match": etag } });
-      expect(notModified.status).toBe(304);
-      await expectDocumented(notModified, route.path);
+        const etag = miss.headers.get("etag")!;
+        const notModified = await get(url, TEST_KEY, { headers: { "if-none-match": etag } });
+        expect(notModified.status).toBe(304);
+        await expectDocumented(notModified, route.path);
+      }
 
       // Read at the bookmark of the first answer.
       const bookmark = miss.headers.get("x-d1-bookmark");
@@ -274,11 +284,13 @@ describe("the OpenAPI document", () => {
       expect(op.summary, route.path).toBeTruthy();
       const params = op.parameters.map(resolve);
       for (const p of params) expect(p.description, `${route.path} ${p.name}`).toBeTruthy();
+      // A lien report is never the same twice (its id and time): no ETag to send back, no 304.
+      const revalidated = route !== reportRoute;
       expect(params.filter((p: Json) => p.in === "header").map((p: Json) => p.name)).toEqual([
-        "If-None-Match",
+        ...(revalidated ? ["If-None-Match"] : []),
         "x-d1-bookmark",
       ]);
-      const statuses = ["200", "304", "400", "429", "500", "503", "default"];
+      const statuses = ["200", "400", "429", "500", "503", "default", ...(revalidated ? ["304"] : [])];
       if (route !== filingLookupRoute) statuses.push("401");
       if (route === changesRoute) statuses.push("410");
       expect(Object.keys(op.responses).sort()).toEqual(statuses.sort());

@@ -14,6 +14,7 @@
 import type { FilingRecord, PartyRecord } from "../src/db/records.ts";
 import { INDUSTRIES } from "../src/domain/industries.ts";
 import { isoSeconds } from "../src/domain/time.ts";
+import { reportRoute } from "../src/report/route.ts";
 import {
   debtorAddressesRoute,
   debtorAssociatedRoute,
@@ -59,7 +60,8 @@ type LookupRoute =
   | typeof debtorSimilarRoute
   | typeof changesRoute
   | typeof lapsingRoute
-  | typeof statesRoute;
+  | typeof statesRoute
+  | typeof reportRoute;
 
 /** A documented lookup (a route in the OpenAPI document). */
 export interface Lookup {
@@ -360,6 +362,32 @@ export const LOOKUPS: Lookup[] = [
       d.states.flatMap((s) => [
         `/filings/lapsing?state=${s}`,
         `/filings/lapsing?state=${s}&industry=Manufacturing&envelope=a`,
+      ]),
+  }),
+  lookup(reportRoute, {
+    scope: "optional",
+    params: { name: ["Contract Co", "Carla Contract"], state: ["CA", "ca, ny"], format: ["json", "CSV"] },
+    sample: ["/debtors/report?name=contract", "/debtors/report?name=Contract%20Co&state=CA"],
+    variants: [
+      "/debtors/report?name=Acme%20Widgets",
+      "/debtors/report?name=Acme%20Widgets&state=CA",
+      "/debtors/report?name=John%20Allen%20Smith&state=CA,NY",
+      "/debtors/report?name=John%20Smith",
+      "/debtors/report?name=Smith,%20J%20A&state=CA",
+    ],
+    dense: [
+      "/debtors/report?name=Busy%20Borrower",
+      "/debtors/report?name=Busy%20Borrower&state=CA",
+      "/debtors/report?name=Owner%203&state=CA,NV,WA",
+    ],
+    seeded: [
+      "/debtors/report?name=Sanchez%20%26%20Sons%20Cafe",
+      "/debtors/report?name=Sanchez%20%26%20Sons%20Cafe&state=NY",
+    ],
+    bench: (d) =>
+      d.debtors.flatMap((x) => [
+        `/debtors/report?name=${enc(x.name)}`,
+        `/debtors/report?name=${enc(x.name)}&state=${x.state}`,
       ]),
   }),
   lookup(statesRoute, {

@@ -420,3 +420,71 @@ export const changesQuery = z
   );
 
 export const statesQuery = z.object({});
+
+/** Most states a lien report names: each code once. */
+const MAX_REPORT_STATES = STATE_CODES.length;
+/** Longest `state` list of a report: every code with a comma and a space around each. */
+const MAX_STATE_LIST_LENGTH = MAX_REPORT_STATES * 6;
+
+/**
+ * Reads a comma list of state codes, as industryList reads industries: one
+ * message for every empty, unknown or repeated item, by position.
+ */
+function stateList(raw: string, ctx: z.core.$RefinementCtx<string>): string[] {
+  const found = new Set<string>();
+  const empty: number[] = [];
+  const unknown: number[] = [];
+  const repeated = new Set<string>();
+  for (const [i, item] of raw.split(",").entries()) {
+    const code = item.trim().toUpperCase();
+    if (code === "") empty.push(i + 1);
+    else if (!isStateCode(code)) unknown.push(i + 1);
+    else if (found.has(code)) repeated.add(code);
+    else found.add(code);
+  }
+  const problems = [
+    empty.length > 0 ? `empty: ${items(empty)}` : "",
+    unknown.length > 0 ? `not a state code: ${items(unknown)}` : "",
+    repeated.size > 0
+      ? `repeated: ${[...repeated].slice(0, NAMED).join(", ")}${repeated.size > NAMED ? " and more" : ""}`
+      : "",
+  ].filter((p) => p !== "");
+  if (problems.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must list distinct two-letter state or territory codes separated by commas (${problems.join("; ")})`,
+    });
+  }
+  return [...found].sort();
+}
+
+const REPORT_FORMATS = ["json", "csv"] as const;
+
+export const reportQuery = z.object({
+  name: debtorName,
+  state: optional(
+    text("a comma-separated list of state codes")
+      .max(MAX_STATE_LIST_LENGTH, {
+        error: `must be at most ${MAX_STATE_LIST_LENGTH} characters: each of the ${MAX_REPORT_STATES} state codes at most once, separated by commas`,
+        abort: true,
+      })
+      .transform(stateList)
+      .openapi({
+        type: "array",
+        items: { type: "string", pattern: anyCasePattern(STATE_CODES) },
+        maxItems: MAX_REPORT_STATES,
+        uniqueItems: true,
+        param: { style: "form", explode: false },
+        description: `Comma-separated state or territory codes to search, in any case, each at most once. Default: every state the service holds.`,
+      }),
+  ),
+  cursor: optional(cursorParam),
+  format: optional(
+    caseInsensitiveEnum(REPORT_FORMATS).openapi({
+      type: "string",
+      pattern: anyCasePattern(REPORT_FORMATS),
+      description:
+        "`csv` for the page of filings as CSV (as `Accept: text/csv` asks); default JSON. The report's id and time come in headers then.",
+    }),
+  ),
+});

@@ -18,11 +18,11 @@ import { describeStatuses, ERROR_CODES } from "./errorCodes.ts";
  * A strict object shape under its own name in the OpenAPI document
  * (components.schemas), so generated clients get a type for it.
  */
-function component<S extends z.ZodRawShape>(name: string, description: string, shape: S) {
+export function component<S extends z.ZodRawShape>(name: string, description: string, shape: S) {
   return z.strictObject(shape).openapi(name, { description });
 }
 
-const timestamp = z
+export const timestamp = z
   .string()
   .openapi({ format: "date-time", description: "ISO 8601 UTC.", example: "2026-09-08T14:03:11Z" });
 
@@ -81,7 +81,7 @@ const securedPartyA = component("SecuredPartyA", "A secured party (lender) in en
   address: addressA,
 });
 
-const partyB = component("PartyB", "A debtor or secured party in envelope B.", {
+export const partyB = component("PartyB", "A debtor or secured party in envelope B.", {
   name: z.string(),
   type: z.enum([...PARTY_TYPES, "Secured Party"]),
   category: z.string().openapi({ description: "Debtor industry, lender kind or party kind." }),
@@ -139,31 +139,35 @@ const amendmentFull = component("AmendmentFull", "An amendment with its kind and
 });
 
 /** The full filing of the public lookup (GET /filings), whose fields the interface leaves open. */
-const lienFull = component("LienFull", "A filing as the public lookup shows it: envelope B and the office's record.", {
-  ...lienB.shape,
-  estimated_lien_lapse_date: z.string().nullable().openapi({
-    format: "date",
-    description:
-      "YYYY-MM-DD: the filing office's lapse date when it gave one (see `lapse_date_source`), else computed from the filing kind; null for a filing that does not lapse (a transmitting utility, or one its office says does not lapse: `lapse_date_source` `office`).",
-  }),
-  amendments: z.array(amendmentFull),
-  filing_kind: z.enum(FILING_KINDS).openapi({
-    description:
-      "What the filing is: a UCC financing statement (`standard`, `manufactured_home`, `public_finance`, `transmitting_utility`, `agricultural_lien`) or a lien the state's UCC index carries (`state_tax_lien`, `federal_tax_lien`, `judgment_lien`, `vessel_lien`, `other_lien`).",
-  }),
-  lapse_date_source: z.enum(LAPSE_SOURCES).openapi({
-    description:
-      "`office`: the lapse date is the filing office's, as given. `estimated`: computed from the filing kind and continuations (or an office date extended by a later continuation).",
-  }),
-  filing_office: z.string().nullable().openapi({ description: "The filing office as the source data names it." }),
-  collateral: z
-    .string()
-    .nullable()
-    .openapi({ description: "The collateral description as filed, if the source carries it." }),
-});
+export const lienFull = component(
+  "LienFull",
+  "A filing as the public lookup shows it: envelope B and the office's record.",
+  {
+    ...lienB.shape,
+    estimated_lien_lapse_date: z.string().nullable().openapi({
+      format: "date",
+      description:
+        "YYYY-MM-DD: the filing office's lapse date when it gave one (see `lapse_date_source`), else computed from the filing kind; null for a filing that does not lapse (a transmitting utility, or one its office says does not lapse: `lapse_date_source` `office`).",
+    }),
+    amendments: z.array(amendmentFull),
+    filing_kind: z.enum(FILING_KINDS).openapi({
+      description:
+        "What the filing is: a UCC financing statement (`standard`, `manufactured_home`, `public_finance`, `transmitting_utility`, `agricultural_lien`) or a lien the state's UCC index carries (`state_tax_lien`, `federal_tax_lien`, `judgment_lien`, `vessel_lien`, `other_lien`).",
+    }),
+    lapse_date_source: z.enum(LAPSE_SOURCES).openapi({
+      description:
+        "`office`: the lapse date is the filing office's, as given. `estimated`: computed from the filing kind and continuations (or an office date extended by a later continuation).",
+    }),
+    filing_office: z.string().nullable().openapi({ description: "The filing office as the source data names it." }),
+    collateral: z
+      .string()
+      .nullable()
+      .openapi({ description: "The collateral description as filed, if the source carries it." }),
+  },
+);
 
 /** The continuation of a list, in both envelopes. */
-const nextCursor = z.string().optional().openapi({
+export const nextCursor = z.string().optional().openapi({
   description:
     "Opaque continuation: send it as `cursor` (instead of `page`) for the next page, which then costs what the first page does however deep it is. Absent on the last page.",
 });
@@ -176,7 +180,7 @@ export const pagination = component("Pagination", "Envelope A's counted pages.",
   next_cursor: nextCursor,
 });
 
-const metadataA = component("ResponseMetadataA", "Envelope A's (and every error's) metadata.", {
+export const metadataA = component("ResponseMetadataA", "Envelope A's (and every error's) metadata.", {
   timestamp,
   request_id: z.string().uuid().openapi({ description: "The `x-request-id` response header." }),
 });

@@ -54,8 +54,6 @@ export async function statesHeld(db: Db, sent: SQL): Promise<StateCurrencyRow[]>
       completed: number | null;
     }>(sent),
   ]);
-  const fromDays = (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10);
-  const fromSeconds = (t: number) => new Date(t * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
   return rows.map((r) => ({
     state: r.state,
     filings: Number(r.filings),
@@ -63,13 +61,21 @@ export async function statesHeld(db: Db, sent: SQL): Promise<StateCurrencyRow[]>
     lastLoadedAt: r.loaded === null ? null : fromSeconds(Number(r.loaded)),
     backfillBeganAt: r.began === null ? null : fromSeconds(Number(r.began)),
     backfilledAt: r.completed === null ? null : fromSeconds(Number(r.completed)),
-    dataThrough:
-      r.office !== null
-        ? fromDays(Number(r.office))
-        : r.newest === null
-          ? null
-          : fromSeconds(Number(r.newest)).slice(0, 10),
+    dataThrough: dataThroughOf(r.office, r.newest),
   }));
+}
+
+const fromDays = (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10);
+const fromSeconds = (t: number) => new Date(t * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/**
+ * The date a state's data runs through, from its summary as stored: the
+ * office's own date (days) where its feed states one, else the day of the
+ * newest filing loaded (seconds); null for neither.
+ */
+export function dataThroughOf(office: number | null, newest: number | null): string | null {
+  if (office !== null) return fromDays(Number(office));
+  return newest === null ? null : fromSeconds(Number(newest)).slice(0, 10);
 }
 
 /** The later of two times (ISO text), either possibly null. */

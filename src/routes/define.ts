@@ -20,7 +20,7 @@ export const PAGE_SIZE_B = 10;
  * return data on the seeded database (docs/seed.md), so the reference page's
  * "Try it out" finds something. Validation is unchanged.
  */
-function withExamples<Q extends z.ZodObject>(query: Q, examples: Partial<Record<keyof Q["shape"], string>>): Q {
+export function withExamples<Q extends z.ZodObject>(query: Q, examples: Partial<Record<keyof Q["shape"], string>>): Q {
   const shape = query.shape as Record<string, z.ZodType>;
   const documented: Record<string, z.ZodType> = {};
   for (const [name, example] of Object.entries(examples)) {

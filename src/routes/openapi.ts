@@ -82,6 +82,22 @@ const HEADERS = {
     { required: true, example: 'ApiKey header="x-api-key"' },
   ),
   Allow: header("On a 405: the methods the path allows.", { type: "string" }, { example: "GET, HEAD, OPTIONS" }),
+  ReportCacheControl: header(
+    "`private, no-store`: a report is made for its moment (its `generated_at`), never kept.",
+    { type: "string" },
+    { required: true, example: "private, no-store" },
+  ),
+  ReportId: header("The report's `id` (the same on each of its pages).", { type: "string" }, { required: true }),
+  ReportGeneratedAt: header(
+    "The report's `generated_at`.",
+    { type: "string", format: "date-time" },
+    { required: true },
+  ),
+  Link: header(
+    'On a CSV page with another after it: `<URL>; rel="next"`, the next page\'s address.',
+    { type: "string" },
+    { example: '</debtors/report?name=Harbor%20Manufacturing&format=csv&cursor=eyJ...>; rel="next"' },
+  ),
 };
 
 type HeaderName = keyof typeof HEADERS;
@@ -101,8 +117,22 @@ export const successHeaders = headers({
   "Server-Timing": "ServerTiming",
 });
 
+/** Headers of a lien report (src/report/route.ts): never cached, its id and time, and a CSV page's next link. */
+export const reportHeaders = headers({
+  "x-request-id": "RequestId",
+  "Cache-Control": "ReportCacheControl",
+  "x-report-id": "ReportId",
+  "x-report-generated-at": "ReportGeneratedAt",
+  Link: "Link",
+  [BOOKMARK_HEADER]: "D1Bookmark",
+  "Server-Timing": "ServerTiming",
+});
+
+/** The request header of a read from a database state at least as new as the client's (docs/read-replication.md). */
+export const bookmarkRequestHeader = ref("parameters", "D1Bookmark");
+
 /** The request headers every lookup reads. */
-export const requestHeaders = [ref("parameters", "IfNoneMatch"), ref("parameters", "D1Bookmark")];
+export const requestHeaders = [ref("parameters", "IfNoneMatch"), bookmarkRequestHeader];
 
 const PARAMETERS = {
   IfNoneMatch: {

@@ -1,0 +1,238 @@
+/**
+ * The SQL of a lien report, one batch per shard (one round trip): the
+ * debtors a name finds in the shard's states with their digests
+ * (src/db/reports.ts), a fresh count of the states whose digests cannot
+ * serve (stale, missing, or two found debtors on one filing), the oldest
+ * live filing of each fresh digest, the states' currency, the shard's
+ * newest change, and the page of filings, oldest first.
+ *
+ * Rows read follow the debtors found and the page, never their filings:
+ * a digest is one row however many filings it counts, and the page takes
+ * each found debtor's first `size` filings after the position from its
+ * index range (a correlated subquery with a LIMIT, which SQLite runs once
+ * per found debtor), then the first `size` of those in report order.
+ */
+import { and, type SQL, sql } from "drizzle-orm";
+import { digestSelect } from "../db/reports.ts";
+import { debtorLinks, debtorNames, debtorReports, filings, stateSummaries } from "../db/schema.ts";
+import { debtorQuery } from "../domain/names.ts";
+import { type Db, frozen, type Holes, template } from "../queries/db.ts";
+import { assemble, type FilingWithParties, type PageRow, withParties } from "../queries/filings.ts";
+import { type SpanForm, spanForms, spansIn, spansMatch } from "../queries/nameMatch.ts";
+
+/** Where a report's page resumes: after the filing at this time (seconds), state and number. */
+export interface ReportPosition {
+  at: number;
+  st: string;
+  num: string;
+}
+
+/** What decides a statement's form. */
+type Shape = {
+  spans: SpanForm[];
+  /** Every state the shard holds, rather than the listed ones. */
+  national: boolean;
+  after: boolean;
+};
+
+/** What a request binds. */
+type Values = {
+  spans: (string | number)[];
+  /** The listed states, as ",CA,TX," (one bound value however many). */
+  states: string;
+  /** Today as days since 1970-01-01. */
+  today: number;
+  size: number;
+  at: number;
+  st: string;
+  num: string;
+};
+
+/** The found debtors: debtor_names rows the name's spans find, in the listed states. */
+function foundWhere(f: Shape, v: Holes<Values>): SQL {
+  const spans = spansMatch(debtorNames.nameKey, spansIn(f.spans, v.spans));
+  if (f.national) return spans;
+  return and(sql`(${spans})`, sql`instr(${v.states}, ',' || ${debtorNames.state} || ',') > 0`) as SQL;
+}
+
+/** A digest (aliased `r`) whose live counts are today's: built on or before today, and no live filing lapsed since. */
+const fresh = (v: Holes<Values>) =>
+  sql`(r.name_key is not null and r.as_of <= ${v.today} and (r.lapses_next is null or r.lapses_next > ${v.today}))`;
+
+const DIGEST = sql.raw(
+  "r.as_of, r.filings, r.terminated, r.active, r.kinds, r.categories, r.lenders, r.recent, r.first_active, r.lapses_next",
+);
+
+/** The found debtors, with their digests and whether each is fresh. */
+const digests = template(
+  "reportDigests",
+  (f: Shape, v: Holes<Values>) => sql`select ${debtorNames.nameKey} as k, ${debtorNames.state} as s, ${DIGEST},
+      ${fresh(v)} as fresh
+    from ${debtorNames} left join ${debtorReports} r on r.name_key = ${debtorNames.nameKey} and r.state = ${debtorNames.state}
+    where ${foundWhere(f, v)}`,
+);
+
+/**
+ * The states to count afresh, counted: those with a found debtor whose
+ * digest is not fresh, or with two found debtors named on one filing (a
+ * co-debtor link between them), whose digests would count it twice. Each
+ * filing once, as of today, one row per state; nothing read otherwise.
+ */
+const recount = template("reportRecount", (f: Shape, v: Holes<Values>) => {
+  // Materialized: the found debtors are read once, and each later step
+  // starts from them (a link is sought by its key, never scanned for).
+  const ctes = sql`found as materialized (
+      select ${debtorNames.nameKey} as k, ${debtorNames.state} as s from ${debtorNames} where ${foundWhere(f, v)}
+    ),
+    recount as materialized (
+      select found.s from found left join ${debtorReports} r on r.name_key = found.k and r.state = found.s
+      where not ${fresh(v)}
+      union
+      select found.s from found where exists (
+        select 1 from ${debtorLinks} l where l.name_key = found.k and l.filing_state = found.s
+          and l.other_key in (select o.k from found o where o.s = found.s))
+    ),
+    counted as materialized (select k, s from found where s in (select s from recount))`;
+  return digestSelect(sql`(dp.name_key, dp.filing_state) in (select k, s from counted)`, v.today, "state", ctes);
+});
+
+/** The oldest live filing of each fresh digest found, with its parties. */
+const firsts = template(
+  "reportFirsts",
+  (f: Shape, v: Holes<Values>) => sql`select ${withParties(false)} from ${filings} where ${filings.id} in (
+      select r.first_active from ${debtorNames} join ${debtorReports} r on r.name_key = ${debtorNames.nameKey} and r.state = ${debtorNames.state}
+      where (${foundWhere(f, v)}) and ${fresh(v)} and r.first_active is not null)`,
+);
+
+/** The listed states' (or every held state's) summaries: how current each is. */
+const currency = template("reportStates", (f: Shape, v: Holes<Values>) => {
+  const s = stateSummaries;
+  const listed = f.national ? sql`` : sql` and instr(${v.states}, ',' || ${s.state} || ',') > 0`;
+  return sql`select ${s.state} as state, ${s.officeThrough} as office, ${s.newestFiledAt} as newest
+    from ${s} where ${s.filings} > 0${listed}`;
+});
+
+/** The shard's newest change: where a changes cursor made now starts. */
+const newestChange = () => frozen("reportNewestChange", () => sql`select coalesce(max(seq), 0) as seq from changes`);
+
+/**
+ * The page: each found debtor's first `size` filings after the position in
+ * its index range (name key, state, filing time, number), the first `size`
+ * of them all by time, state and number, with their parties and amendments.
+ */
+const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
+  const after = f.after
+    ? sql` and d.filed_at >= ${v.at} and (d.filed_at > ${v.at} or d.filing_state > ${v.st} or (d.filing_state = ${v.st} and d.filing_number > ${v.num}))`
+    : sql``;
+  const keys = sql`select distinct f.filed_at as at, f.state as st, f.number as num, f.id as fid
+    from ${debtorNames} join ${filings} f on f.id in (
+      select d.filing_id from debtor_parties d
+      where d.name_key = ${debtorNames.nameKey} and d.filing_state = ${debtorNames.state}${after}
+      order by d.filed_at, d.filing_number, d.filing_id limit ${v.size})
+    where ${foundWhere(f, v)}
+    order by at, st, num, fid limit ${v.size}`;
+  return sql`select ${withParties(true)} from (${keys}) as page inner join ${filings} on ${filings.id} = page.fid
+    order by page.at, page.st, page.num, page.fid`;
+});
+
+/** A found debtor's digest as stored (null columns when it has none). */
+export interface DigestRow {
+  k: string;
+  s: string;
+  as_of: number | null;
+  filings: number | null;
+  terminated: number | null;
+  active: number | null;
+  kinds: string | null;
+  categories: string | null;
+  lenders: string | null;
+  recent: string | null;
+  first_active: number | null;
+  lapses_next: number | null;
+  fresh: number;
+}
+
+/** One shard's part of a report. */
+export interface ShardReport {
+  /** The debtors found, with their digests. */
+  digests: DigestRow[];
+  /** States counted afresh: one digest-like row each, key ''. */
+  recounted: DigestRow[];
+  /** The oldest live filing of each fresh digest. */
+  firsts: FilingWithParties[];
+  states: { state: string; office: number | null; newest: number | null }[];
+  /** The shard's newest change. */
+  seq: number;
+  /** The shard's first `size` filings of the report's order after the position. */
+  page: FilingWithParties[];
+}
+
+/** What a report asks of each shard: the name, the states (none: every state held), the day, the page. */
+export interface ReportRequest {
+  name: string;
+  states: string[] | undefined;
+  today: string;
+  size: number;
+  after: ReportPosition | undefined;
+}
+
+/** The statements of a report for one shard (the same for every shard). */
+export function reportStatements(q: ReportRequest) {
+  const { forms, values } = spanForms(debtorQuery(q.name));
+  const shape: Shape = { spans: forms, national: q.states === undefined, after: q.after !== undefined };
+  const bound: Values = {
+    spans: values,
+    states: `,${(q.states ?? []).join(",")},`,
+    today: Date.parse(`${q.today}T00:00:00Z`) / 86_400_000,
+    size: q.size,
+    at: q.after?.at ?? 0,
+    st: q.after?.st ?? "",
+    num: q.after?.num ?? "",
+  };
+  return {
+    digests: digests(shape, bound),
+    recount: recount(shape, bound),
+    firsts: firsts(shape, bound),
+    states: currency(shape, bound),
+    seq: newestChange(),
+    page: page(shape, bound),
+  };
+}
+
+export type ReportStatements = ReturnType<typeof reportStatements>;
+
+/** A report's part of one shard, in one batch. */
+export async function readShardReport(db: Db, s: ReportStatements): Promise<ShardReport> {
+  const [found, recounted, first, states, [newest], rows] = await db.batch([
+    db.all<DigestRow>(s.digests),
+    db.all<Omit<DigestRow, "fresh">>(s.recount),
+    db.all<PageRow>(s.firsts),
+    db.all<{ state: string; office: number | null; newest: number | null }>(s.states),
+    db.all<{ seq: number }>(s.seq),
+    db.all<PageRow>(s.page),
+  ]);
+  return {
+    digests: found,
+    recounted: recounted.map((r) => ({ ...r, fresh: 1 })),
+    firsts: assemble(first),
+    states,
+    seq: Number(newest?.seq ?? 0),
+    page: assemble(rows),
+  };
+}
+
+/** The shard's newest change alone: a shard that holds none of a report's states. */
+export async function readNewestChange(db: Db): Promise<number> {
+  const [[newest]] = await db.batch([db.all<{ seq: number }>(newestChange())]);
+  return Number(newest?.seq ?? 0);
+}
+
+/** Filings by id with their parties: the oldest live filings of states counted afresh. */
+export async function readFilings(db: Db, ids: number[]): Promise<FilingWithParties[]> {
+  const [rows] = await db.batch([
+    db.all<PageRow>(
+      sql`select ${withParties(false)} from ${filings} where ${filings.id} in (select value from json_each(${JSON.stringify(ids)}))`,
+    ),
+  ]);
+  return assemble(rows);
+}

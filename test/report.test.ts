@@ -1,0 +1,345 @@
+/**
+ * GET /debtors/report: one request answers whether a borrower is
+ * encumbered, by whom and since when, in every state, with the date each
+ * state's records run through. The borrower here files in California,
+ * Texas and Washington, three shards of the four-shard layout.
+ */
+import { parse } from "csv-parse/sync";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runDaily } from "../src/changes/daily.ts";
+import {
+  allD1,
+  allPagesA,
+  d1Of,
+  daysAgo,
+  dbOf,
+  filing,
+  get,
+  getJson,
+  load,
+  loadDelta,
+  party,
+  REVOKED_KEY,
+  registerKeys,
+} from "./helpers.ts";
+
+const HARBOR = "Harbor Freight Lines LLC";
+const harbor = (over: Parameters<typeof filing>[0]) =>
+  filing({ debtors: [party(HARBOR, { label: "Transportation & Logistics" })], ...over });
+const IRS = party("Internal Revenue Service");
+const MCA = party("Rapid Merchant Funding LLC");
+const BLANKET = "All assets of the Debtor, now owned or hereafter acquired, and all proceeds thereof.";
+const VIN = "1M8GDM9AXKP042788";
+
+const report = (query: string) => getJson(`/debtors/report?${query}` as "/debtors/report");
+
+beforeAll(async () => {
+  await registerKeys();
+  await load([
+    // California: active, terminated, lapsed, continued past its lapse, a federal tax lien.
+    harbor({ number: "H-CA-1", filedAt: daysAgo(400), collateral: `One 2019 tractor, VIN ${VIN}, and equipment.` }),
+    harbor({
+      number: "H-CA-2",
+      filedAt: daysAgo(700),
+      amendments: [{ number: "H-CA-2-T", filedAt: daysAgo(100), kind: "termination", description: "Termination" }],
+    }),
+    harbor({ number: "H-CA-3", filedAt: daysAgo(6 * 365) }),
+    harbor({
+      number: "H-CA-4",
+      filedAt: daysAgo(5 * 365 + 30),
+      amendments: [{ number: "H-CA-4-C", filedAt: daysAgo(90), kind: "continuation", description: "Continuation" }],
+    }),
+    harbor({ number: "H-CA-5", filedAt: daysAgo(200), kind: "federal_tax_lien", securedParties: [IRS] }),
+    // Texas: a merchant cash advance stack, blanket liens.
+    harbor({ number: "H-TX-1", state: "TX", filedAt: daysAgo(20), securedParties: [MCA], collateral: BLANKET }),
+    harbor({ number: "H-TX-2", state: "TX", filedAt: daysAgo(60), securedParties: [MCA], collateral: BLANKET }),
+    harbor({ number: "H-TX-3", state: "TX", filedAt: daysAgo(150), collateral: "Accounts receivable and inventory." }),
+    // Washington: the oldest live filing, restated by a collateral amendment.
+    harbor({
+      number: "H-WA-1",
+      state: "WA",
+      filedAt: daysAgo(1500),
+      collateral: "All assets.",
+      amendments: [
+        {
+          number: "H-WA-1-A",
+          filedAt: daysAgo(800),
+          kind: "collateral_change",
+          description: "Amendment",
+          collateral: "Equipment only.",
+        },
+      ],
+    }),
+    // Others that look alike, and an individual in two states.
+    filing({ number: "X-CA-1", debtors: [party("Harbor Freight Logistics LLC")] }),
+    filing({ number: "J-CA-1", debtors: [party("Public, John Q", { type: "Individual" })] }),
+    filing({ number: "J-TX-1", state: "TX", debtors: [party("Public, John", { type: "Individual" })] }),
+    // Spouses on one filing, both found by "J Smith": counted once.
+    filing({
+      number: "S-CA-1",
+      debtors: [party("Smith, John", { type: "Individual" }), party("Smith, Jane", { type: "Individual" })],
+    }),
+    filing({ number: "S-CA-2", debtors: [party("Smith, Jane", { type: "Individual" })] }),
+    // Thirty filings of one borrower: two pages.
+    ...Array.from({ length: 30 }, (_, i) =>
+      filing({ number: `P-${String(i).padStart(2, "0")}`, filedAt: daysAgo(300 - i), debtors: [party("Paged Co")] }),
+    ),
+  ]);
+});
+
+/** Counts a report must equal, worked out state by state from /debtors/search and /filings. */
+async function countedOneByOne(name: string, states: string[]) {
+  const out = { filings: 0, active: 0, lapsed: 0, terminated: 0, kinds: new Map<string, number>() };
+  for (const state of states) {
+    const found = await allPagesA(`/debtors/search?name=${encodeURIComponent(name)}&state=${state}`, "ucc_liens");
+    for (const lien of found) {
+      const [full] = (
+        await getJson(
+          `/filings?initial_financing_number=${encodeURIComponent(lien.initial_financing_number)}&state=${state}`,
+        )
+      ).ucc_liens;
+      if (!full) throw new Error(`no filing ${lien.initial_financing_number}`);
+      out.filings += 1;
+      if (full.estimated_lien_status === "Active") {
+        out.active += 1;
+        out.kinds.set(full.filing_kind, (out.kinds.get(full.filing_kind) ?? 0) + 1);
+      } else if (full.estimated_lien_status === "Lapsed") out.lapsed += 1;
+      else out.terminated += 1;
+    }
+  }
+  return out;
+}
+
+describe("GET /debtors/report", () => {
+  it("answers for a borrower in three states and shards with the counts /debtors/search and /filings give state by state", async () => {
+    const body = await report(`name=${encodeURIComponent("Harbor Freight Lines")}`);
+    const expected = await countedOneByOne("Harbor Freight Lines", ["CA", "TX", "WA"]);
+    expect(body.summary).toMatchObject({
+      filings: expected.filings,
+      active: expected.active,
+      lapsed: expected.lapsed,
+      terminated: expected.terminated,
+    });
+    for (const [kind, n] of expected.kinds) expect(body.summary.active_by_kind[kind as "standard"]).toBe(n);
+    expect(body.summary.filings).toBe(9);
+  });
+
+  it("counts a terminated, a lapsed, a continued and a tax-lien filing where they belong", async () => {
+    const { summary, filings } = await report(`name=${encodeURIComponent(HARBOR)}&state=CA`);
+    const status = (n: string) => filings.find((f) => f.initial_financing_number === n)?.estimated_lien_status;
+    expect([status("H-CA-2"), status("H-CA-3"), status("H-CA-4"), status("H-CA-5")]).toEqual([
+      "Terminated",
+      "Lapsed",
+      "Active",
+      "Active",
+    ]);
+    expect(summary).toMatchObject({ filings: 5, active: 3, lapsed: 1, terminated: 1 });
+    expect(summary.active_by_kind).toMatchObject({ standard: 2, federal_tax_lien: 1 });
+    expect(summary.active_secured_parties).toContainEqual({
+      name: "Internal Revenue Service",
+      kind: "government",
+      filings: 1,
+    });
+  });
+
+  it("gives the header: the name as submitted and searched, the logic, each state's records-through date and count", async () => {
+    const { report: header } = await report(
+      `name=${encodeURIComponent("Harbor Freight Lines, L.L.C.")}&state=wa,ca,TX`,
+    );
+    expect(header.name).toBe("Harbor Freight Lines, L.L.C.");
+    expect(header.name_searched[0]).toBe("harborfreightlines");
+    expect(header.search_logic.url).toBe("docs/api.md#lien-report");
+    expect(header.id).toMatch(/^[0-9a-f-]{36}$/);
+    const states = await getJson("/states");
+    const through = (s: string) => states.states.find((x) => x.state === s)?.data_through;
+    expect(header.states).toEqual([
+      { state: "CA", records_through: through("CA"), filings: 5 },
+      { state: "TX", records_through: through("TX"), filings: 3 },
+      { state: "WA", records_through: through("WA"), filings: 1 },
+    ]);
+  });
+
+  it("summarizes secured parties, blanket liens, collateral, recent filings, the first active filing and the next lapse", async () => {
+    const { summary } = await report(`name=${encodeURIComponent(HARBOR)}`);
+    expect(summary.active_secured_parties).toEqual([
+      { name: "First Test Bank, N.A.", kind: "bank", filings: 4 },
+      { name: MCA.name, kind: "funding_company", filings: 2 },
+      { name: "Internal Revenue Service", kind: "government", filings: 1 },
+    ]);
+    expect(summary.blanket_liens).toBe(2);
+    // H-WA-1's blanket lien was restated as equipment only: the restatement stands.
+    expect(summary.collateral_categories).toMatchObject({
+      all_assets: 2,
+      equipment: 2,
+      vehicles: 1,
+      accounts: 1,
+      inventory: 1,
+    });
+    expect(summary).toMatchObject({
+      filed_last_30_days: 1,
+      filed_last_90_days: 2,
+      filed_last_180_days: 3,
+      funding_company_filings_last_90_days: 2,
+    });
+    // H-CA-4, filed five years and 30 days ago, lives on by its continuation: the oldest live filing.
+    expect(summary.first_active_filing).toMatchObject({
+      initial_financing_number: "H-CA-4",
+      jurisdiction_state: "CA",
+      secured_parties: [{ name: "First Test Bank, N.A.", kind: "bank" }],
+    });
+    const lapses = (await report(`name=${encodeURIComponent(HARBOR)}`)).filings
+      .filter((f) => f.estimated_lien_status === "Active")
+      .map((f) => f.estimated_lien_lapse_date ?? "9999")
+      .sort();
+    expect(summary.next_lapse_date).toBe(lapses[0]);
+  });
+
+  it("lists filings oldest first with their categories, terms, VINs and secured party kinds", async () => {
+    const { filings } = await report(`name=${encodeURIComponent(HARBOR)}`);
+    const dates = filings.map((f) => f.initial_financing_date);
+    expect(dates).toEqual([...dates].sort());
+    const tractor = filings.find((f) => f.initial_financing_number === "H-CA-1");
+    expect(tractor?.vins).toEqual([VIN]);
+    expect(tractor?.collateral_categories).toEqual(expect.arrayContaining(["equipment", "vehicles"]));
+    expect(tractor?.collateral_terms.equipment).toContain("equipment");
+    const stack = filings.find((f) => f.initial_financing_number === "H-TX-1");
+    expect(stack?.involved_parties.secured_parties[0]).toMatchObject({ name: MCA.name, kind: "funding_company" });
+    expect(stack?.collateral_categories).toEqual(expect.arrayContaining(["all_assets", "proceeds"]));
+    expect(filings.find((f) => f.initial_financing_number === "H-WA-1")?.collateral_categories).toEqual(["equipment"]);
+  });
+
+  it("finds an individual in every state, by either form of the name", async () => {
+    // With no middle name asked, any middle name matches; "John Q Public" would leave out a John Public with none.
+    for (const name of ["John Public", "Public, John"]) {
+      const body = await report(`name=${encodeURIComponent(name)}`);
+      expect(body.filings.map((f) => f.initial_financing_number).sort()).toEqual(["J-CA-1", "J-TX-1"]);
+      expect(body.report.name_searched.some((k) => k.startsWith("public john"))).toBe(true);
+    }
+  });
+
+  it("counts a filing naming two debtors the name finds once", async () => {
+    const body = await report("name=J%20Smith&state=CA");
+    expect(body.summary.filings).toBe(2);
+    expect(body.filings.map((f) => f.initial_financing_number)).toEqual(["S-CA-1", "S-CA-2"]);
+  });
+
+  it("answers a name that matches nothing with zero counts and every searched state's records-through date", async () => {
+    const body = await report("name=Nobody%20At%20All%20Corp&state=CA,TX,ME");
+    expect(body.summary).toMatchObject({ filings: 0, active: 0, first_active_filing: null, next_lapse_date: null });
+    expect(body.filings).toEqual([]);
+    expect(body.next_cursor).toBeUndefined();
+    expect(body.report.states.map((s) => [s.state, s.filings])).toEqual([
+      ["CA", 0],
+      ["ME", 0],
+      ["TX", 0],
+    ]);
+    expect(body.report.states.find((s) => s.state === "ME")?.records_through).toBeNull();
+    expect(body.report.states.find((s) => s.state === "CA")?.records_through).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it("pages 25 filings at a time by cursor, with the same report and summary on every page", async () => {
+    const first = await report("name=Paged%20Co");
+    expect(first.filings).toHaveLength(25);
+    expect(first.next_cursor).toBeDefined();
+    const second = await report(`name=Paged%20Co&cursor=${encodeURIComponent(first.next_cursor ?? "")}`);
+    expect(second.filings.map((f) => f.initial_financing_number)).toEqual(
+      Array.from({ length: 5 }, (_, i) => `P-${25 + i}`),
+    );
+    expect(second.next_cursor).toBeUndefined();
+    expect(second.report).toEqual(first.report);
+    expect(second.summary).toEqual(first.summary);
+  });
+
+  it("hands back a changes cursor that returns the changes recorded after the report and nothing before", async () => {
+    const name = "Harbor Freight Lines";
+    const before = await report(`name=${encodeURIComponent(name)}`);
+    const one = await report(`name=${encodeURIComponent(name)}&state=TX`);
+    await loadDelta([harbor({ number: "H-TX-9", state: "TX", filedAt: daysAgo(1) })]);
+    for (const [body, state] of [
+      [before, ""],
+      [one, "&state=TX"],
+    ] as const) {
+      const changes = await getJson(
+        `/filings/changes?debtor_name=${encodeURIComponent(name)}${state}&cursor=${encodeURIComponent(body.report.changes_cursor)}` as "/filings/changes",
+      );
+      expect(changes.changes.map((c) => [c.type, c.initial_financing_number])).toEqual([["filing.created", "H-TX-9"]]);
+    }
+  });
+
+  it("answers the page as CSV that parses back, with the next page in a Link header and the report in headers", async () => {
+    for (const ask of [
+      { query: "", accept: "text/csv" },
+      { query: "&format=csv", accept: "application/json" },
+    ]) {
+      const res = await get(`/debtors/report?name=Paged%20Co${ask.query}`, undefined, {
+        headers: { accept: ask.accept },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^text\/csv; charset=utf-8/);
+      expect(res.headers.get("x-report-id")).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers.get("x-report-generated-at")).toMatch(/Z$/);
+      expect(res.headers.get("link")).toMatch(/^<\/debtors\/report\?.*cursor=.*>; rel="next"$/);
+      const text = await res.text();
+      expect(text.split("\r\n")).toHaveLength(27);
+      const rows = parse(text, { bom: true, columns: true }) as Record<string, string>[];
+      expect(rows).toHaveLength(25);
+      expect(rows[0]).toMatchObject({ initial_financing_number: "P-00", jurisdiction_state: "CA", status: "Active" });
+    }
+    const res = await get(`/debtors/report?name=${encodeURIComponent(HARBOR)}&state=CA&format=csv`);
+    const rows = parse(await res.text(), { bom: true, columns: true }) as Record<string, string>[];
+    const tractor = rows.find((r) => r.initial_financing_number === "H-CA-1");
+    expect(tractor).toMatchObject({ vins: VIN, secured_party_kinds: "bank", debtors: HARBOR });
+    expect(tractor?.collateral_categories?.split("; ")).toEqual(expect.arrayContaining(["equipment", "vehicles"]));
+  });
+
+  it("counts afresh where a digest is stale, as it would from a fresh one", async () => {
+    const query = `name=${encodeURIComponent(HARBOR)}`;
+    const fresh = await report(query);
+    // Digests built long ago, whose live filings have lapsed since: counted from the filings instead.
+    for (const d1 of allD1)
+      await d1.prepare("update debtor_reports set as_of = as_of - 4000, lapses_next = as_of - 4000").run();
+    const stale = await report(query);
+    expect(stale.summary).toEqual(fresh.summary);
+    expect(stale.report.states).toEqual(fresh.report.states);
+  });
+
+  it("has the daily job rebuild the digest of a debtor whose filing lapsed, counting it lapsed", async () => {
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    const day = tomorrow.toISOString().slice(0, 10);
+    await loadDelta([
+      filing({ number: "L-TX-1", state: "TX", officeLapseDate: day, debtors: [party("Lapsing Lines LLC")] }),
+      filing({ number: "L-TX-2", state: "TX", debtors: [party("Lapsing Lines LLC")] }),
+    ]);
+    const digest = () =>
+      d1Of("TX")
+        .prepare(
+          "select as_of, active, lapses_next from debtor_reports where name_key = 'lapsinglines' and state = 'TX'",
+        )
+        .first<{ as_of: number; active: number; lapses_next: number }>();
+    const days = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000;
+    expect(await digest()).toMatchObject({ active: 2, lapses_next: days(day) });
+    await runDaily(dbOf("TX"), tomorrow, 90);
+    expect(await digest()).toMatchObject({ as_of: days(day), active: 1 });
+  });
+
+  it("refuses a bad name, state or cursor with a 400 naming it, and a missing or revoked key with a 401", async () => {
+    const named = async (query: string) => {
+      const body = await getJson(`/debtors/report?${query}` as "/debtors/report", 400);
+      return body.error.details?.map((d) => d.parameter);
+    };
+    expect(await named("state=CA")).toEqual(["name"]);
+    expect(await named("name=&state=CA")).toEqual(["name"]);
+    expect(await named(`name=${"x".repeat(1001)}`)).toEqual(["name"]);
+    expect(await named("name=Acme&state=CA,ZZ")).toEqual(["state"]);
+    expect(await named("name=Acme&state=CA,ca")).toEqual(["state"]);
+    expect(await named(`name=Acme&state=${Array.from({ length: 57 }, () => "CA").join(",")}`)).toEqual(["state"]);
+    const other = await report("name=Paged%20Co");
+    expect(await named(`name=Other%20Co&cursor=${encodeURIComponent(other.next_cursor ?? "")}`)).toEqual(["cursor"]);
+    const lookup = await getJson("/debtors/search?name=Paged%20Co&state=CA");
+    expect(await named(`name=Paged%20Co&cursor=${encodeURIComponent(lookup.pagination.next_cursor ?? "")}`)).toEqual([
+      "cursor",
+    ]);
+    expect((await get("/debtors/report?name=Acme", null)).status).toBe(401);
+    expect((await get("/debtors/report?name=Acme", REVOKED_KEY)).status).toBe(401);
+  });
+});
