@@ -68,6 +68,8 @@ export interface DeliverEnv extends WebhookEnv {
   dead: Queue<DeliveryMessage>;
   /** How a request reaches the receiver (fetch; tests pass a receiver). */
   send?: (request: Request) => Promise<Response>;
+  /** How long an attempt waits for its answer, in milliseconds (TIMEOUT_MS; tests pass a short one). */
+  timeoutMs?: number;
 }
 
 /** The `webhook-id` of a subscription's message for a change: the same on every attempt. */
@@ -131,6 +133,9 @@ async function readSome(body: ReadableStream<Uint8Array> | null, limit: number, 
   return new TextDecoder().decode(bytes);
 }
 
+/** A wait as the delivery log says it: "15 s", or "50 ms" under a second. */
+const waited = (ms: number) => (ms < 1000 ? `${ms} ms` : `${ms / 1000} s`);
+
 /** One attempt: the POST, within TIMEOUT_MS for the answer and the part of its body read. */
 async function attempt(env: DeliverEnv, request: Request): Promise<Outcome> {
   const send = env.send ?? ((r: Request) => fetch(r));
@@ -151,7 +156,9 @@ async function attempt(env: DeliverEnv, request: Request): Promise<Outcome> {
     const name = err instanceof Error ? err.name : "Error";
     const said = err instanceof Error ? err.message.slice(0, SHOWN_CHARS) : String(err);
     const error =
-      name === "TimeoutError" || name === "AbortError" ? "no answer within 15 s" : `request failed: ${said}`;
+      name === "TimeoutError" || name === "AbortError"
+        ? `no answer within ${waited(env.timeoutMs ?? TIMEOUT_MS)}`
+        : `request failed: ${said}`;
     return { status: null, error, retryAfter: null };
   }
 }
@@ -291,7 +298,7 @@ async function deliverOne(
         headers,
         body,
         redirect: "manual",
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: AbortSignal.timeout(env.timeoutMs ?? TIMEOUT_MS),
       }),
     );
   }
