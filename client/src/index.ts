@@ -97,7 +97,9 @@ export type ItemOf<P> = P extends { ucc_liens: (infer I)[] }
             ? I
             : P extends { changes: (infer I)[] }
               ? I
-              : never;
+              : P extends { filings: (infer I)[] }
+                ? I
+                : never;
 
 /** Where each operation lives (its path in the document) and which field holds its list. */
 const OPERATIONS = {
@@ -113,6 +115,7 @@ const OPERATIONS = {
   listChanges: { path: "/filings/changes", list: "changes" },
   listLapsingFilings: { path: "/filings/lapsing", list: "ucc_liens" },
   listStates: { path: "/states", list: "states" },
+  getLienReport: { path: "/debtors/report", list: "filings" },
 } as const satisfies { [Op in OperationId]: { path: PathOf<Op>; list: string } };
 
 /** The API serves pages 1 to 10,000 by number (walks follow cursors, which go further). */
@@ -284,8 +287,12 @@ function infoOf(res: Response): AnswerInfo {
 
 /** The cursor of the page after `page` (envelope A's `pagination`, B's `response_metadata`); none on the last. */
 function nextCursorOf(page: unknown): string | undefined {
-  const p = page as { pagination?: { next_cursor?: string }; response_metadata?: { next_cursor?: string } };
-  return p.pagination?.next_cursor ?? p.response_metadata?.next_cursor;
+  const p = page as {
+    pagination?: { next_cursor?: string };
+    response_metadata?: { next_cursor?: string };
+    next_cursor?: string;
+  };
+  return p.pagination?.next_cursor ?? p.response_metadata?.next_cursor ?? p.next_cursor;
 }
 
 export class LienLookupClient {
@@ -395,6 +402,17 @@ export class LienLookupClient {
   /** Every state the service holds, and how current its data is. */
   listStates(options?: CallOptions): Paged<StatePage> {
     return this.#paged("listStates", {}, options);
+  }
+
+  /**
+   * The lien report of a debtor: its filings in every state held (or in
+   * `state`), oldest first, with a summary, each state's records-through
+   * date and a change-feed cursor to monitor from. The pages of one report
+   * share its `id` and summary; `items()` walks every filing. JSON only
+   * (`format: "csv"` is for other clients).
+   */
+  getLienReport(query: Omit<QueryOf<"getLienReport">, "format">, options?: CallOptions): Paged<PageOf<"getLienReport">> {
+    return this.#paged("getLienReport", query, options);
   }
 
   /** One page of the change feed (see changes() and watch() to follow it). */

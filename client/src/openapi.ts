@@ -292,10 +292,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/debtors/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lien report: is this borrower encumbered, by whom, since when
+         * @description Every filing naming the debtor in the states searched (default: every state held), matched in each as `/debtors/search` matches names, oldest first (filing time, then state, then number), 25 a page; with a summary over all of them (active, lapsed and terminated filings, active filings by kind and collateral category, the secured parties on active filings and their kinds, blanket liens, recent filings, the oldest active filing, the next lapse date), the date each state's records run through, and a change-feed cursor positioned at the report. A name that matches nothing is a report of zero filings. `format=csv` (or `Accept: text/csv`) answers the page as CSV. docs/api.md, "Lien report".
+         */
+        get: operations["getLienReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Lien report: is this borrower encumbered, by whom, since when (headers only)
+         * @description `getLienReport` without the body: the same status and headers (`ETag` among them), for a cheap check of whether an answer changed or a key works.
+         */
+        head: operations["headGetLienReport"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Active filings whose current collateral names each category. */
+        ActiveByCollateralCategory: {
+            all_assets: number;
+            accounts: number;
+            inventory: number;
+            equipment: number;
+            vehicles: number;
+            farm_products: number;
+            fixtures: number;
+            general_intangibles: number;
+            deposit_accounts: number;
+            chattel_paper: number;
+            instruments: number;
+            investment_property: number;
+            proceeds: number;
+            consumer_goods: number;
+            other: number;
+        };
+        /** @description Active filings by `filing_kind`. */
+        ActiveByKind: {
+            standard: number;
+            manufactured_home: number;
+            public_finance: number;
+            transmitting_utility: number;
+            agricultural_lien: number;
+            state_tax_lien: number;
+            federal_tax_lien: number;
+            judgment_lien: number;
+            other_lien: number;
+            vessel_lien: number;
+        };
+        /** @description A secured party named on active filings. */
+        ActiveSecuredParty: {
+            /** @description As filed. */
+            name: string;
+            /**
+             * @description What the secured party is, read from its name (docs/api.md, "Lien report"): `government` (the IRS, a state's revenue or labor department, the SBA), `bank`, `credit_union`, `representative` (a filing service that files for an undisclosed lender), `equipment_finance`, `funding_company` (merchant cash advance and other funding companies), or `other`.
+             * @enum {string}
+             */
+            kind: "government" | "bank" | "credit_union" | "representative" | "equipment_finance" | "funding_company" | "other";
+            /** @description Active filings naming it. */
+            filings: number;
+        };
         /** @description An address in envelope A, as the filing office recorded it. */
         AddressA: {
             /** @description Street address. Null when the filing office did not record it. */
@@ -500,6 +567,18 @@ export interface components {
             parameter: string;
             message: string;
         };
+        /** @description The oldest active filing: first to file is usually first in priority. */
+        FirstActiveFiling: {
+            initial_financing_number: string;
+            jurisdiction_state: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             * @example 2026-09-08T14:03:11Z
+             */
+            initial_financing_date: string;
+            secured_parties: components["schemas"]["ReportSecuredParty"][];
+        } | null;
         /** @description The debtors and secured parties of a filing in envelope A. */
         InvolvedPartiesA: {
             debtor_parties: components["schemas"]["DebtorPartyA"][];
@@ -622,6 +701,15 @@ export interface components {
             ucc_liens: components["schemas"]["LienFull"][];
             response_metadata: components["schemas"]["ResponseMetadataB"];
         };
+        /** @description A lien report: its header and summary, and a page of its filings, oldest first. */
+        LienReport: {
+            report: components["schemas"]["ReportHeader"];
+            summary: components["schemas"]["ReportSummary"];
+            filings: components["schemas"]["ReportFiling"][];
+            /** @description Opaque continuation: send it as `cursor` (instead of `page`) for the next page, which then costs what the first page does however deep it is. Absent on the last page. */
+            next_cursor?: string;
+            response_metadata: components["schemas"]["ResponseMetadataA"];
+        };
         /** @description Envelope A's counted pages. */
         Pagination: {
             current_page: number;
@@ -640,6 +728,140 @@ export interface components {
             /** @description Debtor industry, lender kind or party kind. */
             category: string;
             address: components["schemas"]["AddressB"];
+        };
+        /** @description A matched filing: everything `GET /filings` gives, with its collateral categories, VINs and secured party kinds. */
+        ReportFiling: {
+            initial_financing_number: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             * @example 2026-09-08T14:03:11Z
+             */
+            initial_financing_date: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD: the filing office's lapse date when it gave one (see `lapse_date_source`), else computed from the filing kind; null for a filing that does not lapse (a transmitting utility, or one its office says does not lapse: `lapse_date_source` `office`).
+             */
+            estimated_lien_lapse_date: string | null;
+            /** @enum {string} */
+            estimated_lien_status: "Active" | "Lapsed" | "Terminated";
+            jurisdiction_state: string;
+            /** @description The filing state's own UCC search page. */
+            search_url: string;
+            involved_parties: components["schemas"]["ReportParties"];
+            amendments: components["schemas"]["AmendmentFull"][];
+            /**
+             * @description What the filing is: a UCC financing statement (`standard`, `manufactured_home`, `public_finance`, `transmitting_utility`, `agricultural_lien`) or a lien the state's UCC index carries (`state_tax_lien`, `federal_tax_lien`, `judgment_lien`, `vessel_lien`, `other_lien`).
+             * @enum {string}
+             */
+            filing_kind: "standard" | "manufactured_home" | "public_finance" | "transmitting_utility" | "agricultural_lien" | "state_tax_lien" | "federal_tax_lien" | "judgment_lien" | "other_lien" | "vessel_lien";
+            /**
+             * @description `office`: the lapse date is the filing office's, as given. `estimated`: computed from the filing kind and continuations (or an office date extended by a later continuation).
+             * @enum {string}
+             */
+            lapse_date_source: "office" | "estimated";
+            /** @description The filing office as the source data names it. */
+            filing_office: string | null;
+            /** @description The collateral description as filed, if the source carries it. */
+            collateral: string | null;
+            /** @description Categories its current collateral names (the latest amendment restating collateral, else the filing's). */
+            collateral_categories: ("all_assets" | "accounts" | "inventory" | "equipment" | "vehicles" | "farm_products" | "fixtures" | "general_intangibles" | "deposit_accounts" | "chattel_paper" | "instruments" | "investment_property" | "proceeds" | "consumer_goods" | "other")[];
+            /** @description By category, the phrases of the collateral text that named it. */
+            collateral_terms: {
+                [key: string]: string[];
+            };
+            /** @description 17-character vehicle identification numbers in the collateral whose check digit is valid, upper-cased. */
+            vins: string[];
+        };
+        /** @description What was searched, where, and how current the answer is. */
+        ReportHeader: {
+            /** @description Identifies this report: the same on each of its pages, new on every report. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             * @example 2026-09-08T14:03:11Z
+             */
+            generated_at: string;
+            /** @description The name as submitted. */
+            name: string;
+            /** @description The normalized keys searched, as the search logic reads the name: its organization key, then each reading as an individual (`last, first [middle]`, `*` where any name matches). */
+            name_searched: string[];
+            search_logic: components["schemas"]["SearchLogic"];
+            states: components["schemas"]["ReportState"][];
+            /** @description A cursor of `/filings/changes` at the moment of the report: `GET /filings/changes?debtor_name=NAME&cursor=CHANGES_CURSOR` (with `state` when the report named exactly one) returns the changes recorded after the report and nothing before. */
+            changes_cursor: string;
+        };
+        /** @description The debtors and secured parties of a filing. */
+        ReportParties: {
+            debtor_parties: components["schemas"]["PartyB"][];
+            secured_parties: components["schemas"]["ReportPartyB"][];
+        };
+        /** @description A secured party with its kind. */
+        ReportPartyB: {
+            name: string;
+            /** @enum {string} */
+            type: "Individual" | "Organization" | "Secured Party";
+            /** @description Debtor industry, lender kind or party kind. */
+            category: string;
+            address: components["schemas"]["AddressB"];
+            /**
+             * @description What the secured party is, read from its name (docs/api.md, "Lien report"): `government` (the IRS, a state's revenue or labor department, the SBA), `bank`, `credit_union`, `representative` (a filing service that files for an undisclosed lender), `equipment_finance`, `funding_company` (merchant cash advance and other funding companies), or `other`.
+             * @enum {string}
+             */
+            kind: "government" | "bank" | "credit_union" | "representative" | "equipment_finance" | "funding_company" | "other";
+        };
+        /** @description A secured party of a filing, with its kind. */
+        ReportSecuredParty: {
+            name: string;
+            /**
+             * @description What the secured party is, read from its name (docs/api.md, "Lien report"): `government` (the IRS, a state's revenue or labor department, the SBA), `bank`, `credit_union`, `representative` (a filing service that files for an undisclosed lender), `equipment_finance`, `funding_company` (merchant cash advance and other funding companies), or `other`.
+             * @enum {string}
+             */
+            kind: "government" | "bank" | "credit_union" | "representative" | "equipment_finance" | "funding_company" | "other";
+        };
+        /** @description A state the report searched. */
+        ReportState: {
+            /** @example CA */
+            state: string;
+            /**
+             * Format: date
+             * @description The date the state's records run through, as `/states` reports it (`data_through`); null where the service holds nothing of the state.
+             */
+            records_through: string | null;
+            /** @description Filings matched in the state. */
+            filings: number;
+        };
+        /** @description Counts over every matched filing, not just the page. */
+        ReportSummary: {
+            /** @description Matched filings, of any status. */
+            filings: number;
+            /** @description Filings neither terminated nor lapsed today. */
+            active: number;
+            /** @description Filings past their lapse date, not terminated. */
+            lapsed: number;
+            /** @description Filings terminated by an amendment. */
+            terminated: number;
+            active_by_kind: components["schemas"]["ActiveByKind"];
+            /** @description Most filings first, then by name. */
+            active_secured_parties: components["schemas"]["ActiveSecuredParty"][];
+            /** @description Active filings whose collateral is all assets (`collateral_categories` `all_assets`). */
+            blanket_liens: number;
+            collateral_categories: components["schemas"]["ActiveByCollateralCategory"];
+            /** @description Filings (any status) filed in the 30 days ending today. */
+            filed_last_30_days: number;
+            /** @description Filings filed in the 90 days ending today. */
+            filed_last_90_days: number;
+            /** @description Filings filed in the 180 days ending today. */
+            filed_last_180_days: number;
+            /** @description Filings of the last 90 days with a secured party of kind `funding_company`: a stack of merchant cash advances shows here. */
+            funding_company_filings_last_90_days: number;
+            first_active_filing: components["schemas"]["FirstActiveFiling"];
+            /**
+             * Format: date
+             * @description The soonest lapse date among active filings; null when none lapses.
+             */
+            next_lapse_date: string | null;
         };
         /** @description Envelope A's (and every error's) metadata. */
         ResponseMetadataA: {
@@ -679,6 +901,15 @@ export interface components {
             data_source_last_updated: string | null;
             /** @example 1.0.0 */
             api_version: string;
+        };
+        /** @description How names are matched. */
+        SearchLogic: {
+            description: string;
+            /**
+             * Format: uri-reference
+             * @description The section of the project's docs that explains it.
+             */
+            url: string;
         };
         /** @description A secured party (lender) in envelope A. */
         SecuredPartyA: {
@@ -916,6 +1147,20 @@ export interface components {
          * @example GET, HEAD, OPTIONS
          */
         Allow: string;
+        /**
+         * @description `private, no-store`: a report is made for its moment (its `generated_at`), never kept.
+         * @example private, no-store
+         */
+        ReportCacheControl: string;
+        /** @description The report's `id` (the same on each of its pages). */
+        ReportId: string;
+        /** @description The report's `generated_at`. */
+        ReportGeneratedAt: string;
+        /**
+         * @description On a CSV page with another after it: `<URL>; rel="next"`, the next page's address.
+         * @example </debtors/report?name=Harbor%20Manufacturing&format=csv&cursor=eyJ...>; rel="next"
+         */
+        Link: string;
     };
     pathItems: never;
 }
@@ -3010,6 +3255,153 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Vary: components["headers"]["Vary"];
                     "x-cache": components["headers"]["XCache"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter or `x-d1-bookmark` is invalid; `details` names each one. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `x-api-key` header is missing, or the key is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (per key, or per client address for the public lookup and for failed key lookups); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected error; the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database or key store is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404 `not_found` for a path that does not exist, 405 `method_not_allowed` (with `Allow`) for a method other than GET, HEAD or OPTIONS. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getLienReport: {
+        parameters: {
+            query: {
+                /**
+                 * @description Exact debtor name under UCC standard search logic: case, accents, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored; individuals match by last, first and middle name ('John Smith' or 'Smith, John').
+                 * @example Harbor Manufacturing Inc
+                 */
+                name: string;
+                /** @description Comma-separated state or territory codes to search, in any case, each at most once. Default: every state the service holds. */
+                state?: string[];
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
+                /** @description `csv` for the page of filings as CSV (as `Accept: text/csv` asks); default JSON. The report's id and time come in headers then. */
+                format?: string;
+            };
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, and a page of its filings. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["ReportCacheControl"];
+                    "x-report-id": components["headers"]["ReportId"];
+                    "x-report-generated-at": components["headers"]["ReportGeneratedAt"];
+                    Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LienReport"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidParameter"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["OtherError"];
+        };
+    };
+    headGetLienReport: {
+        parameters: {
+            query: {
+                /**
+                 * @description Exact debtor name under UCC standard search logic: case, accents, punctuation, spaces, a leading 'The' and endings such as Inc or LLC are ignored; individuals match by last, first and middle name ('John Smith' or 'Smith, John').
+                 * @example Harbor Manufacturing Inc
+                 */
+                name: string;
+                /** @description Comma-separated state or territory codes to search, in any case, each at most once. Default: every state the service holds. */
+                state?: string[];
+                /** @description Opaque continuation: the `next_cursor` of the previous page, as given. Resumes the list exactly after the last item that page held. */
+                cursor?: string;
+                /** @description `csv` for the page of filings as CSV (as `Accept: text/csv` asks); default JSON. The report's id and time come in headers then. */
+                format?: string;
+            };
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier answer, as sent: this one is read, on every database (shard) it reads, from a state at least as new, so a paged walk sees one consistent view. Entries of shards the service no longer has are ignored. Malformed: 400 naming the header. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, and a page of its filings. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["ReportCacheControl"];
+                    "x-report-id": components["headers"]["ReportId"];
+                    "x-report-generated-at": components["headers"]["ReportGeneratedAt"];
+                    Link: components["headers"]["Link"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Server-Timing": components["headers"]["ServerTiming"];
                     [name: string]: unknown;

@@ -89,6 +89,7 @@ describe("operations", () => {
       listChanges: () => client.listChanges({ state: "NV" }),
       listLapsingFilings: () => client.listLapsingFilings({ state: "CA", to: "2045-01-01" }),
       listStates: () => client.listStates(),
+      getLienReport: () => client.getLienReport({ name: "Client Anchor LLC", state: ["NV"] }),
     };
     expect(Object.keys(calls).sort()).toEqual(ids.sort());
     for (const [id, call] of Object.entries(calls)) {
@@ -201,6 +202,7 @@ describe("result types", () => {
       listChanges: client.listChanges({ state: "CA" }),
       listLapsingFilings: client.listLapsingFilings({ state: "CA", envelope }),
       listStates: client.listStates(),
+      getLienReport: client.getLienReport({ name: "x" }),
     };
     expectTypeOf<{ [Op in keyof typeof results]: Awaited<(typeof results)[Op]> }>().toEqualTypeOf<{
       [Op in OperationId]: PageOf<Op>;
@@ -217,6 +219,9 @@ describe("result types", () => {
       AsyncIterable<AssociatedDebtor>
     >();
     expectTypeOf(client.searchSimilarDebtors({ name: "x" }).items()).toEqualTypeOf<AsyncIterable<SimilarDebtor>>();
+    expectTypeOf(client.getLienReport({ name: "x" }).items()).toEqualTypeOf<
+      AsyncIterable<PageOf<"getLienReport">["filings"][number]>
+    >();
   });
 
   it("reads the public lookup's own fields without a cast", async () => {
