@@ -1,19 +1,54 @@
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { availableParallelism } from "node:os";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { migratedSchema } from "./test/migratedSchema.ts";
 
 // Three projects:
-// - "workers" and "workers-1shard": the suite proper, inside workerd with the
-//   bindings of wrangler.toml backed by real local D1 and KV (migrations
-//   applied to every shard by test/setup.ts): once with wrangler.toml's four
-//   shards, so every cross-state request fans out, and once with
-//   SHARD_STATES = {} (one database, DB), as a single-database deployment;
+// - "workers": the suite proper, inside workerd with the bindings of
+//   wrangler.toml backed by real local D1 and KV (the migrated schema
+//   applied to every shard by test/setup.ts), with wrangler.toml's four shards, so
+//   every cross-state request fans out;
+// - "workers-1shard": the files whose answers can depend on the shard
+//   layout (LAYOUT_DEPENDENT, below) again, with SHARD_STATES = {} (one
+//   database, DB), as a single-database deployment;
 // - "node": checks that need Node-only tooling, such as validating the
 //   OpenAPI document (the validator compiles schemas with eval, which
-//   workerd forbids).
-// `npm test -- --project workers` runs one layout only.
+//   workerd forbids), and the scripts run as an operator runs them.
+// `npm test -- --project workers` runs one of them.
+
+/**
+ * What the one-database layout changes is how requests and loads reach the
+ * databases: a state's shard (routing), reading every shard and merging
+ * (fan-out, its cursors and bookmarks), rows read per shard, and the change
+ * feed's per-shard positions. These files test those paths; every other
+ * file's answers are the same in any layout, and run once, in four shards.
+ * (shard-equivalence and split-state build their own layouts and compare
+ * them, whatever the project's.)
+ */
+const LAYOUT_DEPENDENT = [
+  // Routing: a feed's records to their states' shards, two loads at once.
+  "test/import.test.ts",
+  "test/concurrent-loads.test.ts",
+  // Fan-out over every shard, and its merge: cross-state lists and reports.
+  "test/debtors.test.ts",
+  "test/search-similar.test.ts",
+  "test/recent-by-postal-code.test.ts",
+  "test/public-lookup.test.ts",
+  "test/report.test.ts",
+  // Cursors across shards, and each shard's bookmark.
+  "test/continuation.test.ts",
+  "test/sessions.test.ts",
+  // Rows read per shard.
+  "test/bounded-work.test.ts",
+  // The change feed's positions per shard, and its consumers.
+  "test/changes.test.ts",
+  "test/webhooks.test.ts",
+];
+
 export default defineConfig(async () => {
-  const migrations = await readD1Migrations("./migrations");
-  const workers = (name: string, vars: Record<string, unknown> = {}) => ({
+  // The schema the migrations leave, applied as one step (test/migratedSchema.ts).
+  const migrations = migratedSchema("./migrations");
+  const workers = (name: string, files: string[], vars: Record<string, unknown> = {}) => ({
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
@@ -37,8 +72,7 @@ export default defineConfig(async () => {
     ],
     test: {
       name,
-      // The typed client's tests (client/test) run here too, against the real Worker.
-      include: ["test/**/*.test.ts", "client/test/**/*.test.ts"],
+      include: files,
       exclude: ["test/node/**"],
       setupFiles: ["./test/setup.ts"],
       // Speed is measured in benchmarks, not by timing tests: on a shared 2-core
@@ -48,16 +82,31 @@ export default defineConfig(async () => {
   });
   return {
     test: {
+      // Files at once. Vitest's default is one fewer than the cores (one on
+      // a 2-core machine), which leaves a core idle while a file waits: on
+      // workerd starting, on a wrangler process a Node test spawned, on a
+      // subprocess's import. Three keep two cores busy.
+      maxWorkers: Math.max(3, availableParallelism()),
       // The Worker logs a JSON line per request: shown for failing tests
       // only, or for all with TEST_LOGS=1 (docs/development.md).
       silent: process.env.TEST_LOGS ? false : ("passed-only" as const),
       // Every test by name, under its file, then the summary (CI passes its own --reporter flags).
       reporters: ["tree"],
       projects: [
-        workers("workers"),
-        workers("workers-1shard", { SHARD_STATES: {} }),
-        // Property tests of many cases and real processes take seconds on a busy 2-core machine.
-        { test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node", testTimeout: 60_000 } },
+        // The typed client's tests (client/test) run here too, against the real Worker.
+        workers("workers", ["test/**/*.test.ts", "client/test/**/*.test.ts"]),
+        workers("workers-1shard", LAYOUT_DEPENDENT, { SHARD_STATES: {} }),
+        {
+          test: {
+            name: "node",
+            include: ["test/node/**/*.test.ts"],
+            environment: "node",
+            // Template states (migrated, seeded) built once per run and copied (test/node/templates.ts).
+            globalSetup: ["./test/node/globalSetup.ts"],
+            // Property tests of many cases and real processes take seconds on a busy 2-core machine.
+            testTimeout: 60_000,
+          },
+        },
       ],
     },
   };

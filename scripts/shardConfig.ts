@@ -6,7 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash, createHmac } from "node:crypto";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { layoutOf, type ShardLayout, statesOf } from "../src/db/shards.ts";
@@ -38,10 +38,9 @@ export interface ShardConfig {
  * invalid or names a binding the environment does not declare.
  */
 export async function shardConfig(env?: string): Promise<ShardConfig> {
-  const { unstable_readConfig } = await import("wrangler");
-  const config = unstable_readConfig({ config: CONFIG, env });
-  const layout = layoutOf((config.vars as Record<string, unknown> | undefined)?.SHARD_STATES);
-  const declared = config.d1_databases as { binding: string; database_name?: string; database_id?: string }[];
+  const config = await wranglerConfig(env);
+  const layout = layoutOf(config.vars?.SHARD_STATES);
+  const declared = config.d1_databases;
   const databases = layout.shards.map((binding) => {
     const d1 = declared.find((d) => d.binding === binding);
     if (!d1)
@@ -61,6 +60,54 @@ export async function shardConfig(env?: string): Promise<ShardConfig> {
     layout,
     databases,
   };
+}
+
+/** What shardConfig reads of wrangler's reading of the configuration. */
+interface ReadConfig {
+  name?: string | undefined;
+  compatibility_date?: string | undefined;
+  vars?: Record<string, unknown> | undefined;
+  d1_databases: { binding: string; database_name?: string | undefined; database_id?: string | undefined }[];
+}
+
+/** Where wrangler's reading of wrangler.toml is kept between scripts (.wrangler is git-ignored). */
+const READ_CACHE = ".wrangler/tmp/shard-config";
+
+/**
+ * Wrangler's reading of wrangler.toml for `env`, kept beside it keyed by the
+ * file's content: loading wrangler takes a second and a half of CPU, which
+ * every import, export and migration paid before reading a few fields.
+ */
+async function wranglerConfig(env?: string): Promise<ReadConfig> {
+  const digest = createHash("sha256")
+    .update(readFileSync(CONFIG))
+    .update(`\u0000${env ?? ""}`)
+    .digest("hex")
+    .slice(0, 24);
+  const cached = join(READ_CACHE, `${digest}.json`);
+  try {
+    return JSON.parse(readFileSync(cached, "utf8")) as ReadConfig;
+  } catch {
+    // Not read yet under this content: read by wrangler below.
+  }
+  const { unstable_readConfig } = await import("wrangler");
+  const read = unstable_readConfig({ config: CONFIG, env });
+  const kept: ReadConfig = {
+    name: read.name,
+    compatibility_date: read.compatibility_date,
+    vars: read.vars as Record<string, unknown> | undefined,
+    d1_databases: read.d1_databases,
+  };
+  try {
+    mkdirSync(READ_CACHE, { recursive: true });
+    // Written whole, then renamed: a script starting meanwhile reads the old file or the new, never half.
+    const partial = `${cached}.${process.pid}`;
+    writeFileSync(partial, JSON.stringify(kept));
+    renameSync(partial, cached);
+  } catch {
+    // A read-only checkout reads wrangler.toml again next time.
+  }
+  return kept;
 }
 
 /** Where local D1 files live under a wrangler state directory (`--persist-to`, default .wrangler/state). */

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { root, runScript, scriptEnv, tablesOf } from "./localState.ts";
+import { migratedState } from "./templates.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lien-concurrent-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -76,7 +77,7 @@ describe("two imports into the same local state at once", () => {
     "both finish, with the tables of the same imports one after the other, into a database that holds filings and into an empty one",
     async () => {
       const { base, first, second } = feeds();
-      const loaded = join(work, "loaded");
+      const loaded = migratedState(join(work, "loaded"));
       // A database that holds filings: every import of first and second is a delta of states it holds.
       expect(runScript("scripts/import", [base, "--persist-to", loaded]).status).toBe(0);
       const sequential = join(work, "sequential");
@@ -96,8 +97,7 @@ describe("two imports into the same local state at once", () => {
       }
 
       // An empty database: one import loads in bulk, the other waits for it.
-      const empty = join(work, "empty");
-      expect(runScript("scripts/migrate", ["--persist-to", empty]).status).toBe(0);
+      const empty = migratedState(join(work, "empty"));
       const inTurn = join(work, "in-turn");
       cpSync(empty, inTurn, { recursive: true });
       for (const file of [first, second])

@@ -2,15 +2,15 @@
  * The Worker as a consumer meets it, for Node tests: `wrangler dev` on free
  * loopback ports, over a wrangler state directory of its own that is
  * migrated and seeded as `npm start` does (seed/seed.ts's defaults, so the
- * README's requests find data, with the key `local-dev-key`). Nothing
- * touches .wrangler/state.
+ * README's requests find data, with the key `local-dev-key`): a copy of the
+ * run's seeded template (templates.ts). Nothing touches .wrangler/state.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDevServer, waitUntilUp } from "../../scripts/devServer.ts";
+import { seededState } from "./templates.ts";
 
 export const LOCAL_DEV_KEY = "local-dev-key";
 
@@ -43,11 +43,9 @@ export interface DevWorker {
  * console's test serves its own build with `--assets DIR`).
  */
 export async function startDevWorker(extra: string[] = []): Promise<DevWorker> {
-  const state = mkdtempSync(join(tmpdir(), "dev-worker-"));
-  const run = (script: string) =>
-    execFileSync(process.execPath, [script, "--persist-to", state], { env, stdio: ["ignore", "ignore", "pipe"] });
-  run("scripts/migrate.ts");
-  run("seed/seed.ts");
+  // Migrated and seeded as npm start leaves a first start: a copy of the run's template (templates.ts).
+  const dir = mkdtempSync(join(tmpdir(), "dev-worker-"));
+  const state = seededState(join(dir, "state"));
 
   const [port, inspector] = [await freePort(), await freePort()];
   // wrangler's own warnings, shown with a failing test only (vitest's silent: "passed-only").
@@ -58,7 +56,7 @@ export async function startDevWorker(extra: string[] = []): Promise<DevWorker> {
       process.kill(-dev.pid, "SIGTERM");
       await exited;
     }
-    rmSync(state, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   };
   const base = `http://127.0.0.1:${port}`;
   try {

@@ -14,6 +14,7 @@ import type { FilingRecord } from "../../src/db/records.ts";
 import { lienLine } from "../../src/feed/export.ts";
 import { readFeed } from "../../src/feed/read.ts";
 import { root, runScript, scriptEnv, tablesOf } from "./localState.ts";
+import { migratedState } from "./templates.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lien-import-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -21,7 +22,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const run = (script: "import" | "export", args: string[]) => runScript(`scripts/${script}`, args);
 
 const fixtures = ["test/fixtures/feed.ndjson", "test/fixtures/feed.csv", "test/fixtures/mixed.ndjson"];
-const state = join(work, "state");
+// Each state directory starts as npm run db:migrate leaves one: a copy of the run's template.
+const state = migratedState(join(work, "state"));
 const rejectsPath = join(work, "rejects.ndjson");
 const warningsPath = join(work, "warnings.ndjson");
 const outputs = ["--rejects", rejectsPath, "--warnings", warningsPath];
@@ -123,7 +125,7 @@ describe("npm run import", () => {
   it(
     "imports an XML bulk file, keeping an amendment whose filing is not loaded yet",
     () => {
-      const xmlState = join(work, "xml-state");
+      const xmlState = migratedState(join(work, "xml-state"));
       const { status, stdout } = run("import", ["test/fixtures/office.xml", "--persist-to", xmlState, ...outputs]);
       expect(stdout).toMatch(
         /^Imported: 5 records read: 2 inserted, 0 updated, 0 unchanged, 0 rejected; 1 loaded with warnings; 3 amendment records, 1 waiting for their filing in/m,
@@ -141,7 +143,7 @@ describe("npm run import", () => {
       const xml = readFileSync(join(root, "test/fixtures/office.xml"), "utf8");
       const cut = join(work, "cut.xml");
       writeFileSync(cut, xml.slice(0, xml.indexOf("<OrganizationName>FRANCHISE TAX BOARD")));
-      const cutState = join(work, "cut-state");
+      const cutState = migratedState(join(work, "cut-state"));
       const { status, stdout, stderr } = run("import", [cut, "--persist-to", cutState]);
       expect(stderr).toMatch(
         /not fully imported: the file ends inside the <FileDetail> begun at line 97 \(line 118, column 13, byte [\d,]+\): it looks truncated/,
@@ -195,7 +197,7 @@ describe("npm run export", () => {
       const out = (s: string, dir: string) => join(work, `${dir}-${s}.ndjson`);
       for (const s of STATES)
         expect(run("export", ["--state", s, "--out", out(s, "first"), "--persist-to", state]).status).toBe(0);
-      const second = join(work, "state2");
+      const second = migratedState(join(work, "state2"));
       const load = run("import", [...STATES.map((s) => out(s, "first")), "--persist-to", second]);
       expect(load.stdout).toMatch(/^Imported: 8 records read: 8 inserted, 0 updated, 0 unchanged, 0 rejected/m);
       for (const s of STATES) {
@@ -250,12 +252,12 @@ describe("npm run import into an empty database (bulk mode)", () => {
       const update = join(work, "update.ndjson");
       writeFileSync(update, `${JSON.stringify(first)}\n`);
 
-      const bulk = run("import", [feed, update, "--persist-to", join(work, "bulk")]);
+      const bulk = run("import", [feed, update, "--persist-to", migratedState(join(work, "bulk"))]);
       expect(bulk.stderr).toContain("empty: bulk mode");
       const generated = readFileSync(feed, "utf8").trim().split("\n").length;
       expect(bulk.stdout).toContain(`Imported: ${generated + 1} records read: ${generated} inserted, 0 updated`);
       expect(bulk.stdout).toContain("1 repeated (the last kept)");
-      const plain = run("import", [feed, update, "--persist-to", join(work, "plain"), "--no-bulk"]);
+      const plain = run("import", [feed, update, "--persist-to", migratedState(join(work, "plain")), "--no-bulk"]);
       expect(plain.stderr).not.toContain("bulk mode");
       expect(plain.status).toBe(0);
 
@@ -280,7 +282,7 @@ describe("npm run backfill:sql", () => {
       mkdirSync(join(project, "public"), { recursive: true });
       cpSync(join(root, "wrangler.toml"), join(project, "wrangler.toml"));
       cpSync(join(root, "migrations"), join(project, "migrations"), { recursive: true });
-      const source = join(project, ".wrangler/state");
+      const source = migratedState(join(project, ".wrangler/state"));
       expect(run("import", ["test/fixtures/feed.ndjson", "--persist-to", source]).status).toBe(0);
 
       const sqlFile = join(work, "backfill.sql");
@@ -298,10 +300,9 @@ describe("npm run backfill:sql", () => {
       expect(commands.map((m) => m[1])).toEqual(SHARDS);
 
       // The remote side, played by another local state: migrated, then each shard's file executed.
-      const target = join(work, "backfill-target");
+      const target = migratedState(join(work, "backfill-target"));
       const wrangler = (args: string[]) => spawnSync("wrangler", args, { cwd: root, encoding: "utf8", env });
       for (const [, binding, file] of commands) {
-        expect(wrangler(["d1", "migrations", "apply", binding!, "--local", "--persist-to", target]).status).toBe(0);
         const executed = wrangler([
           "d1",
           "execute",
@@ -318,7 +319,7 @@ describe("npm run backfill:sql", () => {
       expect(tablesOf(target)).toEqual(tablesOf(source));
       expect(tablesOf(target).filings).toHaveLength(5); // the filings of test/fixtures/feed.ndjson
     },
-    // Eight wrangler runs (a migration and an execute per shard), each several seconds on a busy machine.
+    // Four wrangler runs (an execute per shard), each several seconds on a busy machine.
     TIMEOUT * 3,
   );
 });

@@ -15,7 +15,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startDevServer, waitUntilUp } from "../../scripts/devServer.ts";
 import { SocrataPortal } from "../../scripts/socrataPortal.ts";
-import { root, runScript, scriptEnv, tablesOf } from "./localState.ts";
+import { root, scriptEnv, tablesOf } from "./localState.ts";
+import { migratedState } from "./templates.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lien-pull-workflow-"));
 const env = { ...scriptEnv, WRANGLER_REGISTRY_PATH: join(work, "registry"), CLOUDFLARE_CF_FETCH_ENABLED: "false" };
@@ -76,8 +77,7 @@ function loadedTables(dir: string) {
 
 beforeAll(async () => {
   for (const state of [platformState, cliState]) {
-    const migrated = runScript("scripts/migrate", ["--persist-to", state]);
-    expect(migrated.status, migrated.stderr).toBe(0);
+    migratedState(state);
   }
   portal = new SocrataPortal();
   const rows = JSON.parse(readFileSync(join(root, "test/fixtures/sources/ct.json"), "utf8"));

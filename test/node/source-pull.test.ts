@@ -18,6 +18,7 @@ import { localFiles, shardConfig } from "../../scripts/shardConfig.ts";
 import { SocrataPortal } from "../../scripts/socrataPortal.ts";
 import { newPull } from "../../src/feed/sources/pull.ts";
 import { root, runScript, scriptEnv, tablesOf } from "./localState.ts";
+import { migratedState } from "./templates.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lien-source-pull-"));
 const template = join(work, "template");
@@ -108,8 +109,7 @@ let portal: SocrataPortal;
 let url: string;
 
 beforeAll(async () => {
-  const migrated = runScript("scripts/migrate", ["--persist-to", template]);
-  expect(migrated.status, migrated.stderr).toBe(0);
+  migratedState(template);
   portal = new SocrataPortal();
   portal.add("xfev-8smz", rowsOf("ct.json"), TEN_DAYS_AGO);
   url = await portal.start();
