@@ -15,10 +15,10 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
 /** A D1 migration as applyD1Migrations takes it. */
-interface Migration {
+type Migration = {
   name: string;
   queries: string[];
-}
+};
 
 export function migratedSchema(dir: string): Migration[] {
   const db = new DatabaseSync(":memory:");

@@ -11,11 +11,13 @@ import { AddressesView, AssociatedView, SimilarView } from "./DebtorViews.tsx";
 import { FilingView } from "./FilingView.tsx";
 import { LapsingView, LenderView, RecentView } from "./ListViews.tsx";
 import { RELOAD_EVENT } from "./navigate.ts";
+import { ReportView } from "./ReportView.tsx";
 import { href, parseRoute, type Route, type View } from "./route.ts";
 import { SearchView } from "./SearchView.tsx";
 
 const NAV: [View, string][] = [
   ["search", "Debtor search"],
+  ["report", "Lien report"],
   ["lender", "Lender's filings"],
   ["recent", "Recent by industry"],
   ["lapsing", "Lapsing soon"],
@@ -25,6 +27,7 @@ const NAV: [View, string][] = [
 /** The navigation entry a view belongs to (a filing or a debtor's pages sit under the search). */
 const SECTION: Record<View, View> = {
   search: "search",
+  report: "report",
   similar: "search",
   filing: "search",
   addresses: "search",
@@ -39,6 +42,8 @@ function Current({ route, version }: { route: Route; version: string }) {
   switch (route.view) {
     case "search":
       return <SearchView route={route} version={version} />;
+    case "report":
+      return <ReportView route={route} version={version} />;
     case "similar":
       return <SimilarView route={route} version={version} />;
     case "filing":

@@ -69,6 +69,15 @@ export function SimilarNames(props: { name: string; state?: string; version: str
   );
 }
 
+/** The name's lien report in every state: the search looks in one state, a report in all of them. */
+function ReportLink({ name }: { name: string }) {
+  return (
+    <To view="report" params={{ name }}>
+      Lien report on “{name}” in every state
+    </To>
+  );
+}
+
 export function SearchView({ route, version }: { route: Route; version: string }) {
   const name = route.params.get("name") ?? "";
   const state = route.params.get("state") ?? "";
@@ -114,7 +123,8 @@ export function SearchView({ route, version }: { route: Route; version: string }
               ·{" "}
               <To view="associated" params={{ name, state }}>
                 Co-borrowers in {state}
-              </To>
+              </To>{" "}
+              · <ReportLink name={name} />
             </p>
           </>
         )}
@@ -134,7 +144,8 @@ export function SearchView({ route, version }: { route: Route; version: string }
             <p>
               <To view="similar" params={{ name }}>
                 Similar names in every state
-              </To>
+              </To>{" "}
+              · <ReportLink name={name} />
             </p>
           </>
         )}

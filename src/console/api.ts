@@ -8,6 +8,7 @@
  */
 import type { z } from "@hono/zod-openapi";
 import type * as schemas from "../http/responses.ts";
+import type { reportBody } from "../report/schemas.ts";
 import { savedKey } from "./key.ts";
 import { type Problem, problemOf, unreachable } from "./problems.ts";
 
@@ -19,6 +20,7 @@ type LienPageFull = Of<"liensFull">;
 export type LienA = LienPageA["ucc_liens"][number];
 export type LienB = LienPageB["ucc_liens"][number];
 export type LienFull = LienPageFull["ucc_liens"][number];
+export type Report = z.infer<typeof reportBody>;
 
 /** Each operation the console calls, and its answer (envelope B where the operation defaults to it). */
 interface Answers {
@@ -26,6 +28,7 @@ interface Answers {
   "/debtors/search-similar": Of<"similarDebtors">;
   "/debtors/addresses": Of<"knownAddresses">;
   "/debtors/associated/": Of<"associatedDebtors">;
+  "/debtors/report": Report;
   "/filings": LienPageFull;
   "/secureds/recent-by-secured-party": LienPageB;
   "/filings/recent-by-state": LienPageA;

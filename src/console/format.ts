@@ -3,7 +3,9 @@
  * from every state and are read by people in many, and 03/04 means two
  * different days to them.
  */
+import type { CollateralCategory } from "../domain/collateral.ts";
 import type { AmendmentKind, FilingKind } from "../domain/kinds.ts";
+import type { SecuredPartyKind } from "../domain/securedPartyKinds.ts";
 
 /** The day of an API timestamp or date (UTC, as the API gives them). */
 export function day(stamp: string | null | undefined): string {
@@ -36,6 +38,34 @@ export const AMENDMENT_KIND_LABELS: Record<AmendmentKind, string> = {
   party_change: "Party change",
   collateral_change: "Collateral change",
   other: "Other amendment",
+};
+
+export const SECURED_PARTY_KIND_LABELS: Record<SecuredPartyKind, string> = {
+  representative: "Representative (lender not named)",
+  government: "Government",
+  credit_union: "Credit union",
+  bank: "Bank",
+  equipment_finance: "Equipment finance",
+  funding_company: "Funding company",
+  other: "Other lender",
+};
+
+export const COLLATERAL_CATEGORY_LABELS: Record<CollateralCategory, string> = {
+  all_assets: "All assets",
+  accounts: "Accounts",
+  inventory: "Inventory",
+  equipment: "Equipment",
+  vehicles: "Vehicles",
+  farm_products: "Farm products",
+  fixtures: "Fixtures",
+  general_intangibles: "General intangibles",
+  deposit_accounts: "Deposit accounts",
+  chattel_paper: "Chattel paper",
+  instruments: "Instruments",
+  investment_property: "Investment property",
+  proceeds: "Proceeds",
+  consumer_goods: "Consumer goods",
+  other: "Other collateral",
 };
 
 interface AddressParts {

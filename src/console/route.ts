@@ -8,6 +8,7 @@
 
 const VIEWS = [
   "search",
+  "report",
   "similar",
   "filing",
   "addresses",
