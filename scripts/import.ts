@@ -35,26 +35,29 @@
 import { createReadStream, existsSync, statSync } from "node:fs";
 import type { DatabaseSync } from "node:sqlite";
 import { Readable } from "node:stream";
-import { refreshQueued } from "../src/db/load.ts";
 import { shardDb } from "../src/db/shards.ts";
 import { isStateCode } from "../src/domain/states.ts";
 import { BackfillRefused, Backfills, type Declared } from "../src/feed/backfills.ts";
 import { emptySummary, type ImportSummary, sumOf, writtenBefore } from "../src/feed/import.ts";
-import { FeedFileError, feedFormat, readFeed } from "../src/feed/read.ts";
-import { type FirstReading, findRepeats } from "../src/feed/repeats.ts";
+import { FeedFileError, feedFormat } from "../src/feed/read.ts";
+import type { FirstReading } from "../src/feed/repeats.ts";
 import { emptyShards, importSharded } from "../src/feed/shardedImport.ts";
-import { BULK_GROUP, BulkImport } from "./bulk/import.ts";
+import { BULK_GROUP, BulkImport, finishBulkImports } from "./bulk/import.ts";
 import { endBulkLoad, isBackfilling, waitForBulkWriter } from "./bulk/load.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openLocalShards } from "./feedDb.ts";
-import { LinesWriter, number, progress, summaryLine } from "./importOutput.ts";
+import { readFirst } from "./firstReading.ts";
+import { byteCounter, LinesWriter, number, summaryLine, writtenDetail } from "./importOutput.ts";
 import { loadOnPlatform, openPlatform, printStatus } from "./platformLoad.ts";
+import { Progress } from "./progress.ts";
+import { refreshWithProgress } from "./refreshQueue.ts";
 import { importSource } from "./sources.ts";
 import { nudgeWebhooks } from "./webhookQueues.ts";
 
 const USAGE =
   "usage: npm run import -- FILE... [--rejects PATH] [--warnings PATH] [--state XX] [--backfill [--force]] [--no-bulk | --workflow [--port N] | --remote [--env production|preview]] [--persist-to DIR]\n" +
   "       npm run import -- --status [--port N | --remote [--env production|preview]] [--persist-to DIR]\n" +
-  "       npm run import -- --source ct|co|or (FILE... | --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N] [--force | --workflow [--port N] | --remote [--env production|preview]]) [--rejects PATH] [--warnings PATH] [--persist-to DIR]\n" +
+  "       npm run import -- --source ct|co|or|nyc-acris (FILE... | --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N] [--force | --workflow [--port N] | --remote [--env production|preview]]) [--rejects PATH] [--warnings PATH] [--persist-to DIR]\n" +
+  "       npm run import -- --source tx|fl-flr FILE|DIR... [--rejects PATH] [--warnings PATH] [--persist-to DIR]\n" +
   "  FILE: .ndjson/.jsonl (one filing per line, envelope B lien shape), .csv (one row per party) or .xml (IACA-style bulk file)\n" +
   "  --state XX: jurisdiction of records that name none (XML whose FilingOffice is not a state code)\n" +
   "  --backfill: the files are their states' backfill, announced by no change (refused for a state that holds filings, unless --force)\n" +
@@ -62,7 +65,8 @@ const USAGE =
   "  --workflow: load through the Workflow of the local npm start (port 8787 or --port); --remote: of a deployed environment\n" +
   "  --port N: the local npm start's port (8787), whose webhook dispatcher an in-process import nudges\n" +
   "  --status: the loads and pulls run through the Workflows, newest first\n" +
-  "  --source: an office's open register (docs/sources/): its portal's .json or .csv files, or --pull from the portal";
+  "  --source: an office's open register (docs/sources/): its portal's .json or .csv files, or --pull from the portal;\n" +
+  "    tx, fl-flr: the office's bulk files (Texas's fixed-width unloads; Florida's FLR sets, .txt or .zip, a directory for all in it)";
 
 const {
   values,
@@ -138,6 +142,8 @@ if (defaultState !== undefined && !isStateCode(defaultState))
 
 const rejects = new LinesWriter("rejects", values.rejects);
 const warnings = new LinesWriter("warnings", values.warnings);
+/** Queued debtors refreshed at a time after a delta (the parts refreshQueued takes alone): each part moves the bar. */
+const REFRESH_PART = 5_000;
 const total: ImportSummary = emptySummary();
 let started = Date.now();
 /** Some file was not (fully) imported. */
@@ -185,8 +191,7 @@ async function inProcess() {
   // finds filings whose rows are not adjacent, which are read as one.
   const readings = new Map<string, FirstReading>();
   for (const file of files.filter((f) => !bulk || feedFormat(f) === "csv")) {
-    const stream = Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>;
-    readings.set(file, await findRepeats(readFeed(file, stream, { now: new Date(), defaultState })));
+    readings.set(file, await readFirst(file, defaultState));
   }
   if (!bulk) {
     const states = [...readings.values()].flatMap((r) => [...r.states]);
@@ -208,9 +213,12 @@ async function inProcess() {
           `  ${file}: ${number(repeats.size)} ${repeats.size === 1 ? "filing" : "filings"} given more than once; each is compared with what is stored in its last version`,
         );
       }
-      const bar = progress(file, statSync(file).size, fileStarted);
+      // The share of the file read when a group is written: its records and those before them.
+      const counter = byteCounter();
+      const bar = new Progress(file);
+      bar.phase("writing", statSync(file).size);
       const body = (Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>).pipeThrough(
-        bar.counter,
+        counter.stream,
       );
       /** What is written so far: the summary after the last group. */
       let written: ImportSummary = emptySummary();
@@ -227,7 +235,7 @@ async function inProcess() {
           onWarning: (w) => warnings.write(w),
           onProgress: (p) => {
             written = p;
-            bar.report(p);
+            bar.update(counter.bytes(), writtenDetail(p, bar.elapsed()));
           },
         };
         // Each filing to its state's shard (src/feed/shardedImport.ts).
@@ -243,12 +251,11 @@ async function inProcess() {
               }
             : options,
         );
-        bar.report(s);
-        bar.done();
+        bar.end(writtenDetail(s, bar.elapsed()), counter.bytes());
         add(s);
         if (files.length > 1) console.error(`  ${file}: ${summaryLine(s, Date.now() - fileStarted)}`);
       } catch (err) {
-        bar.done();
+        bar.end(undefined, counter.bytes());
         if (!(err instanceof FeedFileError)) {
           add(written);
           throw err;
@@ -270,21 +277,16 @@ async function inProcess() {
     try {
       // Also after a failure: what was written gets its indexes and aggregates.
       const phase = Date.now();
+      const finishing = new Progress("");
       if (bulk) {
-        for (const [shard, b] of bulk) {
-          const later = await b.finish(
-            shardDb(shards, shard),
-            (step) => console.error(`  ${shardCount > 1 ? `${shard}: ` : ""}${step}...`),
-            (w) => warnings.write(w),
-          );
-          total.inserted += later.inserted;
-          total.pending += later.pending;
-        }
+        const dbOf = (shard: string) => shardDb(shards, shard);
+        const later = await finishBulkImports(bulk, dbOf, (w) => warnings.write(w), finishing);
+        total.inserted += later.inserted;
+        total.pending += later.pending;
         // Every shard finished and every file read: the bulk load is over, everywhere at once.
         if (complete) for (const b of bulk.values()) b.end();
       } else {
-        console.error("  rebuilding the aggregates of the debtors loaded...");
-        for (const db of shards.databases.values()) await refreshQueued(db);
+        await refreshWithProgress(shards, finishing, { part: REFRESH_PART });
         if (complete) for (const [, file] of resumed) endBulkLoad(file);
       }
       // Every file read to its end: the backfills the run began or went on with are complete.

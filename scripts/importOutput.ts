@@ -1,7 +1,7 @@
 /**
  * What `npm run import` shows and writes, in-process or on the platform
- * (scripts/platformLoad.ts): the rejects and warnings files, the progress
- * bar or lines, and the summary line.
+ * (scripts/platformLoad.ts): the rejects and warnings files, what its
+ * progress (scripts/progress.ts) says of a file, and the summary line.
  */
 import { once } from "node:events";
 import { createWriteStream, rmSync, type WriteStream } from "node:fs";
@@ -56,38 +56,25 @@ export class LinesWriter {
 }
 
 /**
- * Progress of one file: a bar on a terminal, else a line whenever another
- * tenth of the file has been read since the last one. `report` takes the
- * summary so far and the bytes read (by default, those counted by
- * `counter`, which the file's stream passes through): in-process that runs
- * a little ahead of the records written; on the platform it is what the
- * load has written.
+ * Counts the bytes of a file's stream as they pass through `stream` (the
+ * share of the file read), telling `onBytes` of each chunk when given.
  */
-export function progress(file: string, size: number, started: number) {
+export function byteCounter(onBytes?: (bytes: number) => void) {
   let bytes = 0;
-  let lastDecile = 0;
-  const counter = new TransformStream<Uint8Array, Uint8Array>({
+  const stream = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       bytes += chunk.byteLength;
       controller.enqueue(chunk);
+      onBytes?.(bytes);
     },
   });
-  const report = (s: ImportSummary, read = bytes) => {
-    const pct = size === 0 ? 100 : Math.min(100, Math.floor((read / size) * 100));
-    const rate = Math.round(s.read / Math.max(0.001, (Date.now() - started) / 1000));
-    const line = `of the file read; ${number(s.read)} records written or rejected (${number(s.rejected)} rejected, ${number(s.warned)} with warnings), ${number(rate)}/s`;
-    if (process.stderr.isTTY) {
-      const bar = "#".repeat(Math.floor(pct / 4)).padEnd(25, ".");
-      process.stderr.write(`\r  [${bar}] ${String(pct).padStart(3)}% ${line}\u001b[K`);
-    } else if (Math.floor(pct / 10) > lastDecile) {
-      lastDecile = Math.floor(pct / 10);
-      console.error(`  ${file}: ${pct}% ${line}`);
-    }
-  };
-  const done = () => {
-    if (process.stderr.isTTY) process.stderr.write("\n");
-  };
-  return { counter, report, done };
+  return { stream, bytes: () => bytes };
+}
+
+/** What a writing phase says (scripts/progress.ts): the records written so far, and their pace over `ms`. */
+export function writtenDetail(s: ImportSummary, ms: number): string {
+  const rate = Math.round(s.read / Math.max(0.001, ms / 1000));
+  return `${number(s.read)} records written or rejected (${number(s.rejected)} rejected, ${number(s.warned)} with warnings), ${number(rate)}/s`;
 }
 
 /**

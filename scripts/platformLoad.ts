@@ -36,7 +36,9 @@ import type { LoadParams } from "../src/platform/loadFeed.ts";
 import { type LoadRecord, readLoad, recentLoads } from "../src/platform/loadRecord.ts";
 import type { PullOutput, PullParams } from "../src/platform/pullSource.ts";
 import { describeTarget, openShards, type Target } from "./feedDb.ts";
-import { type LinesWriter, number, progress, rowsLine, summaryLine } from "./importOutput.ts";
+import { type LinesWriter, number, rowsLine, summaryLine } from "./importOutput.ts";
+import { LoadFollower } from "./loadFollower.ts";
+import { Progress } from "./progress.ts";
 import { CONFIG } from "./shardConfig.ts";
 
 const run = promisify(execFile);
@@ -297,6 +299,29 @@ async function copyProblems(bucket: R2Bucket, key: string, file: string, kind: P
 
 const FINAL = new Set(["complete", "errored", "terminated"]);
 
+/**
+ * A Workflow instance's status asked every `every` ms beside a follower's
+ * reads of its progress, never between them: the local session answers
+ * only between the Workflow's steps (a range takes seconds) and `wrangler
+ * workflows instances describe` takes seconds itself. Each call waits `ms`
+ * (the follower's pause) for the answer to the question out, and returns
+ * it if it came.
+ */
+export function statusPoll<State>(ask: () => Promise<State>, every: number) {
+  let asking: Promise<{ state: State }> | undefined;
+  let asked = Number.NEGATIVE_INFINITY;
+  return async (ms: number): Promise<{ state: State } | undefined> => {
+    if (!asking && Date.now() - asked >= every) {
+      asked = Date.now();
+      asking = ask().then((state) => ({ state }));
+    }
+    const pause = sleep(ms).then(() => undefined);
+    const answer = await (asking ? Promise.race([asking, pause]) : pause);
+    if (answer) asking = undefined;
+    return answer;
+  };
+}
+
 export interface PlatformResult {
   summary: ImportSummary;
   /** Why the load failed, if it did. */
@@ -346,27 +371,24 @@ export async function loadOnPlatform(
     console.error(`  ${file}: these bytes are loading already, ${id} (${existing.status}): following that load`);
   }
   const started = Date.now();
-  const bar = progress(file, object.size, started);
+  const follower = new LoadFollower(new Progress(file), object.size);
   let record: LoadRecord | undefined;
   let state: InstanceState | null = null;
-  let asked = 0;
+  const status = statusPoll(() => platform.instance(id), platform.statusEvery);
   for (;;) {
     record = await readLoad(platform.db, id);
-    if (record) bar.report(record.summary, record.checkpoint.done);
-    if (Date.now() - asked >= platform.statusEvery) {
-      asked = Date.now();
-      state = await platform.instance(id);
-      if (state && FINAL.has(state.status)) break;
-      if (!state && Date.now() - started > 60_000) {
-        bar.done();
-        throw new Error(`no load of ${key} started within a minute on ${platform.describe}`);
-      }
+    follower.show(record);
+    const answer = await status(250);
+    if (!answer) continue;
+    state = answer.state;
+    if (state && FINAL.has(state.status)) break;
+    if (!state && Date.now() - started > 60_000) {
+      follower.end(record);
+      throw new Error(`no load of ${key} started within a minute on ${platform.describe}`);
     }
-    await sleep(250);
   }
   record = await readLoad(platform.db, id);
-  if (record) bar.report(record.summary, record.checkpoint.done);
-  bar.done();
+  follower.end(record);
   await copyProblems(platform.bucket, key, file, "rejects", outputs.rejects);
   await copyProblems(platform.bucket, key, file, "warnings", outputs.warnings);
   const summary = state?.output ?? record?.summary ?? emptySummary();

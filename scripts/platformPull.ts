@@ -18,9 +18,8 @@ import { type Problems, problemsKey, pullKey } from "../src/platform/feedFiles.t
 import type { PullOutput, PullParams } from "../src/platform/pullSource.ts";
 import type { Target } from "./feedDb.ts";
 import { type LinesWriter, number, rowsLine, summaryLine } from "./importOutput.ts";
-import { type InstanceState, localPullInstance, openPlatform, type Platform } from "./platformLoad.ts";
+import { type InstanceState, localPullInstance, openPlatform, type Platform, statusPoll } from "./platformLoad.ts";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const FINAL = new Set(["complete", "errored", "terminated"]);
 
 /** A new pull's instance id: the source and the time, to the second (the daily one's is the source and day). */
@@ -85,7 +84,8 @@ export async function pullOnPlatform(
     let state: InstanceState<PullOutput> | null = null;
     let shown: PullPosition | null = null;
     let assembling = false;
-    for (let asked = 0; ; ) {
+    const status = statusPoll(() => platform.pullInstance(id), platform.statusEvery);
+    for (;;) {
       const { position } = await pullState(platform.db, source);
       if (position?.by === id && position.pages !== shown?.pages) {
         shown = position;
@@ -97,13 +97,11 @@ export async function pullOnPlatform(
           console.error("  assembling and loading the filings...");
         }
       }
-      if (Date.now() - asked >= platform.statusEvery) {
-        asked = Date.now();
-        state = await platform.pullInstance(id);
-        if (state && FINAL.has(state.status)) break;
-        if (!state && Date.now() - started > 60_000) throw new Error(`${id} did not start within a minute`);
-      }
-      await sleep(250);
+      const answer = await status(250);
+      if (!answer) continue;
+      state = answer.state;
+      if (state && FINAL.has(state.status)) break;
+      if (!state && Date.now() - started > 60_000) throw new Error(`${id} did not start within a minute`);
     }
     if (!state) throw new Error(`${id} has no status`);
     await copyProblems(platform, id, "rejects", outputs.rejects);

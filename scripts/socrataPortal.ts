@@ -11,7 +11,8 @@
  * Any other `$` parameter is a 400, as is a malformed clause. Rows come as
  * JSON objects without their null fields, numbers as strings; every answer
  * has a Date header (the portal's clock). Faults can be queued: a status
- * (and Retry-After) answered instead of the next requests.
+ * (and Retry-After) answered instead of the next requests. `fetch` gives
+ * the same answers in-process, for tests in workerd, where nothing listens.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -162,18 +163,42 @@ export class SocrataPortal {
   }
 
   private answer(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? "/", "http://portal.test");
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
-      res.end(JSON.stringify(body));
-    };
+    const token = req.headers["x-app-token"];
+    const { status, headers, body } = this.reply(
+      new URL(req.url ?? "/", "http://portal.test"),
+      typeof token === "string" ? token : null,
+    );
+    res.writeHead(status, headers);
+    for (const piece of body) res.write(piece);
+    res.end();
+  }
+
+  /**
+   * The same answers in-process, as `fetch` does (for a Worker's tests,
+   * where no server listens): any host, with the Date header a server adds.
+   */
+  fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const { status, headers, body } = this.reply(new URL(request.url), request.headers.get("x-app-token"));
+    return new Response([...body].join(""), { status, headers: { date: new Date().toUTCString(), ...headers } });
+  };
+
+  /** What the portal answers a request: its status, headers and body, a page's rows in pieces. */
+  private reply(
+    url: URL,
+    token: string | null,
+  ): { status: number; headers: Record<string, string>; body: Iterable<string> } {
+    const json = { "content-type": "application/json; charset=utf-8" };
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
+      status,
+      headers: { ...json, ...headers },
+      body: [JSON.stringify(body)],
+    });
     const m = /^\/resource\/([a-z0-9]{4}-[a-z0-9]{4})\.json$/.exec(url.pathname);
     if (!m?.[1]) return send(404, { error: true, message: "Not found" });
     const dataset = m[1];
     const params = Object.fromEntries(url.searchParams);
-    const token = req.headers["x-app-token"];
-    const record = (status: number) =>
-      this.requests.push({ dataset, params, token: typeof token === "string" ? token : null, status });
+    const record = (status: number) => this.requests.push({ dataset, params, token, status });
     let fault = this.faults.shift() ?? null;
     if (!fault && this.failing) {
       if (this.failingAfter > 0) this.failingAfter -= 1;
@@ -201,23 +226,25 @@ export class SocrataPortal {
       if (!Number.isInteger(offset) || offset < 0) throw new SoqlError("$offset must be a whole number");
       const matching = rows.filter(whereOf(params.$where ?? null)).sort(orderOf(params.$order ?? null));
       record(200);
-      res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
-      // Streamed a few thousand rows at a time, in the portal's layout (a field a line).
-      const page = matching.slice(offset, offset + limit);
-      let pieces: string[] = ["["];
-      page.forEach((row, i) => {
-        const fields = Object.entries(asJson(row)).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
-        pieces.push(`${i === 0 ? "" : "\n,"}{${fields.join("\n,")}}`);
-        if (pieces.length >= 2000) {
-          res.write(pieces.join(""));
-          pieces = [];
-        }
-      });
-      res.end(`${pieces.join("")}]\n`);
+      return { status: 200, headers: json, body: pageText(matching.slice(offset, offset + limit)) };
     } catch (err) {
       if (!(err instanceof SoqlError)) throw err;
       record(400);
-      send(400, { error: true, message: err.message });
+      return send(400, { error: true, message: err.message });
     }
   }
+}
+
+/** A page as the portal writes it (a field a line), a few thousand rows a piece. */
+function* pageText(page: HeldRow[]): Generator<string> {
+  let pieces: string[] = ["["];
+  for (const [i, row] of page.entries()) {
+    const fields = Object.entries(asJson(row)).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+    pieces.push(`${i === 0 ? "" : "\n,"}{${fields.join("\n,")}}`);
+    if (pieces.length >= 2000) {
+      yield pieces.join("");
+      pieces = [];
+    }
+  }
+  yield `${pieces.join("")}]\n`;
 }

@@ -8,6 +8,8 @@
  *   npm run import -- --source ct --pull [--since YYYY-MM-DD] [--portal URL] [--page-size N] [--force]
  *   npm run import -- --source ct --pull --workflow [--port N]     # by the local npm start's PullSource Workflow
  *   npm run import -- --source ct --pull --remote [--env preview]  # by a deployed one (scripts/platformPull.ts)
+ *   npm run import -- --source tx master-1.txt master-2.txt        # an office's bulk files (scripts/bulkFiles.ts)
+ *   npm run import -- --source fl-flr Quarterly/FLR/
  *
  * Rows are staged first (every file, or every page of the pull), then the
  * filings whose rows are new or changed are assembled and loaded through
@@ -16,11 +18,18 @@
  */
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
-import { refreshQueued } from "../src/db/load.ts";
 import { shardDb } from "../src/db/shards.ts";
 import { emptySummary, type ImportSummary, sumOf } from "../src/feed/import.ts";
 import { FeedFileError } from "../src/feed/read.ts";
-import { advanceThrough, assembleStep, finishLoad, rowsWaiting } from "../src/feed/sources/assemble.ts";
+import {
+  advanceThrough,
+  assembleStep,
+  filingsPending,
+  finishLoad,
+  rowsWaiting,
+  rowsWaitingAt,
+} from "../src/feed/sources/assemble.ts";
+import { assembling, FilesRefused, isBulkSource } from "../src/feed/sources/bulk.ts";
 import { Unrecognised } from "../src/feed/sources/codes.ts";
 import {
   datasetUrl,
@@ -36,13 +45,16 @@ import {
   STEP_PAGE,
   savePosition,
 } from "../src/feed/sources/pull.ts";
-import { sourceOf } from "../src/feed/sources/registry.ts";
-import type { Source } from "../src/feed/sources/source.ts";
+import { SOURCES, sourceOf } from "../src/feed/sources/registry.ts";
+import type { Source, SourceId } from "../src/feed/sources/source.ts";
 import { addCounts, noCounts, sourceFormat, stageFile } from "../src/feed/sources/stage.ts";
 import type { PullParams } from "../src/platform/pullSource.ts";
+import { checkedBulk, stageBulkFiles } from "./bulkFiles.ts";
 import { describeTarget, migrateLocal, openLocalShards, type Target } from "./feedDb.ts";
-import { LinesWriter, number, rowsLine, summaryLine } from "./importOutput.ts";
+import { byteCounter, LinesWriter, number, rowsLine, summaryLine } from "./importOutput.ts";
 import { localPullRunning, pullOnPlatform } from "./platformPull.ts";
+import { Progress } from "./progress.ts";
+import { refreshWithProgress } from "./refreshQueue.ts";
 import { nudgeWebhooks } from "./webhookQueues.ts";
 
 export interface SourceArguments {
@@ -76,8 +88,12 @@ const isDay = (text: string) =>
 function checked(args: SourceArguments) {
   const { fail } = args;
   const source = sourceOf(args.source);
-  if (!source) return fail(`--source ${args.source}: not one of ct, co, or`);
+  if (!source) return fail(`--source ${args.source}: not one of ${Object.keys(SOURCES).join(", ")}`);
   if (args.others.length > 0) return fail(`--source does not take ${args.others.join(", ")}`);
+  // Texas's and Florida's bulk files (src/feed/sources/bulk.ts): files only, in-process.
+  if (isBulkSource(source)) {
+    return { source, pull: null, bulk: checkedBulk(source, { ...args, remote: args.target.remote }) };
+  }
   if (args.workflow && args.target.remote)
     return fail("--workflow is the local Workflow; --remote a deployed one: not both");
   const port = Number(args.port ?? 8787);
@@ -122,7 +138,8 @@ function checked(args: SourceArguments) {
       return fail(`--page-size ${args.pageSize}: a pull on the platform takes 1 to ${number(STEP_PAGE)} rows a page`);
     }
     const onPlatform: PullParams = {
-      source: source.id,
+      // A bulk source returned above: this is a portal's.
+      source: source.id as SourceId,
       since: args.since ?? null,
       ...(portal ? { portal } : {}),
       ...(args.pageSize !== undefined ? { pageSize } : {}),
@@ -179,6 +196,7 @@ const REFRESH_PART = 50_000;
 export async function importSource(args: SourceArguments): Promise<number> {
   const checkedArgs = checked(args);
   const { source, pull } = checkedArgs;
+  const bulk = "bulk" in checkedArgs ? checkedArgs.bulk : undefined;
   if ("platform" in checkedArgs && checkedArgs.platform) {
     const { port, params } = checkedArgs.platform;
     const rejects = new LinesWriter("rejects", args.rejects ?? `${source.id}-pull.rejects.ndjson`);
@@ -221,6 +239,8 @@ export async function importSource(args: SourceArguments): Promise<number> {
         `Importing ${source.office}'s register (${source.id}) into the ${describeTarget(args.target)}${pull ? ` by a pull from ${pull.portal ?? source.portal}` : ""}`,
       );
       let label: string;
+      // A bulk source's filings with a line that could not be read are rejected whole (src/feed/sources/bulk.ts).
+      let assembled: Source = source;
       let position: PullPosition | null = null;
       if (pull) {
         const state = await pullState(db, source);
@@ -256,18 +276,30 @@ export async function importSource(args: SourceArguments): Promise<number> {
         }
         rows = position.counts;
         label = `pull ${source.id} ${datasetUrl(source, 0, pull.portal).replace(/\/resource\/.*$/, "")}`;
+      } else if (bulk && isBulkSource(source)) {
+        const staged = await stageBulkFiles(db, source, bulk, { rejects, warnings }, { now, ...LOCAL });
+        assembled = assembling(source, staged.tainted);
+        rows = staged.counts;
+        failed ||= staged.failed;
+        label = `import --source ${source.id} ${args.files.join(" ")}`;
       } else {
         for (const file of args.files) {
           rejects.clear(file);
           warnings.clear(file);
-          const body = Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>;
+          const counter = byteCounter();
+          const staging = new Progress(file);
+          staging.phase("staging", statSync(file).size);
+          const body = (Readable.toWeb(createReadStream(file)) as unknown as ReadableStream<Uint8Array>).pipeThrough(
+            counter.stream,
+          );
           const fileStarted = Date.now();
           try {
             const counts = await stageFile(db, source, file, body, {
               now,
               ...LOCAL,
               onReject: (r) => rejects.write(r),
-            });
+              onProgress: (c) => staging.update(counter.bytes(), rowsLine(c)),
+            }).finally(() => staging.drop());
             rows = addCounts(rows, counts);
             await advanceThrough(db, source, counts.newest);
             console.error(
@@ -283,9 +315,12 @@ export async function importSource(args: SourceArguments): Promise<number> {
         label = `import --source ${source.id} ${args.files.join(" ")}`;
       }
       // The filings whose rows are new or changed, a step at a time (a Workflow's steps would be these).
-      const assembling = Date.now();
+      const progress = new Progress("");
+      const pending = await filingsPending(db, source);
+      progress.phase("assembling and loading filings", pending);
+      let filingsDone = 0;
       for (let after = ""; ; ) {
-        const step = await assembleStep(shards, source, after, {
+        const step = await assembleStep(shards, assembled, after, {
           now,
           // The state's first load is its backfill (src/feed/backfills.ts): decided by the first step, completed by finishLoad.
           deferRefresh: true,
@@ -297,13 +332,12 @@ export async function importSource(args: SourceArguments): Promise<number> {
         if (step.last === null) break;
         after = step.last;
         loaded = sumOf(loaded, step.summary);
-        console.error(`  filings assembled: ${summaryLine(loaded, Date.now() - assembling)}`);
+        filingsDone += step.filings;
+        progress.update(filingsDone, `${number(filingsDone)} of ${number(pending)} filings`);
       }
-      console.error("  rebuilding the aggregates of the debtors loaded...");
+      progress.end(`${number(filingsDone)} filings: ${summaryLine(loaded)}`, filingsDone);
       // A register's backfill queues millions of debtors: a bounded part of the queue at a time.
-      for (const shardDatabase of shards.databases.values()) {
-        while (await refreshQueued(shardDatabase, { limit: REFRESH_PART })) {}
-      }
+      await refreshWithProgress(shards, progress, { part: REFRESH_PART });
       // Files that gave no row, or a pull that found nothing (and nothing left to assemble), record no load.
       const found = pull ? foundAnything({ rows, filings: loaded }) : rows.rows > 0 || loaded.read > 0;
       if (found) await finishLoad(shards, source, label, loaded, now);
@@ -316,13 +350,18 @@ export async function importSource(args: SourceArguments): Promise<number> {
         }
       }
       const waiting = await rowsWaiting(db, source);
-      if (waiting > 0)
-        console.error(`  ${number(waiting)} rows wait for their transaction's row (read later, they join it)`);
+      if (waiting > 0) {
+        // Colorado's party for its transaction; New York City's for its document, or for the document its reference names.
+        console.error(`  ${number(waiting)} rows wait for the row that gives their filing (read later, they join it):`);
+        for (const r of await rowsWaitingAt(db, source, 5)) {
+          console.error(`    ${r.file} line ${number(r.line)} (${r.tab}${r.part ? ` ${r.part}` : ""})`);
+        }
+      }
     } finally {
       await dispose();
     }
   } catch (err) {
-    if (err instanceof PullUnderWay) {
+    if (err instanceof PullUnderWay || err instanceof FilesRefused) {
       // Nothing read or written: refused as arguments are.
       console.error(`Refused: ${err.message}`);
       return 2;

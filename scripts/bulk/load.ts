@@ -333,15 +333,47 @@ export function beginBulkLoad(db: DatabaseSync, source: string, { onlyIfEmpty = 
   return begun;
 }
 
-/** Builds the indexes a bulk load dropped (those still missing); returns how many it built. */
-function createIndexes(db: DatabaseSync, row: BulkLoadRow): number {
+/** The indexes a bulk load dropped that are still missing. */
+function missingIndexes(db: DatabaseSync, row: BulkLoadRow): IndexDefinition[] {
   const indexes = JSON.parse(row.indexes) as IndexDefinition[];
   const present = new Set(
     (db.prepare("select name from sqlite_master where type = 'index'").all() as { name: string }[]).map((r) => r.name),
   );
-  const missing = indexes.filter((i) => !present.has(i.name));
-  for (const { sql } of missing) db.exec(sql);
+  return indexes.filter((i) => !present.has(i.name));
+}
+
+/** Builds the indexes a bulk load dropped (those still missing), telling `onBuilt` of each; returns how many it built. */
+function createIndexes(db: DatabaseSync, row: BulkLoadRow, onBuilt: () => void = () => {}): number {
+  const missing = missingIndexes(db, row);
+  for (const { sql } of missing) {
+    db.exec(sql);
+    onBuilt();
+  }
   return missing.length;
+}
+
+/** How many indexes the bulk load being written into `db` has still to build (finishBulkWrite's first step). */
+export function indexesToBuild(db: DatabaseSync): number {
+  const row = unfinished(db);
+  return row?.stage === "writing" ? missingIndexes(db, row).length : 0;
+}
+
+/** finishBulkWrite's first step: the indexes, each told to `onBuilt` as it is built (a bulk import's progress). */
+export function buildDroppedIndexes(db: DatabaseSync, onBuilt?: () => void): void {
+  const row = unfinished(db);
+  if (row?.stage === "writing") createIndexes(db, row, onBuilt);
+}
+
+/**
+ * finishBulkWrite's second step, once the indexes are built: every debtor
+ * aggregate, running total and similar-name key (`onStep` told of each
+ * statement), the statistics, and the load marked `incomplete`.
+ */
+export function rebuildAfterBulkWrite(db: DatabaseSync, onStep?: (done: number, total: number) => void): void {
+  refreshAll(db, onStep);
+  // Statistics for the query planner, as `PRAGMA optimize` keeps them on D1.
+  db.exec("analyze");
+  db.exec("update bulk_load set stage = 'incomplete'");
 }
 
 /**
@@ -350,17 +382,9 @@ function createIndexes(db: DatabaseSync, row: BulkLoadRow): number {
  * marks the load `incomplete` (consistent, but still a backfill: see
  * endBulkLoad). Each step can run again after an interruption.
  */
-export function finishBulkWrite(db: DatabaseSync, report: (step: string) => void = () => {}): void {
-  const row = unfinished(db);
-  if (row?.stage === "writing") {
-    report(`building ${(JSON.parse(row.indexes) as unknown[]).length} indexes`);
-    createIndexes(db, row);
-  }
-  report("building debtor aggregates and running totals");
-  refreshAll(db);
-  // Statistics for the query planner, as `PRAGMA optimize` keeps them on D1.
-  db.exec("analyze");
-  db.exec("update bulk_load set stage = 'incomplete'");
+export function finishBulkWrite(db: DatabaseSync): void {
+  buildDroppedIndexes(db);
+  rebuildAfterBulkWrite(db);
 }
 
 /** Ends a bulk load whose files were read to their end: the database is an ordinary one from now on. */
@@ -424,11 +448,20 @@ export function describeFinished(finished: [string, Finished][], ms: number): st
 
 /**
  * Rebuilds every debtor aggregate and running total, then writes the sound
- * keys of similar-name search (after writeFilings).
+ * keys of similar-name search (after writeFilings). `onStep` is told of
+ * each statement done, the sound keys counting as the last.
  */
-export function refreshAll(db: DatabaseSync): void {
-  inTransaction(db, () => runAll(db, new Map(), refreshStatements(builder, { all: true })));
+export function refreshAll(db: DatabaseSync, onStep: (done: number, total: number) => void = () => {}): void {
+  const statements = refreshStatements(builder, { all: true });
+  const prepared = new Map<string, StatementSync>();
+  inTransaction(db, () =>
+    statements.forEach((statement, i) => {
+      runAll(db, prepared, [statement]);
+      onStep(i + 1, statements.length + 1);
+    }),
+  );
   writeSoundKeys(db);
+  onStep(statements.length + 1, statements.length + 1);
 }
 
 /** Debtor spellings read at a time by writeSoundKeys. */

@@ -106,8 +106,8 @@ export interface ImportOptions {
   writeItems?: WriteItems;
   onReject?: (reject: Reject) => void | Promise<void>;
   onWarning?: (warning: Warning) => void | Promise<void>;
-  /** After each group is written. */
-  onProgress?: (summary: ImportSummary) => void;
+  /** After each group is written (awaited: a Workflow's range saves its progress). */
+  onProgress?: (summary: ImportSummary) => void | Promise<void>;
   /**
    * The filings the file gives more than once (findRepeats, read first):
    * each is compared with what is stored in its last version only, the
@@ -447,7 +447,7 @@ async function load(
     const warnings = await writeItems(group, summary);
     group = [];
     for (const w of warnings) await options.onWarning?.(w);
-    options.onProgress?.({ ...summary });
+    await options.onProgress?.({ ...summary });
   };
   const finish = async (ended: boolean) => {
     await write();
@@ -482,6 +482,8 @@ async function load(
       if (hash === undefined || last === undefined) {
         // Not a copy of a repeated filing; or a later filing of a CSV run already held or read whole.
         if (!(item.csv && options.repeats?.has(keyHash(item.csv.key)))) await accept(item);
+        // Written a group at a time: without this a file without repeats was held whole and written at its end.
+        if (group.length + lastCopies.length >= size) await write();
         continue;
       }
       let copy: HeldCopy;

@@ -28,11 +28,14 @@
  *    range asks the scan which of its filings repeat, holds their earlier
  *    copies in D1, and folds them into the last (src/feed/held.ts). It puts
  *    its rejects and warnings beside the file, saves its checkpoint in the
- *    load record, and returns it. A retried range, or one run again after
- *    a restart, rewrites nothing it committed: the loader compares each
- *    filing with what is stored (upsertFilings).
+ *    load record, and returns it; while it writes, it saves how far its
+ *    groups have got every two seconds, for the CLI that follows the
+ *    load. A retried range, or one run again after a restart, rewrites
+ *    nothing it committed: the loader compares each filing with what is
+ *    stored (upsertFilings).
  * 5. `aggregates N`: rebuilds the aggregates of the debtors the load queued,
- *    a bounded number per batch, as the CLI does once after its load.
+ *    a bounded number per batch, as the CLI does once after its load,
+ *    saving how many are left as it goes.
  * 6. `finish`: records the load in every shard (data_loads, what
  *    `data_source_last_updated` reads; state_loads, each state's currency
  *    for GET /states), completes the backfills it made, joins the rejects
@@ -51,6 +54,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { z } from "zod";
 import { type LoadedStates, refreshQueued } from "../db/load.ts";
 import * as schema from "../db/schema.ts";
+import { debtorsToRefresh } from "../db/schema.ts";
 import { type ShardDatabases, shardDb, shardsOf } from "../db/shards.ts";
 import { BackfillRefused, Backfills, type Declared } from "../feed/backfills.ts";
 import { type ImportRange, type ImportSummary, laterAsOf, sumOf, writtenBefore } from "../feed/import.ts";
@@ -59,7 +63,7 @@ import { copyKey, keyHash, stateOfItem } from "../feed/repeats.ts";
 import { importShardedRange, recordShardedLoad } from "../feed/shardedImport.ts";
 import { nudgeDispatcher } from "../webhooks/worker.ts";
 import { etag, stateOfKey } from "./feedFiles.ts";
-import { beginLoad, type Checkpoint, saveCheckpoint, saveSummary } from "./loadRecord.ts";
+import { beginLoad, type Checkpoint, readLoad, saveCheckpoint, saveProgress, saveSummary } from "./loadRecord.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
 import { clearStaging, HeldInD1, recordKeys, repeatsOf } from "./staging.ts";
 
@@ -74,6 +78,12 @@ const MAX_RECORDS = 10_000;
 /** Queued debtors refreshed per D1 batch, and batches per aggregates step (3 queries each, per shard). */
 const REFRESH_DEBTORS = 1_000;
 const REFRESH_BATCHES = 50;
+/**
+ * How often a step saves its progress (loadRecord.ts, saveProgress) for
+ * the CLI that follows the load: a range or an aggregates step takes up
+ * to a minute, and one small write every few seconds costs nothing beside it.
+ */
+const PROGRESS_MS = 2_000;
 
 const loadParams = z.object({
   key: z.string().min(1),
@@ -123,15 +133,28 @@ export async function refreshAggregates(env: Env, step: WorkflowStep, name: stri
   for (let n = 1, more = true; more; n++) more = await step.do(`${name} ${n}`, () => aggregates(env));
 }
 
-/** Refreshes a bounded part of every shard's queue of debtors; returns whether any is left. */
-async function aggregates(env: Env): Promise<boolean> {
+/**
+ * Refreshes a bounded part of every shard's queue of debtors; returns
+ * whether any is left. `onBatch` is told of each batch done.
+ */
+async function aggregates(env: Env, onBatch: () => Promise<void> = async () => {}): Promise<boolean> {
   let more = false;
   for (const db of shardDatabasesOf(env).databases.values()) {
     let left = true;
-    for (let i = 0; i < REFRESH_BATCHES && left; i++) left = await refreshQueued(db, { limit: REFRESH_DEBTORS });
+    for (let i = 0; i < REFRESH_BATCHES && left; i++) {
+      left = await refreshQueued(db, { limit: REFRESH_DEBTORS });
+      await onBatch();
+    }
     more ||= left;
   }
   return more;
+}
+
+/** Debtors queued for their aggregates in every shard. */
+async function queuedDebtors(shards: ShardDatabases): Promise<number> {
+  let queued = 0;
+  for (const db of shards.databases.values()) queued += await db.$count(debtorsToRefresh);
+  return queued;
 }
 
 export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
@@ -157,7 +180,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
         const from = checkpoint;
         checkpoint = await step.do(`range ${n}`, RANGE_STEP, () => this.range(id, params, from, now));
       }
-      await this.refreshAggregates(step, "aggregates");
+      for (let n = 1, more = true; more; n++) more = await step.do(`aggregates ${n}`, () => this.aggregates(id, n));
       const done = checkpoint;
       const summary = await step.do("finish", () => this.finish(id, params, done, now));
       for (let n = 1, more = true; more; n++) more = await step.do(`clear staging ${n}`, () => this.clearStaging(id));
@@ -278,7 +301,17 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     // copy is: a first reading of the range for its keys (one R2 read, teed:
     // the load's branch holds what this reading has passed, at most the
     // range), then the scan's record of the file (staging.ts).
-    const [first, body] = source.tee();
+    const [first, teed] = source.tee();
+    // The bytes the load has read, for its progress (Checkpoint.writing).
+    let read = 0;
+    const body = teed.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          read += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      }),
+    );
     const hashes: string[] = [];
     try {
       for await (const item of readFeed(params.key, first, {
@@ -295,6 +328,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     const db = shardDb(shards);
     const repeats = await repeatsOf(db, id, hashes);
     let loaded: LoadedStates = new Map();
+    let saved = Date.now();
     try {
       const { summary, next } = await importShardedRange(shards, params.key, body, range, {
         now,
@@ -312,10 +346,19 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
         },
         onReject: problems.reject,
         onWarning: problems.warn,
+        // A range takes up to a minute: what its groups have committed, every few seconds.
+        onProgress: async (written) => {
+          if (Date.now() - saved < PROGRESS_MS) return;
+          saved = Date.now();
+          const writing = { from: start.byte, done: Math.min(params.size, start.byte + read) };
+          await saveProgress(db, id, "writing", writing, sumOf(from.summary, written));
+        },
       });
       await problems.save(this.env.FEEDS, id, start.byte);
       const checkpoint: Checkpoint = {
         ...from,
+        // The range's progress is its checkpoint now.
+        writing: undefined,
         next,
         done: next?.byte ?? params.size,
         summary: sumOf(from.summary, summary),
@@ -341,6 +384,30 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       await saveSummary(shardDb(shards), id, summary, new Date());
       throw new NonRetryableError(err.message);
     }
+  }
+
+  /**
+   * Step `aggregates n`: a bounded part of every shard's queue (see
+   * aggregates), its progress saved as it goes (Checkpoint.refreshing:
+   * the queue's length before the first step, and what is left). Returns
+   * whether any is left.
+   */
+  private async aggregates(id: string, n: number): Promise<boolean> {
+    const shards = shardDatabasesOf(this.env);
+    const db = shardDb(shards);
+    let left = await queuedDebtors(shards);
+    const queued = n === 1 ? left : ((await readLoad(db, id))?.checkpoint.refreshing?.queued ?? left);
+    await saveProgress(db, id, "refreshing", { queued, left });
+    let saved = Date.now();
+    const more = await aggregates(this.env, async () => {
+      // A batch refreshes REFRESH_DEBTORS of a shard's queue, or the rest of it.
+      left = Math.max(0, left - REFRESH_DEBTORS);
+      if (Date.now() - saved < PROGRESS_MS) return;
+      saved = Date.now();
+      await saveProgress(db, id, "refreshing", { queued, left });
+    });
+    await saveProgress(db, id, "refreshing", { queued, left: more ? await queuedDebtors(shards) : 0 });
+    return more;
   }
 
   /**

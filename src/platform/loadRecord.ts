@@ -3,11 +3,12 @@
  * default shard): what the CLI reads to follow a load and to list loads,
  * and what a restarted load resumes from. Each range step saves its
  * checkpoint here after its writes, so the record never claims more than
- * is committed. Whether the load runs, completed or failed, and why, is
+ * is committed; between checkpoints the steps save their progress (what
+ * their groups committed so far) for the CLI to show. Whether the load runs, completed or failed, and why, is
  * its Workflow instance's status (scripts/platformLoad.ts asks it), not
  * the record's.
  */
-import { desc, eq } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/database.ts";
 import { feedLoads } from "../db/schema.ts";
 import { isoSeconds } from "../domain/time.ts";
@@ -32,6 +33,15 @@ export interface Checkpoint {
   backfills?: Record<string, boolean>;
   /** Set by the load's finish step: a restart of a finished load ends at once. */
   finished?: boolean;
+  /**
+   * The range under way, as far as its groups have committed: the byte it
+   * began at (its checkpoint's `next`) and the bytes it has read. Saved
+   * every few seconds (saveProgress) so that a follower's progress moves
+   * within a range; a restart resumes from `next` and ignores it.
+   */
+  writing?: { from: number; done: number };
+  /** The aggregates steps: debtors queued when they began, and how many are left. */
+  refreshing?: { queued: number; left: number };
 }
 
 export interface LoadRecord {
@@ -119,5 +129,26 @@ export async function saveSummary(db: Db, id: string, summary: ImportSummary, at
   await db
     .update(feedLoads)
     .set({ summary: JSON.stringify(summary), updatedAt: isoSeconds(at) })
+    .where(eq(feedLoads.id, id));
+}
+
+/**
+ * Saves how far a step under way has got (its checkpoint's `writing` or
+ * `refreshing`) beside the checkpoint, which stays where it is, and the
+ * counts committed so far, when given. Only followers read it.
+ */
+export async function saveProgress<K extends "writing" | "refreshing">(
+  db: Db,
+  id: string,
+  field: K,
+  value: NonNullable<Checkpoint[K]>,
+  summary?: ImportSummary,
+): Promise<void> {
+  await db
+    .update(feedLoads)
+    .set({
+      checkpoint: sql`json_set(${feedLoads.checkpoint}, ${`$.${field}`}, json(${JSON.stringify(value)}))`,
+      ...(summary ? { summary: JSON.stringify(summary) } : {}),
+    })
     .where(eq(feedLoads.id, id));
 }

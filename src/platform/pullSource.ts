@@ -166,7 +166,7 @@ export class PullSource extends WorkflowEntrypoint<Env, PullParams> {
     const begun = await step.do("begin", () => this.begin(id, source, params));
     if ("running" in begun) {
       const skipped = `another pull of ${source.id} is running: ${begun.running}`;
-      return { source: source.id, skipped, rows: noCounts(), pages: 0, filings: emptySummary(), unrecognised: {} };
+      return { source: params.source, skipped, rows: noCounts(), pages: 0, filings: emptySummary(), unrecognised: {} };
     }
     let position = begun.position;
     let loaded = emptySummary();
@@ -204,7 +204,7 @@ export class PullSource extends WorkflowEntrypoint<Env, PullParams> {
       };
       const ended = position;
       await step.do("finish", () => this.finish(id, source, params, ended, summary, now));
-      return { source: source.id, ...summary };
+      return { source: params.source, ...summary };
     } catch (err) {
       const reason = (err instanceof Error ? err.message : String(err)).replace(/^NonRetryableError:?\s*/, "");
       // What was loaded gets its aggregates; the position stays saved, so the next pull resumes at its page.
@@ -252,7 +252,7 @@ export class PullSource extends WorkflowEntrypoint<Env, PullParams> {
   }
 
   private portalOf(source: Source, params: Params): string {
-    return params.portal ?? pullConfig(this.env).portals[source.id] ?? source.portal;
+    return params.portal ?? pullConfig(this.env).portals[params.source] ?? source.portal;
   }
 
   private async page(

@@ -16,6 +16,7 @@ import { delimiter, join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startDevServer, waitUntilUp, workerHeapBytes } from "../../scripts/devServer.ts";
+import { migratedState } from "./templates.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const work = mkdtempSync(join(tmpdir(), "lien-workflow-"));
@@ -37,7 +38,7 @@ let inspectorPort = 0;
 let server: ChildProcess | undefined;
 
 beforeAll(async () => {
-  expect(node(["scripts/migrate.ts", "--persist-to", platformState]).status).toBe(0);
+  migratedState(platformState);
   [port, inspectorPort] = [await freePort(), await freePort()];
   Object.assign(process.env, {
     WRANGLER_REGISTRY_PATH: env.WRANGLER_REGISTRY_PATH,
@@ -116,7 +117,7 @@ describe("npm run import --workflow", () => {
         "test/fixtures/feed.csv",
         "test/fixtures/office.xml",
       ];
-      const local = join(work, "local");
+      const local = migratedState(join(work, "local"));
       const outputs = (dir: string, file: string) => {
         const name = file.replaceAll("/", "_");
         return ["--rejects", join(work, `${dir}-${name}.rejects`), "--warnings", join(work, `${dir}-${name}.warnings`)];
@@ -212,6 +213,10 @@ describe("npm run import --workflow", () => {
       cli.stdout.on("data", (chunk) => {
         stdout += chunk;
       });
+      let stderr = "";
+      cli.stderr.on("data", (chunk) => {
+        stderr += chunk;
+      });
       const exited = once(cli, "exit");
       const heap: number[] = [];
       let running = true;
@@ -225,6 +230,12 @@ describe("npm run import --workflow", () => {
       const [code] = await exited;
       expect(code).toBe(0);
       expect(stdout).toMatch(/^Imported: 2,9\d\d records read: 2,9\d\d inserted, 0 updated, 0 unchanged, 0 rejected/m);
+      // The follower's progress moved as the ranges wrote, in an in-process import's lines: a line a tenth of the file.
+      const writing = [...stderr.matchAll(/^ {2}\S+: writing (\d+)%, about [\dhms ]+ left: [\d,]+ records written/gm)];
+      const tenths = writing.map((m) => Math.floor(Number(m[1]) / 10));
+      expect(tenths.length, stderr).toBeGreaterThanOrEqual(8);
+      expect(new Set(tenths).size).toBe(tenths.length);
+      expect(stderr).toMatch(/^ {2}\S+: rebuilding the aggregates of the debtors loaded 100% in [\d.]+s: /m);
       const figures = heap.map((h) => (h / MB).toFixed(1)).join(", ");
       console.log(`${(size / MB).toFixed(0)} MB through range steps; Worker heap after GC: ${figures} MB`);
       expect(heap.length).toBeGreaterThan(3);

@@ -14,6 +14,7 @@ import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localFiles, shardConfig } from "../../scripts/shardConfig.ts";
 import { runScript, tablesOf } from "./localState.ts";
+import { migratedState } from "./templates.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lien-interrupted-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -22,7 +23,7 @@ const TIMEOUT = 240_000;
 const feed = join(work, "feed.ndjson");
 const base = join(work, "base.ndjson");
 const delta = join(work, "delta.ndjson");
-/** Local state migrated once, copied for each load. */
+/** Local state migrated (a copy of the run's template, templates.ts), copied for each load. */
 const template = join(work, "template");
 
 /** A copy of the migrated, empty template state. */
@@ -67,6 +68,14 @@ function leftovers(dir: string) {
   }
   return out;
 }
+/** The lines of `phase` of a file's progress (scripts/progress.ts, as a log gets them): share of the file, records. */
+function progressLines(stderr: string, phase: "reading" | "writing") {
+  return [...stderr.matchAll(new RegExp(`^ {2}\\S+: ${phase} (\\d+)%[^:]*: ([\\d,]+) records`, "gm"))].map((m) => ({
+    pct: Number(m[1]),
+    records: Number(m[2]!.replaceAll(",", "")),
+  }));
+}
+
 const NONE = {
   "zero facet days": 0,
   "zero facet totals": 0,
@@ -109,20 +118,40 @@ beforeAll(() => {
     return JSON.stringify(lien);
   });
   writeFileSync(delta, `${[...changed, ...lines.slice(2000, 2400)].join("\n")}\n`);
-  const migrated = runScript("scripts/migrate", ["--persist-to", template]);
-  expect(migrated.status, migrated.stderr).toBe(0);
+  migratedState(template);
 }, TIMEOUT);
 
 describe("a bulk load (a backfill into an empty database) stopped part-way", () => {
   let clean: ReturnType<typeof loadedTables>;
+  /** What the load that was not stopped said as it went (stderr, not a terminal). */
+  let said = "";
   beforeAll(() => {
     const dir = freshState("bulk-clean");
     const loaded = importInto(dir, feed);
     expect(loaded.stderr).toContain("empty: bulk mode");
     expect(loaded.status, loaded.stderr).toBe(0);
+    said = loaded.stderr;
     clean = loadedTables(dir);
     expect(leftovers(dir)).toEqual(NONE);
   }, TIMEOUT);
+
+  it("says, when not stopped, how far its writing has got as it writes, then each phase after it, each with its time", () => {
+    const records = readFileSync(feed, "utf8").trim().split("\n").length;
+    const written = progressLines(said, "writing");
+    // A line as another tenth of the file is written (groups of 2,000 in bulk), not one at the end.
+    expect(written.at(-1)).toEqual({ pct: 100, records });
+    expect(written[0]).toEqual({ pct: expect.any(Number), records: 2_000 });
+    expect(written[0]!.pct).toBeLessThan(100);
+    expect(said).toMatch(/^ {2}\S+feed\.ndjson: writing \d+%, about \d+s left: 2,000 records written or rejected/m);
+    const phases = [
+      "writing 100% in",
+      "building indexes 100% in",
+      "rebuilding debtor aggregates and running totals 100% in",
+      "loading held-back records (repeated filings, amendments) 100% in",
+    ].map((phase) => said.indexOf(phase));
+    expect(phases.every((at) => at >= 0)).toBe(true);
+    expect(phases).toEqual([...phases].sort((a, b) => a - b));
+  });
 
   it.each([
     ["while writing rows", '^insert into "filings"', 20, "SIGKILL"],
@@ -135,16 +164,18 @@ describe("a bulk load (a backfill into an empty database) stopped part-way", () 
     ["while loading held-back records", '^delete from "amendments"', 2, "SIGKILL"],
   ] as const)(
     "is finished by the next command and by the same import again, %s (%s at match %i, %s)",
-    (_phase, at, after, signal) => {
+    (phase, at, after, signal) => {
       const dir = freshState(`bulk-${at.replace(/\W+/g, "")}-${after}-${signal}`);
       const stopped = stoppedImport(dir, feed, at, after, signal);
       expect(stopped.stderr).toContain(`stopAt: ${signal}`);
       expect(stopped.signal).toBe(signal);
 
-      // The next command that opens the database finishes the job first, in one line.
+      // The next command that opens the database finishes the job first, in one line. Held-back
+      // records load once every shard has its indexes and aggregates: stopped then, no bulk load is left unfinished.
       const migrated = runScript("scripts/migrate", ["--persist-to", dir]);
       expect(migrated.status, migrated.stderr).toBe(0);
-      expect(migrated.stdout.match(/^Finished an interrupted .*$/gm)).toHaveLength(1);
+      const finished = migrated.stdout.match(/^Finished an interrupted .*$/gm) ?? [];
+      expect(finished).toHaveLength(/held-back/.test(phase) ? 0 : 1);
       expect(tablesOf(dir).indexes).toEqual(tablesOf(join(work, "bulk-clean")).indexes);
 
       const again = importInto(dir, feed);
@@ -167,6 +198,15 @@ describe("an ordinary load (a delta) stopped part-way", () => {
       expect(cleanDelta.status, cleanDelta.stderr).toBe(0);
       expect(cleanDelta.stdout).toContain("400 inserted, 400 updated, 0 unchanged");
       expect(leftovers(cleanDir)).toEqual(NONE);
+      // Not stopped, it says how far it has got as it goes: its first reading, each group of 500 written, the refresh.
+      expect(progressLines(cleanDelta.stderr, "reading").at(-1)).toEqual({ pct: 100, records: 800 });
+      const written = progressLines(cleanDelta.stderr, "writing");
+      expect(written.map((w) => w.records)).toEqual([500, 800]);
+      expect(written.map((w) => w.pct)).toEqual([expect.any(Number), 100]);
+      expect(written[0]!.pct).toBeLessThan(100);
+      expect(cleanDelta.stderr).toMatch(
+        /^ {2}rebuilding the aggregates of the debtors loaded 100% in [\d.]+s: [\d,]+ debtors$/m,
+      );
 
       const dir = freshState("delta-stopped");
       expect(importInto(dir, base).status).toBe(0);

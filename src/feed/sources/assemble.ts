@@ -87,6 +87,15 @@ async function clearPending(db: Db, source: Source, numbers: string[], maxParams
   if (first) await db.batch([first, ...rest]);
 }
 
+/** How many filings have pending rows: the work of the assembling steps (a load's progress). */
+export async function filingsPending(db: Db, source: Source): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(distinct ${sourceRows.filing})` })
+    .from(sourceRows)
+    .where(and(eq(sourceRows.source, source.id), isPending));
+  return Number(row?.n ?? 0);
+}
+
 /** How many of a source's rows wait for a row of another table (Colorado's parties for their transaction). */
 export async function rowsWaiting(db: Db, source: Source): Promise<number> {
   const [row] = await db
@@ -94,6 +103,15 @@ export async function rowsWaiting(db: Db, source: Source): Promise<number> {
     .from(sourceRows)
     .where(and(eq(sourceRows.source, source.id), isPending, sql`${sourceRows.filing} is null`));
   return Number(row?.n ?? 0);
+}
+
+/** Where the first `limit` of those rows were read (file and line), and what they wait for (their part). */
+export function rowsWaitingAt(db: Db, source: Source, limit: number) {
+  return db
+    .select({ tab: sourceRows.tab, file: sourceRows.file, line: sourceRows.line, part: sourceRows.part })
+    .from(sourceRows)
+    .where(and(eq(sourceRows.source, source.id), isPending, sql`${sourceRows.filing} is null`))
+    .limit(limit);
 }
 
 export type AssembleOptions = Omit<ShardedOptions, "recordLoad" | "repeats" | "format" | "defaultState"> & {
@@ -113,19 +131,20 @@ const registerLoad = (source: Source) => `import ${source.id} register`;
 
 /**
  * One step: assembles and loads the filings with pending rows after `after`
- * (the last filing of the step before; "" at first). Returns what it loaded
- * and its last filing, or null when no filing was pending.
+ * (the last filing of the step before; "" at first). Returns what it loaded,
+ * how many filings it assembled and its last filing, or null when no
+ * filing was pending.
  */
 export async function assembleStep(
   shards: ShardDatabases,
   source: Source,
   after: string,
   options: AssembleOptions = {},
-): Promise<{ summary: ImportSummary; last: string | null }> {
+): Promise<{ summary: ImportSummary; last: string | null; filings: number }> {
   const db = shardDb(shards);
   const numbers = await pendingFilings(db, source, after, ASSEMBLE_GROUP);
   const last = numbers.at(-1);
-  if (last === undefined) return { summary: emptySummary(), last: null };
+  if (last === undefined) return { summary: emptySummary(), last: null, filings: 0 };
   const now = options.now ?? new Date();
   const { maxParams = D1_MAX_PARAMS, unrecognised = new Unrecognised(), ...importOptions } = options;
   const rows = await rowsOf(db, source, numbers, maxParams);
@@ -145,7 +164,7 @@ export async function assembleStep(
     recordLoad: async () => {},
   });
   await clearPending(db, source, numbers, maxParams);
-  return { summary, last };
+  return { summary, last, filings: numbers.length };
 }
 
 /**

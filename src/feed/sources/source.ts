@@ -6,14 +6,20 @@
  * own schema (src/feed/schema.ts), so a register loads with the same rules,
  * rejects and warnings as any feed file.
  */
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Db } from "../../db/database.ts";
 import type { AmendmentKind } from "../../domain/kinds.ts";
 import { type FeedItem, feedItem, type Place } from "../read.ts";
 import { describeIssues, entrySchema, type FeedWarning, type SchemaOptions } from "../schema.ts";
 import type { Unrecognised } from "./codes.ts";
 import type { SodaRow } from "./soda.ts";
 
-export const SOURCE_IDS = ["ct", "co", "or"] as const;
+export const SOURCE_IDS = ["ct", "co", "or", "nyc-acris"] as const;
+/** Offices that publish bulk files and no portal (docs/sources/tx.md, fl-flr.md): loaded from the files given, never pulled. */
+export const FILE_SOURCE_IDS = ["tx", "fl-flr"] as const;
 export type SourceId = (typeof SOURCE_IDS)[number];
+/** Any office's id: a portal's (pulled) or one that publishes bulk files. */
+export type AnySourceId = SourceId | (typeof FILE_SOURCE_IDS)[number];
 
 /** What identifies a row and ties it to its filing. */
 interface RowKey {
@@ -39,6 +45,14 @@ export interface SourceTable {
   flags: readonly string[];
   /** The office's date of a row (`--since` filters on it; the newest is the state's data_through); none for Colorado's parties. */
   dateColumn?: string;
+  /** The column whose newest day is the state's data_through, where it is not `dateColumn` (ACRIS's `good_through_date`). */
+  throughColumn?: string;
+  /**
+   * Columns the office rewrites on every row with each extract (ACRIS's
+   * `good_through_date`): read for data_through, then left out of the staged
+   * row, so a new extract of unchanged rows writes nothing.
+   */
+  volatile?: readonly string[];
   /** A whole export's header names (as headerName reads them) that are not the field names. */
   exportHeaders?: Readonly<Record<string, string>>;
   /** A row's identity, its filing and its part, or why the row cannot be used. */
@@ -79,6 +93,8 @@ export interface Assembled {
   kinds?: ReadonlyMap<string, AmendmentKind>;
   /** What the adapter read by a general rule (an unknown lien type), as warnings of the record. */
   notes: FeedWarning[];
+  /** Why the rows make no record at all (Texas's records of a filing whose master record no file gave): they are a reject. */
+  reject?: string;
 }
 
 /** The office's column of each field of the lien shape, for messages. */
@@ -106,7 +122,7 @@ export interface PartyColumnNames {
 
 /** An office's open register. */
 export interface Source {
-  id: SourceId;
+  id: AnySourceId;
   /** The state whose filings it holds. */
   state: string;
   /** The filing office, as filings name it (`filing_office`). */
@@ -115,6 +131,19 @@ export interface Source {
   portal: string;
   tables: readonly SourceTable[];
   columns: ColumnNames;
+  /**
+   * Statements run after each group of rows is staged, in its batch, that
+   * give rows their filing from rows of other tables when a key alone
+   * cannot (New York City's: a party from its document, an amendment from
+   * the document its reference names). Colorado's join is its table's `joins`.
+   */
+  links?(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[];
+  /**
+   * A load's rows of a filing replace the rows earlier loads staged for it
+   * (Texas: a file's filing is its whole record); `part` marks each row
+   * with the load that last read it (src/feed/sources/bulk.ts).
+   */
+  replaces?: boolean;
   /** The records of the filing numbered `filing`, from every row staged for it. */
   assemble(filing: string, rows: StagedRow[], unrecognised: Unrecognised): Assembled[];
 }
@@ -216,6 +245,9 @@ function labeller(assembled: Assembled, columns: ColumnNames, file: string) {
 export function assembledItem(source: Source, assembled: Assembled, schema: ReturnType<typeof entrySchema>): FeedItem {
   const place = placeOf(assembled.rows);
   const label = labeller(assembled, source.columns, place.file);
+  if (assembled.reject !== undefined) {
+    return { reject: { ...place, reason: assembled.reject, raw: rawOf(assembled.rows) } };
+  }
   const parsed = schema.safeParse(assembled.entry);
   if (!parsed.success) {
     return { reject: { ...place, reason: describeIssues(parsed.error, label), raw: rawOf(assembled.rows) } };

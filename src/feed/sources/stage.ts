@@ -13,7 +13,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { D1_MAX_PARAMS, type Db } from "../../db/database.ts";
 import { sourceRows } from "../../db/schema.ts";
 import { FeedFileError, type Reject } from "../read.ts";
-import { type RowRead, sodaCsvRows, sodaDate, sodaFlag, sodaJsonRows } from "./soda.ts";
+import { type RowRead, type SodaRow, sodaCsvRows, sodaDate, sodaFlag, sodaJsonRows } from "./soda.ts";
 import { type Source, type SourceTable, type StagedRow, tableOf, tidyRow } from "./source.ts";
 
 /** Rows written per batch, by default (StageOptions.groupSize). */
@@ -107,11 +107,14 @@ function stageStatements(db: Db, source: Source, rows: StagedRow[], maxParams: n
           part: sql`excluded.part`,
           file: sql`excluded.file`,
           line: sql`excluded.line`,
-          pending: true,
+          // A source whose loads replace what they name (Texas) marks each row read with its load in `part`: only a changed row is pending.
+          pending: source.replaces ? sql`${sourceRows.pending} or ${sourceRows.data} is not excluded.data` : true,
         },
-        setWhere: sql`${sourceRows.data} is not excluded.data`,
+        setWhere: source.replaces
+          ? sql`${sourceRows.data} is not excluded.data or ${sourceRows.part} is not excluded.part`
+          : sql`${sourceRows.data} is not excluded.data`,
       })
-      .returning({ id: sourceRows.id }),
+      .returning({ pending: sourceRows.pending }),
   );
   const links: BatchItem<"sqlite">[] = [];
   if (transactions !== undefined) {
@@ -142,14 +145,20 @@ function stageStatements(db: Db, source: Source, rows: StagedRow[], maxParams: n
 async function stageRows(db: Db, source: Source, rows: StagedRow[], maxParams = D1_MAX_PARAMS): Promise<number> {
   if (rows.length === 0) return 0;
   const { writes, links } = stageStatements(db, source, rows, maxParams);
-  const statements = [...writes, ...links] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+  const statements = [...writes, ...links, ...(source.links?.(db, rows) ?? [])] as [
+    BatchItem<"sqlite">,
+    ...BatchItem<"sqlite">[],
+  ];
   const results = (await db.batch(statements)) as unknown[];
-  return results.slice(0, writes.length).reduce<number>((n, r) => n + (r as unknown[]).length, 0);
+  return results
+    .slice(0, writes.length)
+    .reduce<number>((n, r) => n + (r as { pending: boolean }[]).filter((w) => w.pending).length, 0);
 }
 
-/** The office's date of a row, as YYYY-MM-DD, when it is a real day no later than `latest`. */
-function officeDay(table: SourceTable, row: StagedRow, latest: string): string | null {
-  const value = table.dateColumn ? row.fields[table.dateColumn] : undefined;
+/** The office's date of a row (the day its data is through), as YYYY-MM-DD, when it is a real day no later than `latest`. */
+function officeDay(table: SourceTable, fields: SodaRow, latest: string): string | null {
+  const column = table.throughColumn ?? table.dateColumn;
+  const value = column ? fields[column] : undefined;
   const day = value?.slice(0, 10);
   if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day) || day > latest) return null;
   return day;
@@ -225,13 +234,14 @@ export async function stageReads(
       );
     }
     const fields = tidyRow(table, read.fields, sodaDate, sodaFlag);
+    const day = officeDay(table, fields, latest);
+    for (const column of table.volatile ?? []) delete fields[column];
     const key = table.key(fields);
     if ("error" in key) {
       await reject(key.error);
       continue;
     }
     const row: StagedRow = { ...key, tab: table.tab, fields, file: options.file, line };
-    const day = officeDay(table, row, latest);
     if (day !== null && (counts.newest === null || day > counts.newest)) counts.newest = day;
     group.push(row);
     if (group.length >= (options.groupSize ?? STAGE_GROUP)) await flush();

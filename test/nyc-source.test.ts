@@ -1,0 +1,302 @@
+/**
+ * New York City's register (ACRIS personal property, src/feed/sources/nyc.ts)
+ * loaded from its three tables as the portal gives them, in any order, and
+ * read back through the API: filings numbered by CRFN, amendments attached
+ * through each kind of reference, people told from organizations, reloads
+ * that change nothing, and unusable rows rejected by file and line.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { shardDb } from "../src/db/shards.ts";
+import { emptySummary, sumOf } from "../src/feed/import.ts";
+import { FeedFileError, type Reject, type Warning } from "../src/feed/read.ts";
+import { advanceThrough, assembleStep, finishLoad, rowsWaiting, rowsWaitingAt } from "../src/feed/sources/assemble.ts";
+import { Unrecognised } from "../src/feed/sources/codes.ts";
+import { nyc } from "../src/feed/sources/nyc.ts";
+import { isPersonName } from "../src/feed/sources/nycNames.ts";
+import { stageFile } from "../src/feed/sources/stage.ts";
+import type { Body } from "./bodies.ts";
+import { counts, emptyDatabase, fresh, importText, readCount, stream } from "./feeds.ts";
+import master from "./fixtures/sources/nyc-master.json?raw";
+import parties from "./fixtures/sources/nyc-parties.csv?raw";
+import references from "./fixtures/sources/nyc-references.json?raw";
+import { get, getJson, registerKeys, shardDatabases } from "./helpers.ts";
+
+const db = shardDb(shardDatabases);
+
+/** Stages `files` (name and text), then assembles and loads what changed, as `npm run import -- --source nyc-acris` does. */
+async function load(files: [string, string][]) {
+  const rejects: Reject[] = [];
+  const warnings: Warning[] = [];
+  const unrecognised = new Unrecognised();
+  const rows = [];
+  for (const [file, text] of files) {
+    const staged = await stageFile(db, nyc, file, stream(text), { onReject: (r) => void rejects.push(r) });
+    rows.push(staged);
+    await advanceThrough(db, nyc, staged.newest);
+  }
+  let summary = emptySummary();
+  for (let after = ""; ; ) {
+    const step = await assembleStep(shardDatabases, nyc, after, {
+      unrecognised,
+      onReject: (r) => void rejects.push(r),
+      onWarning: (w) => void warnings.push(w),
+    });
+    if (step.last === null) break;
+    after = step.last;
+    summary = sumOf(summary, step.summary);
+  }
+  await finishLoad(shardDatabases, nyc, "test nyc-acris", summary, new Date());
+  return { rows, summary, rejects, warnings, unrecognised: unrecognised.toJSON() };
+}
+
+async function lookup(number: string) {
+  const res = await get(fresh(`/filings?initial_financing_number=${encodeURIComponent(number)}&state=NY`), null, {
+    headers: { "cf-connecting-ip": `192.0.2.${readCount() % 250}` },
+  });
+  expect(res.status).toBe(200);
+  const [filing] = (await res.json<Body<"/filings">>()).ucc_liens;
+  if (!filing) throw new Error(`no filing NY ${number}`);
+  return filing;
+}
+
+const numbersOf = (name: string) =>
+  getJson(fresh(`/debtors/search?name=${encodeURIComponent(name)}&state=NY`) as "/debtors/search").then((b) =>
+    b.ucc_liens.map((l) => l.initial_financing_number),
+  );
+
+const changes = () =>
+  getJson(fresh("/filings/changes?state=NY") as "/filings/changes").then((b) =>
+    b.changes.map((c) => [c.type, c.initial_financing_number]),
+  );
+
+const FILES: [string, string][] = [
+  // Parties and references before their documents: each waits for the row that names its filing.
+  ["nbbg-wtuz.csv", parties],
+  ["6y3e-jcrc.json", references],
+  ["sv7x-dduq.json", master],
+];
+
+let first: Awaited<ReturnType<typeof load>>;
+
+beforeAll(async () => {
+  await registerKeys();
+  await emptyDatabase();
+  first = await load(FILES);
+});
+
+describe("New York City's register (ACRIS personal property: Master, Parties, References)", () => {
+  it("tells each file's table by its columns and joins rows read before their documents", async () => {
+    expect(first.rows.map((r) => [r.table?.tab, r.rows, r.changed, r.rejected])).toEqual([
+      ["nyc_parties", 24, 24, 0],
+      ["nyc_references", 7, 7, 0],
+      ["nyc_master", 13, 13, 0],
+    ]);
+    // Six filings; an amendment of a filing the register does not hold waits as an amendment line.
+    expect(first.summary).toEqual(counts({ read: 7, inserted: 6, amendments: 1, pending: 1 }));
+    expect(first.rejects).toEqual([]);
+    expect(first.warnings.find((w) => w.amendment === "2025000200600")).toMatchObject({ filing: "NY 2020000099999" });
+    expect(first.unrecognised).toEqual({ doc_type: { UCC5: 1 } });
+  });
+
+  it("serves a filing as the City Register recorded it: its CRFN, date, office, and its collateral code as text", async () => {
+    expect(await lookup("2022000081234")).toMatchObject({
+      initial_financing_date: "2022-03-07T00:00:00Z",
+      filing_kind: "standard",
+      collateral: "Fixture filing",
+      filing_office: "New York City Register",
+      // The register gives no lapse date: five years from filing, estimated.
+      estimated_lien_lapse_date: "2027-03-07",
+      lapse_date_source: "estimated",
+      involved_parties: {
+        debtor_parties: [
+          expect.objectContaining({
+            name: "HUDSON STREET BAKERY LLC",
+            type: "Organization",
+            address: expect.objectContaining({ street1: "214 HUDSON ST", city: "NEW YORK", zip_code: "10013" }),
+          }),
+        ],
+      },
+    });
+    expect(await lookup("2022000200456")).toMatchObject({
+      collateral: "Cooperative unit, with a cooperative addendum",
+    });
+    expect(await lookup("2023000030111")).toMatchObject({ filing_kind: "manufactured_home" });
+  });
+
+  it("attaches amendments through each reference: doc_id_ref, crfn and file_nbr", async () => {
+    // doc_id_ref: an assignment, whose assignee (party 3) becomes a secured party.
+    const assigned = await lookup("2022000081234");
+    expect(assigned.amendments).toEqual([
+      expect.objectContaining({
+        amendment_financing_number: "2025000001100",
+        amendment_financing_type_description: "UCC3 ASSIGNMENT",
+        amendment_kind: "assignment",
+      }),
+    ]);
+    expect(assigned.involved_parties.secured_parties.map((s) => s.name)).toEqual([
+      "CITIBANK, N.A.",
+      "KEYBANK NATIONAL ASSOCIATION",
+    ]);
+    // crfn: a release of a federal lien ends it.
+    expect(await lookup("2019000380789")).toMatchObject({
+      filing_kind: "federal_tax_lien",
+      estimated_lien_status: "Terminated",
+      amendments: [
+        expect.objectContaining({ amendment_financing_number: "2024000200200", amendment_kind: "termination" }),
+      ],
+    });
+    // file_nbr: a filing from before ACRIS, numbered by its file number, continued.
+    expect(await lookup("12345")).toMatchObject({
+      initial_financing_date: "1999-06-01T00:00:00Z",
+      estimated_lien_lapse_date: "2009-06-01",
+      amendments: [expect.objectContaining({ amendment_financing_number: "54321", amendment_kind: "continuation" })],
+    });
+    // A type not known here is its code, listed as an amendment.
+    expect((await lookup("2023000030111")).amendments).toEqual([
+      expect.objectContaining({ amendment_financing_type_description: "UCC5", amendment_kind: "other" }),
+    ]);
+  });
+
+  it("keeps the estate tax lien a federal tax lien, and an amendment whose reference names nothing loaded waiting", async () => {
+    expect(await lookup("2024000150222")).toMatchObject({ filing_kind: "federal_tax_lien" });
+    // The TERM's reference names a document the register has not given: its three rows wait.
+    expect(await rowsWaiting(db, nyc)).toBe(3);
+  });
+
+  it("tells people (LAST, FIRST MI) from organizations and finds both by name", async () => {
+    const coop = await lookup("2022000200456");
+    expect(coop.involved_parties.debtor_parties.map((d) => [d.name, d.type])).toEqual([
+      ["RIVERA, JOSE", "Individual"],
+      ["RIVERA, MARIA L", "Individual"],
+      // Added by the amendment.
+      ["RIVERA, ANA", "Individual"],
+    ]);
+    expect(await numbersOf("Maria L Rivera")).toEqual(["2022000200456"]);
+    expect(await numbersOf("Ana Rivera")).toEqual(["2022000200456"]);
+    expect(await numbersOf("Hudson Street Bakery")).toEqual(["2022000081234"]);
+    expect(
+      ["CHEN, WEI", "O'BRIEN, PATRICK J. JR", "CITIBANK, N.A.", "ACME HOLDINGS, INC", "COMMISSIONER OF LABOR, NYS"].map(
+        isPersonName,
+      ),
+    ).toEqual([true, true, false, false, false]);
+  });
+
+  it("gives NY's data_through from good_through_date, and is NY's backfill: nothing announced", async () => {
+    const states = await getJson(fresh("/states") as "/states");
+    expect(states.states.find((s) => s.state === "NY")).toMatchObject({ data_through: "2026-10-31" });
+    expect(await changes()).toEqual([]);
+  });
+
+  it("changes nothing and announces nothing when the same files are loaded again", async () => {
+    const again = await load(FILES);
+    expect(again.rows.map((r) => r.changed)).toEqual([0, 0, 0]);
+    expect(again.summary).toEqual(counts({}));
+    expect(await changes()).toEqual([]);
+  });
+});
+
+describe("after NY's first load", () => {
+  it("announces what changed: a termination, and a waiting amendment's filing when it arrives", async () => {
+    const later = await load([
+      [
+        "later-master.json",
+        JSON.stringify([
+          {
+            document_id: "2026110200900001",
+            doc_type: "TERM",
+            crfn: "2026000400900",
+            recorded_datetime: "2026-11-02T00:00:00.000",
+          },
+          {
+            document_id: "2020010100999001",
+            doc_type: "INIT",
+            crfn: "2020000012999",
+            recorded_datetime: "2020-01-01T00:00:00.000",
+          },
+        ]),
+      ],
+      ["later-references.json", JSON.stringify([{ document_id: "2026110200900001", doc_id_ref: "2022030700123001" }])],
+      [
+        "later-parties.json",
+        JSON.stringify([{ document_id: "2020010100999001", party_type: "1", name: "ORCHARD STREET DELI INC" }]),
+      ],
+    ]);
+    expect(later.summary).toMatchObject({ inserted: 1, updated: 1, rejected: 0 });
+    expect(await rowsWaiting(db, nyc)).toBe(0);
+    expect(await lookup("2020000012999")).toMatchObject({
+      estimated_lien_status: "Terminated",
+      amendments: [expect.objectContaining({ amendment_financing_number: "2025000180500" })],
+    });
+    expect(await changes()).toEqual(
+      expect.arrayContaining([
+        ["filing.terminated", "2022000081234"],
+        ["filing.created", "2020000012999"],
+      ]),
+    );
+  });
+
+  it("rejects unusable rows by file and line, loads none of a filing it rejects, and says what an empty file is", async () => {
+    const bad = await load([
+      [
+        "bad-master.json",
+        JSON.stringify(
+          [
+            { doc_type: "UCC1", crfn: "2026000000001", recorded_datetime: "2026-01-05T00:00:00.000" },
+            {
+              document_id: "2026010500000002",
+              doc_type: "UCC1",
+              crfn: "2026000000002",
+              recorded_datetime: "yesterday",
+            },
+            { document_id: "2026010500000003", crfn: "2026000000003", recorded_datetime: "2026-01-05T00:00:00.000" },
+          ],
+          null,
+          1,
+        ),
+      ],
+      [
+        "bad-parties.csv",
+        "document_id,party_type,name\n,1,NOBODY LLC\n2026010500000002,1,HALF LOADED LLC\n2099999999999999,1,NEVER RECORDED LLC\n",
+      ],
+      [
+        "bad-references.json",
+        JSON.stringify([
+          { document_id: "2026010500000005", doc_id_ref: "2022030700123001" },
+          { document_id: "2026010500000004" },
+        ]),
+      ],
+    ]);
+    expect(bad.rejects.map((r) => [r.file, r.line, r.reason])).toEqual([
+      ["bad-master.json", 2, "document_id: missing: the row cannot be told from others"],
+      ["bad-master.json", 13, "doc_type: missing: whether the document is a filing or an amendment is unknown"],
+      ["bad-parties.csv", 2, "document_id: missing: the document this is a party of is unknown"],
+      ["bad-references.json", 1, "file_nbr, doc_id_ref and crfn: missing: the reference names no document"],
+      ["bad-master.json", 7, expect.stringMatching(/^line 7 recorded_datetime: "yesterday" is not a timestamp/)],
+    ]);
+    // The rejected filing is not loaded at all, and its reject carries its rows.
+    const res = await get(fresh("/filings?initial_financing_number=2026000000002&state=NY"));
+    expect((await res.json<Body<"/filings">>()).ucc_liens).toEqual([]);
+    expect(JSON.parse(bad.rejects[4]?.raw ?? "[]")).toHaveLength(2);
+    // A party of a document that never appears waits for it, and says where it was read.
+    expect(await rowsWaitingAt(db, nyc, 5)).toEqual([
+      { tab: "nyc_parties", file: "bad-parties.csv", line: 4, part: "2099999999999999" },
+    ]);
+    await expect(stageFile(db, nyc, "empty.json", stream(""), {})).rejects.toThrow(
+      new FeedFileError("empty: not a JSON array of rows"),
+    );
+    await expect(stageFile(db, nyc, "empty.csv", stream(""), {})).rejects.toThrow(FeedFileError);
+  });
+
+  it("leaves NY's filings from other feeds as they were: a CRFN is 13 digits, other NY numbers are not", async () => {
+    const other = {
+      initial_financing_number: "20240315001007",
+      jurisdiction_state: "NY",
+      initial_financing_date: "2024-03-15T14:02:11Z",
+      involved_parties: { debtor_parties: [{ name: "HUDSON STREET BAKERY LLC", type: "Organization" }] },
+    };
+    expect((await importText("ny.ndjson", `${JSON.stringify(other)}\n`)).summary).toMatchObject({ inserted: 1 });
+    await load(FILES.map(([file, text]) => [file, text.replaceAll("HUDSON ST", "HUDSON STREET")]));
+    expect(await lookup("20240315001007")).toMatchObject({ filing_office: null, amendments: [] });
+    expect((await numbersOf("Hudson Street Bakery")).sort()).toEqual(["2022000081234", "20240315001007"]);
+  });
+});
