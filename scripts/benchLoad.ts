@@ -176,8 +176,8 @@ const machine = `${describeMachine()}; load average ${loadavg()
   .join(", ")} at the end`;
 const report = `# Load benchmark
 
-Run on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:load -- --filings ${FILINGS}\`${values["reuse-backfill"] ? " --reuse-backfill" : ""}, on
-${machine}. Local D1 files, written in-process (docs/data-feeds.md); wall
+Run on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run bench:load -- --filings ${FILINGS}${values["reuse-backfill"] ? " --reuse-backfill" : ""}\`, on
+${machine}. Local D1 files, written in-process (docs/feeds/loading.md); wall
 times move with whatever else the machine runs, CPU times hardly.
 
 | load | filings | wall | CPU | changes recorded |

@@ -13,7 +13,7 @@
  * Formats by extension: .ndjson / .jsonl (one filing per line in the API's
  * envelope B lien shape), .csv (one row per party or amendment) and .xml
  * (IACA-style bulk files, one FileDetail per filing or amendment); see
- * docs/data-feeds.md. Each filing goes to its state's shard (wrangler.toml,
+ * docs/feeds/. Each filing goes to its state's shard (wrangler.toml,
  * docs/sharding.md). Filings are keyed by state and initial financing
  * number: new ones are inserted, changed ones replaced (XML records are
  * merged into what is stored), identical ones left alone, so importing a

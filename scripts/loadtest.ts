@@ -26,7 +26,7 @@
  * gigabyte, so its growth cannot tell a leak from the runtime. The Worker's
  * heap after a collection holds exactly what the Worker keeps alive; it is
  * also what the Workers memory limit (128 MB per isolate) applies to.
- * docs/operations.md has the figures.
+ * docs/load-test.md has the figures.
  */
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";

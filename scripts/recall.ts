@@ -13,8 +13,8 @@
  *    same state, or (without a state) the same match key in any state.
  * 3. Reports per kind: recall in the top 5, D1 rows read (in all, and per
  *    shard read: the bound is per shard) and round trips (from
- *    Server-Timing) and latency, into bench/RECALL.md (one section per data
- *    size and label, replaced on the next run).
+ *    Server-Timing) and latency, into bench/RECALL.md: the latest run only,
+ *    which replaces the one before (older runs are in git history).
  *
  * A misspelling that is itself another debtor's name in scope (a typo that
  * makes another real name, a swap that names another firm) has no single
@@ -26,7 +26,7 @@
  * last name. Those samples are counted as ambiguous and left out of recall; their
  * number is reported.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import type { SQLInputValue } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { prng } from "../seed/generate.ts";
@@ -364,10 +364,6 @@ Names are sampled from every shard. Latency is the client's, per request, on thi
 reference machine (2 cores).
 `;
 mkdirSync("bench", { recursive: true });
-const existing = existsSync(file) ? readFileSync(file, "utf8") : intro;
-const sections = existing.split(/^(?=## )/m);
-const kept = sections.filter((s) => !s.startsWith(`${heading}\n`));
-const head = kept[0]!.startsWith("## ") ? intro : kept.shift()!;
-writeFileSync(file, `${[head, ...kept, section].map((s) => s.trim()).join("\n\n")}\n`);
+writeFileSync(file, `${[intro, section].map((s) => s.trim()).join("\n\n")}\n`);
 console.log(`\nWrote ${file} (${heading.slice(3)}).`);
 process.exit(0);

@@ -1,7 +1,7 @@
 /**
- * Manages webhook subscriptions (src/webhooks/, docs/monitoring.md
- * "Webhooks"): the operator's side, as `npm run keys` is for API keys. The
- * API itself stays read-only. Run through npm:
+ * Manages webhook subscriptions (src/webhooks/, docs/webhooks.md): the
+ * operator's side, as `npm run keys` is for API keys. The API itself stays
+ * read-only. Run through npm:
  *
  *   npm run webhooks -- add --key NAME --url URL [--types T,...] [--states XX,...] [--debtors FILE] [--secured-parties FILE]
  *   npm run webhooks -- list

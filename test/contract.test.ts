@@ -381,7 +381,7 @@ describe("the OpenAPI document", () => {
   it("admits exactly the spellings of a choice that the server accepts: any case, spaces around it", () => {
     /**
      * Each value, in other cases and with spaces, beside near misses. Not the
-     * empty value, which an optional parameter takes as absent (docs/api.md)
+     * empty value, which an optional parameter takes as absent (docs/api/requests.md)
      * and the document leaves out: a client sends nothing instead.
      */
     const spellings = (values: readonly string[]) =>

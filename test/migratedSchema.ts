@@ -34,9 +34,9 @@ export function migratedSchema(dir: string): Migration[] {
     )
     .all() as { type: string; sql: string }[];
   const filled = (
-    db
-      .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
-      .all() as { name: string }[]
+    db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'").all() as {
+      name: string;
+    }[]
   ).filter(({ name }) => db.prepare(`select 1 from "${name}" limit 1`).get() !== undefined);
   db.close();
   // No migration leaves rows today; one that did would need them copied here.

@@ -148,7 +148,7 @@ describe("GET /debtors/report", () => {
     );
     expect(header.name).toBe("Harbor Freight Lines, L.L.C.");
     expect(header.name_searched[0]).toBe("harborfreightlines");
-    expect(header.search_logic.url).toBe("docs/api.md#lien-report");
+    expect(header.search_logic.url).toBe("docs/api/lien-report.md");
     expect(header.id).toMatch(/^[0-9a-f-]{36}$/);
     const states = await getJson("/states");
     const through = (s: string) => states.states.find((x) => x.state === s)?.data_through;

@@ -1,5 +1,5 @@
 /**
- * Webhooks (src/webhooks/, docs/monitoring.md "Webhooks"): the dispatcher
+ * Webhooks (src/webhooks/, docs/webhooks.md): the dispatcher
  * matches each load's changes against subscriptions, and the consumer
  * POSTs them, signed, to a receiver that verifies every delivery with the
  * official `standardwebhooks` library. The queues are driven by hand:
@@ -636,7 +636,11 @@ describe("delivery", () => {
     await consume([message], receiver, new Date(), 1, { timeoutMs: SHORT_TIMEOUT_MS });
     expect(performance.now() - started).toBeGreaterThanOrEqual(SHORT_TIMEOUT_MS - 5);
     const [entry] = await listDeliveries(subscriber.db, sub);
-    expect(entry).toMatchObject({ status: "pending", lastStatus: null, lastError: `no answer within ${SHORT_TIMEOUT_MS} ms` });
+    expect(entry).toMatchObject({
+      status: "pending",
+      lastStatus: null,
+      lastError: `no answer within ${SHORT_TIMEOUT_MS} ms`,
+    });
   });
 
   it("stops reading an answer whose body is still coming when the attempt's timeout passes", async () => {

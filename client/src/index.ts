@@ -411,7 +411,10 @@ export class LienLookupClient {
    * share its `id` and summary; `items()` walks every filing. JSON only
    * (`format: "csv"` is for other clients).
    */
-  getLienReport(query: Omit<QueryOf<"getLienReport">, "format">, options?: CallOptions): Paged<PageOf<"getLienReport">> {
+  getLienReport(
+    query: Omit<QueryOf<"getLienReport">, "format">,
+    options?: CallOptions,
+  ): Paged<PageOf<"getLienReport">> {
     return this.#paged("getLienReport", query, options);
   }
 

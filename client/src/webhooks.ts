@@ -1,7 +1,7 @@
 /**
- * Receiving the service's webhooks (the API's docs/monitoring.md,
- * "Webhooks"): each is signed as the Standard Webhooks specification says,
- * and verifyWebhook() checks it as the official `standardwebhooks` library
+ * Receiving the service's webhooks (the API's docs/webhooks.md): each is
+ * signed as the Standard Webhooks specification says, and verifyWebhook()
+ * checks it as the official `standardwebhooks` library
  * does, with WebCrypto alone (Node 20+, browsers, Workers, Deno, Bun).
  */
 import type { components } from "./openapi.js";

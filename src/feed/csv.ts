@@ -15,7 +15,7 @@ import { parse } from "csv-parse/sync";
 import type { Line } from "./lines.ts";
 import { filingKindOf, normalizeDate, normalizeText, normalizeTimestamp } from "./normalize.ts";
 
-/** The columns, in the order of docs/data-feeds.md's table. */
+/** The columns, in the order of docs/feeds/csv.md's table. */
 const CSV_COLUMNS = [
   "filing_state",
   "filing_number",

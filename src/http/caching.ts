@@ -11,7 +11,7 @@
  *   for another key or another request. An answer is stored the second time
  *   this isolate reads it from D1 within CACHE_SECONDS, not the first: most
  *   lookups are asked once, and writing each of those cost more than the
- *   rest of the miss (docs/operations.md). For the same reason the cache is
+ *   rest of the miss (docs/api/requests.md). For the same reason the cache is
  *   looked in only for a lookup this isolate answered within CACHE_SECONDS:
  *   a first request (almost never stored by another isolate either) costs
  *   no cache read. A repeated lookup is a miss twice, then a hit, as an

@@ -4,7 +4,7 @@
  *   shards of the state it names (stateReader: one, or each part of a split
  *   state) or every shard (shardReader), the last two through a ShardReader
  *   for the merges of src/queries/fanout.ts; which routes do which is
- *   listed in docs/sharding.md;
+ *   listed in docs/fan-out.md;
  * - every request reads each shard it touches through one D1 session
  *   (Sessions API, for read replication): from the client's bookmark for
  *   that shard (x-d1-bookmark), else from the nearest replica; the response

@@ -53,7 +53,7 @@ export const addressPosition = z.strictObject({
  * A position by rank: the items before it. For lists computed whole on
  * every page (similar names: ranked from bounded probes; co-borrowers:
  * grouped from the found debtors' every link), resuming from a rank costs
- * what resuming from a key would (docs/api.md).
+ * what resuming from a key would (docs/api/paging.md).
  */
 export const rankPosition = z.strictObject({ rank: z.number().int().min(0) });
 

@@ -1,5 +1,5 @@
 /**
- * GET /debtors/report: the lien report (docs/api.md, "Lien report"). One
+ * GET /debtors/report: the lien report (docs/api/lien-report.md). One
  * request answers whether a borrower is encumbered, by whom and since when,
  * in every state searched, with the date each state's records run through
  * and the change-feed position to monitor from. Each shard holding a

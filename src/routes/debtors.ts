@@ -80,7 +80,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     // With a state, its shard (or each part of a split state); without, every shard.
     const reader = q.state ? stateReader(c, q.state) : shardReader(c);
     const ranked = await similarNamesAcross(reader, q.name, q.state);
-    // The ranking is computed whole for every page (docs/api.md): a cursor carries its rank.
+    // The ranking is computed whole for every page (docs/api/paging.md): a cursor carries its rank.
     const shown = ranked.slice(window.offset, window.offset + window.size);
     const next = await rankCursor(list, window, shown.length, ranked.length);
     return c.json({ similar_debtors: shown.map(similarDebtor), ...envelopeA(c, window, ranked.length, next) }, 200);

@@ -1,7 +1,8 @@
 /**
- * Monitoring (docs/monitoring.md): GET /filings/changes, the change feed
- * clients poll; GET /filings/lapsing, filings whose lapse date falls in a
- * window; GET /states, how current each state's data is.
+ * Monitoring: GET /filings/changes, the change feed clients poll
+ * (docs/monitoring.md); GET /filings/lapsing, filings whose lapse date falls
+ * in a window (docs/api/lapsing.md); GET /states, how current each state's
+ * data is (docs/api/states.md).
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { feedPage, type Positions, readParts } from "../changes/feed.ts";

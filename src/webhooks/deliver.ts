@@ -1,7 +1,7 @@
 /**
  * The consumer of the deliveries queue: each message is one change for one
  * subscription (dispatch.ts), POSTed to the subscription's URL as the
- * Standard Webhooks specification says (docs/monitoring.md, "Webhooks"):
+ * Standard Webhooks specification says (docs/webhooks.md):
  *
  *   {"type": "filing.terminated", "timestamp": RECORDED_AT, "data": CHANGE}
  *

@@ -1,6 +1,6 @@
 /**
  * Webhook secrets: made, sealed for storage, opened for signing, and the
- * Standard Webhooks signature (docs/monitoring.md, "Webhooks").
+ * Standard Webhooks signature (docs/webhooks.md).
  *
  * A secret is `whsec_` and 32 random bytes in base64, as the Standard
  * Webhooks libraries take it. It is stored sealed, so a dump of the
