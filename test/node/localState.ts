@@ -78,6 +78,10 @@ const BY_NATURAL_KEY: Record<string, string> = {
   // A name-index row's id holds its change's number: compare the change it files.
   change_names: `select f.state || ' ' || f.number as filing, c.type, c.amendment, n.id % 4096 as slot, n.key
     from change_names n join changes c on c.seq = n.id / 4096 join filings f on f.id = c.filing_id`,
+  // A report digest names its oldest live filing by id: compare the filing it names.
+  debtor_reports: `select r.name_key, r.state, r.as_of, r.filings, r.terminated, r.active, r.kinds, r.categories, r.lenders,
+    r.recent, (select f.state || ' ' || f.number from filings f where f.id = r.first_active) as first_active, r.lapses_next
+    from debtor_reports r`,
   state_loads: "select state, office_through from state_loads",
   // When a load ran is the clock's: whether the backfill began and ended is the data's.
   state_summaries:
