@@ -100,10 +100,20 @@ async function plans(path: string, layout?: Record<string, string[]>): Promise<{
   );
 }
 
+/**
+ * The table scans of a plan: SCANs of a table the statement reads, not of
+ * a subquery it builds itself (a CO-ROUTINE or MATERIALIZE step), which
+ * the lien report's page names `filings` so its party lookups read it.
+ */
+function tableScans(details: string[]): string[] {
+  const built = new Set(details.flatMap((d) => /^(?:CO-ROUTINE|MATERIALIZE) (\S+)/.exec(d)?.[1] ?? []));
+  return details.filter((d) => d.startsWith("SCAN") && TABLES.test(d) && !built.has(d.split(" ")[1] ?? ""));
+}
+
 describe("query plans", () => {
   it.each(REQUESTS)("%s reads only through indexes", async (path) => {
     for (const { sql, details } of await plans(path)) {
-      const scans = details.filter((d) => d.startsWith("SCAN") && TABLES.test(d));
+      const scans = tableScans(details);
       expect(scans, `${sql}\n${details.join("\n")}`).toEqual([]);
       // Similar-name probes keep their first rows in index order, whatever the shard: never sorted.
       if (path.startsWith("/debtors/search-similar")) {
@@ -128,7 +138,7 @@ describe("query plans", () => {
       resumed += 1;
       const statements = await plans(`${path}&cursor=${encodeURIComponent(cursor)}`);
       for (const { sql, details } of statements) {
-        const scans = details.filter((d) => d.startsWith("SCAN") && TABLES.test(d));
+        const scans = tableScans(details);
         expect(scans, `${path}: ${sql}\n${details.join("\n")}`).toEqual([]);
       }
       // Rank-resumed lists (similar names, co-borrowers) read as any page does; the others seek the position:
@@ -154,7 +164,7 @@ describe("query plans", () => {
         for (const page of ["", "&page=3"]) {
           for (const { sql, details } of await plans(`${path}${page}&split=1`, split)) {
             sent.push(sql);
-            const scans = details.filter((d) => d.startsWith("SCAN") && TABLES.test(d));
+            const scans = tableScans(details);
             expect(scans, `${path}${page}: ${sql}\n${details.join("\n")}`).toEqual([]);
           }
         }

@@ -39,9 +39,17 @@ const countsOf = (counts: SQL[]) => sql`case when sum(live) > 0 then json_array(
  * `by`: "debtor", a row per debtor and state (what is stored); "state", a
  * row per state of the selected debtors together, each filing counted once
  * whichever of them it names (a report's fresh count), with the key ''.
- * `ctes`: common table expressions `parties` reads, written before facts.
+ * `ctes`: common table expressions `parties` reads, written before facts;
+ * `before`: a select of the same columns led by `part` and ended by
+ * `fresh`, whose rows come first (a report's found debtors), the counted
+ * rows then marked `part` 'recount'.
  */
-export function digestSelect(parties: SQL, asOf: SQLWrapper, by: "debtor" | "state", ctes?: SQL): SQL {
+export function digestSelect(
+  parties: SQL,
+  asOf: SQLWrapper,
+  by: "debtor" | "state",
+  { ctes, before }: { ctes?: SQL; before?: SQL } = {},
+): SQL {
   const key = by === "debtor" ? sql`dp.name_key` : sql`''`;
   const live = sql`(f.terminated_at is null and (f.lapse_date is null or f.lapse_date > ${asOf}))`;
   const kinds = FILING_KINDS.map((_, code) => sql.raw(`sum(live and kind = ${code})`));
@@ -60,7 +68,7 @@ export function digestSelect(parties: SQL, asOf: SQLWrapper, by: "debtor" | "sta
       where ${parties}
       group by ${key}, dp.filing_state, f.id
     )
-    select g.k, g.s, ${asOf} as as_of, g.filings, g.terminated, g.active, g.kinds, g.categories, p.lenders, r.recent, g.first_active, g.lapses_next
+    ${before ? sql`${before} union all select 'recount' as part, ` : sql`select `}g.k, g.s, ${asOf} as as_of, g.filings, g.terminated, g.active, g.kinds, g.categories, p.lenders, r.recent, g.first_active, g.lapses_next${before ? sql`, 1 as fresh` : sql``}
     from (
       select k, s, count(*) as filings, sum(ended is not null) as terminated, sum(live) as active,
         ${countsOf(kinds)} as kinds, ${countsOf(categories)} as categories,

@@ -63,37 +63,35 @@ const DIGEST = sql.raw(
   "r.as_of, r.filings, r.terminated, r.active, r.kinds, r.categories, r.lenders, r.recent, r.first_active, r.lapses_next",
 );
 
-/** The found debtors, with their digests and whether each is fresh. */
-const digests = template(
-  "reportDigests",
-  (f: Shape, v: Holes<Values>) => sql`select ${debtorNames.nameKey} as k, ${debtorNames.state} as s, ${DIGEST},
-      ${fresh(v)} as fresh
-    from ${debtorNames} left join ${debtorReports} r on r.name_key = ${debtorNames.nameKey} and r.state = ${debtorNames.state}
-    where ${foundWhere(f, v)}`,
-);
-
 /**
- * The states to count afresh, counted: those with a found debtor whose
- * digest is not fresh, or with two found debtors named on one filing (a
- * co-debtor link between them), whose digests would count it twice. Each
- * filing once, as of today, one row per state; nothing read otherwise.
+ * The found debtors with their digests (part 'found', and whether each is
+ * fresh), then the states to count afresh, counted (part 'recount'): those
+ * with a found debtor whose digest is not fresh, or with two found debtors
+ * named on one filing (a co-debtor link between them), whose digests would
+ * count it twice. Each filing once, as of today, one row per state;
+ * nothing read for it otherwise. One statement, so the found debtors and
+ * their digests are read once.
  */
-const recount = template("reportRecount", (f: Shape, v: Holes<Values>) => {
+const digests = template("reportDigests", (f: Shape, v: Holes<Values>) => {
   // Materialized: the found debtors are read once, and each later step
   // starts from them (a link is sought by its key, never scanned for).
   const ctes = sql`found as materialized (
-      select ${debtorNames.nameKey} as k, ${debtorNames.state} as s from ${debtorNames} where ${foundWhere(f, v)}
+      select ${debtorNames.nameKey} as k, ${debtorNames.state} as s, ${DIGEST}, ${fresh(v)} as fresh
+      from ${debtorNames} left join ${debtorReports} r on r.name_key = ${debtorNames.nameKey} and r.state = ${debtorNames.state}
+      where ${foundWhere(f, v)}
     ),
     recount as materialized (
-      select found.s from found left join ${debtorReports} r on r.name_key = found.k and r.state = found.s
-      where not ${fresh(v)}
+      select s from found where not fresh
       union
       select found.s from found where exists (
         select 1 from ${debtorLinks} l where l.name_key = found.k and l.filing_state = found.s
           and l.other_key in (select o.k from found o where o.s = found.s))
     ),
     counted as materialized (select k, s from found where s in (select s from recount))`;
-  return digestSelect(sql`(dp.name_key, dp.filing_state) in (select k, s from counted)`, v.today, "state", ctes);
+  return digestSelect(sql`(dp.name_key, dp.filing_state) in (select k, s from counted)`, v.today, "state", {
+    ctes,
+    before: sql`select 'found' as part, k, s, as_of, filings, terminated, active, kinds, categories, lenders, recent, first_active, lapses_next, fresh from found`,
+  });
 });
 
 /** The oldest live filing of each fresh digest found, with its parties. */
@@ -105,9 +103,10 @@ const firsts = template(
 );
 
 /** The listed states' (or every held state's) summaries: how current each is. */
-const currency = template("reportStates", (f: Shape, v: Holes<Values>) => {
+const currency = template("reportStates", (f: Shape & { listed: number }, v: Holes<Values & { list: string[] }>) => {
   const s = stateSummaries;
-  const listed = f.national ? sql`` : sql` and instr(${v.states}, ',' || ${s.state} || ',') > 0`;
+  // The listed states by key (each one row); every state's row for all of them.
+  const listed = f.national ? sql`` : sql` and ${s.state} in (${sql.join([...v.list], sql`, `)})`;
   return sql`select ${s.state} as state, ${s.officeThrough} as office, ${s.newestFiledAt} as newest
     from ${s} where ${s.filings} > 0${listed}`;
 });
@@ -124,15 +123,16 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
   const after = f.after
     ? sql` and d.filed_at >= ${v.at} and (d.filed_at > ${v.at} or d.filing_state > ${v.st} or (d.filing_state = ${v.st} and d.filing_number > ${v.num}))`
     : sql``;
-  const keys = sql`select distinct f.filed_at as at, f.state as st, f.number as num, f.id as fid
-    from ${debtorNames} join ${filings} f on f.id in (
+  // The page's filings whole, under the name "filings", so the party
+  // lookups (withParties) read the page's rows rather than each filing again.
+  const page = sql`select distinct f.* from ${debtorNames} join ${filings} f on f.id in (
       select d.filing_id from debtor_parties d
       where d.name_key = ${debtorNames.nameKey} and d.filing_state = ${debtorNames.state}${after}
       order by d.filed_at, d.filing_number, d.filing_id limit ${v.size})
     where ${foundWhere(f, v)}
-    order by at, st, num, fid limit ${v.size}`;
-  return sql`select ${withParties(true)} from (${keys}) as page inner join ${filings} on ${filings.id} = page.fid
-    order by page.at, page.st, page.num, page.fid`;
+    order by f.filed_at, f.state, f.number, f.id limit ${v.size}`;
+  return sql`select ${withParties(true)} from (${page}) as ${filings}
+    order by ${filings.filedAt}, ${filings.state}, ${filings.number}, ${filings.id}`;
 });
 
 /** A found debtor's digest as stored (null columns when it has none). */
@@ -191,9 +191,8 @@ export function reportStatements(q: ReportRequest) {
   };
   return {
     digests: digests(shape, bound),
-    recount: recount(shape, bound),
     firsts: firsts(shape, bound),
-    states: currency(shape, bound),
+    states: currency({ ...shape, listed: q.states?.length ?? 0 }, { ...bound, list: q.states ?? [] }),
     seq: newestChange(),
     page: page(shape, bound),
   };
@@ -203,17 +202,16 @@ export type ReportStatements = ReturnType<typeof reportStatements>;
 
 /** A report's part of one shard, in one batch. */
 export async function readShardReport(db: Db, s: ReportStatements): Promise<ShardReport> {
-  const [found, recounted, first, states, [newest], rows] = await db.batch([
-    db.all<DigestRow>(s.digests),
-    db.all<Omit<DigestRow, "fresh">>(s.recount),
+  const [parts, first, states, [newest], rows] = await db.batch([
+    db.all<DigestRow & { part: "found" | "recount" }>(s.digests),
     db.all<PageRow>(s.firsts),
     db.all<{ state: string; office: number | null; newest: number | null }>(s.states),
     db.all<{ seq: number }>(s.seq),
     db.all<PageRow>(s.page),
   ]);
   return {
-    digests: found,
-    recounted: recounted.map((r) => ({ ...r, fresh: 1 })),
+    digests: parts.filter((r) => r.part === "found"),
+    recounted: parts.filter((r) => r.part === "recount"),
     firsts: assemble(first),
     states,
     seq: Number(newest?.seq ?? 0),
