@@ -169,7 +169,7 @@ describe("npm run import", () => {
       expect(status).toBe(2);
       expect(stderr).toContain("usage: npm run import -- FILE...");
     }
-  }, 30_000);
+  }, TIMEOUT);
 });
 
 describe("npm run export", () => {
@@ -233,7 +233,7 @@ describe("npm run export", () => {
       expect(status).toBe(2);
       expect(stderr).toContain("usage: npm run export -- --state XX");
     }
-  }, 30_000);
+  }, TIMEOUT);
 });
 
 describe("npm run import into an empty database (bulk mode)", () => {

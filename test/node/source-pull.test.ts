@@ -308,7 +308,7 @@ describe("npm run import -- --source ct --pull", () => {
       expect(stderr).toContain(problem);
       expect(stderr).toContain("usage: npm run import -- FILE...");
     }
-  }, 60_000);
+  }, TIMEOUT);
 });
 
 describe("an in-process pull beside a Workflow pull of the same source", () => {
