@@ -161,15 +161,19 @@ describe("npm run import", () => {
     TIMEOUT,
   );
 
-  it("refuses unusable arguments with exit 2 before touching any database", () => {
-    const txt = join(work, "feed.txt");
-    writeFileSync(txt, "");
-    for (const args of [[], [txt], ["missing.ndjson"], ["test/fixtures/feed.ndjson", "--env", "preview"]]) {
-      const { status, stderr } = run("import", args);
-      expect(status).toBe(2);
-      expect(stderr).toContain("usage: npm run import -- FILE...");
-    }
-  }, TIMEOUT);
+  it(
+    "refuses unusable arguments with exit 2 before touching any database",
+    () => {
+      const txt = join(work, "feed.txt");
+      writeFileSync(txt, "");
+      for (const args of [[], [txt], ["missing.ndjson"], ["test/fixtures/feed.ndjson", "--env", "preview"]]) {
+        const { status, stderr } = run("import", args);
+        expect(status).toBe(2);
+        expect(stderr).toContain("usage: npm run import -- FILE...");
+      }
+    },
+    TIMEOUT,
+  );
 });
 
 describe("npm run export", () => {
@@ -227,13 +231,17 @@ describe("npm run export", () => {
     TIMEOUT,
   );
 
-  it("refuses a missing or unknown state with exit 2", () => {
-    for (const args of [[], ["--state", "XX"], ["--state", "CA", "--remote", "--persist-to", "x"]]) {
-      const { status, stderr } = run("export", args);
-      expect(status).toBe(2);
-      expect(stderr).toContain("usage: npm run export -- --state XX");
-    }
-  }, TIMEOUT);
+  it(
+    "refuses a missing or unknown state with exit 2",
+    () => {
+      for (const args of [[], ["--state", "XX"], ["--state", "CA", "--remote", "--persist-to", "x"]]) {
+        const { status, stderr } = run("export", args);
+        expect(status).toBe(2);
+        expect(stderr).toContain("usage: npm run export -- --state XX");
+      }
+    },
+    TIMEOUT,
+  );
 });
 
 describe("npm run import into an empty database (bulk mode)", () => {

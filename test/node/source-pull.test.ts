@@ -279,36 +279,46 @@ describe("npm run import -- --source ct --pull", () => {
     TIMEOUT,
   );
 
-  it("refuses unusable source arguments with exit 2 before touching any database", () => {
-    for (const [args, problem] of [
-      [["--source", "tx", "x.json"], "--source tx: not one of ct, co, or"],
-      [["--source", "ct"], "--source needs FILE..."],
-      [["--source", "ct", "--pull", fixture("ct.json")], "--pull reads the portal: no FILE"],
-      [["--source", "ct", "--pull", "--since", "2026-02-30"], "--since 2026-02-30: not a day (YYYY-MM-DD)"],
-      [["--source", "ct", "--pull", "--portal", "ftp://example.org"], "--portal ftp://example.org: not an http(s) URL"],
-      [["--source", "ct", "--pull", "--page-size", "50001"], "--page-size 50001: not a whole number from 1 to 50,000"],
-      [["--source", "ct", fixture("ct.json"), "--state", "CT"], "--source does not take --state"],
-      [
-        ["--source", "ct", fixture("ct.json"), "--workflow"],
-        "--source FILE... loads in-process; on the platform, a source is pulled (--pull)",
-      ],
-      [["--source", "ct", "--pull", "--port", "0"], "--port 0: not a port"],
-      [
-        ["--source", "ct", "--pull", "--workflow", "--page-size", "6000"],
-        "--page-size 6000: a pull on the platform takes 1 to 5,000 rows a page",
-      ],
-      [
-        ["--source", "ct", "--pull", "--workflow", "--remote"],
-        "--workflow is the local Workflow; --remote a deployed one",
-      ],
-      [["--pull"], "--pull, --since, --portal and --page-size are for --source"],
-    ] as const) {
-      const { status, stderr } = runScript("scripts/import", [...args]);
-      expect(status, stderr).toBe(2);
-      expect(stderr).toContain(problem);
-      expect(stderr).toContain("usage: npm run import -- FILE...");
-    }
-  }, TIMEOUT);
+  it(
+    "refuses unusable source arguments with exit 2 before touching any database",
+    () => {
+      for (const [args, problem] of [
+        [["--source", "tx", "x.json"], "--source tx: not one of ct, co, or"],
+        [["--source", "ct"], "--source needs FILE..."],
+        [["--source", "ct", "--pull", fixture("ct.json")], "--pull reads the portal: no FILE"],
+        [["--source", "ct", "--pull", "--since", "2026-02-30"], "--since 2026-02-30: not a day (YYYY-MM-DD)"],
+        [
+          ["--source", "ct", "--pull", "--portal", "ftp://example.org"],
+          "--portal ftp://example.org: not an http(s) URL",
+        ],
+        [
+          ["--source", "ct", "--pull", "--page-size", "50001"],
+          "--page-size 50001: not a whole number from 1 to 50,000",
+        ],
+        [["--source", "ct", fixture("ct.json"), "--state", "CT"], "--source does not take --state"],
+        [
+          ["--source", "ct", fixture("ct.json"), "--workflow"],
+          "--source FILE... loads in-process; on the platform, a source is pulled (--pull)",
+        ],
+        [["--source", "ct", "--pull", "--port", "0"], "--port 0: not a port"],
+        [
+          ["--source", "ct", "--pull", "--workflow", "--page-size", "6000"],
+          "--page-size 6000: a pull on the platform takes 1 to 5,000 rows a page",
+        ],
+        [
+          ["--source", "ct", "--pull", "--workflow", "--remote"],
+          "--workflow is the local Workflow; --remote a deployed one",
+        ],
+        [["--pull"], "--pull, --since, --portal and --page-size are for --source"],
+      ] as const) {
+        const { status, stderr } = runScript("scripts/import", [...args]);
+        expect(status, stderr).toBe(2);
+        expect(stderr).toContain(problem);
+        expect(stderr).toContain("usage: npm run import -- FILE...");
+      }
+    },
+    TIMEOUT,
+  );
 });
 
 describe("an in-process pull beside a Workflow pull of the same source", () => {
