@@ -50,8 +50,8 @@ const MAX_PARAMS = 990;
  * committed (the OS still writes it), but a power cut or OS crash may leave
  * the file corrupt, and the backfill must then start again from an empty
  * database. NORMAL waits for the disk at each commit, so such a crash
- * loses at most the last group. Measured on a million filings (docs/data-feeds.md,
- * "Interruptions and power cuts").
+ * loses at most the last group. Measured on a million filings
+ * (docs/feeds/interruptions.md, "Power cuts").
  */
 const BULK_SYNCHRONOUS = "normal";
 

@@ -772,7 +772,7 @@ export const sourceRows = sqliteTable(
 );
 
 /**
- * Webhook subscriptions (src/webhooks/, docs/monitoring.md "Webhooks"):
+ * Webhook subscriptions (src/webhooks/, docs/webhooks.md):
  * made by the operator (`npm run webhooks`), one per API key and receiver
  * URL, with the change types and states it wants (null: all) and how many
  * debtor and secured-party names its watchlist holds (webhook_names; none
