@@ -137,6 +137,14 @@ export const changesOf = (state: string) =>
     b.changes.map((c) => [c.type, c.initial_financing_number]),
   );
 
+/** The lien report of `name` in `state`: its summary and its filings' numbers. */
+export const reportOf = (name: string, state: string) =>
+  getJson(fresh(`/debtors/report?name=${encodeURIComponent(name)}&state=${state}`) as "/debtors/report").then((b) => ({
+    summary: b.summary,
+    numbers: b.filings.map((f) => f.initial_financing_number),
+    through: b.report.states.find((s) => s.state === state)?.records_through,
+  }));
+
 /** The state's line of `/states`. */
 export const stateOf = (state: string) =>
   getJson(fresh("/states") as "/states").then((b) => b.states.find((s) => s.state === state));

@@ -13,7 +13,7 @@ import { FeedFileError } from "../src/feed/read.ts";
 import { FilesRefused, stageBulk } from "../src/feed/sources/bulk.ts";
 import { florida } from "../src/feed/sources/fl.ts";
 import { flLine } from "../src/feed/sources/flLayout.ts";
-import { changesOf, db, loadBulk, lookup, memoryFile, numbersOf, stateOf, zipOf } from "./bulkSources.ts";
+import { changesOf, db, loadBulk, lookup, memoryFile, numbersOf, reportOf, stateOf, zipOf } from "./bulkSources.ts";
 import { counts, emptyDatabase } from "./feeds.ts";
 import { registerKeys } from "./helpers.ts";
 
@@ -164,6 +164,14 @@ describe("Florida's federal lien registrations (flrf, flrd, flrs, flre)", () => 
     });
     expect(await numbersOf("John A Smith", "FL")).toEqual(["21FLR0000010"]);
     expect(await numbersOf("Sunshine Holdings LLC", "FL")).toEqual(["22FLR0000020"]);
+  });
+
+  it("counts its liens in a lien report as federal tax liens, the IRS a government lender", async () => {
+    const report = await reportOf("John A Smith", "FL");
+    expect(report.numbers).toEqual(["21FLR0000010"]);
+    expect(report.summary).toMatchObject({ filings: 1, active: 1, active_by_kind: { federal_tax_lien: 1 } });
+    expect(report.summary.active_secured_parties).toEqual([{ name: IRS, kind: "government", filings: 1 }]);
+    expect(report.through).toBe((await stateOf("FL"))?.data_through);
   });
 
   it("keeps the office's status: a terminated lien ends on its cancellation date, a lapsed one on its expiration date", async () => {

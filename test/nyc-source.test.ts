@@ -158,7 +158,17 @@ describe("New York City's register (ACRIS personal property: Master, Parties, Re
   });
 
   it("keeps the estate tax lien a federal tax lien, and an amendment whose reference names nothing loaded waiting", async () => {
-    expect(await lookup("2024000150222")).toMatchObject({ filing_kind: "federal_tax_lien" });
+    const lien = await lookup("2024000150222");
+    expect(lien).toMatchObject({ filing_kind: "federal_tax_lien" });
+    // In a lien report of its debtor, a federal tax lien as well.
+    const [debtor] = lien.involved_parties.debtor_parties;
+    const report = await getJson(
+      `/debtors/report?name=${encodeURIComponent(debtor?.name ?? "")}&state=NY` as "/debtors/report",
+    );
+    expect(report.filings.map((f) => f.initial_financing_number)).toContain("2024000150222");
+    expect(report.filings.find((f) => f.initial_financing_number === "2024000150222")?.filing_kind).toBe(
+      "federal_tax_lien",
+    );
     // The TERM's reference names a document the register has not given: its three rows wait.
     expect(await rowsWaiting(db, nyc)).toBe(3);
   });

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { SOURCES } from "../src/feed/sources/registry.ts";
 import { texas } from "../src/feed/sources/tx.ts";
 import { type TxLayout, txLine } from "../src/feed/sources/txLayout.ts";
-import { changesOf, loadBulk, lookup, memoryFile, numbersOf, stateOf } from "./bulkSources.ts";
+import { changesOf, loadBulk, lookup, memoryFile, numbersOf, reportOf, stateOf } from "./bulkSources.ts";
 import { counts, emptyDatabase } from "./feeds.ts";
 import { registerKeys } from "./helpers.ts";
 
@@ -190,6 +190,10 @@ describe("Texas's bulk files (master unload and daily update, fixed width)", () 
     expect(await numbersOf("Maria Garza", "TX")).toEqual(["230012345678"]);
     expect(await numbersOf("Lone Star Widgets LLC", "TX")).toEqual(["230012345678"]);
     expect(await numbersOf("Chidi Okafor", "TX")).toEqual(["25000000000000001"]);
+    // And in the borrower's lien report, with its collateral read.
+    const report = await reportOf("Lone Star Widgets LLC", "TX");
+    expect(report.numbers).toEqual(["230012345678"]);
+    expect(report.summary.active_secured_parties).toEqual([{ name: "FROST BANK", kind: "bank", filings: 1 }]);
   });
 
   it("reads filing types as kinds, the office's expiration date as the lapse date, and amendment types as kinds", async () => {
