@@ -283,7 +283,7 @@ describe("npm run import -- --source ct --pull", () => {
     "refuses unusable source arguments with exit 2 before touching any database",
     () => {
       for (const [args, problem] of [
-        [["--source", "tx", "x.json"], "--source tx: not one of ct, co, or"],
+        [["--source", "wa", "x.json"], "--source wa: not one of ct, co, or"],
         [["--source", "ct"], "--source needs FILE..."],
         [["--source", "ct", "--pull", fixture("ct.json")], "--pull reads the portal: no FILE"],
         [["--source", "ct", "--pull", "--since", "2026-02-30"], "--since 2026-02-30: not a day (YYYY-MM-DD)"],
@@ -430,7 +430,7 @@ describe("npm run import -- --source co|or --pull", () => {
           ...outputs("5"),
         ]);
         expect(pull.status, pull.stderr).toBe(3);
-        expect(pull.stderr).toContain("1 rows wait for their transaction's row");
+        expect(pull.stderr).toContain("1 rows wait for the row that gives their filing");
         expect(co.requests.map((r) => [r.dataset, r.params.$offset])).toEqual([
           ["wffy-3uut", "0"],
           ["wffy-3uut", "4"],
