@@ -84,6 +84,10 @@ export default defineConfig(async () => {
       include: files,
       exclude: ["test/node/**"],
       setupFiles: ["./test/setup.ts"],
+      // One runtime per vitest worker runs file after file, where a runtime per file cost
+      // about 6 s of CPU each (starting workerd and loading every module again), two fifths
+      // of the Workers files' CPU. Its storage outlives a file: test/setup.ts empties it.
+      isolate: false,
       // Speed is measured in benchmarks, not by timing tests: on a shared 2-core
       // machine the rate-limit tests' hundreds of requests can take well over 5 s.
       testTimeout: 60_000,

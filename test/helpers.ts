@@ -16,8 +16,20 @@ import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import type { Body, ItemOf, ListOf } from "./bodies.ts";
 
-export const TEST_KEY = "test-key-0123456789abcdef";
-export const REVOKED_KEY = "revoked-key-0123456789abcdef";
+/**
+ * The test keys, new for each test file (test/setup.ts calls newTestKeys):
+ * a runtime serves file after file (vitest.config.ts, isolate: false), and
+ * what the Worker keeps per key, its cached answers and its request rate,
+ * must not carry over from one file to the next.
+ */
+export let TEST_KEY = "";
+export let REVOKED_KEY = "";
+export function newTestKeys(): void {
+  const id = crypto.randomUUID().replaceAll("-", "");
+  TEST_KEY = `test-key-${id}`;
+  REVOKED_KEY = `revoked-key-${id}`;
+}
+newTestKeys();
 
 /** The layout under test and each shard's D1 binding. */
 export const shards = shardsOf(env);
