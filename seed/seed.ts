@@ -37,9 +37,12 @@ export const LOCAL_DEV_KEY = "local-dev-key";
 const TABLES = [
   "facet_counts",
   "facet_days",
+  "facet_tallies",
+  "stale_tallies",
   "debtor_addresses",
   "debtor_address_sets",
   "debtor_links",
+  "debtor_link_sets",
   "debtors_to_refresh",
   "debtor_sound_keys",
   "debtor_names",

@@ -11,12 +11,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { INDUSTRIES } from "../src/domain/industries.ts";
 import { dense } from "./dense.ts";
 import { LOOKUPS, lookupOf } from "./endpoints.ts";
-import { daysAgo, filing, get, load, party, registerKeys, shards } from "./helpers.ts";
+import { d1Of, daysAgo, filing, get, load, party, registerKeys, shards } from "./helpers.ts";
 
 /**
  * Rows read by page 1 of any request below, at any data size, per shard
  * read: a cross-state request reads every shard, each within the bound
- * (docs/sharding.md).
+ * (docs/bounded-work.md, docs/fan-out.md).
  */
 const BOUND = 250;
 
@@ -220,7 +220,7 @@ const UNPAGED = new Set(["/states", "/filings/changes"]);
 /** Every dense request and lender search, as the list its cursor continues. */
 const LISTS = [...REQUESTS, ...BROAD_LENDER, ...ONE_LENDER].filter((path) => !UNPAGED.has(lookupOf(path)?.path ?? ""));
 /**
- * A filtered lapse list's count reads its entries in the window (docs/monitoring.md;
+ * A filtered lapse list's count reads its entries in the window (docs/api/lapsing.md;
  * test/lapsing.test.ts bounds it by the count): a page by number past the
  * first asks it, to tell a page past the end.
  */
@@ -323,6 +323,82 @@ describe("a lien report of a debtor with 5,010 filings in one state", () => {
     const size = shards.databases.size;
     if (size > 1) expect(timing).toContain(`${size} shards`);
     expect((await measure("/debtors/report?name=Deep%20Debtor&state=WA")).batches).toBe(1);
+  });
+});
+
+/**
+ * Filing `i` of a borrower in Arizona with 1,000 distinct co-debtors over
+ * 3,000 filings: each partner is on three of them, a third of them with
+ * the borrower's owner too.
+ */
+function coBorrowed(i: number) {
+  const partner = i % 1000;
+  const debtors = [
+    party("Many Partners Holdings Inc", { state: "AZ", zip: "85004" }),
+    party(`Partner ${partner} LLC`, { state: "AZ", zip: "85004", street1: `${partner} Elm St` }),
+  ];
+  if (i % 3 === 0) debtors.push(party("Pat Owner", { type: "Individual", state: "AZ", zip: "85004" }));
+  return filing({
+    state: "AZ",
+    number: `P${String(i).padStart(7, "0")}`,
+    filedAt: daysAgo(1 + (i % 80) + i / 1_000_000),
+    debtors,
+  });
+}
+
+describe("a borrower with 1,000 distinct co-debtors over 3,000 filings", () => {
+  const PATH = "/debtors/associated/?name=Many%20Partners%20Holdings%20Inc&state=AZ";
+  beforeAll(async () => {
+    await load(Array.from({ length: 3000 }, (_, i) => coBorrowed(i)));
+    // Another owner, on forty filings with partners the first owner has too.
+    await load(
+      Array.from({ length: 40 }, (_, i) =>
+        filing({
+          state: "AZ",
+          number: `PAM${i}`,
+          filedAt: daysAgo(2 + i),
+          debtors: [
+            party("Pam Owner", { type: "Individual", state: "AZ", zip: "85004" }),
+            party(`Partner ${i} LLC`, { state: "AZ", zip: "85004", street1: `${i} Elm St` }),
+          ],
+        }),
+      ),
+    );
+  }, 120_000);
+
+  it("reads at most 100 rows on a shard for page 1, and counts every co-debtor once", async () => {
+    const { rows } = await measure(PATH);
+    expect(rows).toBeLessThanOrEqual(GOAL);
+    const body = (await (await get(`${PATH}&run=count`)).json()) as {
+      associated_debtors: { debtor_name: string }[];
+      pagination: { total_results: number };
+    };
+    // The partners and the owner, five a page.
+    expect(body.pagination.total_results).toBe(1001);
+    expect(new Set(body.associated_debtors.map((a) => a.debtor_name)).size).toBe(5);
+  });
+
+  it("reads about what page 1 does for the page after by cursor, and for the co-debtor's side", async () => {
+    const first = await measure(PATH);
+    const second = await measure(continued(PATH, first.cursor ?? ""));
+    expect(second.rows).toBeLessThanOrEqual(GOAL);
+    // The owner is on a thousand filings with 1,000 partners and the borrower.
+    const owner = await measure("/debtors/associated/?name=Pat%20Owner&state=AZ");
+    expect(owner.rows).toBeLessThanOrEqual(GOAL);
+  });
+
+  it("counts a co-debtor of two found debtors once, from their sets or, a set too large to keep, from the links", async () => {
+    // "P Owner" finds Pat Owner (the borrower and its 1,000 partners) and Pam Owner (forty of the same partners).
+    const path = "/debtors/associated/?name=P%20Owner&state=AZ";
+    const total = async (run: string) =>
+      ((await (await get(`${path}&run=${run}`)).json()) as { pagination: { total_results: number } }).pagination
+        .total_results;
+    expect(await total("sets")).toBe(1001);
+    expect((await measure(path)).rows).toBeLessThanOrEqual(GOAL);
+    await d1Of("AZ").prepare("update debtor_link_sets set entries = null where name_key like 'owner pa%'").run();
+    expect(await total("links")).toBe(1001);
+    // That count is a second round trip, read only then.
+    expect((await measure(path)).batches).toBe(2);
   });
 });
 

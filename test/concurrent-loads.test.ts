@@ -36,8 +36,8 @@ async function contents(): Promise<string[]> {
     "select c.state, c.type, f.number, c.amendment, c.changed_fields from changes c join filings f on f.id = c.filing_id",
     // The change feed's name index, by the change each row files (a row's id holds its change's number).
     "select c.state, c.type, f.number, c.amendment, n.id % 4096 as slot, n.key from change_names n join changes c on c.seq = n.id / 4096 join filings f on f.id = c.filing_id",
-    "select scope, place, name, facet, filings from facet_counts",
-    "select scope, place, name, facet, day, filings, running from facet_days",
+    "select scope, place, name, facet, filings, old from facet_counts",
+    "select scope, place, name, facet, day, filings, through from facet_tallies",
     "select name_key, state, name, filing_count from debtor_names",
   ];
   for (const [i, d1] of allD1.entries()) {

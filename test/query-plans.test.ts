@@ -54,7 +54,7 @@ function recording<T extends D1Database | D1DatabaseSession>(db: T, log: Stateme
 const REQUESTS = LOOKUPS.flatMap((e) => e.variants);
 
 const TABLES =
-  /\b(filings|debtor_parties|secured_parties|amendments|self|other|debtor_names|debtor_sound_keys|debtor_addresses|debtor_address_sets|debtor_links|facet_counts|facet_days|change_names|lenders|lender_names)\b/;
+  /\b(filings|debtor_parties|secured_parties|amendments|self|other|debtor_names|debtor_sound_keys|debtor_addresses|debtor_address_sets|debtor_links|debtor_link_sets|facet_counts|facet_days|facet_tallies|change_names|lenders|lender_names)\b/;
 
 beforeAll(async () => {
   await registerKeys();
@@ -152,7 +152,7 @@ describe("query plans", () => {
 
   // The four-shard run plans it on its migrated shards; the one-shard run has only DB.
   it.skipIf(shards.layout.shards.length === 1)(
-    "plans a split state's statements through indexes too: each part's page, a deep page's keys, co-borrowers' entry keys",
+    "plans a split state's statements through indexes too: each part's page, a deep page's keys, co-borrowers' sets",
     async () => {
       // California over two databases (docs/sharding.md): each part is read as a shard of a merged list.
       const split = { DB_2: ["CA/1", "NY"], DB_3: ["CA/2", "TX"], DB_4: ["FL"] };
@@ -169,9 +169,9 @@ describe("query plans", () => {
           }
         }
       }
-      // Statements only a split state sends: a deep page's list keys, and co-borrowers' entry keys.
+      // Statements a split state sends: a deep page's list keys (only it), and co-borrowers' sets.
       expect(sent.some((sql) => /^select at, num from/.test(sql))).toBe(true);
-      expect(sent.some((sql) => sql.includes("json_group_array(k)"))).toBe(true);
+      expect(sent.some((sql) => sql.includes('cross join "debtor_link_sets"'))).toBe(true);
     },
   );
 
@@ -207,6 +207,28 @@ describe("query plans", () => {
       const inner = details.indexOf("SEARCH debtor_addresses USING PRIMARY KEY (name_key=?)");
       expect(outer, `${sql}\n${details.join("\n")}`).toBeGreaterThanOrEqual(0);
       expect(inner, `${sql}\n${details.join("\n")}`).toBeGreaterThan(outer);
+    }
+  });
+
+  it("reads co-borrowers debtor by debtor, each debtor's newest links from their index, then those kept by key", async () => {
+    const listing = (await plans("/debtors/associated/?name=John%20Smith&state=CA")).filter((s) =>
+      /cross join "debtor_links" "kept"/.test(s.sql),
+    );
+    expect(listing.length).toBeGreaterThan(0);
+    for (const { sql, details } of listing) {
+      // The found debtors first, then each one's links by (name key, state) from the index alone, newest first.
+      const outer = details.findIndex((d) => /^SEARCH debtor_names USING COVERING INDEX/.test(d));
+      const inner = details.indexOf(
+        "SEARCH kept USING COVERING INDEX debtor_links_recent (name_key=? AND filing_state=?)",
+      );
+      const kept = details.findIndex((d) =>
+        /^SEARCH debtor_links USING PRIMARY KEY \(name_key=\? AND filing_state=\? AND other_key=\? AND other_address_key=\?\)/.test(
+          d,
+        ),
+      );
+      expect(outer, `${sql}\n${details.join("\n")}`).toBeGreaterThanOrEqual(0);
+      expect(inner, `${sql}\n${details.join("\n")}`).toBeGreaterThan(outer);
+      expect(kept, `${sql}\n${details.join("\n")}`).toBeGreaterThan(inner);
     }
   });
 });

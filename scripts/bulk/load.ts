@@ -29,7 +29,6 @@ import { knownRefs, LENDER_COLUMNS, type LenderRefs, lenderText } from "../../sr
 import {
   FILINGS_PER_GROUP,
   facetCutoffDay,
-  facetStatements,
   groups,
   refreshQueued,
   refreshStatements,
@@ -38,6 +37,7 @@ import {
 import { type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "../../src/db/records.ts";
 import * as schema from "../../src/db/schema.ts";
 import { soundKeyStatements } from "../../src/db/soundKeys.ts";
+import { facetStatements } from "../../src/db/tallies.ts";
 import { isoSeconds } from "../../src/domain/time.ts";
 import { inTransaction, localD1Database, tuneForLoading } from "../localD1.ts";
 
@@ -427,7 +427,7 @@ export async function finishInterruptedLoad(db: DatabaseSync): Promise<Finished 
     return { bulk: row.source };
   }
   const queued = Number((db.prepare("select count(*) as n from debtors_to_refresh").get() as { n: number }).n);
-  const stale = db.prepare("select 1 from facet_days where running is null limit 1").get() !== undefined;
+  const stale = db.prepare("select 1 from stale_tallies limit 1").get() !== undefined;
   if (queued === 0 && !stale) return undefined;
   await refreshQueued(localD1Database(db));
   return { debtors: queued };

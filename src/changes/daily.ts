@@ -14,7 +14,11 @@
  *   them; a backlog of days is written a few thousand lapses (whole days)
  *   per batch, each moving the mark to its last day. The same batch
  *   rebuilds the lien report's digests of the lapsed filings' debtors, whose
- *   live counts held only until those lapse dates (src/db/reports.ts).
+ *   live counts held only until those lapse dates (src/db/reports.ts). Then
+ *   each state's summary is written as of today, so GET /states counts its
+ *   live filings from it alone (src/queries/states.ts), and the facets'
+ *   days that left the recency window are counted aged, so a count since
+ *   its start reads a facet's totals alone (src/db/tallies.ts).
  * - Retention. Changes recorded before the retention window are deleted,
  *   oldest first, a bounded number per statement, and the newest deleted
  *   becomes change_marks.purged_through: a cursor at or before it has lost
@@ -23,9 +27,11 @@
 import { and, eq, isNull, lt, lte, sql } from "drizzle-orm";
 import { recordedNow } from "../db/changeRows.ts";
 import type { Db } from "../db/database.ts";
+import { facetCutoffDay, stateSummaryStatement } from "../db/load.ts";
 import { NAME_SLOTS_SQL, storedKeys } from "../db/nameIndex.ts";
 import { digestStatements } from "../db/reports.ts";
 import { changeMarks, changeNames, changes, debtorParties, facetCounts, filings } from "../db/schema.ts";
+import { windowStatements } from "../db/tallies.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
 
 /** Days changes are kept unless CHANGE_RETENTION_DAYS says more. */
@@ -115,7 +121,11 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
     ]);
     lapsed += rowsChanged(inserted);
   }
-  if (chunks.length === 0) await markLapses(db, today);
+  // GET /states counts the live filings lapsed by the day its summaries were written: today, from now on;
+  // and a count since the recency window's start, the facets' filings on days before it (src/db/tallies.ts).
+  const summaries = stateSummaryStatement(db, "all", now);
+  const window = windowStatements(db, facetCutoffDay(now));
+  await db.batch(chunks.length === 0 ? [markLapses(db, today), summaries, ...window] : [summaries, ...window]);
   return { lapsed, purged: await purge(db, now, retention) };
 }
 

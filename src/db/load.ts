@@ -5,35 +5,35 @@
  *
  * A load writes, in one D1 batch per group of filings:
  * - the filings, their parties and amendments (rows from records.ts);
- * - facet day counts (schema.ts, facetCounts): added for new filings,
- *   subtracted for replaced ones, running totals marked stale;
+ * - facet counts by day and their tallies (schema.ts, facetCounts;
+ *   tallies.ts): added for new filings, subtracted for replaced ones, and
+ *   the states' summaries from them;
  * - the debtors touched, queued in debtors_to_refresh;
  * and then `refreshStatements` rebuilds the per-debtor aggregates (names,
  * addresses and address sets, co-debtor links, lien report digests) of the queued debtors from their parties, and
- * the stale running totals. Rebuilding from the parties, rather than adding
+ * the tallies the batches left stale. Rebuilding from the parties, rather than adding
  * to the aggregates, is what lets a replaced filing take back what it gave.
  * Last come the sound keys of similar-name search (soundKeys.ts), which
  * point at debtor_names rows by id: the refresh updates a debtor's row in
  * place, so its id, and the keys already written for it, stay valid.
  */
 
-import { and, eq, inArray, isNull, notExists, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, notExists, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { alias, type SQLiteColumn, type SQLiteInsertValue, type SQLiteTable, union } from "drizzle-orm/sqlite-core";
+import {
+  alias,
+  type SQLiteColumn,
+  type SQLiteInsertValue,
+  type SQLiteTable,
+  type SQLiteUpdateSetSource,
+  union,
+} from "drizzle-orm/sqlite-core";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
 import { type ChangeRow, changeStatements, changesOf } from "./changeRows.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { packedAddressKeys } from "./encodings.ts";
 import { type LenderRefs, lenderStatements, lookedUp, securedPartiesWhere, securedRow } from "./lenders.ts";
-import {
-  ANY_FACET,
-  type FacetDay,
-  type FilingRecord,
-  type FilingRows,
-  facetDayRows,
-  soundKeyRows,
-  toRows,
-} from "./records.ts";
+import { ANY_FACET, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
 import { digestStatements } from "./reports.ts";
 import {
   type Amendment,
@@ -42,13 +42,14 @@ import {
   dataLoads,
   debtorAddresses,
   debtorAddressSets,
+  debtorLinkSets,
   debtorLinks,
   debtorNames,
   debtorParties,
   debtorsToRefresh,
   type Filing,
   facetCounts,
-  facetDays,
+  facetTallies,
   filings,
   pendingAmendments,
   type SecuredParty,
@@ -58,6 +59,7 @@ import {
   stateSummaries,
 } from "./schema.ts";
 import { soundKeyStatements } from "./soundKeys.ts";
+import { facetStatements, monthRow, tallyRefreshStatements } from "./tallies.ts";
 
 type Statement = BatchItem<"sqlite">;
 
@@ -72,7 +74,14 @@ function chunk<T>(rows: T[], size: number): T[][] {
   return out;
 }
 
-/** First day kept at day resolution in facet_days for a load at `now`. */
+/**
+ * Most co-debtors a debtor's set lists (debtor_link_sets.entries): at about
+ * 35 bytes a key, 20,000 keep its row under a megabyte (D1 holds a row of
+ * up to 2 MB). A debtor with more is counted from its links.
+ */
+const LINK_SET_MAX = 20_000;
+
+/** First day kept at day resolution in facet_tallies for a load at `now`. */
 export function facetCutoffDay(now: Date | number): string {
   return recentWindowStart(now).slice(0, 10);
 }
@@ -114,60 +123,8 @@ function insertChunks<T extends SQLiteTable>(
   return chunk(rows, Math.floor(maxParams / perRow)).map((part) => db.insert(table).values(part));
 }
 
-/**
- * A lender facet's name id (facet_counts.ref): looked up by the statement
- * that writes it, after the batch wrote the names (lenderStatements), or
- * known already (a bulk load's, scripts/bulk/).
- */
-export type NameIdOf = (words: string) => number | SQL;
-const lookedUpName: NameIdOf = (words) => lookedUp.nameId(words);
-
-/** Adds `days` (signed counts) to facet_days and facet_counts, marking running totals stale. */
-export function facetStatements(
-  db: Db,
-  days: FacetDay[],
-  maxParams = D1_MAX_PARAMS,
-  nameIdOf: NameIdOf = lookedUpName,
-): Statement[] {
-  const statements: Statement[] = [];
-  for (const part of chunk(days, Math.floor(maxParams / 7))) {
-    statements.push(
-      db
-        .insert(facetDays)
-        .values(part.map((d) => ({ ...d, running: null })))
-        .onConflictDoUpdate({
-          target: [facetDays.scope, facetDays.place, facetDays.name, facetDays.facet, facetDays.day],
-          set: { filings: sql`${facetDays.filings} + excluded.filings`, running: null },
-        }),
-    );
-  }
-  const totals = new Map<
-    string,
-    { scope: FacetDay["scope"]; place: string; name: string; facet: string; filings: number }
-  >();
-  for (const d of days) {
-    const id = [d.scope, d.place, d.name, d.facet].join("\u0000");
-    const seen = totals.get(id);
-    if (seen) seen.filings += d.filings;
-    else totals.set(id, { scope: d.scope, place: d.place, name: d.name, facet: d.facet, filings: d.filings });
-  }
-  // Six values a row: a lender facet's name id is one more (looked up: its words bound once).
-  for (const part of chunk([...totals.values()], Math.floor(maxParams / 6))) {
-    statements.push(
-      db
-        .insert(facetCounts)
-        .values(part.map((t) => ({ ...t, ref: t.scope === "l" ? nameIdOf(t.name) : null })))
-        .onConflictDoUpdate({
-          target: [facetCounts.scope, facetCounts.place, facetCounts.name, facetCounts.facet],
-          set: {
-            filings: sql`${facetCounts.filings} + excluded.filings`,
-            ref: sql`coalesce(${facetCounts.ref}, excluded.ref)`,
-          },
-        }),
-    );
-  }
-  return statements;
-}
+/** The states of `rows`, each once. */
+const statesOf = (rows: FilingRows[]) => [...new Set(rows.map((r) => r.filing.state))];
 
 /** Queues the debtors named in `rows` for refreshStatements. */
 function queueDebtorStatements(db: Db, rows: FilingRows[]): Statement[] {
@@ -184,12 +141,12 @@ export function queueKeyStatements(db: Db, keys: string[], maxParams = D1_MAX_PA
 }
 
 /**
- * Rewrites the state_summaries rows (schema.ts) of `states`: those given,
- * those whose filings a load has just counted (their "s" facets are stale:
- * before the running totals are refreshed), or every state the shard has
- * counted, loaded or begun to backfill. One statement, a few rows a state.
+ * Rewrites the state_summaries rows (schema.ts) of `states` as of `now`:
+ * those given (a load's, in the batch that counts its filings), or every
+ * state the shard has counted, loaded or begun to backfill. One statement,
+ * a few rows a state (and its "x" facet's months and this month's days).
  */
-export function stateSummaryStatement(db: Db, states: string[] | "counted" | "all"): Statement {
+export function stateSummaryStatement(db: Db, states: string[] | "all", now: Date = new Date()): Statement {
   const f = facetCounts;
   const stateOf = (column: SQLiteColumn | SQL) => sql<string>`${column}`.as("state");
   const totals = db
@@ -197,30 +154,35 @@ export function stateSummaryStatement(db: Db, states: string[] | "counted" | "al
     .from(f)
     .where(and(eq(f.scope, "s"), eq(f.name, ""), eq(f.facet, ANY_FACET)));
   const chosen = (
-    states === "counted"
-      ? db
-          .selectDistinct({ state: stateOf(facetDays.place) })
-          .from(facetDays)
-          .where(and(eq(facetDays.scope, "s"), isNull(facetDays.running)))
-      : states === "all"
-        ? union(
-            totals,
-            db.select({ state: stateOf(stateLoads.state) }).from(stateLoads),
-            db.select({ state: stateOf(stateBackfills.state) }).from(stateBackfills),
-          )
-        : db.select({ state: stateOf(sql`value`) }).from(sql`json_each(${JSON.stringify(states)})`)
+    states === "all"
+      ? union(
+          totals,
+          db.select({ state: stateOf(stateLoads.state) }).from(stateLoads),
+          db.select({ state: stateOf(stateBackfills.state) }).from(stateBackfills),
+        )
+      : db.select({ state: stateOf(sql`value`) }).from(sql`json_each(${JSON.stringify(states)})`)
   ).as("chosen");
   const state = sql<string>`"chosen"."state"`;
+  /** A facet's total of the chosen state (its whole-place facet of `scope`, name "" and `facet`). */
+  const total = (scope: "s" | "x", facet: string) =>
+    sql<number>`coalesce((select ${f.filings} from ${f} where ${f.scope} = ${scope} and ${f.place} = ${state} and ${f.name} = '' and ${f.facet} = ${facet}), 0)`;
+  // Live filings lapsing by today: the "x" facet's months before this one and this month's days through today (src/db/tallies.ts).
+  const today = now.toISOString().slice(0, 10);
+  const x = facetTallies;
+  const lapsedIn = (from: string, to: SQL) =>
+    sql<number>`coalesce((select sum(${x.filings}) from ${x} where ${x.scope} = 'x' and ${x.place} = ${state} and ${x.name} = '' and ${x.facet} = ''
+      and ${x.day} >= ${from} and ${x.day} < ${to}), 0)`;
+  const lapsed = sql<number>`${lapsedIn(`m`, sql`${monthRow(today)}`)} + ${lapsedIn(today.slice(0, 7), sql`${today} || '~'`)}`;
   return db
     .insert(stateSummaries)
     .select(
       db
         .select({
           state: state.as("state"),
-          filings:
-            sql<number>`coalesce((select ${f.filings} from ${f} where ${f.scope} = 's' and ${f.place} = ${state} and ${f.name} = '' and ${f.facet} = ${ANY_FACET}), 0)`.as(
-              "filings",
-            ),
+          filings: total("s", ANY_FACET).as("filings"),
+          live: total("x", "").as("live"),
+          lapsed: lapsed.as("lapsed"),
+          lapsedOn: sql<string>`${today}`.as("lapsed_on"),
           newestFiledAt:
             sql<number>`(select max(${filings.filedAt}) from ${filings} where ${filings.state} = ${state})`.as(
               "newest_filed_at",
@@ -240,6 +202,9 @@ export function stateSummaryStatement(db: Db, states: string[] | "counted" | "al
       target: stateSummaries.state,
       set: {
         filings: sql`excluded.filings`,
+        live: sql`excluded.live`,
+        lapsed: sql`excluded.lapsed`,
+        lapsedOn: sql`excluded.lapsed_on`,
         newestFiledAt: sql`excluded.newest_filed_at`,
         lastLoadedAt: sql`excluded.last_loaded_at`,
         officeThrough: sql`excluded.office_through`,
@@ -249,11 +214,62 @@ export function stateSummaryStatement(db: Db, states: string[] | "counted" | "al
     });
 }
 
+/** A column's name as stored (columns are declared by their keys, stored snake_case). */
+const storedName = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** Whether a row's columns `columns` (keys) differ from those an upsert offers (`excluded`), nulls compared as values. */
+function differs(table: SQLiteTable, columns: string[]): SQL {
+  const mine = sql.join(
+    columns.map((c) => sql`${table}.${sql.identifier(storedName(c))}`),
+    sql`, `,
+  );
+  const offered = sql.join(
+    columns.map((c) => sql`excluded.${sql.identifier(storedName(c))}`),
+    sql`, `,
+  );
+  return sql`(${mine}) is not (${offered})`;
+}
+
+/**
+ * Statements that make `table`'s rows of the queued debtors (`queued`, a
+ * condition on its debtor key column) those `fresh` selects, in the
+ * table's column order. Every debtor (`all`, after a bulk load): deleted
+ * and written whole. Otherwise only what changed: a row whose key `fresh`
+ * no longer has is deleted, and a fresh row is inserted, or written over
+ * the row of its key where one of its columns `kept` differs; a row the
+ * load left as it was is not written (D1 bills each row written).
+ */
+function rebuilt<T extends SQLiteTable>(
+  db: Db,
+  all: boolean,
+  r: { table: T; key: SQLiteColumn[]; kept: (keyof T["$inferInsert"] & string)[]; queued: SQL | undefined; fresh: SQL },
+): Statement[] {
+  if (all) return [db.delete(r.table), db.insert(r.table).select(r.fresh)];
+  const keys = sql.join(
+    r.key.map((c) => sql.identifier(storedName(c.name))),
+    sql`, `,
+  );
+  const set = Object.fromEntries(r.kept.map((c) => [c, sql`excluded.${sql.identifier(storedName(c))}`]));
+  return [
+    db
+      .delete(r.table)
+      .where(and(r.queued, sql`(${sql.join(r.key, sql`, `)}) not in (select ${keys} from (${r.fresh}))`)),
+    db
+      .insert(r.table)
+      .select(r.fresh)
+      .onConflictDoUpdate({
+        target: r.key,
+        set: set as SQLiteUpdateSetSource<T>,
+        setWhere: differs(r.table, r.kept),
+      }),
+  ];
+}
+
 /**
  * Rebuilds the aggregates of the queued debtors (or of every debtor, with
  * `all`, after a bulk load; or of the debtors `keys` names, a part of the
  * queue read first: see refreshQueued) from their parties, and recomputes
- * the stale running totals of facet_days. With `keys`, the queue is left
+ * the tallies the loads left stale (tallies.ts). With `keys`, the queue is left
  * as it is: refreshQueued removes those keys once their sound keys are
  * written too.
  */
@@ -276,6 +292,7 @@ export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean
     sql<number>`max(${t.filedAt} * 1000000000 + ${t.filingId}) / 1000000000`;
   const lastFiled = latest(debtorParties);
   const lastSeen = latest(other);
+  const entryKey = sql`${debtorLinks.otherKey} || '|' || ${debtorLinks.otherAddressKey}`;
   return [
     // Names are updated in place (and only those with no filing left are
     // deleted), so a debtor keeps its id and its sound keys stay valid.
@@ -309,7 +326,7 @@ export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean
           .where(and(sql`${debtorParties.nameKey} <> ''`, queued(debtorParties.nameKey)))
           .groupBy(debtorParties.nameKey, debtorParties.filingState)
           // New names are numbered in key order: similar-name search cuts a
-          // sound key's names in a state by id (docs/sharding.md).
+          // sound key's names in a state by id (docs/fan-out.md).
           .orderBy(debtorParties.nameKey, debtorParties.filingState),
       )
       .onConflictDoUpdate({
@@ -319,10 +336,19 @@ export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean
           lastFiledAt: sql`excluded.last_filed_at`,
           filingCount: sql`excluded.filing_count`,
         },
+        // A name the load left as it was is not written again (D1 bills each row written).
+        setWhere: differs(debtorNames, ["name", "lastFiledAt", "filingCount"]),
       }),
-    db.delete(debtorAddresses).where(queued(debtorAddresses.nameKey)),
-    db.insert(debtorAddresses).select(
-      db
+    // Each debtor's addresses, its address set, its co-debtor links and their
+    // set: after a bulk load, every one written afresh; after a load, only
+    // the rows that are new or moved, and those gone deleted (a debtor with
+    // hundreds of addresses gains one with a new filing, and writes one).
+    ...rebuilt(db, all, {
+      table: debtorAddresses,
+      key: [debtorAddresses.nameKey, debtorAddresses.lastUsed, debtorAddresses.addressKey],
+      kept: ["street1", "street2", "city", "state", "zip"],
+      queued: queued(debtorAddresses.nameKey),
+      fresh: db
         .select({
           nameKey: debtorParties.nameKey,
           addressKey: debtorParties.addressKey,
@@ -335,28 +361,36 @@ export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean
         })
         .from(debtorParties)
         .where(queued(debtorParties.nameKey))
-        .groupBy(debtorParties.nameKey, debtorParties.addressKey),
-    ),
+        .groupBy(debtorParties.nameKey, debtorParties.addressKey)
+        .getSQL(),
+    }),
     // Each debtor's address keys, packed into one row, from the rows just written.
-    db.delete(debtorAddressSets).where(queued(debtorAddressSets.nameKey)),
-    db.insert(debtorAddressSets).select(
-      db
+    ...rebuilt(db, all, {
+      table: debtorAddressSets,
+      key: [debtorAddressSets.nameKey],
+      kept: ["addressKeys"],
+      queued: queued(debtorAddressSets.nameKey),
+      fresh: db
         .select({
           nameKey: debtorAddresses.nameKey,
           addressKeys: packedAddressKeys(debtorAddresses.addressKey).as("address_keys"),
         })
         .from(debtorAddresses)
         .where(queued(debtorAddresses.nameKey))
-        .groupBy(debtorAddresses.nameKey),
-    ),
-    db.delete(debtorLinks).where(queued(debtorLinks.nameKey)),
-    db.insert(debtorLinks).select(
-      db
+        .groupBy(debtorAddresses.nameKey)
+        .getSQL(),
+    }),
+    ...rebuilt(db, all, {
+      table: debtorLinks,
+      key: [debtorLinks.nameKey, debtorLinks.filingState, debtorLinks.otherKey, debtorLinks.otherAddressKey],
+      kept: ["lastSeen", "name", "street1", "street2", "city", "state", "zip"],
+      queued: queued(debtorLinks.nameKey),
+      fresh: db
         .select({
           nameKey: self.nameKey,
           filingState: self.filingState,
-          otherKey: other.nameKey,
-          otherAddressKey: other.addressKey,
+          otherKey: sql<string>`${other.nameKey}`.as("other_key"),
+          otherAddressKey: sql<number>`${other.addressKey}`.as("other_address_key"),
           lastSeen: lastSeen.as("last_seen"),
           name: other.name,
           street1: other.street1,
@@ -368,8 +402,30 @@ export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean
         .from(self)
         .innerJoin(other, and(eq(other.filingId, self.filingId), sql`${other.nameKey} <> ${self.nameKey}`))
         .where(queued(self.nameKey))
-        .groupBy(self.nameKey, self.filingState, other.nameKey, other.addressKey),
-    ),
+        .groupBy(self.nameKey, self.filingState, other.nameKey, other.addressKey)
+        .getSQL(),
+    }),
+    // Each debtor's co-debtor count and keys in each state (in key order), from the links just written.
+    ...rebuilt(db, all, {
+      table: debtorLinkSets,
+      key: [debtorLinkSets.nameKey, debtorLinkSets.filingState],
+      kept: ["links", "entries"],
+      queued: queued(debtorLinkSets.nameKey),
+      fresh: db
+        .select({
+          nameKey: debtorLinks.nameKey,
+          filingState: debtorLinks.filingState,
+          links: sql<number>`count(*)`.as("links"),
+          entries:
+            sql<string>`case when count(*) <= ${LINK_SET_MAX} then json_group_array(${entryKey} order by ${entryKey}) end`.as(
+              "entries",
+            ),
+        })
+        .from(debtorLinks)
+        .where(queued(debtorLinks.nameKey))
+        .groupBy(debtorLinks.nameKey, debtorLinks.filingState)
+        .getSQL(),
+    }),
     // The lien report's digests of the same debtors (src/db/reports.ts).
     ...digestStatements(
       db,
@@ -380,36 +436,10 @@ export function refreshStatements(db: Db, { all = false, keys }: { all?: boolean
           : (nameKey) => sql`${nameKey} in (select ${debtorsToRefresh.nameKey} from ${debtorsToRefresh})`,
     ),
     ...(listed === undefined ? [db.delete(debtorsToRefresh)] : []),
-    // Facets and days a replaced filing took back to nothing go, as if never
-    // counted: only stale facets can have them (the subtraction marks them).
-    db
-      .delete(facetCounts)
-      .where(
-        and(
-          eq(facetCounts.filings, 0),
-          sql`(${facetCounts.scope}, ${facetCounts.place}, ${facetCounts.name}, ${facetCounts.facet}) in (select scope, place, name, facet from ${facetDays} where running is null)`,
-        ),
-      ),
-    db.delete(facetDays).where(and(isNull(facetDays.running), eq(facetDays.filings, 0))),
-    // The summaries of the states just counted, while their facets are still marked stale.
-    stateSummaryStatement(db, all ? "all" : "counted"),
-    // Running totals of every facet with a stale day, in one pass: each
-    // day's filings and those of every later day (schema.ts, facetDays).
-    // Only the days whose total moved are written: a replaced filing
-    // takes from and adds to the same days, and a lapse day's facet holds
-    // thousands of days (D1 bills each row written).
-    db.run(sql`
-      update ${facetDays} set running = fresh.running
-      from (
-        select d.scope, d.place, d.name, d.facet, d.day,
-          sum(d.filings) over (partition by d.scope, d.place, d.name, d.facet order by d.day desc) as running
-        from ${facetDays} d
-        join (select distinct scope, place, name, facet from ${facetDays} where running is null) stale
-          using (scope, place, name, facet)
-      ) fresh
-      where ${facetDays}.scope = fresh.scope and ${facetDays}.place = fresh.place
-        and ${facetDays}.name = fresh.name and ${facetDays}.facet = fresh.facet and ${facetDays}.day = fresh.day
-        and ${facetDays}.running is not fresh.running`),
+    // The summaries of every state after a bulk load (a load's own are written with its filings).
+    ...(all ? [stateSummaryStatement(db, "all")] : []),
+    // The tallies the loads left stale (src/db/tallies.ts): every facet's after a bulk load.
+    ...tallyRefreshStatements(db, all),
   ];
 }
 
@@ -508,6 +538,7 @@ export async function insertFilings(
         rows.flatMap((r) => changesOf(undefined, r)),
       ),
       ...facetStatements(db, facetDayRows(rows, cutoff)),
+      stateSummaryStatement(db, statesOf(rows), now),
       ...queueDebtorStatements(db, rows),
       ...refreshStatements(db),
       ...soundKeyStatements(db, soundKeyRows(rows.flatMap((r) => r.debtors))),
@@ -550,7 +581,7 @@ export async function recordLoad(
           },
         }),
     ),
-    stateSummaryStatement(db, [...states.keys()]),
+    stateSummaryStatement(db, [...states.keys()], at),
   ]);
 }
 
@@ -681,7 +712,7 @@ export async function upsertFilings(
     /** False when the caller records one load for several calls. */
     record?: boolean;
     /**
-     * False to leave the queued debtors and stale running totals for one
+     * False to leave the queued debtors and stale tallies for one
      * refreshQueued() after many calls (a local import); until then the
      * aggregates and counts lag the filings.
      */
@@ -801,6 +832,8 @@ async function upsertGroup(
     ...placedRows(added, newRows.length).flatMap((set) => insertChunks(db, set.table, set.rows, D1_MAX_PARAMS)),
     ...changeStatements(db, changed, D1_MAX_PARAMS, ids.ref),
     ...facetStatements(db, [...facetDayRows(removed, cutoff, -1), ...facetDayRows(added, cutoff)]),
+    // The states' summaries, from the totals just written (GET /states).
+    stateSummaryStatement(db, statesOf(added), now),
     ...queueDebtorStatements(db, [...removed, ...added]),
   ];
   // Amendments waiting for a filing this write inserts, as the transaction

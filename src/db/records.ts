@@ -16,7 +16,7 @@ import { securedPartyKind } from "../domain/securedPartyKinds.ts";
 import { nameSoundKeys } from "../domain/soundKeys.ts";
 import { isStateCode } from "../domain/states.ts";
 import { hashKey } from "./encodings.ts";
-import type { Amendment, DebtorParty, Filing, facetDays, SecuredParty } from "./schema.ts";
+import type { Amendment, DebtorParty, Filing, facetTallies, SecuredParty } from "./schema.ts";
 
 /** An address as the office recorded it: a part it did not record is null (or absent). */
 export interface AddressRecord {
@@ -233,7 +233,7 @@ export function soundKeyRows(debtors: Iterable<{ name: string; nameKey: string; 
   return [...out.values()];
 }
 
-export type FacetDay = Omit<typeof facetDays.$inferInsert, "running">;
+export type FacetDay = Omit<typeof facetTallies.$inferInsert, "through">;
 
 /**
  * Each whole-word prefix that two or more of a filing's lender names start
@@ -294,7 +294,7 @@ function industryFacets(industries: (string | null)[]): { name: string; facet: s
 }
 
 /** Day bucket of every day before the recency window's reach. */
-const OLD_DAYS = "0000-00-00";
+export const OLD_DAYS = "0000-00-00";
 
 /** The lapse "day" of a live filing that never lapses, after every real one ("x" facets, schema.ts). */
 const NEVER_LAPSES = "9999-12-31";

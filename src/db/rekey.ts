@@ -22,23 +22,16 @@
  * changes nothing; a run cut short leaves its queue and stale totals, which
  * the next run refreshes.
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lte, max, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull, lte, max, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { debtorKey, securedNameWords } from "../domain/names.ts";
 import type { Db } from "./database.ts";
 import { lenderStatements, lookedUp, securedPartiesWhere } from "./lenders.ts";
-import { facetCutoffDay, facetStatements, queueKeyStatements, refreshQueued, storedRows } from "./load.ts";
-import { type FacetDay, facetDayRows, traitsOf } from "./records.ts";
-import {
-  amendments,
-  debtorParties,
-  debtorsToRefresh,
-  facetCounts,
-  facetDays,
-  filings,
-  securedParties,
-} from "./schema.ts";
+import { facetCutoffDay, queueKeyStatements, refreshQueued, storedRows } from "./load.ts";
+import { facetDayRows, traitsOf } from "./records.ts";
+import { amendments, debtorParties, debtorsToRefresh, filings, securedParties, staleTallies } from "./schema.ts";
+import { facetStatements } from "./tallies.ts";
 
 /** Filing ids a page covers: with their parties, about a thousand rows read. */
 const PAGE_IDS = 400;
@@ -63,18 +56,6 @@ export interface RekeySummary {
 
 type Statement = BatchItem<"sqlite">;
 
-/** `days` summed per facet and day, without the sums that come to nothing. */
-function netDays(days: FacetDay[]): FacetDay[] {
-  const sums = new Map<string, FacetDay>();
-  for (const d of days) {
-    const id = [d.scope, d.place, d.name, d.facet, d.day].join("\u0000");
-    const seen = sums.get(id);
-    if (seen) seen.filings += d.filings;
-    else sums.set(id, { ...d });
-  }
-  return [...sums.values()].filter((d) => d.filings !== 0);
-}
-
 /**
  * Statements moving the facets of the filings `ids` from their stored lender
  * words to the current ones: the difference of the filings' facets
@@ -94,35 +75,7 @@ async function lenderFacetStatements(db: Db, ids: number[], cutoff: string): Pro
     ...r,
     securedParties: r.securedParties.map((s) => ({ ...s, nameWords: securedNameWords(s.name) })),
   }));
-  const changed = netDays([...facetDayRows(before, cutoff, -1), ...facetDayRows(after, cutoff)]);
-  const facets = JSON.stringify(
-    [...new Map(changed.map((d) => [[d.scope, d.place, d.name, d.facet].join("\u0000"), d])).values()].map((d) => [
-      d.scope,
-      d.place,
-      d.name,
-      d.facet,
-    ]),
-  );
-  const touched = sql`(select j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 from json_each(${facets}) j)`;
-  return [
-    ...facetStatements(db, changed),
-    db
-      .delete(facetDays)
-      .where(
-        and(
-          eq(facetDays.filings, 0),
-          sql`(${facetDays.scope}, ${facetDays.place}, ${facetDays.name}, ${facetDays.facet}) in ${touched}`,
-        ),
-      ),
-    db
-      .delete(facetCounts)
-      .where(
-        and(
-          eq(facetCounts.filings, 0),
-          sql`(${facetCounts.scope}, ${facetCounts.place}, ${facetCounts.name}, ${facetCounts.facet}) in ${touched}`,
-        ),
-      ),
-  ];
+  return facetStatements(db, [...facetDayRows(before, cutoff, -1), ...facetDayRows(after, cutoff)]);
 }
 
 /**
@@ -271,7 +224,7 @@ export async function rekeyStored(
   // What a run cut short between a page's writes and its refresh left behind.
   const [[queued], [stale]] = await db.batch([
     db.select({ one: sql`1` }).from(debtorsToRefresh).limit(1),
-    db.select({ one: sql`1` }).from(facetDays).where(isNull(facetDays.running)).limit(1),
+    db.select({ one: sql`1` }).from(staleTallies).limit(1),
   ]);
   if (queued || stale) await refreshQueued(db);
   return summary;

@@ -45,9 +45,12 @@ export const WITHOUT_ROWID = [
   "amendments",
   "facet_counts",
   "facet_days",
+  "facet_tallies",
+  "stale_tallies",
   "debtor_addresses",
   "debtor_address_sets",
   "debtor_links",
+  "debtor_link_sets",
   "load_keys",
   "held_copies",
   "debtor_reports",
@@ -382,7 +385,7 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * - "x": its state, dated by lapse date rather than filing date, for live
  *   filings only (not terminated); one that never lapses is dated
  *   "9999-12-31". Every day is kept (none is old): a lapse window is any
- *   range of days, and "live on day D" is the running total after D.
+ *   range of days, and "live on day D" is the total less the tally through D.
  * - "y": as "x", by its debtors' industries, for live filings that lapse:
  *   the "s" facets' sets of one or two ("i1", "i2") and its exact set
  *   when larger, so a lapse list filtered by industry is counted from a
@@ -396,14 +399,26 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * facet rather than from every industry set of the place (hundreds in a
  * large state).
  *
- * `facet_counts` holds each facet's all-time total; `facet_days` the same by
- * day with a running total from the newest day back, so "filed since day
- * D" is one row: the running total of the facet's first day on or after D
- * (none: no filings since). A count reads that row per facet, and the
- * facet's `facet_counts` row when it lists the facets it sums (lender
- * names). Days older than the recency window at load time share one
- * bucket ("0000-00-00").
- * Kept by the loaders (src/db/load.ts).
+ * `facet_counts` holds each facet's all-time total, of which `old` in the
+ * bucket of days older than the recency window at load time; `facet_tallies`
+ * its filings by each later day, each row with a tally counted forward from
+ * the first row of its group (src/db/tallies.ts): a facet's days, or, for a
+ * facet dated by lapse ("x", "y"), a month's days and the facet's months
+ * (a row per month). So a load adds a filing to its day's row (and month's)
+ * and the few later rows of their groups, and a change to an old filing to
+ * its facet_counts row alone. "Filed since day D" is the total less `old`
+ * less `aged` (the days before D that left the window since they were
+ * loaded, which the daily job moves there: tally_marks), one row per facet,
+ * or less the tally of the last day before D (two), whatever the data; a
+ * lapse window's count four rows (src/queries/tallies.ts). What a change
+ * leaves behind in later rows is marked in `stale_tallies`, which the
+ * load's refresh recomputes.
+ * `facet_days` is the layout before migration 0024 (every count by day,
+ * "0000-00-00" for the old bucket, and running totals from the newest day
+ * back, which a new filing moved on every older day): kept, no longer
+ * written, for the Worker that reads it until the deploy; a later migration
+ * drops it.
+ * Kept by the loaders (src/db/load.ts, src/db/tallies.ts).
  */
 const facetKey = {
   scope: text({ enum: ["s", "z", "l", "t", "o", "x", "y"] }).notNull(),
@@ -417,6 +432,15 @@ export const facetCounts = sqliteTable(
   {
     ...facetKey,
     filings: integer().notNull(),
+    /** Of `filings`, those counted in the bucket of days before the recency window ("0000-00-00"). */
+    old: integer().notNull().default(0),
+    /**
+     * Of `filings`, those on the facet's days (facet_tallies) before the
+     * recency window of tally_marks.window_from: days that left the window
+     * since they were loaded. A facet dated by filing or termination only; 0
+     * for one dated by lapse.
+     */
+    aged: integer().notNull().default(0),
     /**
      * A lender facet's ("l") name as its lender_names id, so that a lender
      * search walks each name's index range from its facet without looking
@@ -441,6 +465,53 @@ export const facetDays = sqliteTable(
     primaryKey({ columns: [t.scope, t.place, t.name, t.facet, t.day] }),
     index("facet_days_stale").on(t.scope, t.place, t.name, t.facet).where(sql`running is null`),
   ],
+);
+
+export const facetTallies = sqliteTable(
+  "facet_tallies",
+  {
+    ...facetKey,
+    /**
+     * YYYY-MM-DD (UTC): a day of the recency window at load time or later,
+     * or a lapse day; for a facet dated by lapse, also "m" and a month
+     * (YYYY-MM), the month's own row.
+     */
+    day: text().notNull(),
+    filings: integer().notNull(),
+    /**
+     * Filings of this row and every earlier one of its group: a facet's days
+     * (its old bucket left out), or, dated by lapse, a month's days or a
+     * facet's months (src/db/tallies.ts).
+     */
+    through: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.place, t.name, t.facet, t.day] })],
+);
+
+/**
+ * The day the recency window started when the daily job last moved the
+ * facets' days that left it into facet_counts.aged (src/changes/daily.ts),
+ * one row (id 1). A count since that day reads a facet's total less its
+ * old and aged filings, one row; on another day (before the day's job has
+ * run) it reads the facet's tally before the day instead, one more.
+ */
+export const tallyMarks = sqliteTable("tally_marks", {
+  id: integer().primaryKey(),
+  /** YYYY-MM-DD. */
+  windowFrom: text().notNull(),
+});
+
+/**
+ * Groups of facet_tallies rows whose tallies a load left behind
+ * (src/db/tallies.ts): from `day` on, each later row's tally of the group
+ * `part` (its first key: "" a whole facet, "2031-11" a month's days, "m" a
+ * facet's months) lacks what the load added on or before it. The refresh
+ * recomputes them from there and empties the table.
+ */
+export const staleTallies = sqliteTable(
+  "stale_tallies",
+  { ...facetKey, part: text().notNull(), day: text().notNull() },
+  (t) => [primaryKey({ columns: [t.scope, t.place, t.name, t.facet, t.part] })],
 );
 
 /**
@@ -485,7 +556,10 @@ export const debtorAddressSets = sqliteTable(
  * One row per debtor, filing state and co-debtor (name key and address)
  * named with it on a filing, with the latest such filing
  * (GET /debtors/associated). Rebuilt for the debtors a load touches; read
- * by key, like debtor_addresses.
+ * by key (a debtor search counting spouses once, src/queries/filings.ts;
+ * the lien report), and through debtor_links_recent in list order: each
+ * debtor's co-debtors latest first, so a page reads each found debtor's
+ * newest entries and stops, however many it has (src/queries/debtors.ts).
  */
 export const debtorLinks = sqliteTable(
   "debtor_links",
@@ -502,7 +576,33 @@ export const debtorLinks = sqliteTable(
     state: text(),
     zip: text(),
   },
-  (t) => [primaryKey({ columns: [t.nameKey, t.filingState, t.otherKey, t.otherAddressKey] })],
+  (t) => [
+    primaryKey({ columns: [t.nameKey, t.filingState, t.otherKey, t.otherAddressKey] }),
+    // Its entries carry the key's other columns: a debtor's links in list order (last seen, co-debtor, address).
+    index("debtor_links_recent").on(t.nameKey, t.filingState, t.lastSeen),
+  ],
+);
+
+/**
+ * One row per debtor and filing state with co-debtors: how many distinct
+ * co-debtors (debtor_links rows) it has there, and their keys (co-debtor
+ * name key and address key, joined with "|") as a JSON array, rebuilt with
+ * the links. GET /debtors/associated counts the found debtors' co-debtors
+ * from these rows in the Worker, exactly (one named with two found debtors,
+ * or in both parts of a split state, counts once), reading one row per
+ * debtor however many co-debtors it has. `entries` is null past
+ * LINK_SET_MAX (src/db/load.ts): such a debtor's co-debtors are counted
+ * from its links.
+ */
+export const debtorLinkSets = sqliteTable(
+  "debtor_link_sets",
+  {
+    nameKey: text().notNull(),
+    filingState: text().notNull(),
+    links: integer().notNull(),
+    entries: text(),
+  },
+  (t) => [primaryKey({ columns: [t.nameKey, t.filingState] })],
 );
 
 /**
@@ -514,7 +614,7 @@ export const debtorLinks = sqliteTable(
  * filings afresh, and the daily job (src/changes/daily.ts) rebuilds the
  * digests of debtors whose filings lapsed. Rebuilt with the other per-debtor
  * aggregates for the debtors a load touches, so a report reads one row per
- * debtor found, however many filings it has (docs/api.md, "Lien report").
+ * debtor found, however many filings it has (docs/api/lien-report.md).
  */
 export const debtorReports = sqliteTable(
   "debtor_reports",
@@ -670,16 +770,27 @@ export const stateBackfills = sqliteTable("state_backfills", {
 
 /**
  * What GET /states shows of each state a shard holds, one row a state, so
- * the list reads a row per state (and one for its live filings today, from
- * its "x" facets) instead of counting anything per request. A copy, kept by
- * the loaders (src/db/load.ts, stateSummaryStatement) in the transaction
- * that changes what it copies: the state's "*" facet total and newest
- * filing when its filings are written, state_loads when a load is
- * recorded, state_backfills when a backfill begins or completes.
+ * the list reads a row per state (and its "x" facet's days since the row
+ * was written, none once the daily job has run) instead of counting
+ * anything per request. A copy, kept by the loaders (src/db/load.ts,
+ * stateSummaryStatement) in the transaction that changes what it copies:
+ * the state's facet totals and newest filing when its filings are written,
+ * state_loads when a load is recorded, state_backfills when a backfill
+ * begins or completes; and rewritten by the daily job, which moves
+ * `lapsed_on` to its day.
  */
 export const stateSummaries = sqliteTable("state_summaries", {
   state: text().primaryKey(),
   filings: integer().notNull(),
+  /** Live filings (not terminated), lapsed or not: the state's "x" facet total. */
+  live: integer().notNull().default(0),
+  /**
+   * Of those, the ones lapsing on or before `lapsed_on` (YYYY-MM-DD, the day
+   * the row was written: a load's, or the daily job's): GET /states counts
+   * those live today as `live` less these, less the "x" facet's days since.
+   */
+  lapsed: integer().notNull().default(0),
+  lapsedOn: text(),
   newestFiledAt: instant(),
   lastLoadedAt: instant(),
   officeThrough: day(),

@@ -7,16 +7,15 @@
  * several debtors ("John Smith" and "J Smith"), so entries are merged by
  * address (or co-debtor and address) and each is listed once, as most
  * recently seen. Known addresses read about a page of rows plus a few per
- * found debtor (the merge is in src/queries/fanout.ts); co-borrowers read
- * the found debtors' entries in the state: they grow with those debtors'
- * co-borrowers, never with the number of filings.
+ * found debtor, and so do co-borrowers (both merges are in
+ * src/queries/fanout.ts), however many addresses or co-borrowers the found
+ * debtors have.
  */
-import { and, desc, eq, getTableColumns, inArray, max, not, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { debtorAddresses, debtorAddressSets, debtorLinks, debtorNames } from "../db/schema.ts";
+import { and, desc, eq, getTableColumns, inArray, not, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { debtorAddresses, debtorAddressSets, debtorLinkSets, debtorLinks, debtorNames } from "../db/schema.ts";
 import { debtorQuery } from "../domain/names.ts";
 import { type Db, decoded, type Holes, query, template } from "./db.ts";
-import type { PageWindow } from "./filings.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch } from "./nameMatch.ts";
 
 /**
@@ -49,14 +48,13 @@ const allOf = (table: typeof debtorAddresses | typeof debtorAddressSets): Column
 
 const ADDRESS_COLUMNS = allOf(debtorAddresses);
 const SET_COLUMNS = allOf(debtorAddressSets);
-const lastSeen = max(debtorLinks.lastSeen);
+/** A co-borrower entry's key: the co-debtor's name key and address key (as debtor_link_sets lists them). */
 const groupKey = sql`${debtorLinks.otherKey} || '|' || ${debtorLinks.otherAddressKey}`;
-const ASSOCIATED_COLUMNS: Columns = [
-  ...(["name", "street1", "street2", "city", "state", "zip"] as const).map((key): Columns[number] => [
+const LINK_COLUMNS: Columns = [
+  ...(["name", "street1", "street2", "city", "state", "zip", "lastSeen"] as const).map((key): Columns[number] => [
     key,
     debtorLinks[key],
   ]),
-  ["lastSeen", debtorLinks.lastSeen, lastSeen],
   ["key", debtorLinks.otherKey, groupKey],
 ];
 
@@ -190,71 +188,172 @@ export async function knownAddressSets(db: Db, name: string): Promise<AddressSet
 }
 
 /**
- * /debtors/associated/: the other debtors named on the filings of a debtor in a
- * state, one entry per distinct name (match key) and address, most recent
- * co-filing first, and their count. Debtors the query itself finds are not
- * "other" debtors ("J Smith" finds John and Jane Smith: neither is listed
- * as the other's co-borrower). The found debtors of the state come from
- * debtor_names, so a key range reads the links of those debtors in this
- * state only. With `keys` (a part of a split state, src/queries/fanout.ts),
- * the count is the entries' keys instead: an entry in several parts counts
- * once.
+ * Co-borrower rows a page asks of a database per entry it shows: an entry
+ * (a co-debtor's name key and address) filed with several of the found
+ * debtors has a row under each, and the page needs enough rows to hold its
+ * entries once. A page whose rows hold too few asks again
+ * (src/queries/fanout.ts, associatedAcross).
  */
-const associated = template(
-  "associated",
-  (
-    f: { spans: SpanForm[]; keys: boolean },
-    v: Holes<Spans & { state: string; limit: number; offset: number }>,
-  ): SQL[] => {
+export const ROWS_PER_ENTRY = 3;
+
+/** A found debtor's co-debtor count and entries' keys (debtor_link_sets), by its name key. */
+export interface LinkSet {
+  key: string;
+  links: number;
+  /** Null for a debtor with more than LINK_SET_MAX co-debtors (src/db/load.ts). */
+  entries: string[] | null;
+}
+
+const LINK_SET_COLUMNS: Columns = [
+  ["key", debtorLinkSets.nameKey],
+  ["links", debtorLinkSets.links],
+  ["entries", debtorLinkSets.entries],
+];
+
+/** The found debtors of a state's co-borrower list: debtor_names' keys under the spans, in the state. */
+const foundIn = (spans: ReturnType<typeof spansIn>, state: SQLWrapper) =>
+  spansMatch(debtorNames.nameKey, spans, eq(debtorNames.state, state));
+
+/**
+ * /debtors/associated/: the other debtors named on the filings of a debtor
+ * in a state, one entry per distinct name (match key) and address, most
+ * recent co-filing first. Debtors the query itself finds are not "other"
+ * debtors ("J Smith" finds John and Jane Smith: neither is listed as the
+ * other's co-borrower). The found debtors of the state come from
+ * debtor_names; each one's entries are one range of debtor_links_recent
+ * in list order, whose entries hold the link's key, so SQLite reads each
+ * found debtor's newest entries and leaves its range at the first that
+ * falls behind the rows kept (its ORDER BY LIMIT optimization), and then
+ * the rows kept by key: about twice `limit` rows plus two per found
+ * debtor, however many co-debtors they have. An entry filed with several
+ * found debtors comes once per debtor; the Worker keeps its newest.
+ */
+const linkRows = template(
+  "linkRows",
+  (f: { spans: SpanForm[] }, v: Holes<Spans & { state: string; limit: number }>) => {
     const spans = spansIn(f.spans, v.spans);
-    const found = query
-      .select({ key: debtorNames.nameKey })
+    const kept = alias(debtorLinks, "kept");
+    const newest = sql`${query
+      .select({ nameKey: kept.nameKey, otherKey: kept.otherKey, otherAddressKey: kept.otherAddressKey })
       .from(debtorNames)
-      .where(spansMatch(debtorNames.nameKey, spans, eq(debtorNames.state, v.state)));
-    const ofDebtor = and(
-      inArray(debtorLinks.nameKey, found),
-      eq(debtorLinks.filingState, v.state),
-      not(spansMatch(debtorLinks.otherKey, spans)),
-    );
-    const rows = selectOf(ASSOCIATED_COLUMNS)
-      .from(debtorLinks)
-      .where(ofDebtor)
-      .groupBy(debtorLinks.otherKey, debtorLinks.otherAddressKey)
-      .orderBy(desc(lastSeen), desc(debtorLinks.otherKey), desc(debtorLinks.otherAddressKey));
-    const count = f.keys
-      ? query.select({ keys: sql<string>`json_group_array(k)`.as("keys") }).from(
-          query
-            .selectDistinct({ k: sql`${groupKey}`.as("k") })
-            .from(debtorLinks)
-            .where(ofDebtor)
-            .as("entries"),
-        )
-      : query
-          .select({ total: sql<number>`count(distinct ${groupKey})`.as("total") })
-          .from(debtorLinks)
-          .where(ofDebtor);
-    return [sql`${rows.getSQL()} limit ${v.limit} offset ${v.offset}`, count.getSQL()];
+      .crossJoin(kept)
+      .where(
+        and(
+          foundIn(spans, v.state),
+          eq(kept.nameKey, debtorNames.nameKey),
+          eq(kept.filingState, v.state),
+          not(spansMatch(kept.otherKey, spans)),
+        ),
+      )
+      .orderBy(desc(kept.lastSeen), desc(kept.otherKey), desc(kept.otherAddressKey))
+      .getSQL()} limit ${v.limit}`;
+    return selectOf(LINK_COLUMNS)
+      .from(sql`(${newest}) as ${sql.identifier("newest")}`)
+      .innerJoin(
+        debtorLinks,
+        and(
+          eq(debtorLinks.nameKey, sql`"newest"."name_key"`),
+          eq(debtorLinks.filingState, v.state),
+          eq(debtorLinks.otherKey, sql`"newest"."other_key"`),
+          eq(debtorLinks.otherAddressKey, sql`"newest"."other_address_key"`),
+        ),
+      )
+      .getSQL();
   },
 );
 
-/** A page of co-borrowers, and their count: one database's, or a part's with its entries' keys (`keys`). */
-export async function associatedDebtors(
+/** The co-debtor count and entries of each debtor a search finds in a state: one row per debtor with co-debtors. */
+const linkSets = template("linkSets", (f: { spans: SpanForm[] }, v: Holes<Spans & { state: string }>) =>
+  selectOf(LINK_SET_COLUMNS)
+    .from(debtorNames)
+    .crossJoin(debtorLinkSets)
+    .where(
+      and(
+        foundIn(spansIn(f.spans, v.spans), v.state),
+        eq(debtorLinkSets.nameKey, debtorNames.nameKey),
+        eq(debtorLinkSets.filingState, v.state),
+      ),
+    )
+    .getSQL(),
+);
+
+/**
+ * Every entry's key of the found debtors in a state, each once: the count's
+ * source when a found debtor has too many co-debtors for its set (rare; it
+ * reads every entry).
+ */
+const linkKeys = template("linkKeys", (f: { spans: SpanForm[] }, v: Holes<Spans & { state: string }>) => {
+  const spans = spansIn(f.spans, v.spans);
+  return query
+    .select({ keys: sql<string>`json_group_array(k)`.as("keys") })
+    .from(
+      query
+        .selectDistinct({ k: sql`${groupKey}`.as("k") })
+        .from(debtorLinks)
+        .where(
+          and(
+            inArray(
+              debtorLinks.nameKey,
+              query.select({ key: debtorNames.nameKey }).from(debtorNames).where(foundIn(spans, v.state)),
+            ),
+            eq(debtorLinks.filingState, v.state),
+            not(spansMatch(debtorLinks.otherKey, spans)),
+          ),
+        )
+        .as("entries"),
+    )
+    .getSQL();
+});
+
+/** A co-borrower query: a debtor's name and state. */
+export interface AssociatedQuery {
+  name: string;
+  state: string;
+}
+
+/** Rows of linkRows' statement, decoded. */
+const linkRowsOf = (rows: Record<string, unknown>[]) => decodeAll<Associated>(LINK_COLUMNS, rows);
+
+/**
+ * One database's co-borrower candidates (one round trip): its first `limit`
+ * entry rows in list order, and the found debtors' co-debtor sets, from
+ * which the Worker counts the entries of every found debtor in every part
+ * exactly (fanout.ts, associatedAcross).
+ */
+export async function associatedCandidates(
   db: Db,
-  q: { name: string; state: string },
-  { size, offset }: PageWindow,
-  keys = false,
-): Promise<{ rows: Associated[]; total: number; keys: string[] }> {
+  q: AssociatedQuery,
+  limit: number,
+): Promise<{ rows: Associated[]; sets: LinkSet[]; limit: number }> {
   const { forms, spans } = spansOfName(q.name);
-  const [rows, count] = associated({ spans: forms, keys }, { spans, state: q.state, limit: size, offset });
-  if (!rows || !count) throw new Error("associated: two statements");
-  const [listed, [counted]] = await db.batch([
-    db.all<Record<string, unknown>>(rows),
-    db.all<{ total?: number; keys?: string }>(count),
+  const [rows, sets] = await db.batch([
+    db.all<Record<string, unknown>>(linkRows({ spans: forms }, { spans, state: q.state, limit })),
+    db.all<Record<string, unknown>>(linkSets({ spans: forms }, { spans, state: q.state })),
   ]);
-  const entries = keys ? (JSON.parse(counted?.keys ?? "[]") as string[]) : [];
   return {
-    rows: decodeAll<Associated>(ASSOCIATED_COLUMNS, listed),
-    total: keys ? entries.length : Number(counted?.total ?? 0),
-    keys: entries,
+    rows: linkRowsOf(rows),
+    sets: decodeAll<{ key: string; links: number; entries: string | null }>(LINK_SET_COLUMNS, sets).map((s) => ({
+      key: s.key,
+      links: Number(s.links),
+      entries: s.entries === null ? null : (JSON.parse(s.entries) as string[]),
+    })),
+    limit,
   };
+}
+
+/** linkRows' statement alone, with room for `limit` rows: a database read again for more. */
+export async function associatedRows(db: Db, q: AssociatedQuery, limit: number): Promise<Associated[]> {
+  const { forms, spans } = spansOfName(q.name);
+  // A batch of one, so the round trip and its rows are metered as every other.
+  const [rows] = await db.batch([
+    db.all<Record<string, unknown>>(linkRows({ spans: forms }, { spans, state: q.state, limit })),
+  ]);
+  return linkRowsOf(rows);
+}
+
+/** Every entry's key of the found debtors (linkKeys). */
+export async function associatedKeys(db: Db, q: AssociatedQuery): Promise<string[]> {
+  const { forms, spans } = spansOfName(q.name);
+  const [[found]] = await db.batch([db.all<{ keys: string }>(linkKeys({ spans: forms }, { spans, state: q.state }))]);
+  return typeof found?.keys === "string" ? (JSON.parse(found.keys) as string[]) : [];
 }

@@ -1,5 +1,5 @@
 /**
- * Cross-state lists over several shards (docs/sharding.md): every shard is
+ * Cross-state lists over several shards (docs/fan-out.md): every shard is
  * read at once, each bounded as one database's list is, and the parts are
  * merged in list order, so a page, its count and its paging are what one
  * database holding every shard's data would answer.
@@ -631,29 +631,56 @@ export async function similarNamesAcross(reader: ShardReader, name: string, stat
 }
 
 /**
- * Co-borrowers of a debtor in a state (the reader holding its parts): one
- * database's entries. Each part sends its first `offset + size` entries in
- * list order (latest co-filing first) and its entries' keys (name key and
- * address key). An entry in several parts is one, as last co-filed in any
- * (the latest kept); an entry the page shows is among each part's first
- * rows where it was last co-filed, since every entry before it there comes
- * before it in the merge too. The count is the union of the keys. One part
- * answers as one database.
+ * Co-borrowers of a debtor in a state (the reader holding its parts, or its
+ * one database): one database's entries and count. Each part sends its
+ * first ROWS_PER_ENTRY * (offset + size) entry rows in list order (latest
+ * co-filing first) and the found debtors' co-debtor sets, in one round
+ * trip. An entry filed with several found debtors, or in several parts, is
+ * one, as last co-filed in any (its newest row kept): an entry the page
+ * shows is among each part's first rows where it was last co-filed, since
+ * every entry before it there comes before it in the merge too. A part
+ * whose rows were cut and hold fewer entries than the page needs (an entry
+ * under several found debtors over most of the page) is read again with
+ * room for every found debtor (offset + size rows each): a second round
+ * trip, only then. The count is the union of the sets, less the entries
+ * that are found debtors themselves; one found debtor's is its set's size.
  */
 export async function associatedAcross(
   reader: ShardReader,
-  q: { name: string; state: string },
+  q: debtorQueries.AssociatedQuery,
   window: Required<PageWindow>,
 ): Promise<{ rows: debtorQueries.Associated[]; total: number }> {
-  if (reader.shards.length === 1) {
-    return onlyOf(await onEveryShard(reader, (db) => debtorQueries.associatedDebtors(db, q, window)));
-  }
   const reach = window.offset + window.size;
+  const all = reader.shards;
   const parts = await onEveryShard(reader, (db) =>
-    debtorQueries.associatedDebtors(db, q, { page: 1, size: reach, offset: 0 }, true),
+    debtorQueries.associatedCandidates(db, q, reach * debtorQueries.ROWS_PER_ENTRY),
   );
+  const short = new Map(
+    parts.flatMap((part, shard) =>
+      part.rows.length === part.limit && new Set(part.rows.map((r) => r.key)).size < reach
+        ? [[all[shard] ?? "", part]]
+        : [],
+    ),
+  );
+  const sets = parts.flatMap((p) => p.sets);
+  // A set too large to keep (LINK_SET_MAX) is counted from its part's entries, when the count is not its size alone.
+  const counted =
+    sets.length === 1 ? [] : parts.flatMap((p, shard) => (p.sets.some((s) => s.entries === null) ? [shard] : []));
+  const [again, listed] = await Promise.all([
+    short.size === 0
+      ? []
+      : reader.read([...short.keys()], (db, shard) =>
+          debtorQueries.associatedRows(db, q, reach * (short.get(shard)?.sets.length ?? 0)),
+        ),
+    counted.length === 0
+      ? []
+      : reader.read(
+          counted.map((shard) => all[shard] ?? ""),
+          (db) => debtorQueries.associatedKeys(db, q),
+        ),
+  ]);
   const latest = new Map<string, debtorQueries.Associated>();
-  for (const row of parts.flatMap((p) => p.rows)) {
+  for (const row of [...parts.flatMap((p) => p.rows), ...again.flat()]) {
     const kept = latest.get(row.key);
     if (!kept || row.lastSeen > kept.lastSeen) latest.set(row.key, row);
   }
@@ -666,5 +693,25 @@ export async function associatedAcross(
     const [x, y] = [keyOf(a), keyOf(b)];
     return compareDesc(a.lastSeen, b.lastSeen) || compareDesc(x.name, y.name) || compareDesc(x.address, y.address);
   });
-  return { rows: rows.slice(window.offset, reach), total: new Set(parts.flatMap((p) => p.keys)).size };
+  return { rows: rows.slice(window.offset, reach), total: associatedTotal(parts, counted, listed) };
+}
+
+/**
+ * The distinct entries of every found debtor in every part: the union of
+ * their sets (those of the parts `counted`: `listed`, their entries read
+ * one by one), less the found debtors themselves.
+ */
+function associatedTotal(parts: { sets: debtorQueries.LinkSet[] }[], counted: number[], listed: string[][]): number {
+  const sets = parts.flatMap((p) => p.sets);
+  const [only] = sets;
+  if (only && sets.length === 1) return only.links;
+  const found = new Set(sets.map((s) => s.key));
+  const entries = new Set(listed.flat());
+  parts.forEach((part, shard) => {
+    if (counted.includes(shard)) return;
+    for (const entry of part.sets.flatMap((s) => s.entries ?? [])) {
+      if (!found.has(entry.slice(0, entry.lastIndexOf("|")))) entries.add(entry);
+    }
+  });
+  return entries.size;
 }

@@ -9,8 +9,9 @@
  *   twice), so page N reads about N pages of index entries, never the
  *   whole range.
  * - Counts for total_pages come from precomputed totals (facet_counts and
- *   facet_days, see schema.ts; debtor_names for a debtor's filings): two
- *   rows per facet matched, whatever the number of filings.
+ *   facet_tallies, see schema.ts and tallies.ts; debtor_names for a
+ *   debtor's filings): a few rows per facet matched, whatever the number of
+ *   filings.
  * - A page is one D1 batch: the page, its debtors and secured parties (the
  *   page ids are a subquery of each), and the count, or the amendments and
  *   data-load time for envelope B. Lender search (src/queries/lenders.ts)
@@ -51,7 +52,6 @@ import {
   debtorParties,
   type Filing,
   facetCounts,
-  facetDays,
   filings,
   lenders,
   type SecuredParty,
@@ -63,6 +63,7 @@ import type { PartyType } from "../domain/kinds.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
 import { type Db, decoded, frozen, type Holes, query, rendered, template } from "./db.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch, spanWhere } from "./nameMatch.ts";
+import { filedSince, sinceFromCounts } from "./tallies.ts";
 
 /** An index range in list order: `at` (filing or termination time), `num`, `fid`. */
 type Arm = SQL;
@@ -213,35 +214,11 @@ type FacetForm = {
 type FacetValues = { place: string; name: string; from: string; to: string; members: string[] };
 
 /**
- * A facet's filings since a day (`since`): the running total of its first
- * day on or after it (schema.ts, facetDays), for the facet `key` names
- * (default: the facet_counts row in hand).
+ * A facet's filings since a day (`since`), from its totals (tallies.ts):
+ * of the facet `key` names, or by default of the facet_counts row in hand.
  */
 function facetSince(since: SQLWrapper, key?: { scope: IndustryScope; name: SQL; facet: SQL; place: SQLWrapper }): SQL {
-  const onward = query
-    .select({ running: facetDays.running })
-    .from(facetDays)
-    .where(
-      and(
-        key
-          ? and(
-              eq(facetDays.scope, key.scope),
-              eq(facetDays.place, key.place),
-              eq(facetDays.name, key.name),
-              eq(facetDays.facet, key.facet),
-            )
-          : and(
-              eq(facetDays.scope, facetCounts.scope),
-              eq(facetDays.place, facetCounts.place),
-              eq(facetDays.name, facetCounts.name),
-              eq(facetDays.facet, facetCounts.facet),
-            ),
-        gte(facetDays.day, since),
-      ),
-    )
-    .orderBy(facetDays.day)
-    .limit(1);
-  return sql`coalesce((${onward}), 0)`;
+  return key ? filedSince(key, since) : sinceFromCounts(facetCounts, since);
 }
 
 /**
@@ -377,7 +354,7 @@ function industryCount(scope: IndustryScope, place: string, industries: string[]
   return industryTotal({ direct, larger, scope }, { place, since: dayOf(since), sets, asked });
 }
 
-/** The day of a time (YYYY-MM-DD), as facet_days holds days. */
+/** The day of a time (YYYY-MM-DD), as facet_tallies holds days. */
 const dayOf = (iso: string) => iso.slice(0, 10);
 
 /** Filings of a state filed since a time (or terminated, `terminated`), below a position. */

@@ -14,18 +14,20 @@
  *   facets, the first NAME_SLOTS get an ordered arm each and any beyond
  *   share one sorted arm (only a very broad name pays for its filings
  *   beyond the page).
- * - Counts (envelope A): the whole state's from its "x" facets (live
- *   filings by lapse day, schema.ts), two rows; by industry from its "y"
- *   facets, two rows per industry and pair asked for (industriesBetween);
+ * - Counts (envelope A): the whole state's from its "x" facet (live
+ *   filings by lapse day, schema.ts), four rows of its tallies; by industry
+ *   from its "y" facets, four rows per industry and pair asked for
+ *   (industriesBetween);
  *   a lender's by counting its entries in the window, which reads the
  *   lender's window, not the state.
  */
 import { and, eq, gt, gte, lt, type SQL, sql } from "drizzle-orm";
 import { INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
-import { debtorParties, facetCounts, facetDays, filings, securedParties } from "../db/schema.ts";
+import { debtorParties, facetCounts, filings, securedParties } from "../db/schema.ts";
 import { securedNameRange } from "../domain/names.ts";
 import { query } from "./db.ts";
 import { arm, type CountedFilter, type FilingWithParties, type ListPosition, NAME_SLOTS } from "./filings.ts";
+import { between } from "./tallies.ts";
 
 /**
  * A validated day (YYYY-MM-DD) or day number as an SQL literal: the window's
@@ -73,19 +75,9 @@ function within(column: SQL, q: LapsingQuery): SQL {
   return q.after ? to : sql`${column} >= ${dayLiteral(q.from)} and ${to}`;
 }
 
-/** The "x" facet's live filings lapsing on or after `day` (its running total from that day on). */
-function liveFrom(state: string, day: SQL) {
-  return sql`coalesce((select ${facetDays.running} from ${facetDays} where ${and(
-    eq(facetDays.scope, "x"),
-    eq(facetDays.place, state),
-    eq(facetDays.name, ""),
-    eq(facetDays.facet, ""),
-  )} and ${facetDays.day} >= ${day} order by ${facetDays.day} limit 1), 0)`;
-}
-
-/** Live filings of `state` lapsing on days `from` to `to`. */
+/** Live filings of `state` lapsing on days `from` to `to`: its "x" facet's (tallies.ts). */
 function liveBetween(state: string, from: string, to: string): SQL {
-  return sql`${liveFrom(state, sql`${from}`)} - ${liveFrom(state, sql`date(${to}, '+1 day')`)}`;
+  return between({ scope: "x", place: state, name: "", facet: "" }, from, to);
 }
 
 /** The lender names of `state` under `name` (whole leading words), from its lender facets, in name order, each with its id (ref). */
@@ -129,8 +121,9 @@ export function lapsing(q: LapsingQuery): CountedFilter {
  * facet, weighted by how many of them it holds (as industryTotal does for
  * recent filings, src/queries/filings.ts), read only when three or more
  * are asked for. Each facet's filings in the
- * window are its running totals from `from` and after `to`: two rows, so a
- * count reads two rows per industry and pair asked for, whatever the data.
+ * window are those through `to` less those before `from` (src/queries/tallies.ts,
+ * between): four rows, so a count reads four rows per industry and pair asked
+ * for, whatever the data.
  * The sets are written into the text (validated letters) and the window
  * bound once, so any number of industries stays within D1's 100 bound
  * parameters.
@@ -139,16 +132,12 @@ function industriesBetween(state: string, industries: string[], from: string, to
   const asked = [...new Set(industries.map(industryLetter))].filter((l): l is string => l !== undefined).sort();
   const sets = [...asked, ...asked.flatMap((a, i) => asked.slice(i + 1).map((b) => `${a}${b}`))];
   if (sets.length === 0) return sql<number>`0`;
-  const d = facetDays;
-  // A facet's filings lapsing from `from` to `to`: its running total from the first, less after the last.
-  const between = (name: SQL, facet: SQL) => {
-    const runningFrom = (after: SQL) =>
-      sql`coalesce((select ${d.running} from ${d} where ${d.scope} = 'y' and ${d.place} = w.place and ${d.name} = ${name} and ${d.facet} = ${facet} and ${after} order by ${d.day} limit 1), 0)`;
-    return sql`(${runningFrom(sql`${d.day} >= w.since`)} - ${runningFrom(sql`${d.day} > w.through`)})`;
-  };
+  // A facet's filings lapsing from `from` to `to`, from its tallies (four rows).
+  const inWindow = (name: SQL, facet: SQL) =>
+    between({ scope: "y", place: sql`w.place`, name, facet }, sql`w.since`, sql`w.through`);
   const terms = sql.raw(`(values ${sets.map((set) => `('${set}')`).join(", ")}) as term`);
   const size = sql`length(term.column1)`;
-  const summed = sql`(select coalesce(sum((3 - 2 * ${size}) * ${between(sql`'i' || ${size}`, sql`term.column1`)}), 0) from ${terms})`;
+  const summed = sql`(select coalesce(sum((3 - 2 * ${size}) * ${inWindow(sql`'i' || ${size}`, sql`term.column1`)}), 0) from ${terms})`;
   // Larger sets: the terms counted one holding m of them m - m(m-1)/2 times, not once, which
   // differs only for m > 2: with one or two asked, none is read.
   const held = sql.raw(asked.map((letter) => `(instr(c.facet, '${letter}') > 0)`).join(" + "));
@@ -156,7 +145,7 @@ function industriesBetween(state: string, industries: string[], from: string, to
   const larger =
     asked.length <= INCLUDED_MAX
       ? sql`0`
-      : sql`(select coalesce(sum(${weight} * ${between(sql`c.name`, sql`c.facet`)}), 0) from ${facetCounts} c
+      : sql`(select coalesce(sum(${weight} * ${inWindow(sql`c.name`, sql`c.facet`)}), 0) from ${facetCounts} c
     where c.scope = 'y' and c.place = w.place and c.name > ${industryFacetName("e", INCLUDED_MAX)} and c.name < 'f')`;
   return sql<number>`(select ${summed} + ${larger} from (select ${state} as place, ${from} as since, ${to} as through) as w)`;
 }

@@ -1,14 +1,15 @@
 /**
  * GET /states: each state a shard holds, with how many filings it has, how
  * many are live today, and how current its data is. One statement per
- * shard, two rows per state: its summary (state_summaries, kept by the
- * loaders: its total, newest filing, loads and backfill), and its live
- * filings today, the running total of its "x" facets after today (one
- * facet row, found by a seek), which changes with the day and so is read
- * rather than kept.
+ * shard, a row per state: its summary (state_summaries, kept by the
+ * loaders and the daily job: its total, live filings and those of them
+ * lapsed by the day it was written, newest filing, loads and backfill),
+ * and its "x" facet's days between that day and today (the live filings
+ * lapsing since, none once the daily job has run today), which change with
+ * the day and so are read rather than kept.
  */
 import { type SQL, sql } from "drizzle-orm";
-import { facetDays, stateSummaries } from "../db/schema.ts";
+import { facetTallies, stateSummaries } from "../db/schema.ts";
 import { type Db, type Holes, template } from "./db.ts";
 
 export interface StateCurrencyRow {
@@ -27,9 +28,16 @@ export interface StateCurrencyRow {
  */
 const statement = template("states", (_: Record<string, never>, v: Holes<{ today: string }>) => {
   const s = stateSummaries;
-  return sql`select ${s.state} as state, ${s.filings} as filings,
-      coalesce((select ${facetDays.running} from ${facetDays} where ${facetDays.scope} = 'x' and ${facetDays.place} = ${s.state}
-        and ${facetDays.name} = '' and ${facetDays.facet} = '' and ${facetDays.day} > ${v.today} order by ${facetDays.day} limit 1), 0) as active,
+  const x = facetTallies;
+  // The "x" facet's filings on the days after `from` through `to` (days only: a month's row sorts after them).
+  const days = (from: SQL, to: SQL) =>
+    sql`coalesce((select sum(${x.filings}) from ${x} where ${x.scope} = 'x' and ${x.place} = ${s.state}
+      and ${x.name} = '' and ${x.facet} = '' and ${x.day} > ${from} and ${x.day} <= ${to}), 0)`;
+  const on = sql`coalesce(${s.lapsedOn}, '')`;
+  const today = sql`${v.today}`;
+  // Only the days between: none (not even a seek) on the day the summary was written.
+  const since = sql`case when ${on} = ${today} then 0 when ${on} < ${today} then ${days(on, today)} else -${days(today, on)} end`;
+  return sql`select ${s.state} as state, ${s.filings} as filings, ${s.live} - ${s.lapsed} - (${since}) as active,
       ${s.lastLoadedAt} as loaded, ${s.officeThrough} as office, ${s.newestFiledAt} as newest,
       ${s.backfillBeganAt} as began, ${s.backfillCompletedAt} as completed
     from ${s} where ${s.filings} > 0

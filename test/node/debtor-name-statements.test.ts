@@ -10,7 +10,12 @@ import { drizzle } from "drizzle-orm/sqlite-proxy";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../src/queries/db.ts";
-import { addressStatements, associatedDebtors, knownAddressCandidates } from "../../src/queries/debtors.ts";
+import {
+  addressStatements,
+  associatedCandidates,
+  associatedKeys,
+  knownAddressCandidates,
+} from "../../src/queries/debtors.ts";
 import { byDebtorName, fetchCountedPage } from "../../src/queries/filings.ts";
 import { migratedDatabase } from "./migrated.ts";
 
@@ -46,7 +51,8 @@ describe("the exact-name statements", () => {
         counts.length = 0;
         await fetchCountedPage(db, byDebtorName({ name: n, state: "CA" }), { page: 3, size: 5, offset: 10 });
         await knownAddressCandidates(db, addressStatements(n, 15));
-        await associatedDebtors(db, { name: n, state: "CA" }, { page: 3, size: 5, offset: 10 });
+        await associatedCandidates(db, { name: n, state: "CA" }, 45);
+        await associatedKeys(db, { name: n, state: "CA" });
         expect(counts.length).toBeGreaterThan(0);
         expect(Math.max(...counts)).toBeLessThanOrEqual(100);
       }),

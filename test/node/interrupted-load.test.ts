@@ -50,18 +50,17 @@ function loadedTables(dir: string) {
   return Object.fromEntries(Object.entries(tables).filter(([table]) => !table.endsWith("data_loads")));
 }
 
-/** Rows a clean load never leaves: zero counts, stale running totals, a refresh queue, an unfinished load. */
+/** Rows a clean load never leaves: zero counts, stale tallies, a refresh queue, an unfinished load. */
 function leftovers(dir: string) {
   const out: Record<string, number> = {};
   for (const { file } of localFiles(config, dir)) {
     const db = new DatabaseSync(file, { readOnly: true });
     const count = (sql: string) => Number((db.prepare(sql).get() as { n: number }).n);
     out["zero facet days"] =
-      (out["zero facet days"] ?? 0) + count("select count(*) as n from facet_days where filings = 0");
+      (out["zero facet days"] ?? 0) + count("select count(*) as n from facet_tallies where filings = 0");
     out["zero facet totals"] =
       (out["zero facet totals"] ?? 0) + count("select count(*) as n from facet_counts where filings = 0");
-    out["stale running totals"] =
-      (out["stale running totals"] ?? 0) + count("select count(*) as n from facet_days where running is null");
+    out["stale tallies"] = (out["stale tallies"] ?? 0) + count("select count(*) as n from stale_tallies");
     out["queued debtors"] = (out["queued debtors"] ?? 0) + count("select count(*) as n from debtors_to_refresh");
     out["unfinished bulk loads"] = (out["unfinished bulk loads"] ?? 0) + count("select count(*) as n from bulk_load");
     db.close();
@@ -79,7 +78,7 @@ function progressLines(stderr: string, phase: "reading" | "writing") {
 const NONE = {
   "zero facet days": 0,
   "zero facet totals": 0,
-  "stale running totals": 0,
+  "stale tallies": 0,
   "queued debtors": 0,
   "unfinished bulk loads": 0,
 };
@@ -159,7 +158,7 @@ describe("a bulk load (a backfill into an empty database) stopped part-way", () 
     ["while building indexes", "^create index", 5, "SIGKILL"],
     ["while building indexes", "^create index", 20, "SIGINT"],
     ["while rebuilding aggregates and running totals", '^insert into "debtor_addresses"', 2, "SIGKILL"],
-    ["while rebuilding aggregates and running totals", '^\\s*update "facet_days" set running', 3, "SIGINT"],
+    ["while rebuilding aggregates and running totals", '^update "facet_tallies" set through', 1, "SIGINT"],
     // Only the ordinary path deletes: a held-back amendment replacing its filing's rows.
     ["while loading held-back records", '^delete from "amendments"', 2, "SIGKILL"],
   ] as const)(

@@ -42,14 +42,14 @@ describe("the local D1 bulk writer", () => {
     expect(total).toBe(perFiling.length);
   });
 
-  it("counts every filing once per state's exact industry set, with running totals from the newest day back to each facet's total", () => {
+  it("counts every filing once per state's exact industry set, with tallies from the oldest day up to each facet's total", () => {
     const sum = (sql: string) => Number((db.prepare(sql).get() as { n: number }).n);
     expect(sum("select sum(filings) as n from facet_counts where scope = 's' and name like 'e%'")).toBe(records.length);
     expect(sum("select sum(filings) as n from facet_counts where scope = 's' and facet = '*'")).toBe(records.length);
-    expect(sum("select count(*) as n from facet_days where running is null")).toBe(0);
-    const mismatched = sum(`select count(*) as n from facet_counts c where filings <> (
-      select running from facet_days d where d.scope = c.scope and d.place = c.place and d.name = c.name
-        and d.facet = c.facet order by day limit 1)`);
+    expect(sum("select count(*) as n from stale_tallies")).toBe(0);
+    const mismatched = sum(`select count(*) as n from facet_counts c where filings <> old + coalesce((
+      select through from facet_tallies d where d.scope = c.scope and d.place = c.place and d.name = c.name
+        and d.facet = c.facet order by day desc limit 1), 0)`);
     expect(mismatched).toBe(0);
   });
 });

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { getTableColumns, getTableName, is } from "drizzle-orm";
-import { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { refreshAll, writeFilings } from "../../scripts/bulk/load.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
 import * as schema from "../../src/db/schema.ts";
@@ -38,7 +38,27 @@ export function loadedBefore(before: string, records: FilingRecord[], now: numbe
   writeFilings(db, records, 1, () => {}, now);
   withEarlierColumns(db);
   refreshAll(db);
+  if (before <= TALLIES) withRunningTotals(db);
   return db;
+}
+
+/** The migration that moved facet counts by day to facet_tallies (facet_days kept them before). */
+const TALLIES = "0024_bounded_writes.sql";
+
+/**
+ * The loaders' facet counts by day (facet_tallies' days, and the old bucket
+ * in facet_counts.old) as a database migrated before TALLIES kept them:
+ * facet_days, with running totals from the newest day back.
+ */
+function withRunningTotals(db: DatabaseSync): void {
+  db.exec(`insert into facet_days (scope, place, name, facet, day, filings, running)
+    select scope, place, name, facet, day, filings,
+      sum(filings) over (partition by scope, place, name, facet order by day desc)
+    from (
+      select scope, place, name, facet, day, filings from facet_tallies where day not like 'm%'
+      union all
+      select scope, place, name, facet, '0000-00-00', old from facet_counts where old <> 0
+    )`);
 }
 
 /** A column's name in the database: columns are declared by their keys, stored snake_case. */
@@ -58,6 +78,10 @@ function withLaterColumns(db: DatabaseSync): void {
     const info = db.prepare(`pragma table_info("${name}")`).all() as { name: string; notnull: number }[];
     if (info.length === 0) {
       const defined = columns.map((c) => `"${storedName(c.name)}" ${c.getSQLType()}${c.primary ? " primary key" : ""}`);
+      // A composite key too: the loaders' upserts name it.
+      for (const key of getTableConfig(table).primaryKeys) {
+        defined.push(`primary key (${key.columns.map((c) => `"${storedName(c.name)}"`).join(", ")})`);
+      }
       db.exec(`create table "${name}" (${defined.join(", ")})`);
       continue;
     }
@@ -103,6 +127,9 @@ function withEarlierColumns(db: DatabaseSync): void {
 export function facetRows(db: DatabaseSync) {
   return [
     db.prepare("select * from facet_days order by scope, place, name, facet, day").all(),
-    db.prepare("select * from facet_counts order by scope, place, name, facet").all(),
+    // Without the old bucket of migration 0024 (TALLIES), which facet_days holds as a day before it.
+    db
+      .prepare("select scope, place, name, facet, filings, ref from facet_counts order by scope, place, name, facet")
+      .all(),
   ];
 }

@@ -140,10 +140,10 @@ function tables(db: DatabaseSync) {
     amendments: all(db, "select * from amendments order by filing_id, position"),
     // A lender facet's name by its words, as the parties': its id is the database's.
     facets: [
-      all(db, "select * from facet_days order by scope, place, name, facet, day"),
+      all(db, "select * from facet_tallies order by scope, place, name, facet, day"),
       all(
         db,
-        "select scope, place, name, facet, filings, (select words from lender_names where id = ref) as ref from facet_counts order by scope, place, name, facet",
+        "select scope, place, name, facet, filings, old, (select words from lender_names where id = ref) as ref from facet_counts order by scope, place, name, facet",
       ),
     ],
     debtorNames: all(
@@ -153,6 +153,7 @@ function tables(db: DatabaseSync) {
     debtorAddresses: all(db, "select * from debtor_addresses order by name_key, last_used, address_key"),
     debtorAddressSets: all(db, "select * from debtor_address_sets order by name_key"),
     debtorLinks: all(db, "select * from debtor_links order by name_key, filing_state, other_key, other_address_key"),
+    debtorLinkSets: all(db, "select * from debtor_link_sets order by name_key, filing_state"),
     queued: all(db, "select * from debtors_to_refresh"),
     debtorReports: all(db, "select * from debtor_reports order by name_key, state"),
   };

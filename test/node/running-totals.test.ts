@@ -1,76 +1,233 @@
 /**
- * A load's refresh of running totals (src/db/load.ts, refreshStatements)
- * writes only the days whose total moved: a filing replaced with the same
- * days (an amendment that changes no date) marks the days it counts on,
- * and the refresh writes those back and no other day of their facets.
+ * Facet tallies (src/db/tallies.ts): a load writes a filing's days' rows,
+ * and a day's later tallies only when they move; the refresh computes a
+ * stale facet's later days once. Whatever the loads, every tally is its
+ * facet's filings from its oldest day through that day, and migration
+ * 0024 builds the same rows from a database loaded before it.
  */
-import type { StatementSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { localD1Database, StatementCache } from "../../scripts/localD1.ts";
 import { generateFilings } from "../../seed/generate.ts";
-import { refreshQueued, upsertFilings } from "../../src/db/load.ts";
-import { migratedDatabase } from "./migrated.ts";
+import { runDaily } from "../../src/changes/daily.ts";
+import { facetCutoffDay, refreshQueued, upsertFilings } from "../../src/db/load.ts";
+import type { FilingRecord } from "../../src/db/records.ts";
+import { isoSeconds } from "../../src/domain/time.ts";
+import { loadedBefore, migratedDatabase, runMigration } from "./migrated.ts";
 
-/** A statement cache that counts the rows each running-total update writes. */
+/** A statement cache that counts the rows each writing statement changes, by table. */
 class Counting extends StatementCache {
-  readonly written: number[] = [];
+  readonly written = new Map<string, number>();
+  private readonly total: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    super(db, 256);
+    this.total = db.prepare("select total_changes() as n");
+  }
+
   override get(text: string): StatementSync {
     const statement = super.get(text);
-    if (!text.trimStart().startsWith('update "facet_days" set running')) return statement;
+    const table = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?/i.exec(text)?.[1];
+    if (!table) return statement;
+    const changes = () => Number((this.total.get() as { n: number }).n);
     const written = this.written;
     return new Proxy(statement, {
       get(target, prop) {
         const value = Reflect.get(target, prop);
-        if (prop !== "run") return typeof value === "function" ? value.bind(target) : value;
-        return (...args: Parameters<StatementSync["run"]>) => {
-          const result = target.run(...args);
-          written.push(Number(result.changes));
-          return result;
+        if (typeof value !== "function") return value;
+        if (prop !== "run" && prop !== "all" && prop !== "get") return value.bind(target);
+        return (...args: unknown[]) => {
+          const before = changes();
+          const out = value.apply(target, args);
+          written.set(table, (written.get(table) ?? 0) + changes() - before);
+          return out;
         };
       },
     });
   }
+
+  /** Rows written to `tables` since the last call, and the counts cleared. */
+  take(...tables: string[]): number {
+    const n = tables.reduce((sum, t) => sum + (this.written.get(t) ?? 0), 0);
+    this.written.clear();
+    return n;
+  }
 }
 
-describe("running totals", () => {
-  it("are rewritten only on the days whose total moved", async () => {
-    const db = migratedDatabase();
-    const counting = new Counting(db, 256);
-    const local = localD1Database(db, counting);
-    const now = Date.now();
-    const records = [...generateFilings({ filings: 1500, seed: 4, now, state: "CA" })];
-    await upsertFilings(local, records, { now: new Date(now) });
-    const totals = () => db.prepare("select * from facet_days order by scope, place, name, facet, day").all();
-    const count = (where: string) =>
-      (db.prepare(`select count(*) as n from facet_days ${where}`).get() as { n: number }).n;
-    const before = totals();
+const FACETS = ["facet_tallies", "facet_counts", "stale_tallies"];
 
-    // A collateral amendment: the filing is replaced, its facets taken back and added again on the same days.
-    const record = records.find((r) => r.amendments.length === 0 && r.debtors.some((d) => d.label !== null))!;
-    const filedAt = new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z");
-    const amended = {
-      ...record,
-      amendments: [
-        {
-          number: `${record.number}-K`,
-          filedAt,
-          kind: "collateral_change" as const,
-          description: "Amendment - Collateral",
-        },
-      ],
-    };
-    const summary = await upsertFilings(local, [amended], { now: new Date(now), refresh: false });
-    expect(summary.updated).toBe(1);
-    const marked = count("where running is null");
-    const ofMarkedFacets = count(
-      "where (scope, place, name, facet) in (select scope, place, name, facet from facet_days where running is null)",
-    );
-    expect(marked).toBeGreaterThan(5);
-    // What rewriting every day of those facets would write: many times more.
-    expect(ofMarkedFacets).toBeGreaterThan(10 * marked);
-    counting.written.length = 0;
+/** A database of 1,500 Californian filings loaded as an import loads them, counting what each later load writes. */
+async function loaded(now: number) {
+  const db = migratedDatabase();
+  const counting = new Counting(db);
+  const local = localD1Database(db, counting);
+  const records = [...generateFilings({ filings: 1500, seed: 4, now, state: "CA" })];
+  await upsertFilings(local, records, { now: new Date(now) });
+  const load = async (changed: FilingRecord[]) => {
+    counting.take();
+    await upsertFilings(local, changed, { now: new Date(now), refresh: false });
+    const written = counting.take(...FACETS);
     await refreshQueued(local);
-    expect(counting.written).toEqual([marked]);
-    expect(totals()).toEqual(before);
+    return { written, refreshed: counting.take(...FACETS) };
+  };
+  return { db, records, load };
+}
+
+/** A tally row's group (src/db/tallies.ts): a facet's days, a month's days of one dated by lapse, or its months. */
+const GROUP = "case when scope not in ('x', 'y') then '' when day like 'm%' then 'm' else substr(day, 1, 7) end";
+
+/**
+ * Every tally that is not its group's filings from its first row through
+ * its own, every facet whose total is not its days' and old bucket's, every
+ * month whose row is not its days', and any group left stale.
+ */
+function wrongTallies(db: DatabaseSync) {
+  return [
+    db
+      .prepare(
+        `select * from (select *, sum(filings) over (partition by scope, place, name, facet, ${GROUP} order by day) as expected
+          from facet_tallies) where through <> expected or filings = 0 or day = '0000-00-00'`,
+      )
+      .all(),
+    db
+      .prepare(
+        `select * from facet_counts c where filings = 0 or filings <> old + coalesce((select sum(filings) from facet_tallies t
+          where t.scope = c.scope and t.place = c.place and t.name = c.name and t.facet = c.facet and t.day not like 'm%'), 0)`,
+      )
+      .all(),
+    db
+      .prepare(
+        // A month's row holds its days' filings.
+        `select * from facet_tallies m where day like 'm%' and filings <> (select sum(filings) from facet_tallies d
+          where d.scope = m.scope and d.place = m.place and d.name = m.name and d.facet = m.facet
+            and d.day >= substr(m.day, 2) and d.day < substr(m.day, 2) || '~')`,
+      )
+      .all(),
+    db.prepare("select * from stale_tallies").all(),
+    // A facet's aged filings: its days before the window the daily job marked.
+    db
+      .prepare(
+        `select * from facet_counts c where aged <> case when scope in ('x', 'y') then 0 else coalesce((select sum(filings)
+          from facet_tallies t where t.scope = c.scope and t.place = c.place and t.name = c.name and t.facet = c.facet
+            and t.day < (select window_from from tally_marks)), 0) end`,
+      )
+      .all(),
+  ];
+}
+
+const today = (now: number, second: number) =>
+  isoSeconds(Date.parse(`${isoSeconds(now).slice(0, 10)}T00:00:00Z`) + second * 1000);
+
+describe("facet tallies", () => {
+  it("take a new filing on its days' rows alone, and a collateral amendment on none", async () => {
+    const now = Date.now();
+    const { db, records, load } = await loaded(now);
+    // New filings filed today, lapsing in five years: their facets' newest days.
+    const fresh = records.slice(0, 100).map((r, i) => ({
+      ...r,
+      number: `${r.number}-NEW`,
+      filedAt: today(now, i),
+      amendments: [],
+    }));
+    const added = await load(fresh);
+    // Two rows a facet at most (its total and its day), a handful of facets a filing.
+    expect(added.written / fresh.length).toBeLessThan(15);
+    expect(added.refreshed / fresh.length).toBeLessThan(2);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], []]);
+
+    // A collateral amendment replaces the filing on the same days: nothing to count.
+    const record = records.find((r) => r.amendments.length === 0 && r.debtors.some((d) => d.label !== null))!;
+    const amendment = {
+      number: `${record.number}-K`,
+      filedAt: isoSeconds(now),
+      kind: "collateral_change" as const,
+      description: "Amendment - Collateral",
+    };
+    expect(await load([{ ...record, amendments: [amendment] }])).toEqual({ written: 0, refreshed: 0 });
+  });
+
+  it("leave a change on an earlier day to the refresh, which writes each later day once", async () => {
+    const now = Date.now();
+    const { db, records, load } = await loaded(now);
+    // Terminations of live filings lapsing in the years ahead: each moves its lapse day's later tallies.
+    const live = records.filter((r) => r.amendments.length === 0).slice(0, 60);
+    const terminated = live.map((r, i) => ({
+      ...r,
+      amendments: [
+        { number: `${r.number}-T`, filedAt: today(now, i), kind: "termination" as const, description: "Termination" },
+      ],
+    }));
+    const stale = await load(terminated);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], []]);
+    // The refresh wrote no more rows than the stale facets have days.
+    const days = Number(
+      (db.prepare(`select count(*) as n from facet_tallies where scope in ('x', 'y')`).get() as { n: number }).n,
+    );
+    expect(stale.refreshed).toBeGreaterThan(0);
+    expect(stale.refreshed).toBeLessThan(days);
+
+    // Filings filed a day late, loaded in groups, and the terminations taken back: still every tally right.
+    const late = records.slice(200, 500).map((r, i) => ({
+      ...r,
+      number: `${r.number}-LATE`,
+      filedAt: isoSeconds(now - (1 + (i % 5)) * 86_400_000),
+    }));
+    await load(late);
+    await load(live);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], []]);
+  });
+});
+
+describe("the daily job", () => {
+  it("moves the facets' days that leave the recency window into their aged filings, day after day", async () => {
+    const now = Date.now();
+    const { db, records, load } = await loaded(now);
+    const local = localD1Database(db);
+    await runDaily(local, new Date(now), 90);
+    const mark = () => (db.prepare("select window_from as day from tally_marks").get() as { day: string }).day;
+    expect(mark()).toBe(facetCutoffDay(now));
+    expect(wrongTallies(db)).toEqual([[], [], [], [], []]);
+    for (const days of [1, 2, 30, 95]) {
+      const later = new Date(now + days * 86_400_000);
+      await runDaily(local, later, 90);
+      expect(mark()).toBe(facetCutoffDay(later));
+      expect(wrongTallies(db), `${days}`).toEqual([[], [], [], [], []]);
+    }
+    const aged = Number((db.prepare("select sum(aged) as n from facet_counts").get() as { n: number }).n);
+    expect(aged).toBeGreaterThan(0);
+    // A load dated before the window the job marked: its days before it are aged at once, by its refresh.
+    await load(records.slice(0, 20).map((r) => ({ ...r, number: `${r.number}-EARLY`, filedAt: isoSeconds(now) })));
+    expect(wrongTallies(db)).toEqual([[], [], [], [], []]);
+  });
+});
+
+describe("migration 0024", () => {
+  it("builds the tallies, co-debtor sets and live filings the loaders write from a database loaded before it", () => {
+    const now = Date.now();
+    const records = [...generateFilings({ filings: 2000, seed: 6, now })];
+    const db = loadedBefore("0024_bounded_writes.sql", records, now);
+    const rows = () =>
+      [
+        "select * from facet_tallies order by scope, place, name, facet, day",
+        "select * from debtor_links order by name_key, filing_state, other_key, other_address_key",
+        "select * from debtor_link_sets order by name_key, filing_state",
+        "select state, live, lapsed, lapsed_on from state_summaries order by state",
+        "select * from facet_counts order by scope, place, name, facet",
+      ].map((q) => db.prepare(q).all());
+    const written = rows();
+    expect(written[0]!.length).toBeGreaterThan(1000);
+    expect(written[2]!.length).toBeGreaterThan(100);
+    // What a database before 0024 holds: facet_days (written from the tallies), and none of the new.
+    db.exec("drop table facet_tallies");
+    db.exec("drop table stale_tallies");
+    db.exec("drop table debtor_link_sets");
+    db.exec("alter table state_summaries drop column live");
+    db.exec("alter table state_summaries drop column lapsed");
+    db.exec("alter table state_summaries drop column lapsed_on");
+    db.exec("alter table facet_counts drop column old");
+    db.exec("alter table facet_counts drop column aged");
+    db.exec("drop table tally_marks");
+    runMigration(db, "0024_bounded_writes.sql");
+    for (const [i, table] of rows().entries()) expect(table, String(i)).toEqual(written[i]);
   });
 });

@@ -1,0 +1,303 @@
+/**
+ * What a load writes of the counted lists' facets (schema.ts, facetCounts):
+ * each facet's total (facet_counts) and its filings by day with tallies
+ * (facet_tallies), and the refresh of tallies a load left behind
+ * (stale_tallies).
+ *
+ * A tally runs forward over a group of a facet's rows: it is the filings of
+ * its row and of every earlier row of the group, so adding to a row
+ * changes that row and every later one of its group, never an earlier one.
+ * - A facet dated by filing or termination ("s", "z", "l", "o", "t") is one
+ *   group of days: a new filing is counted on its facets' newest day, one
+ *   row. Days before the recency window at load time are one bucket,
+ *   facet_counts.old, outside the tallies: a change to an old filing
+ *   writes its facet_counts rows alone.
+ * - A facet dated by lapse ("x", "y") has lapse days on both sides of a new
+ *   filing's (continued filings lapse up to ten years out), so its days are
+ *   grouped by month, each day's tally running within its month, and each
+ *   month has a row of its own ("m" and the month: after every day in key
+ *   order) whose tally runs over the months: a filing added on a day
+ *   changes the later days of its month and the later months, a few dozen
+ *   rows at most, where one tally over all days changed thousands.
+ * A row with later rows in its group is written with the tally of the rows
+ * before it, and its group is marked stale from that row: the refresh
+ * (refreshStatements in load.ts) computes the group's later rows once per
+ * load, whatever the number of batches that marked it, and writes those
+ * whose tally moved.
+ *
+ * Rows written per facet a batch changes: its facet_counts row, its day's
+ * row (and, dated by lapse, its month's); per stale group, its
+ * stale_tallies row (and its deletion) and the later rows whose tally
+ * moved, once per load.
+ */
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { D1_MAX_PARAMS, type Db } from "./database.ts";
+import { lookedUp } from "./lenders.ts";
+import { type FacetDay, OLD_DAYS } from "./records.ts";
+import { facetCounts, facetTallies, staleTallies, tallyMarks } from "./schema.ts";
+
+type Statement = BatchItem<"sqlite">;
+
+/** Tally rows sent per statement (one JSON parameter): well under D1's limits on a value. */
+const ROWS_PER_STATEMENT = 1_000;
+
+function chunk<T>(rows: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+/**
+ * A lender facet's name id (facet_counts.ref): looked up by the statement
+ * that writes it, after the batch wrote the names (lenderStatements), or
+ * known already (a bulk load's, scripts/bulk/).
+ */
+export type NameIdOf = (words: string) => number | SQL;
+const lookedUpName: NameIdOf = (words) => lookedUp.nameId(words);
+
+const t = facetTallies;
+const c = facetCounts;
+/** A JSON row of a statement's tally rows (`value`: [scope, place, name, facet, day, filings, group, group's end]), field `i`. */
+const field = (i: number) => sql.raw(`j.value ->> ${i}`);
+/** The facet_tallies row `alias` of the JSON row's facet. */
+const sameFacet = (alias: string) =>
+  sql.raw(
+    `${alias}.scope = j.value ->> 0 and ${alias}.place = j.value ->> 1 and ${alias}.name = j.value ->> 2 and ${alias}.facet = j.value ->> 3`,
+  );
+
+/** Each facet and day once, its counts added; none left at zero (a filing replaced on the same days). */
+function netted(days: FacetDay[]): FacetDay[] {
+  const sums = new Map<string, FacetDay>();
+  for (const d of days) {
+    const id = [d.scope, d.place, d.name, d.facet, d.day].join("\u0000");
+    const seen = sums.get(id);
+    if (seen) seen.filings += d.filings;
+    else sums.set(id, { ...d });
+  }
+  return [...sums.values()].filter((d) => d.filings !== 0);
+}
+
+/** The scopes dated by lapse, whose days are grouped by month (above). */
+const BY_MONTH: ReadonlySet<FacetDay["scope"]> = new Set(["x", "y"]);
+/** The same, as an SQL list. */
+const LAPSE_SQL = sql.raw("('x', 'y')");
+
+/** The first day of the window whose days before it facet_counts.aged holds (schema.ts, tally_marks). */
+export const windowFrom = sql`(select ${tallyMarks.windowFrom} from ${tallyMarks} where ${tallyMarks.id} = 1)`;
+
+/** A month's own row of a facet dated by lapse: "m" and the month, after every day in key order. */
+export const monthRow = (day: string) => `m${day.slice(0, 7)}`;
+
+/**
+ * The group of a facet's row `day`, as the first and last keys of its
+ * range [from, to): the whole facet (""), a month of days ("2031-11"), or
+ * the months ("m"). A group's name is its first key.
+ */
+function groupOf(scope: FacetDay["scope"], day: string): { from: string; to: string } {
+  if (!BY_MONTH.has(scope)) return { from: "", to: "~" };
+  if (day.startsWith("m")) return { from: "m", to: "n" };
+  const month = day.slice(0, 7);
+  return { from: month, to: `${month}~` };
+}
+
+/** The tally rows `changed` adds to: its days, and the months of days dated by lapse. */
+function tallyRows(changed: FacetDay[]): FacetDay[] {
+  const months = new Map<string, FacetDay>();
+  for (const d of changed) {
+    if (!BY_MONTH.has(d.scope)) continue;
+    const month = { ...d, day: monthRow(d.day) };
+    const id = [d.scope, d.place, d.name, d.facet, month.day].join("\u0000");
+    const seen = months.get(id);
+    if (seen) seen.filings += d.filings;
+    else months.set(id, month);
+  }
+  return [...changed.filter((d) => d.day !== OLD_DAYS), ...[...months.values()].filter((m) => m.filings !== 0)];
+}
+
+/**
+ * Adds `days` (signed counts) to facet_counts and facet_tallies, and marks
+ * stale the groups with rows after one changed. Facets and rows taken back
+ * to nothing go, as if never counted.
+ */
+export function facetStatements(
+  db: Db,
+  days: FacetDay[],
+  maxParams = D1_MAX_PARAMS,
+  nameIdOf: NameIdOf = lookedUpName,
+): Statement[] {
+  const changed = netted(days);
+  const statements: Statement[] = [];
+  const totals = new Map<
+    string,
+    { scope: FacetDay["scope"]; place: string; name: string; facet: string; filings: number; old: number }
+  >();
+  for (const d of changed) {
+    const id = [d.scope, d.place, d.name, d.facet].join("\u0000");
+    const old = d.day === OLD_DAYS ? d.filings : 0;
+    const seen = totals.get(id);
+    if (seen) {
+      seen.filings += d.filings;
+      seen.old += old;
+    } else totals.set(id, { scope: d.scope, place: d.place, name: d.name, facet: d.facet, filings: d.filings, old });
+  }
+  // Eight values a row (every column: its aged filings are the refresh's), a lender facet's name id one
+  // more (looked up: its words bound once).
+  const counted = [...totals.values()].filter((c) => c.filings !== 0 || c.old !== 0);
+  for (const part of chunk(counted, Math.floor(maxParams / 8))) {
+    statements.push(
+      db
+        .insert(facetCounts)
+        .values(part.map((c) => ({ ...c, aged: 0, ref: c.scope === "l" ? nameIdOf(c.name) : null })))
+        .onConflictDoUpdate({
+          target: [facetCounts.scope, facetCounts.place, facetCounts.name, facetCounts.facet],
+          set: {
+            filings: sql`${facetCounts.filings} + excluded.filings`,
+            old: sql`${facetCounts.old} + excluded.old`,
+            ref: sql`coalesce(${facetCounts.ref}, excluded.ref)`,
+          },
+        }),
+    );
+  }
+  for (const part of chunk(tallyRows(changed), ROWS_PER_STATEMENT)) {
+    const rows = JSON.stringify(
+      part.map((d) => {
+        const { from, to } = groupOf(d.scope, d.day);
+        return [d.scope, d.place, d.name, d.facet, d.day, d.filings, from, to];
+      }),
+    );
+    const json = sql`json_each(${rows}) j`;
+    // A row's tally: its own plus what it adds, or, new, the last earlier row's of its group plus what it holds.
+    const before = sql`(select p.through from ${t} p where ${sameFacet("p")} and p.day < ${field(4)} and p.day >= ${field(6)} order by p.day desc limit 1)`;
+    statements.push(
+      db
+        .insert(t)
+        .select(
+          sql`select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(4)}, ${field(5)}, ${field(5)} + coalesce(${before}, 0)
+          from ${json} where true`,
+        )
+        .onConflictDoUpdate({
+          target: [t.scope, t.place, t.name, t.facet, t.day],
+          set: { filings: sql`${t.filings} + excluded.filings`, through: sql`${t.through} + excluded.filings` },
+        }),
+      // Groups with a row after one changed (the rows just written included) are stale from the first such row,
+      // and so are a facet's days before the window its aged filings are of (a load whose clock is behind the daily job's).
+      db
+        .insert(staleTallies)
+        .select(
+          sql`select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(6)}, min(${field(4)}) from ${json}
+            where exists (select 1 from ${t} n where ${sameFacet("n")} and n.day > ${field(4)} and n.day < ${field(7)})
+              or (${field(0)} not in ${LAPSE_SQL} and ${field(4)} < ${windowFrom})
+            group by 1, 2, 3, 4, 5`,
+        )
+        .onConflictDoUpdate({
+          target: [staleTallies.scope, staleTallies.place, staleTallies.name, staleTallies.facet, staleTallies.part],
+          set: { day: sql`excluded.day` },
+          setWhere: sql`excluded.day < ${staleTallies.day}`,
+        }),
+    );
+    if (part.some((d) => d.filings < 0)) {
+      // A row left at zero goes: its tally is the row before's, which every later row of its group reads the same.
+      statements.push(
+        db
+          .delete(t)
+          .where(
+            and(
+              eq(t.filings, 0),
+              sql`(${t.scope}, ${t.place}, ${t.name}, ${t.facet}, ${t.day}) in (select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(4)} from ${json})`,
+            ),
+          ),
+      );
+    }
+  }
+  const emptied = JSON.stringify(counted.filter((c) => c.filings < 0).map((c) => [c.scope, c.place, c.name, c.facet]));
+  if (emptied !== "[]") {
+    statements.push(
+      db
+        .delete(facetCounts)
+        .where(
+          and(
+            eq(facetCounts.filings, 0),
+            sql`(${facetCounts.scope}, ${facetCounts.place}, ${facetCounts.name}, ${facetCounts.facet}) in (select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)} from json_each(${emptied}) j)`,
+          ),
+        ),
+    );
+  }
+  return statements;
+}
+
+/** SQL naming the group of the row `day` of a facet of scope `scope` (groupOf): the first key of its range. */
+const groupSql = (scope: string, day: string) =>
+  sql.raw(`case when ${scope} not in ('x', 'y') then '' when ${day} like 'm%' then 'm' else substr(${day}, 1, 7) end`);
+
+/** SQL of the key just past the group whose first key is `group` (groupOf). */
+const groupEndSql = (group: string) =>
+  sql.raw(`case ${group} when '' then '~' when 'm' then 'n' else ${group} || '~' end`);
+
+/**
+ * The tallies of the stale groups recomputed from their first stale row
+ * (the last earlier row's tally plus each row's filings), or, `all`, every
+ * group's from its first row (after a bulk load); only the rows whose
+ * tally moved are written. Then nothing is stale.
+ */
+export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
+  const partition = sql`partition by d.scope, d.place, d.name, d.facet, ${groupSql("d.scope", "d.day")} order by d.day`;
+  const tally = sql`sum(d.filings) over (${partition})`;
+  const fresh = all
+    ? sql`select d.scope, d.place, d.name, d.facet, d.day, ${tally} as through from ${t} d`
+    : sql`select d.scope, d.place, d.name, d.facet, d.day, s.base + ${tally} as through
+        from (
+          select q.scope, q.place, q.name, q.facet, q.part, q.day, coalesce((select p.through from ${t} p
+            where p.scope = q.scope and p.place = q.place and p.name = q.name and p.facet = q.facet
+              and p.day < q.day and p.day >= q.part
+            order by p.day desc limit 1), 0) as base
+          from ${staleTallies} q
+        ) s
+        join ${t} d on d.scope = s.scope and d.place = s.place and d.name = s.name and d.facet = s.facet
+          and d.day >= s.day and d.day < ${groupEndSql("s.part")}`;
+  return [
+    db.run(sql`update ${t} set through = fresh.through from (${fresh}) fresh
+      where ${t}.scope = fresh.scope and ${t}.place = fresh.place and ${t}.name = fresh.name
+        and ${t}.facet = fresh.facet and ${t}.day = fresh.day and ${t}.through <> fresh.through`),
+    agedStatement(
+      db,
+      all
+        ? undefined
+        : sql`(${c.scope}, ${c.place}, ${c.name}, ${c.facet}) in (select scope, place, name, facet from ${staleTallies})`,
+    ),
+    db.delete(staleTallies),
+  ];
+}
+
+/**
+ * Each facet's (dated by filing or termination) filings on its days before
+ * `day` (default: the marked window's first, tally_marks), into
+ * facet_counts.aged: the facets `which` selects, or every one; written only
+ * where it moved.
+ */
+function agedStatement(db: Db, which?: SQL, day: SQL | string = windowFrom) {
+  const before = sql`coalesce((select p.through from ${t} p where p.scope = ${c.scope} and p.place = ${c.place}
+    and p.name = ${c.name} and p.facet = ${c.facet} and p.day < ${day} order by p.day desc limit 1), 0)`;
+  return db
+    .update(c)
+    .set({ aged: before })
+    .where(and(sql`${c.scope} not in ${LAPSE_SQL}`, which, sql`${c.aged} <> ${before}`));
+}
+
+/**
+ * The daily job's move of the recency window to start on `day`: the aged
+ * filings of each facet with days between the window it held them for and
+ * this one (those before a first run: every facet's), and the mark.
+ */
+export function windowStatements(db: Db, day: string): Statement[] {
+  const from = sql`coalesce(${windowFrom}, '')`;
+  const moved = sql`exists (select 1 from ${t} d where d.scope = ${c.scope} and d.place = ${c.place} and d.name = ${c.name}
+    and d.facet = ${c.facet} and d.day >= min(${from}, ${day}) and d.day < max(${from}, ${day}))`;
+  return [
+    agedStatement(db, moved, day),
+    db
+      .insert(tallyMarks)
+      .values({ id: 1, windowFrom: day })
+      .onConflictDoUpdate({ target: tallyMarks.id, set: { windowFrom: sql`excluded.window_from` } }),
+  ];
+}

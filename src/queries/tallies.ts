@@ -1,0 +1,83 @@
+/**
+ * Counts read from a facet's tallies (schema.ts, facet_tallies; written by
+ * src/db/tallies.ts), a few rows each, whatever the data:
+ * - filed since a day (a facet dated by filing or termination: the recent
+ *   lists of a state, a ZIP code, a lender): the facet's total less its old
+ *   bucket and its aged days (its facet_counts row), one row, once the
+ *   daily job has marked the day the window's first; before that, less the
+ *   tally of its last day before the day instead, two;
+ * - lapsing in a window (a facet dated by lapse: lapse lists): the filings
+ *   through its last day less those before its first, each the tally of
+ *   the months before the day's month plus the tally of the day's month up
+ *   to it: four rows.
+ */
+import { and, desc, eq, gte, lt, lte, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { facetCounts, facetTallies } from "../db/schema.ts";
+import { windowFrom } from "../db/tallies.ts";
+import { query } from "./db.ts";
+
+/** A facet as a count names it: each part a value, an expression or a column of the row in hand. */
+export interface FacetRef {
+  scope: SQLWrapper | (typeof facetTallies.$inferSelect)["scope"];
+  place: SQLWrapper | string;
+  name: SQLWrapper | string;
+  facet: SQLWrapper | string;
+}
+
+const t = facetTallies;
+
+/** The tally of the facet's last day that `bound` keeps (every day when none), 0 when there is none. */
+function lastTally(f: FacetRef, bound?: SQL): SQL<number> {
+  const last = query
+    .select({ through: t.through })
+    .from(t)
+    .where(and(eq(t.scope, f.scope), eq(t.place, f.place), eq(t.name, f.name), eq(t.facet, f.facet), bound))
+    .orderBy(desc(t.day))
+    .limit(1);
+  return sql<number>`coalesce((${last}), 0)`;
+}
+
+/**
+ * The filings on days `day` and after of the facet whose facet_counts row
+ * is `c`: its total less its old bucket and its filings before `day`, which
+ * are its aged filings when the daily job has marked `day` the window's
+ * first (the row alone), else the tally of its last day before `day` (a row
+ * more).
+ */
+export function sinceFromCounts(
+  c: FacetRef & Record<"filings" | "old" | "aged", SQLWrapper>,
+  day: SQLWrapper | string,
+): SQL<number> {
+  const before = sql`case when ${windowFrom} = ${day} then ${c.aged} else ${tallyBefore(c, day)} end`;
+  return sql<number>`(${c.filings} - ${c.old} - ${before})`;
+}
+
+const k = alias(facetCounts, "k");
+
+/** The facet's filings on days `day` and after (sinceFromCounts), from its facet_counts row. */
+export function filedSince(f: FacetRef, day: SQLWrapper | string): SQL<number> {
+  const row = query
+    .select({ since: sinceFromCounts(k, day) })
+    .from(k)
+    .where(and(eq(k.scope, f.scope), eq(k.place, f.place), eq(k.name, f.name), eq(k.facet, f.facet)));
+  return sql<number>`coalesce((${row}), 0)`;
+}
+
+/** The facet's filings before `day`, its old bucket left out: the tally of its last day before `day`. */
+const tallyBefore = (f: FacetRef, day: SQLWrapper | string): SQL<number> => lastTally(f, lt(t.day, day));
+
+/**
+ * A facet dated by lapse: its filings on days before `day` (`upTo`: through
+ * it), the months before the day's month ("m" rows) and the month's days.
+ */
+function lapsingBefore(f: FacetRef, day: SQLWrapper | string, upTo: boolean): SQL<number> {
+  const month = sql`substr(${day}, 1, 7)`;
+  const months = lastTally(f, and(gte(t.day, "m"), lt(t.day, sql`'m' || ${month}`)));
+  const days = lastTally(f, and(gte(t.day, month), upTo ? lte(t.day, day) : lt(t.day, day)));
+  return sql<number>`(${months} + ${days})`;
+}
+
+/** A facet dated by lapse: its filings on days `from` to `to` (inclusive). */
+export const between = (f: FacetRef, from: SQLWrapper | string, to: SQLWrapper | string): SQL<number> =>
+  sql<number>`(${lapsingBefore(f, to, true)} - ${lapsingBefore(f, from, false)})`;

@@ -1,0 +1,268 @@
+/**
+ * Migration 0024 changes no answer. The same filings (and a day's delta
+ * of amendments) are loaded into two databases: one as a database before
+ * 0024 held them and then migrated in place (its counts by day in
+ * facet_days with running totals from the newest day back, then rebuilt
+ * into tallies by the migration), one loaded by today's loaders. Every
+ * endpoint answers the same in both, page by page, and each count is the
+ * count of the filings themselves, at the day boundaries included: a
+ * filing lapsing today (live until it ends, then no longer), filed at
+ * midnight UTC today, filed at midnight on the recency window's first day
+ * and a second before it (the bucket of older days), one that never lapses.
+ */
+import { applyD1Migrations } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { drizzle } from "drizzle-orm/d1";
+import { beforeAll, describe, expect, it } from "vitest";
+import migration from "../migrations/0024_bounded_writes.sql?raw";
+import { createApp } from "../src/app.ts";
+import { insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
+import type { FilingRecord } from "../src/db/records.ts";
+import * as schema from "../src/db/schema.ts";
+import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
+import { INDUSTRIES } from "../src/domain/industries.ts";
+import { isoSeconds, recentWindowStart } from "../src/domain/time.ts";
+import { dense } from "./dense.ts";
+import { LOOKUPS, sampleFilings } from "./endpoints.ts";
+import { filing, party } from "./helpers.ts";
+
+const DAY = 86_400_000;
+const binding = (name: string) => Reflect.get(env, name) as D1Database;
+const handle = (d1: D1Database) => drizzle(d1, { schema, casing: "snake_case" });
+
+/** Loaded by today's loaders. */
+const fresh = { ...env, DB: binding("DB_WHOLE"), SHARD_STATES: {} } as unknown as Env;
+/** Loaded as a database before migration 0024 held it, then migrated. */
+const migrated = { ...env, DB: binding("DB_16"), SHARD_STATES: {} } as unknown as Env;
+
+const now = Date.now();
+const today = new Date(now).toISOString().slice(0, 10);
+const day = (days: number) => new Date(now + days * DAY).toISOString().slice(0, 10);
+const midnight = (date: string) => `${date}T00:00:00Z`;
+const windowStart = recentWindowStart(now);
+
+/** Filings at the day boundaries, in CA, NV and WA, at two ZIP codes, some with several industries. */
+function boundaries(): FilingRecord[] {
+  const old = isoSeconds(now - 900 * DAY);
+  const lapse = (number: string, days: number, more: Partial<FilingRecord> = {}) =>
+    filing({ number, officeLapseDate: day(days), filedAt: old, ...more });
+  const many = INDUSTRIES.slice(0, 4).map((label, i) => party(`Many Trades ${i} LLC`, { label, zip: "94110" }));
+  return [
+    lapse("B-TODAY", 0),
+    lapse("B-TODAY-NV", 0, { state: "NV", debtors: [party("Desert Co", { label: "Manufacturing", state: "NV" })] }),
+    lapse("B-YESTERDAY", -1),
+    lapse("B-TOMORROW", 1, { debtors: many }),
+    lapse("B-180", 180),
+    lapse("B-181", 181),
+    filing({ number: "B-MIDNIGHT", filedAt: midnight(today), debtors: many }),
+    filing({ number: "B-WINDOW", filedAt: windowStart }),
+    filing({ number: "B-BEFORE", filedAt: isoSeconds(Date.parse(windowStart) - 1000) }),
+    filing({ number: "B-NEVER", kind: "transmitting_utility", filedAt: isoSeconds(now - 40 * DAY) }),
+    filing({
+      number: "B-ENDED",
+      filedAt: isoSeconds(now - 20 * DAY),
+      amendments: [{ number: "B-ENDED-T", filedAt: midnight(today), kind: "termination", description: "Termination" }],
+    }),
+    filing({
+      number: "B-WA",
+      state: "WA",
+      filedAt: isoSeconds(now - 3 * DAY),
+      debtors: [party("Rain Co", { zip: "98101" })],
+    }),
+  ];
+}
+
+/** A day's delta over the data: amendments of old and recent filings, and filings filed a day late. */
+function delta(records: FilingRecord[]): FilingRecord[] {
+  const kinds = [
+    ["continuation", "Continuation"],
+    ["termination", "Termination"],
+    ["assignment", "Assignment"],
+    ["collateral_change", "Amendment - Collateral"],
+  ] as const;
+  const amended = records.slice(0, 80).map((r, i) => {
+    const [kind, description] = kinds[i % kinds.length]!;
+    const securedParties =
+      kind === "assignment" ? [...r.securedParties, party("Harbor Point Capital LLC")] : r.securedParties;
+    return {
+      ...r,
+      securedParties,
+      amendments: [...r.amendments, { number: `${r.number}-X`, filedAt: isoSeconds(now - DAY), kind, description }],
+    };
+  });
+  const late = records.slice(100, 130).map((r, i) => ({
+    ...r,
+    number: `${r.number}-LATE`,
+    filedAt: isoSeconds(now - (1 + (i % 4)) * DAY),
+    amendments: [],
+  }));
+  return [...amended, ...late];
+}
+
+/** The database `d1` as it was before migration 0024, then migrated in place by it. */
+async function migrateInPlace(d1: D1Database) {
+  await d1.batch(
+    [
+      // facet_days as the loaders before 0024 kept it: every count by day, the old bucket a day, running totals from the newest day back.
+      `insert into facet_days (scope, place, name, facet, day, filings, running)
+        select scope, place, name, facet, day, filings, sum(filings) over (partition by scope, place, name, facet order by day desc)
+        from (select scope, place, name, facet, day, filings from facet_tallies where day not like 'm%'
+          union all select scope, place, name, facet, '0000-00-00', old from facet_counts where old <> 0)`,
+      "drop table facet_tallies",
+      "drop table stale_tallies",
+      "drop table debtor_link_sets",
+      "drop index debtor_links_recent",
+      "alter table facet_counts drop column old",
+      "alter table facet_counts drop column aged",
+      "drop table tally_marks",
+      "alter table state_summaries drop column live",
+      "alter table state_summaries drop column lapsed",
+      "alter table state_summaries drop column lapsed_on",
+    ].map((q) => d1.prepare(q)),
+  );
+  // As wrangler applies it: split at drizzle-kit's breakpoints.
+  const statements = migration.split("--> statement-breakpoint").filter((q) => q.trim() !== "");
+  await d1.batch(statements.map((q) => d1.prepare(q)));
+}
+
+const records = [...Array.from({ length: 300 }, (_, i) => dense(i)), ...sampleFilings(now), ...boundaries()];
+
+beforeAll(async () => {
+  const metadata: KeyMetadata = {
+    label: "tally equivalence",
+    created: "2026-01-01",
+    status: "active",
+    rateLimit: "unmetered",
+  };
+  await env.API_KEYS.put(await hashKey(KEY), "", { metadata });
+  const at = new Date(now);
+  for (const d1 of [binding("DB_WHOLE"), binding("DB_16")]) {
+    await applyD1Migrations(d1, env.TEST_MIGRATIONS);
+    const db = handle(d1);
+    await insertFilings(db, records, 1, undefined, at);
+    await upsertFilings(db, delta(records), { now: at, record: false });
+    await recordLoad(
+      db,
+      "tallies",
+      records.length,
+      at,
+      new Map([
+        ["CA", null],
+        ["NV", null],
+        ["WA", null],
+      ]),
+    );
+  }
+  await migrateInPlace(binding("DB_16"));
+}, 120_000);
+
+/** Every lookup's requests (test/endpoints.ts), the lapse windows at today's boundary and GET /states. */
+const PATHS = [
+  ...new Set([
+    ...LOOKUPS.flatMap((e) => [...e.variants, ...e.sample, ...e.dense]),
+    `/filings/lapsing?state=CA&from=${today}&to=${today}`,
+    `/filings/lapsing?state=CA&from=${day(-1)}&to=${day(1)}`,
+    `/filings/lapsing?state=CA&from=${day(1)}`,
+    `/filings/lapsing?state=CA&from=${today}&industry=${encodeURIComponent(INDUSTRIES.slice(0, 4).join(","))}`,
+    `/filings/lapsing?state=NV&from=${today}&to=${today}&industry=Manufacturing`,
+    "/filings/recent-by-state?state=WA",
+    "/filings/recent-by-postal-code?postal_code=94110",
+    `/filings/recent-by-postal-code?postal_code=94110&industry=${encodeURIComponent(INDUSTRIES.slice(0, 3).join(","))}`,
+    "/secureds/recent-by-secured-party?name=harbor%20point&state=CA&envelope=a",
+    "/states",
+  ]),
+];
+
+/** What depends on when a load or a request ran, not on the data: when each change was recorded, a report's id and time (and its cursor, which holds them). */
+const WHEN = new Set(["recorded_at", "generated_at"]);
+const timeless = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(timeless)
+    : value !== null && typeof value === "object"
+      ? Object.fromEntries(
+          Object.entries(value)
+            .filter(([key]) => !WHEN.has(key) && !(key === "id" && "generated_at" in value))
+            .filter(([key]) => !(key === "next_cursor" && "report" in value))
+            .map(([key, v]) => [key, timeless(v)]),
+        )
+      : value;
+
+/** A key of its own, unmetered: the comparison asks about seven hundred pages in a minute. */
+const KEY = "tally-equivalence-key-0123456789";
+let asked = 0;
+
+/** The answer's status and body, without what depends on when it ran. */
+async function answer(layout: Env, path: string) {
+  asked += 1;
+  const res = await createApp().request(
+    `${path}${path.includes("?") ? "&" : "?"}_asked=${asked}`,
+    { headers: { "x-api-key": KEY } },
+    layout,
+  );
+  const { response_metadata: _, ...body } = (await res.json()) as Record<string, unknown>;
+  return { status: res.status, body: timeless(body) as Record<string, unknown> };
+}
+
+describe("answers before and after migration 0024's tallies", () => {
+  it.each(PATHS)("%s is the same, page by page", async (path) => {
+    const sep = path.includes("?") ? "&" : "?";
+    for (const page of path.includes("page=") || path === "/states" ? [""] : ["", `${sep}page=2`, `${sep}page=3`]) {
+      const [before, after] = [await answer(migrated, `${path}${page}`), await answer(fresh, `${path}${page}`)];
+      expect(after.status, `${path}${page}`).toBe(before.status);
+      expect(after.body, `${path}${page}`).toEqual(before.body);
+    }
+  });
+
+  /** A count of the filings themselves in the fresh database. */
+  const counted = async (where: string) => {
+    const row = await binding("DB_WHOLE")
+      .prepare(`select count(*) as n from filings where ${where}`)
+      .first<{ n: number }>();
+    return Number(row?.n);
+  };
+  const total = async (path: string) =>
+    ((await answer(fresh, path)).body.pagination as { total_results: number }).total_results;
+  const todayNumber = Math.floor(now / DAY);
+
+  it("counts a filing lapsing today in today's window, and not among those live today", async () => {
+    const lapsingToday = await counted(`state = 'CA' and terminated_at is null and lapse_date = ${todayNumber}`);
+    expect(lapsingToday).toBeGreaterThan(0);
+    expect(await total(`/filings/lapsing?state=CA&from=${today}&to=${today}&envelope=a`)).toBe(lapsingToday);
+    const states = (await answer(fresh, "/states")).body.states as { state: string; active_filings: number }[];
+    const live = await counted(
+      `state = 'CA' and terminated_at is null and (lapse_date is null or lapse_date > ${todayNumber})`,
+    );
+    expect(states.find((s) => s.state === "CA")?.active_filings).toBe(live);
+  });
+
+  it("counts those live today from a summary written on another day, the days between read from the tallies", async () => {
+    const live = await counted(
+      `state = 'CA' and terminated_at is null and (lapse_date is null or lapse_date > ${todayNumber})`,
+    );
+    const d1 = binding("DB_WHOLE");
+    for (const days of [-3, -1, 2]) {
+      // The summary as the daily job would have written it that day.
+      await d1
+        .prepare(
+          `update state_summaries set lapsed_on = ?1, lapsed = (select count(*) from filings where state = 'CA'
+            and terminated_at is null and lapse_date <= ?2) where state = 'CA'`,
+        )
+        .bind(day(days), todayNumber + days)
+        .run();
+      const states = (await answer(fresh, `/states?on=${days}`)).body.states as {
+        state: string;
+        active_filings: number;
+      }[];
+      expect(states.find((s) => s.state === "CA")?.active_filings, `${days}`).toBe(live);
+    }
+  });
+
+  it("counts a filing filed at midnight UTC on the window's first day as recent, and one a second before as not", async () => {
+    const since = Date.parse(windowStart) / 1000;
+    expect(await total("/filings/recent-by-state?state=CA")).toBe(
+      await counted(`state = 'CA' and filed_at >= ${since}`),
+    );
+    const ended = await counted(`state = 'CA' and terminated_at >= ${since}`);
+    expect(await total("/filings/recently-terminated?state=CA")).toBe(ended);
+  });
+});
