@@ -1,0 +1,234 @@
+/**
+ * Rows written by a load, per table, on a seeded state (D1 bills a row
+ * written as about a thousand rows read):
+ *
+ *   npm run bench:writes -- --persist-to DIR [--state CA] [--count 1000] [--work DIR] [--json FILE]
+ *
+ * DIR is a state directory `npm run seed -- --filings N --state CA
+ * --persist-to DIR` filled. The state's shard file is copied into the
+ * work directory and loaded there, as an import loads (upsertFilings
+ * with the refresh deferred, then refreshQueued), one kind of change at a
+ * time, `count` filings each:
+ * - new filings dated today (lapsing five years on);
+ * - stored live filings given a collateral amendment, a continuation (those
+ *   lapsing within six months, as continuations are filed) or a termination,
+ *   each amendment dated today;
+ * - one day of the daily job (src/changes/daily.ts): tomorrow's lapses.
+ * Rows written are each statement's changes as SQLite counts them (a row
+ * inserted, updated or deleted); D1 counts each index entry written beside
+ * its row too. Printed as a table, and as JSON with --json.
+ */
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { parseArgs } from "node:util";
+import { generateFilings } from "../seed/generate.ts";
+import { runDaily } from "../src/changes/daily.ts";
+import { refreshQueued, storedFilingStatements, storedRows, upsertFilings } from "../src/db/load.ts";
+import type { AmendmentRecord, FilingRecord, FilingRows } from "../src/db/records.ts";
+import { partsOf } from "../src/db/shards.ts";
+import type { StateCode } from "../src/domain/states.ts";
+import { isoSeconds } from "../src/domain/time.ts";
+import { localD1Database, openLocalD1File, StatementCache } from "./localD1.ts";
+import { localFiles, shardConfig } from "./shardConfig.ts";
+
+const { values } = parseArgs({
+  options: {
+    "persist-to": { type: "string" },
+    state: { type: "string", default: "CA" },
+    count: { type: "string", default: "1000" },
+    work: { type: "string", default: ".wrangler/bench-writes" },
+    json: { type: "string" },
+  },
+});
+const USAGE = "usage: npm run bench:writes -- --persist-to DIR [--state CA] [--count 1000] [--work DIR] [--json FILE]";
+const persistTo = values["persist-to"];
+const state = (values.state ?? "CA").toUpperCase() as StateCode;
+const count = Number(values.count);
+if (!persistTo || !Number.isInteger(count) || count < 1) {
+  console.error(USAGE);
+  process.exit(2);
+}
+
+/** A statement cache that adds the rows each writing statement changes to its table's count. */
+class Counting extends StatementCache {
+  readonly written = new Map<string, number>();
+  private readonly changes: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    super(db, 256);
+    this.changes = db.prepare("select total_changes() as n");
+  }
+
+  override get(text: string): StatementSync {
+    const statement = super.get(text);
+    const table = /^\s*(?:insert\s+into|update|delete\s+from|replace\s+into)\s+"?(\w+)"?/i.exec(text)?.[1];
+    if (!table) return statement;
+    const total = () => Number((this.changes.get() as { n: number }).n);
+    const written = this.written;
+    return new Proxy(statement, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop);
+        if (typeof value !== "function") return value;
+        if (prop !== "run" && prop !== "all" && prop !== "get") return value.bind(target);
+        return (...args: unknown[]) => {
+          const before = total();
+          const out = value.apply(target, args);
+          written.set(table, (written.get(table) ?? 0) + total() - before);
+          return out;
+        };
+      },
+    });
+  }
+
+  /** The counts so far, cleared. */
+  take(): Map<string, number> {
+    const out = new Map(this.written);
+    this.written.clear();
+    return out;
+  }
+}
+
+const config = await shardConfig();
+const shard = partsOf(config.layout, state)[0];
+const source = localFiles(config, persistTo).find((f) => f.shard.binding === shard)?.file;
+if (!source) throw new Error(`no shard for ${state}`);
+const work = resolve(values.work ?? ".wrangler/bench-writes");
+mkdirSync(work, { recursive: true });
+const file = join(work, "bench.sqlite");
+rmSync(file, { force: true });
+console.error(`copying ${source} (${state}'s shard, ${shard}) to ${file}...`);
+copyFileSync(source, file);
+const sqlite = openLocalD1File(file);
+const counting = new Counting(sqlite);
+const db = localD1Database(sqlite, counting);
+const scalar = (text: string, ...params: (string | number)[]) =>
+  Number((sqlite.prepare(text).get(...params) as { n: number }).n);
+const filings = scalar("select count(*) as n from filings where state = ?", state);
+
+const now = new Date();
+const today = now.toISOString().slice(0, 10);
+const stamp = isoSeconds(now);
+
+/** A stored filing's rows as the record a feed would carry (loading it again changes nothing). */
+function recordOf({ filing, debtors, securedParties, amendments }: FilingRows): FilingRecord {
+  const address = (p: FilingRows["debtors"][number] | FilingRows["securedParties"][number]) => ({
+    street1: p.street1,
+    street2: p.street2,
+    city: p.city,
+    state: p.state,
+    zipCode: p.zip,
+    country: p.country,
+  });
+  return {
+    state: filing.state,
+    number: filing.number,
+    filedAt: filing.filedAt,
+    kind: filing.kind,
+    officeLapseDate: filing.officeLapseDate,
+    collateral: filing.collateral,
+    filingOffice: filing.filingOffice,
+    debtors: debtors.map((d) => ({ name: d.name, type: d.type, label: d.industry, address: address(d) })),
+    securedParties: securedParties.map((s) => ({ name: s.name, type: s.type, label: s.category, address: address(s) })),
+    amendments: amendments.map((a) => ({
+      number: a.number,
+      filedAt: a.filedAt,
+      kind: a.kind,
+      description: a.description,
+      lapseDate: a.lapseDate,
+      collateral: a.collateral,
+    })),
+  };
+}
+
+const taken = new Set<string>();
+/** `count` stored live filings of the state matching `where` (spread over it by id), as records. */
+async function stored(where: string): Promise<FilingRecord[]> {
+  const rows = sqlite
+    .prepare(
+      `select number from filings where state = ? and terminated_at is null and lapse_date is not null and ${where} order by (id * 7919) % 10007, id`,
+    )
+    .all(state) as { number: string }[];
+  const numbers = rows.map((r) => r.number).filter((n) => !taken.has(n));
+  const chosen: FilingRows[] = [];
+  for (let i = 0; i < numbers.length && chosen.length < count; i += 100) {
+    const [old, debtors, secured, amended] = await db.batch(storedFilingStatements(db, numbers.slice(i, i + 100)));
+    for (const r of storedRows(old, debtors, secured, amended)) {
+      if (r.filing.state === state && chosen.length < count) chosen.push(r);
+    }
+  }
+  for (const r of chosen) taken.add(r.filing.number);
+  return chosen.map(recordOf);
+}
+
+const amended = (records: FilingRecord[], suffix: string, amendment: Omit<AmendmentRecord, "number" | "filedAt">) =>
+  records.map((r) => ({
+    ...r,
+    amendments: [...r.amendments, { ...amendment, number: `${r.number}-${suffix}`, filedAt: stamp }],
+  }));
+
+/** Rows written loading `records` as an import does, by table. */
+async function loaded(records: FilingRecord[]): Promise<Map<string, number>> {
+  counting.take();
+  await upsertFilings(db, records, { now, refresh: false, source: "bench:writes" });
+  await refreshQueued(db);
+  return counting.take();
+}
+
+interface Result {
+  change: string;
+  items: number;
+  written: Record<string, number>;
+}
+const results: Result[] = [];
+const record = (change: string, items: number, written: Map<string, number>) =>
+  results.push({ change, items, written: Object.fromEntries([...written].sort((a, b) => b[1] - a[1])) });
+
+// New filings dated today: the generator's filings of the state, renumbered.
+const fresh = [...generateFilings({ filings: count, seed: 4_343, now: now.getTime(), state })]
+  .slice(0, count)
+  .map((r, i) => ({
+    ...r,
+    number: `${r.number}-W${i}`,
+    filedAt: isoSeconds(Date.parse(`${today}T00:00:00Z`) + ((i * 37) % 86_000) * 1000),
+    amendments: [],
+  }));
+console.error(`${fresh.length} new filings...`);
+record("new filing", fresh.length, await loaded(fresh));
+
+const lapseDay = (offset: number) => Math.floor(now.getTime() / 86_400_000) + offset;
+for (const [change, where, suffix, kind, description] of [
+  ["collateral amendment", "1", "K", "collateral_change", "Amendment - Collateral"],
+  ["continuation", `lapse_date between ${lapseDay(1)} and ${lapseDay(182)}`, "C", "continuation", "Continuation"],
+  ["termination", "1", "T", "termination", "Termination"],
+] as const) {
+  const records = await stored(where);
+  console.error(`${records.length} filings, ${change}...`);
+  record(change, records.length, await loaded(amended(records, suffix, { kind, description })));
+}
+
+// One day of the daily job: today's lapses marked done, then tomorrow's recorded.
+await runDaily(db, now, 90);
+counting.take();
+const tomorrow = new Date(now.getTime() + 86_400_000);
+await runDaily(db, tomorrow, 90);
+const daily = counting.take();
+// Lapses recorded: one change each (the local handle reports no counts of its own).
+record("lapse day (per lapse)", daily.get("changes") ?? 0, daily);
+sqlite.close();
+
+const total = (r: Result) => Object.values(r.written).reduce((a, b) => a + b, 0);
+const fmt = (n: number, digits = 1) => n.toLocaleString("en-US", { maximumFractionDigits: digits });
+console.log(`Rows written in ${state} (${fmt(filings, 0)} filings), ${today}, ${count} of each:\n`);
+console.log("| change | items | rows written | per item | by table (per item) |");
+console.log("| --- | --- | --- | --- | --- |");
+for (const r of results) {
+  const per = (n: number) => (r.items > 0 ? n / r.items : 0);
+  const tables = Object.entries(r.written)
+    .filter(([, n]) => n > 0)
+    .map(([t, n]) => `${t} ${fmt(per(n))}`)
+    .join(", ");
+  console.log(`| ${r.change} | ${fmt(r.items, 0)} | ${fmt(total(r), 0)} | ${fmt(per(total(r)))} | ${tables} |`);
+}
+if (values.json) writeFileSync(values.json, JSON.stringify({ state, filings, today, count, results }, null, 2));
+rmSync(file, { force: true });
