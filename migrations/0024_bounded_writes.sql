@@ -4,12 +4,14 @@
 -- first row of its group forward: a facet dated by filing or termination is one group of days, its
 -- bucket of days before the recency window ("0000-00-00") moving to facet_counts.old, and its days that
 -- left the window since to facet_counts.aged; a facet dated by lapse ("x", "y") groups its days by
--- month and has a row per month ("m" and the month) whose tally runs over the months. A new filing writes its days' rows, a change to an old filing its
--- facet_counts rows; stale_tallies holds what a load leaves for its refresh. Built here from
--- facet_days' counts by day, which are the same. facet_days (running totals from the newest day back)
--- stays for the Worker running until the deploy, which counts from it; the new code never reads or
--- writes it, and a later migration drops it. Loads between the migration and the deploy write only
--- facet_days: deploy it with the feed-events queue paused (docs/deploying.md).
+-- month and has a row per month ("m" and the month) whose tally runs over the months. A new filing
+-- writes its days' rows, a change to an old filing its facet_counts rows; stale_tallies holds what a
+-- load leaves for its refresh. Built here from facet_days' counts by day, which are the same, for the
+-- facets that still have filings (a facet_counts row): one taken back to nothing can keep the day of a
+-- filing counted there when loaded and taken back in the old bucket. facet_days (running totals
+-- from the newest day back) stays for the Worker running until the deploy, which counts from it; the
+-- new code never reads or writes it, and a later migration drops it. Loads between the migration and
+-- the deploy write only facet_days: deploy it with the feed-events queue paused (docs/deploying.md).
 -- The tables keyed by a composite primary key are WITHOUT ROWID (src/db/schema.ts, WITHOUT_ROWID),
 -- which drizzle-kit cannot declare: written here by hand.
 CREATE TABLE `facet_tallies` (
@@ -40,14 +42,22 @@ SELECT `scope`, `place`, `name`, `facet`, `day`, `filings`,
 		ORDER BY `day`
 	)
 FROM `facet_days`
-WHERE `day` <> '0000-00-00' AND `filings` <> 0;--> statement-breakpoint
+WHERE `day` <> '0000-00-00' AND `filings` <> 0 AND EXISTS (
+	SELECT 1 FROM `facet_counts` `c`
+	WHERE `c`.`scope` = `facet_days`.`scope` AND `c`.`place` = `facet_days`.`place`
+		AND `c`.`name` = `facet_days`.`name` AND `c`.`facet` = `facet_days`.`facet`
+);--> statement-breakpoint
 INSERT INTO `facet_tallies` (`scope`, `place`, `name`, `facet`, `day`, `filings`, `through`)
 SELECT `scope`, `place`, `name`, `facet`, 'm' || `month`, `filings`,
 	sum(`filings`) OVER (PARTITION BY `scope`, `place`, `name`, `facet` ORDER BY `month`)
 FROM (
 	SELECT `scope`, `place`, `name`, `facet`, substr(`day`, 1, 7) AS `month`, sum(`filings`) AS `filings`
 	FROM `facet_days`
-	WHERE `scope` IN ('x', 'y')
+	WHERE `scope` IN ('x', 'y') AND EXISTS (
+		SELECT 1 FROM `facet_counts` `c`
+		WHERE `c`.`scope` = `facet_days`.`scope` AND `c`.`place` = `facet_days`.`place`
+			AND `c`.`name` = `facet_days`.`name` AND `c`.`facet` = `facet_days`.`facet`
+	)
 	GROUP BY `scope`, `place`, `name`, `facet`, substr(`day`, 1, 7)
 	HAVING sum(`filings`) <> 0
 );--> statement-breakpoint

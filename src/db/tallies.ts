@@ -212,13 +212,24 @@ export function facetStatements(
   }
   const emptied = JSON.stringify(counted.filter((c) => c.filings < 0).map((c) => [c.scope, c.place, c.name, c.facet]));
   if (emptied !== "[]") {
+    const listed = sql`(select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)} from json_each(${emptied}) j)`;
     statements.push(
       db
         .delete(facetCounts)
         .where(
           and(
             eq(facetCounts.filings, 0),
-            sql`(${facetCounts.scope}, ${facetCounts.place}, ${facetCounts.name}, ${facetCounts.facet}) in (select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)} from json_each(${emptied}) j)`,
+            sql`(${facetCounts.scope}, ${facetCounts.place}, ${facetCounts.name}, ${facetCounts.facet}) in ${listed}`,
+          ),
+        ),
+      // And its days: a facet left with no filing can still have a day's row, of a filing counted there when
+      // loaded and taken back in the old bucket once that day had left the window (its old count below zero).
+      db
+        .delete(t)
+        .where(
+          and(
+            sql`(${t.scope}, ${t.place}, ${t.name}, ${t.facet}) in ${listed}`,
+            sql`not exists (select 1 from ${c} where ${c.scope} = ${t.scope} and ${c.place} = ${t.place} and ${c.name} = ${t.name} and ${c.facet} = ${t.facet})`,
           ),
         ),
     );

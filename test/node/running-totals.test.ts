@@ -79,7 +79,8 @@ const GROUP = "case when scope not in ('x', 'y') then '' when day like 'm%' then
 /**
  * Every tally that is not its group's filings from its first row through
  * its own, every facet whose total is not its days' and old bucket's, every
- * month whose row is not its days', and any group left stale.
+ * month whose row is not its days', any group left stale, and any day of
+ * a facet without a total.
  */
 function wrongTallies(db: DatabaseSync) {
   return [
@@ -104,6 +105,13 @@ function wrongTallies(db: DatabaseSync) {
       )
       .all(),
     db.prepare("select * from stale_tallies").all(),
+    // A facet's days without its total: a facet taken back to nothing goes whole.
+    db
+      .prepare(
+        `select * from facet_tallies t where not exists (select 1 from facet_counts c
+          where c.scope = t.scope and c.place = t.place and c.name = t.name and c.facet = t.facet)`,
+      )
+      .all(),
     // A facet's aged filings: its days before the window the daily job marked.
     db
       .prepare(
@@ -114,6 +122,8 @@ function wrongTallies(db: DatabaseSync) {
       .all(),
   ];
 }
+
+const DAY = 86_400_000;
 
 const today = (now: number, second: number) =>
   isoSeconds(Date.parse(`${isoSeconds(now).slice(0, 10)}T00:00:00Z`) + second * 1000);
@@ -133,7 +143,7 @@ describe("facet tallies", () => {
     // Two rows a facet at most (its total and its day), a handful of facets a filing.
     expect(added.written / fresh.length).toBeLessThan(15);
     expect(added.refreshed / fresh.length).toBeLessThan(2);
-    expect(wrongTallies(db)).toEqual([[], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
 
     // A collateral amendment replaces the filing on the same days: nothing to count.
     const record = records.find((r) => r.amendments.length === 0 && r.debtors.some((d) => d.label !== null))!;
@@ -158,7 +168,7 @@ describe("facet tallies", () => {
       ],
     }));
     const stale = await load(terminated);
-    expect(wrongTallies(db)).toEqual([[], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
     // The refresh wrote no more rows than the stale facets have days.
     const days = Number(
       (db.prepare(`select count(*) as n from facet_tallies where scope in ('x', 'y')`).get() as { n: number }).n,
@@ -170,11 +180,11 @@ describe("facet tallies", () => {
     const late = records.slice(200, 500).map((r, i) => ({
       ...r,
       number: `${r.number}-LATE`,
-      filedAt: isoSeconds(now - (1 + (i % 5)) * 86_400_000),
+      filedAt: isoSeconds(now - (1 + (i % 5)) * DAY),
     }));
     await load(late);
     await load(live);
-    expect(wrongTallies(db)).toEqual([[], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
   });
 });
 
@@ -186,18 +196,59 @@ describe("the daily job", () => {
     await runDaily(local, new Date(now), 90);
     const mark = () => (db.prepare("select window_from as day from tally_marks").get() as { day: string }).day;
     expect(mark()).toBe(facetCutoffDay(now));
-    expect(wrongTallies(db)).toEqual([[], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
     for (const days of [1, 2, 30, 95]) {
-      const later = new Date(now + days * 86_400_000);
+      const later = new Date(now + days * DAY);
       await runDaily(local, later, 90);
       expect(mark()).toBe(facetCutoffDay(later));
-      expect(wrongTallies(db), `${days}`).toEqual([[], [], [], [], []]);
+      expect(wrongTallies(db), `${days}`).toEqual([[], [], [], [], [], []]);
     }
     const aged = Number((db.prepare("select sum(aged) as n from facet_counts").get() as { n: number }).n);
     expect(aged).toBeGreaterThan(0);
     // A load dated before the window the job marked: its days before it are aged at once, by its refresh.
     await load(records.slice(0, 20).map((r) => ({ ...r, number: `${r.number}-EARLY`, filedAt: isoSeconds(now) })));
-    expect(wrongTallies(db)).toEqual([[], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
+  });
+});
+
+describe("a facet taken back to nothing", () => {
+  it("goes whole, though its filing was taken back in the old bucket after its day left the window", async () => {
+    const now = Date.now();
+    const db = migratedDatabase();
+    const local = localD1Database(db);
+    const lent = (number: string, filedAt: number, lender: string): FilingRecord => ({
+      state: "CA",
+      number,
+      filedAt: isoSeconds(filedAt),
+      kind: "standard",
+      debtors: [{ name: `Debtor ${number} LLC`, type: "Organization", address: address("90001") }],
+      securedParties: [{ name: lender, type: "Organization", address: address("89501") }],
+      amendments: [],
+    });
+    const address = (zipCode: string) => ({ street1: "1 Main St", city: "Springfield", state: "CA", zipCode });
+    // Counted on its day when loaded; assigned to another lender a hundred days on, when its day is old.
+    await upsertFilings(local, [lent("A1", now - 10 * DAY, "Zephyr Lending LLC")], { now: new Date(now) });
+    const later = now + 100 * DAY;
+    await runDaily(local, new Date(later), 90);
+    await upsertFilings(local, [lent("A1", now - 10 * DAY, "Other Lending LLC")], { now: new Date(later) });
+    const zephyr = "select * from facet_tallies where scope = 'l' and name = 'zephyr lending llc'";
+    expect(db.prepare(zephyr).all()).toEqual([]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
+    // The lender's next filings are counted from nothing, and its aged days are its own when the job moves them.
+    await upsertFilings(
+      local,
+      [lent("A2", later, "Zephyr Lending LLC"), lent("A3", later - 90 * DAY, "Zephyr Lending LLC")],
+      { now: new Date(later) },
+    );
+    await runDaily(local, new Date(later + DAY), 90);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
+    const since = db
+      .prepare(
+        "select filings - old - aged as n, aged from facet_counts where scope = 'l' and name = 'zephyr lending llc'",
+      )
+      .get() as { n: number; aged: number };
+    // A3 was on the window's first day; a day on, it has left it.
+    expect({ ...since }).toEqual({ n: 1, aged: 1 });
   });
 });
 
@@ -227,6 +278,9 @@ describe("migration 0024", () => {
     db.exec("alter table facet_counts drop column old");
     db.exec("alter table facet_counts drop column aged");
     db.exec("drop table tally_marks");
+    // A facet the loaders before 0024 took back to nothing: its total gone, a day left (its filing taken back in the old bucket).
+    db.exec(`insert into facet_days values ('l', 'CA', 'gone lending llc', 'Organization', '${isoSeconds(now).slice(0, 10)}', 1, 1),
+      ('l', 'CA', 'gone lending llc', 'Organization', '0000-00-00', -1, 0)`);
     runMigration(db, "0024_bounded_writes.sql");
     for (const [i, table] of rows().entries()) expect(table, String(i)).toEqual(written[i]);
   });
