@@ -1,11 +1,18 @@
 /**
  * Every statement the service sends to D1, for every endpoint and filter
  * combination, is run through EXPLAIN QUERY PLAN: none may scan a whole
- * table (or a whole index) of filings, parties or amendments.
+ * table (or a whole index) of filings, parties or amendments. So are the
+ * statements a load and the daily job send to keep the counts and
+ * co-debtor sets: a load reads the rows it changes by key.
  */
+import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
+import { runDaily } from "../src/changes/daily.ts";
+import { upsertFilings } from "../src/db/load.ts";
+import * as schema from "../src/db/schema.ts";
 import { layoutOf } from "../src/db/shards.ts";
 import { LOOKUPS } from "./endpoints.ts";
 import { daysAgo, envWithShards, filing, get, load, party, registerKeys, shards, TEST_KEY } from "./helpers.ts";
@@ -229,6 +236,99 @@ describe("query plans", () => {
       expect(outer, `${sql}\n${details.join("\n")}`).toBeGreaterThanOrEqual(0);
       expect(inner, `${sql}\n${details.join("\n")}`).toBeGreaterThan(outer);
       expect(kept, `${sql}\n${details.join("\n")}`).toBeGreaterThan(inner);
+    }
+  });
+
+  it("writes a load's counts, tallies and co-debtor sets by key, and the daily job's too but for one pass over the totals", async () => {
+    // A database of its own (a test-only binding), so the lists above keep their data.
+    const d1 = Reflect.get(env, "DB_5") as D1Database;
+    await applyD1Migrations(d1, env.TEST_MIGRATIONS);
+    const log: Statement[] = [];
+    const db = drizzle(recording(d1, log, d1), { schema, casing: "snake_case" });
+    const lenders = ["Plan Lending LLC", "Plan Capital LLC"];
+    const first = Array.from({ length: 40 }, (_, i) =>
+      filing({
+        state: "WY",
+        number: `QPW${i}`,
+        filedAt: daysAgo(i * 9),
+        officeLapseDate: new Date(Date.now() + (i - 5) * 40 * 86_400_000).toISOString().slice(0, 10),
+        debtors: [
+          party(`Plan Debtor ${i % 6}`, { label: "Manufacturing", state: "WY", zip: "82001" }),
+          party(`Plan Partner ${i % 4}`, { state: "WY", zip: "82001" }),
+        ],
+        // The first of its lender's alone.
+        securedParties: [party(i === 0 ? "Plan Sole Lender LLC" : lenders[i % 2]!)],
+      }),
+    );
+    await upsertFilings(db, first, {});
+    log.length = 0;
+    // Filings filed today and a few days late, continuations and terminations (lapse days moved), and an
+    // assignment that takes a lender's last filing (its facets emptied), then the daily job two days running.
+    const amended = first.slice(0, 12).map((r, i) => ({
+      ...r,
+      securedParties: i === 0 ? [party("Plan Assignee LLC")] : r.securedParties,
+      amendments: [
+        {
+          number: `${r.number}-A`,
+          filedAt: daysAgo(0),
+          kind: i % 2 ? ("termination" as const) : ("continuation" as const),
+          description: i % 2 ? "Termination" : "Continuation",
+        },
+      ],
+    }));
+    const added = [0, 3, 60].map((days, i) =>
+      filing({
+        state: "WY",
+        number: `QPN${i}`,
+        filedAt: daysAgo(days),
+        debtors: [party(`Plan Debtor ${i}`, { label: "Manufacturing", state: "WY", zip: "82001" })],
+      }),
+    );
+    await upsertFilings(db, [...amended, ...added], {});
+    const loaded = log.length;
+    await runDaily(db, new Date(), 90);
+    await runDaily(db, new Date(Date.now() + 86_400_000), 90);
+    const written = /^\s*(insert|update|delete)\b/i;
+    const kept =
+      /\b(facet_tallies|stale_tallies|tally_marks|facet_counts|state_summaries|debtor_links|debtor_link_sets)\b/;
+    const checked = log.flatMap((s, i) =>
+      written.test(s.sql) && kept.test(s.sql) ? [{ ...s, daily: i >= loaded }] : [],
+    );
+    const sent = new Set(checked.map((s) => s.sql));
+    // Each kind of statement: tallies written and marked, rows taken to zero and emptied facets deleted,
+    // the refresh, the summaries, the co-debtor sets, the daily job's mark.
+    for (const table of [
+      "facet_tallies",
+      "stale_tallies",
+      "facet_counts",
+      "state_summaries",
+      "debtor_link_sets",
+      "tally_marks",
+    ]) {
+      expect(
+        [...sent].some((sql) => sql.includes(`"${table}"`)),
+        table,
+      ).toBe(true);
+    }
+    expect([...sent].some((sql) => /^delete from "facet_tallies" where \(\(/.test(sql))).toBe(true);
+    // What a plan may scan whole: a statement's own JSON or VALUES rows and subqueries, the marks a load
+    // left (stale_tallies, "q": cleared by its refresh), the refresh queue, a state's few rows; and, in the
+    // daily job only, facet_counts, once for the days that left the recency window.
+    const allowed =
+      /^SCAN (j |json_each |CONSTANT ROW|\d+-ROW VALUES|\(subquery-\d+\)|q$|stale_tallies$|chosen$|state_loads |state_backfills )/;
+    const seen = new Set<string>();
+    for (const { sql, params, daily } of checked) {
+      if (seen.has(sql)) continue;
+      seen.add(sql);
+      const plan = await d1
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .bind(...params)
+        .all<{ detail: string }>();
+      const details = plan.results.map((r) => r.detail);
+      const scans = details.filter(
+        (d) => d.startsWith("SCAN") && !allowed.test(d) && !(daily && d === "SCAN facet_counts"),
+      );
+      expect(scans, `${sql}\n${details.join("\n")}`).toEqual([]);
     }
   });
 });

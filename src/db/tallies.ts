@@ -254,9 +254,11 @@ const groupEndSql = (group: string) =>
 export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
   const partition = sql`partition by d.scope, d.place, d.name, d.facet, ${groupSql("d.scope", "d.day")} order by d.day`;
   const tally = sql`sum(d.filings) over (${partition})`;
+  // Each row's tally as it stands and as it should: the marks first (CROSS JOIN keeps them the outer
+  // loop), then each marked group's rows from its mark on, by key.
   const fresh = all
-    ? sql`select d.scope, d.place, d.name, d.facet, d.day, ${tally} as through from ${t} d`
-    : sql`select d.scope, d.place, d.name, d.facet, d.day, s.base + ${tally} as through
+    ? sql`select d.scope, d.place, d.name, d.facet, d.day, d.through, ${tally} as fresh from ${t} d`
+    : sql`select d.scope, d.place, d.name, d.facet, d.day, d.through, s.base + ${tally} as fresh
         from (
           select q.scope, q.place, q.name, q.facet, q.part, q.day, coalesce((select p.through from ${t} p
             where p.scope = q.scope and p.place = q.place and p.name = q.name and p.facet = q.facet
@@ -264,12 +266,14 @@ export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
             order by p.day desc limit 1), 0) as base
           from ${staleTallies} q
         ) s
-        join ${t} d on d.scope = s.scope and d.place = s.place and d.name = s.name and d.facet = s.facet
+        cross join ${t} d on d.scope = s.scope and d.place = s.place and d.name = s.name and d.facet = s.facet
           and d.day >= s.day and d.day < ${groupEndSql("s.part")}`;
   return [
-    db.run(sql`update ${t} set through = fresh.through from (${fresh}) fresh
-      where ${t}.scope = fresh.scope and ${t}.place = fresh.place and ${t}.name = fresh.name
-        and ${t}.facet = fresh.facet and ${t}.day = fresh.day and ${t}.through <> fresh.through`),
+    // Written as an upsert of rows that are there: the rows read drive it, each written by its key (an
+    // UPDATE ... FROM lets SQLite walk the whole table instead).
+    db.run(sql`insert into ${t} (scope, place, name, facet, day, filings, through)
+      select scope, place, name, facet, day, 0, fresh from (${fresh}) where fresh <> through
+      on conflict (scope, place, name, facet, day) do update set through = excluded.through`),
     agedStatement(
       db,
       all

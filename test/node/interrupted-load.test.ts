@@ -158,7 +158,7 @@ describe("a bulk load (a backfill into an empty database) stopped part-way", () 
     ["while building indexes", "^create index", 5, "SIGKILL"],
     ["while building indexes", "^create index", 20, "SIGINT"],
     ["while rebuilding aggregates and running totals", '^insert into "debtor_addresses"', 2, "SIGKILL"],
-    ["while rebuilding aggregates and running totals", '^update "facet_tallies" set through', 1, "SIGINT"],
+    ["while rebuilding aggregates and running totals", '^insert into "facet_tallies" \\(scope', 1, "SIGINT"],
     // Only the ordinary path deletes: a held-back amendment replacing its filing's rows.
     ["while loading held-back records", '^delete from "amendments"', 2, "SIGKILL"],
   ] as const)(
