@@ -59,7 +59,7 @@ import {
   stateSummaries,
 } from "./schema.ts";
 import { soundKeyStatements } from "./soundKeys.ts";
-import { facetStatements, monthRow, tallyRefreshStatements } from "./tallies.ts";
+import { facetStatements, monthRow, tallyRefreshStatements, tiedToNext } from "./tallies.ts";
 
 type Statement = BatchItem<"sqlite">;
 
@@ -496,9 +496,17 @@ export async function refreshQueued(db: Db, { limit }: { limit?: number } = {}):
   }
 }
 
+/** Runs `statements` in batches of at most STATEMENTS_PER_BATCH, never between two tied together (tiedToNext). */
 async function runBatches(db: Db, statements: Statement[]) {
-  for (const part of chunk(statements, STATEMENTS_PER_BATCH)) {
-    await db.batch(part as [Statement, ...Statement[]]);
+  const tied = (i: number) => {
+    const statement = statements[i];
+    return statement !== undefined && tiedToNext.has(statement);
+  };
+  for (let start = 0; start < statements.length; ) {
+    let end = Math.min(start + STATEMENTS_PER_BATCH, statements.length);
+    while (end < statements.length && end - start > 1 && tied(end - 1)) end -= 1;
+    await db.batch(statements.slice(start, end) as [Statement, ...Statement[]]);
+    start = end;
   }
 }
 

@@ -246,10 +246,19 @@ const groupEndSql = (group: string) =>
   sql.raw(`case ${group} when '' then '~' when 'm' then 'n' else ${group} || '~' end`);
 
 /**
+ * Statements that must run in the same batch (one transaction) as the
+ * statement after them: a caller that splits its statements into batches
+ * (load.ts, runBatches) never splits there.
+ */
+export const tiedToNext = new WeakSet<Statement>();
+
+/**
  * The tallies of the stale groups recomputed from their first stale row
  * (the last earlier row's tally plus each row's filings), or, `all`, every
  * group's from its first row (after a bulk load); only the rows whose
- * tally moved are written. Then nothing is stale.
+ * tally moved are written. Then nothing is stale. The three statements
+ * share a transaction (tiedToNext): a load's batch between the recompute
+ * and the marks' deletion would have its marks deleted unread.
  */
 export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
   const partition = sql`partition by d.scope, d.place, d.name, d.facet, ${groupSql("d.scope", "d.day")} order by d.day`;
@@ -268,7 +277,7 @@ export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
         ) s
         cross join ${t} d on d.scope = s.scope and d.place = s.place and d.name = s.name and d.facet = s.facet
           and d.day >= s.day and d.day < ${groupEndSql("s.part")}`;
-  return [
+  const statements = [
     // Written as an upsert of rows that are there: the rows read drive it, each written by its key (an
     // UPDATE ... FROM lets SQLite walk the whole table instead).
     db.run(sql`insert into ${t} (scope, place, name, facet, day, filings, through)
@@ -282,6 +291,8 @@ export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
     ),
     db.delete(staleTallies),
   ];
+  for (const statement of statements.slice(0, -1)) tiedToNext.add(statement);
+  return statements;
 }
 
 /**
