@@ -1,14 +1,19 @@
 /**
  * Migration 0024 changes no answer. The same filings (and a day's delta
  * of amendments) are loaded into two databases: one as a database before
- * 0024 held them and then migrated in place (its counts by day in
- * facet_days with running totals from the newest day back, then rebuilt
- * into tallies by the migration), one loaded by today's loaders. Every
- * endpoint answers the same in both, page by page, and each count is the
- * count of the filings themselves, at the day boundaries included: a
- * filing lapsing today (live until it ends, then no longer), filed at
- * midnight UTC today, filed at midnight on the recency window's first day
- * and a second before it (the bucket of older days), one that never lapses.
+ * 0024 held them and then migrated in place, one loaded by today's
+ * loaders. The first's counts by day are facet_days as the loaders before
+ * 0024 wrote them: each stored filing's facet days (src/db/records.ts,
+ * facetDayRows, which they counted from too), with running totals from the
+ * newest day back, rebuilt into tallies by the migration; so the tallies
+ * today's loaders keep a load at a time are checked against counts made
+ * apart from them. Every endpoint answers the same in both, page by page,
+ * and each count is the count of the filings themselves, at the day
+ * boundaries included: a filing lapsing today (live until it ends, then no
+ * longer), filed at midnight UTC today, filed at midnight on the recency
+ * window's first day and a second before it (the bucket of older days),
+ * one that never lapses. Co-borrowers are of debtors found together
+ * (partners shared by two owners, one owner at two addresses).
  */
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -16,8 +21,8 @@ import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import migration from "../migrations/0024_bounded_writes.sql?raw";
 import { createApp } from "../src/app.ts";
-import { insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
-import type { FilingRecord } from "../src/db/records.ts";
+import { facetCutoffDay, insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
+import { type FilingRecord, facetDayRows, toRows } from "../src/db/records.ts";
 import * as schema from "../src/db/schema.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { INDUSTRIES } from "../src/domain/industries.ts";
@@ -47,6 +52,17 @@ function boundaries(): FilingRecord[] {
   const lapse = (number: string, days: number, more: Partial<FilingRecord> = {}) =>
     filing({ number, officeLapseDate: day(days), filedAt: old, ...more });
   const many = INDUSTRIES.slice(0, 4).map((label, i) => party(`Many Trades ${i} LLC`, { label, zip: "94110" }));
+  // Two owners sharing 23 partners, each partner at one of three addresses, one owner at a second address too.
+  const coBorrowed = (i: number) =>
+    filing({
+      number: `B-CO-${i}`,
+      filedAt: isoSeconds(now - (i % 50) * DAY - i * 1000),
+      debtors: [
+        party(i % 2 ? "Pat Coborrow" : "Pam Coborrow", { type: "Individual", zip: "94110" }),
+        party(`Partner ${i % 23} LLC`, { street1: `${i % 3} Elm St`, zip: "94110" }),
+        ...(i % 5 === 0 ? [party("Pat Coborrow", { type: "Individual", zip: "94110", street1: "9 Oak St" })] : []),
+      ],
+    });
   return [
     lapse("B-TODAY", 0),
     lapse("B-TODAY-NV", 0, { state: "NV", debtors: [party("Desert Co", { label: "Manufacturing", state: "NV" })] }),
@@ -69,10 +85,11 @@ function boundaries(): FilingRecord[] {
       filedAt: isoSeconds(now - 3 * DAY),
       debtors: [party("Rain Co", { zip: "98101" })],
     }),
+    ...Array.from({ length: 120 }, (_, i) => coBorrowed(i)),
   ];
 }
 
-/** A day's delta over the data: amendments of old and recent filings, and filings filed a day late. */
+/** A day's delta over the data: amendments of old and recent filings, filings filed a day late, and two filed now. */
 function delta(records: FilingRecord[]): FilingRecord[] {
   const kinds = [
     ["continuation", "Continuation"],
@@ -96,18 +113,52 @@ function delta(records: FilingRecord[]): FilingRecord[] {
     filedAt: isoSeconds(now - (1 + (i % 4)) * DAY),
     amendments: [],
   }));
-  return [...amended, ...late];
+  // Filed now, after every day their state's facets had: a new last row of each group.
+  const latest = ["WA", "NV"].map((state, i) =>
+    filing({
+      number: `B-${state}-NOW`,
+      state,
+      filedAt: isoSeconds(now),
+      debtors: [party(`Latest ${i} Co`, { label: "Manufacturing", state, zip: state === "WA" ? "98101" : "89501" })],
+    }),
+  );
+  return [...amended, ...late, ...latest];
 }
 
-/** The database `d1` as it was before migration 0024, then migrated in place by it. */
-async function migrateInPlace(d1: D1Database) {
+/**
+ * The database `d1`, holding `stored` (each filing as last loaded), as it
+ * was before migration 0024, then migrated in place by it.
+ */
+async function migrateInPlace(d1: D1Database, stored: FilingRecord[]) {
+  // facet_days as the loaders before 0024 kept it: the stored filings' counts by day, the old bucket a day
+  // ("0000-00-00"), none at zero, and running totals from the newest day back.
+  const days = facetDayRows(
+    stored.map((r, i) => toRows(r, i + 1)),
+    facetCutoffDay(now),
+  ).map((d) => [d.scope, d.place, d.name, d.facet, d.day, d.filings]);
+  const PER_STATEMENT = 2_000;
+  await d1.batch(
+    Array.from({ length: Math.ceil(days.length / PER_STATEMENT) }, (_, i) =>
+      d1
+        .prepare(
+          `insert into facet_days (scope, place, name, facet, day, filings, running)
+            select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, 0 from json_each(?1)`,
+        )
+        .bind(JSON.stringify(days.slice(i * PER_STATEMENT, (i + 1) * PER_STATEMENT))),
+    ),
+  );
+  // The loaders of both kept each facet's total in facet_counts: the same before and after.
+  const unequal = await d1
+    .prepare(`select * from facet_counts c where filings <> (select sum(d.filings) from facet_days d
+      where d.scope = c.scope and d.place = c.place and d.name = c.name and d.facet = c.facet)`)
+    .all();
+  expect(unequal.results).toEqual([]);
   await d1.batch(
     [
-      // facet_days as the loaders before 0024 kept it: every count by day, the old bucket a day, running totals from the newest day back.
-      `insert into facet_days (scope, place, name, facet, day, filings, running)
-        select scope, place, name, facet, day, filings, sum(filings) over (partition by scope, place, name, facet order by day desc)
-        from (select scope, place, name, facet, day, filings from facet_tallies where day not like 'm%'
-          union all select scope, place, name, facet, '0000-00-00', old from facet_counts where old <> 0)`,
+      `update facet_days set running = r.running from (select scope, place, name, facet, day,
+          sum(filings) over (partition by scope, place, name, facet order by day desc) as running from facet_days) r
+        where facet_days.scope = r.scope and facet_days.place = r.place and facet_days.name = r.name
+          and facet_days.facet = r.facet and facet_days.day = r.day`,
       "drop table facet_tallies",
       "drop table stale_tallies",
       "drop table debtor_link_sets",
@@ -153,7 +204,8 @@ beforeAll(async () => {
       ]),
     );
   }
-  await migrateInPlace(binding("DB_16"));
+  const stored = new Map([...records, ...delta(records)].map((r) => [`${r.state}\u0000${r.number}`, r]));
+  await migrateInPlace(binding("DB_16"), [...stored.values()]);
 }, 120_000);
 
 /** Every lookup's requests (test/endpoints.ts), the lapse windows at today's boundary and GET /states. */
@@ -163,15 +215,22 @@ const PATHS = [
     `/filings/lapsing?state=CA&from=${today}&to=${today}`,
     `/filings/lapsing?state=CA&from=${day(-1)}&to=${day(1)}`,
     `/filings/lapsing?state=CA&from=${day(1)}`,
+    `/filings/lapsing?state=CA&from=${day(-400)}&to=${day(400)}`,
     `/filings/lapsing?state=CA&from=${today}&industry=${encodeURIComponent(INDUSTRIES.slice(0, 4).join(","))}`,
     `/filings/lapsing?state=NV&from=${today}&to=${today}&industry=Manufacturing`,
     "/filings/recent-by-state?state=WA",
+    `/filings/lapsing?state=WA&to=${day(2000)}`,
+    `/filings/lapsing?state=NV&to=${day(2000)}&industry=Manufacturing`,
     "/filings/recent-by-postal-code?postal_code=94110",
     `/filings/recent-by-postal-code?postal_code=94110&industry=${encodeURIComponent(INDUSTRIES.slice(0, 3).join(","))}`,
     "/secureds/recent-by-secured-party?name=harbor%20point&state=CA&envelope=a",
+    "/debtors/associated/?name=Pat%20Coborrow&state=CA",
+    "/debtors/associated/?name=P%20Coborrow&state=CA",
+    "/debtors/associated/?name=Partner%201%20LLC&state=CA",
     "/states",
   ]),
-];
+  // A lapse list's count is in envelope A.
+].flatMap((p) => (p.startsWith("/filings/lapsing") && !p.includes("envelope=") ? [p, `${p}&envelope=a`] : [p]));
 
 /** What depends on when a load or a request ran, not on the data: when each change was recorded, a report's id and time (and its cursor, which holds them). */
 const WHEN = new Set(["recorded_at", "generated_at"]);
