@@ -189,8 +189,8 @@ describe("a pull of New York City's register", () => {
 describe("the daily Cron Trigger", () => {
   it("pulls New York City's register through the PullSource Workflow from data.cityofnewyork.us", async () => {
     await pull(50);
-    // The trigger's daily job of the change feed marks each shard's day besides.
-    const inProcess = await tables(["change_marks"]);
+    // The trigger's daily job marks each shard's day besides, of the change feed and of the counts' window.
+    const inProcess = await tables(["change_marks", "tally_marks"]);
     await clearAllShards();
     const from = portal.requests.length;
     await using pulls = await introspectWorkflow(env.PULL_SOURCE);
@@ -212,6 +212,6 @@ describe("the daily Cron Trigger", () => {
     expect((await (await env.PULL_SOURCE.get(dailyPullId("nyc-acris", at))).status()).status).toBe("complete");
     expect(portal.requests.slice(from).map((r) => r.dataset)).toEqual(["sv7x-dduq", "6y3e-jcrc", "nbbg-wtuz"]);
     expect(new Set(hosts)).toEqual(new Set(["data.cityofnewyork.us"]));
-    expect(await tables(["change_marks"])).toEqual(inProcess);
+    expect(await tables(["change_marks", "tally_marks"])).toEqual(inProcess);
   });
 });
