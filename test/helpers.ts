@@ -17,19 +17,23 @@ import { isoSeconds } from "../src/domain/time.ts";
 import type { Body, ItemOf, ListOf } from "./bodies.ts";
 
 /**
- * The test keys, new for each test file (test/setup.ts calls newTestKeys):
- * a runtime serves file after file (vitest.config.ts, isolate: false), and
- * what the Worker keeps per key, its cached answers and its request rate,
+ * The test keys and the address the tests call from, new for each test
+ * file (test/setup.ts calls newTestCaller): a runtime serves file after
+ * file (vitest.config.ts, isolate: false), and what the Worker keeps per
+ * key and per address (cached answers, request rates, failed key checks)
  * must not carry over from one file to the next.
  */
 export let TEST_KEY = "";
 export let REVOKED_KEY = "";
-export function newTestKeys(): void {
+/** Sent as cf-connecting-ip by `get` unless a test sends its own: an IPv6 /64 of the documentation range. */
+export let CLIENT_ADDRESS = "";
+export function newTestCaller(): void {
   const id = crypto.randomUUID().replaceAll("-", "");
   TEST_KEY = `test-key-${id}`;
   REVOKED_KEY = `revoked-key-${id}`;
+  CLIENT_ADDRESS = `2001:db8:${id.slice(0, 4)}:${id.slice(4, 8)}::1`;
 }
-newTestKeys();
+newTestCaller();
 
 /** The layout under test and each shard's D1 binding. */
 export const shards = shardsOf(env);
@@ -153,6 +157,7 @@ export async function registerKeys(): Promise<void> {
 export async function get(path: string, key: string | null = TEST_KEY, init: RequestInit = {}) {
   const headers = new Headers(init.headers);
   if (key !== null) headers.set("x-api-key", key);
+  if (!headers.has("cf-connecting-ip")) headers.set("cf-connecting-ip", CLIENT_ADDRESS);
   return exports.default.fetch(new Request(`https://lien.test${path}`, { ...init, headers }));
 }
 

@@ -1,15 +1,16 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { shardsOf } from "../src/db/shards.ts";
-import { newTestKeys } from "./helpers.ts";
+import { newTestCaller } from "./helpers.ts";
 
 // Each vitest worker runs its files one after another in one runtime
 // (vitest.config.ts, isolate: false), whose storage outlives a file: every
 // file starts from what a fresh runtime would give it, empty databases
 // (the shards and the test-only ones), no API keys and an empty bucket;
-// and test keys of its own, so that no answer the Worker cached for another
-// file's key, and none of that key's request rate, reaches it.
-newTestKeys();
+// and test keys and an address of its own, so that no answer the Worker
+// cached for another file's key, nor that key's or address's request rate,
+// reaches it.
+newTestCaller();
 const bindings = env as unknown as Record<string, unknown>;
 for (const name of Object.keys(bindings).filter((n) => /^DB(_\d+|_WHOLE)?$/.test(n))) {
   const d1 = bindings[name] as D1Database;
