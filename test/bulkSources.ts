@@ -14,7 +14,7 @@ import { Unrecognised } from "../src/feed/sources/codes.ts";
 import { crc32 } from "../src/feed/sources/zip.ts";
 import type { Body } from "./bodies.ts";
 import { fresh, readCount } from "./feeds.ts";
-import { get, getJson, shardDatabases } from "./helpers.ts";
+import { get, getJson, shardDatabases, testAddress } from "./helpers.ts";
 
 export const db = shardDb(shardDatabases);
 
@@ -117,7 +117,7 @@ export async function loadBulk(source: BulkSource, files: BulkFile[]) {
 /** The public lookup's filing, which the test expects to be there. */
 export async function lookup(number: string, state: string) {
   const res = await get(fresh(`/filings?initial_financing_number=${encodeURIComponent(number)}&state=${state}`), null, {
-    headers: { "cf-connecting-ip": `192.0.2.${readCount() % 250}` },
+    headers: { "cf-connecting-ip": testAddress(readCount()) },
   });
   expect(res.status).toBe(200);
   const [filing] = (await res.json<Body<"/filings">>()).ucc_liens;

@@ -20,7 +20,7 @@ import { reportRoute } from "../src/report/route.ts";
 import { filingLookupRoute } from "../src/routes/filings.ts";
 import { changesRoute } from "../src/routes/monitoring.ts";
 import { LOOKUPS, sampleFilings } from "./endpoints.ts";
-import { daysAgo, envWithShards, get, load, registerKeys, TEST_KEY } from "./helpers.ts";
+import { daysAgo, envWithShards, get, load, registerKeys, TEST_KEY, testAddress } from "./helpers.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON, its shape checked by the assertions.
 type Json = any;
@@ -200,7 +200,7 @@ describe("error responses", () => {
     let limited: Response | undefined;
     for (let i = 0; i < 130 && !limited; i++) {
       const res = await get("/filings?initial_financing_number=C-1", null, {
-        headers: { "cf-connecting-ip": "198.51.100.12" },
+        headers: { "cf-connecting-ip": testAddress(12) },
       });
       if (res.status === 429) limited = res;
       else await res.arrayBuffer();

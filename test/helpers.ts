@@ -25,13 +25,23 @@ import type { Body, ItemOf, ListOf } from "./bodies.ts";
  */
 export let TEST_KEY = "";
 export let REVOKED_KEY = "";
-/** Sent as cf-connecting-ip by `get` unless a test sends its own: an IPv6 /64 of the documentation range. */
+let addressPrefix = "";
+/** Sent as cf-connecting-ip by `get` unless a test sends its own. */
 export let CLIENT_ADDRESS = "";
+/**
+ * This file's client address `n` (0 to 65,534): an IPv6 /64 of the
+ * documentation range, which the Worker counts as one client, that no
+ * other file uses.
+ */
+export function testAddress(n: number): string {
+  return `2001:db8:${addressPrefix}:${(n % 65_535).toString(16)}::1`;
+}
 export function newTestCaller(): void {
   const id = crypto.randomUUID().replaceAll("-", "");
   TEST_KEY = `test-key-${id}`;
   REVOKED_KEY = `revoked-key-${id}`;
-  CLIENT_ADDRESS = `2001:db8:${id.slice(0, 4)}:${id.slice(4, 8)}::1`;
+  addressPrefix = id.slice(0, 4);
+  CLIENT_ADDRESS = testAddress(65_534);
 }
 newTestCaller();
 

@@ -13,7 +13,7 @@ import { counts, emptyDatabase, fresh, importText, readCount, stream } from "./f
 import feedCsv from "./fixtures/feed.csv?raw";
 import feedNdjson from "./fixtures/feed.ndjson?raw";
 import mixedNdjson from "./fixtures/mixed.ndjson?raw";
-import { daysAgo, dbOf, get, getJson, registerKeys } from "./helpers.ts";
+import { daysAgo, dbOf, get, getJson, registerKeys, testAddress } from "./helpers.ts";
 
 async function records(file: string, text: string): Promise<FilingRecord[]> {
   const out: FilingRecord[] = [];
@@ -35,7 +35,7 @@ function stable(response: unknown) {
 /** GET /filings (public; each read from its own client address, clear of the per-address limit). */
 async function lookup(number: string, state: string) {
   const res = await get(fresh(`/filings?initial_financing_number=${encodeURIComponent(number)}&state=${state}`), null, {
-    headers: { "cf-connecting-ip": `198.51.100.${readCount() % 250}` },
+    headers: { "cf-connecting-ip": testAddress(readCount()) },
   });
   expect(res.status).toBe(200);
   return res.json<Body<"/filings">>();
@@ -50,7 +50,7 @@ async function snapshot(paths: string[]) {
 }
 
 async function keyless(path: string) {
-  const res = await get(fresh(path), null, { headers: { "cf-connecting-ip": `203.0.113.${readCount() % 250}` } });
+  const res = await get(fresh(path), null, { headers: { "cf-connecting-ip": testAddress(readCount()) } });
   expect(res.status).toBe(200);
   return res.json<Body<"/filings">>();
 }

@@ -11,7 +11,7 @@ import { createApp } from "../src/app.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { KEY_CACHE_TTL_MS, KV_TIMEOUT_MS, keyStores, UNKNOWN_KEY_TTL_MS } from "../src/http/auth.ts";
 import type { ErrorBody } from "./bodies.ts";
-import { daysAgo, filing, load } from "./helpers.ts";
+import { daysAgo, filing, load, testAddress } from "./helpers.ts";
 
 const PATH = "/filings/recent-by-state?state=CA";
 /** The FAILED_KEY_CHECKS budget per address and window (wrangler.toml). */
@@ -46,7 +46,7 @@ function countingKv() {
 
 type Kv = Pick<KVNamespace, "getWithMetadata"> | { getWithMetadata: (digest: string) => unknown };
 
-async function call(key: string, kv: Kv = env.API_KEYS, ip = "203.0.113.50"): Promise<Response> {
+async function call(key: string, kv: Kv = env.API_KEYS, ip = testAddress(50)): Promise<Response> {
   return app.request(
     PATH,
     { headers: { "x-api-key": key, "cf-connecting-ip": ip } },

@@ -19,7 +19,7 @@ import { counts, emptyDatabase, fresh, importText, readCount, stream } from "./f
 import master from "./fixtures/sources/nyc-master.json?raw";
 import parties from "./fixtures/sources/nyc-parties.csv?raw";
 import references from "./fixtures/sources/nyc-references.json?raw";
-import { get, getJson, registerKeys, shardDatabases } from "./helpers.ts";
+import { get, getJson, registerKeys, shardDatabases, testAddress } from "./helpers.ts";
 
 const db = shardDb(shardDatabases);
 
@@ -51,7 +51,7 @@ async function load(files: [string, string][]) {
 
 async function lookup(number: string) {
   const res = await get(fresh(`/filings?initial_financing_number=${encodeURIComponent(number)}&state=NY`), null, {
-    headers: { "cf-connecting-ip": `192.0.2.${readCount() % 250}` },
+    headers: { "cf-connecting-ip": testAddress(readCount()) },
   });
   expect(res.status).toBe(200);
   const [filing] = (await res.json<Body<"/filings">>()).ucc_liens;

@@ -12,12 +12,12 @@ import officeCsv from "./fixtures/office.csv?raw";
 import officeNdjson from "./fixtures/office.ndjson?raw";
 import officeXml from "./fixtures/office.xml?raw";
 import officeLaterXml from "./fixtures/office-later.xml?raw";
-import { allD1, get, getJson, registerKeys } from "./helpers.ts";
+import { allD1, get, getJson, registerKeys, testAddress } from "./helpers.ts";
 
 /** The public lookup's filing (GET /filings), or undefined. */
 async function lookupOrNone(number: string, state: string) {
   const res = await get(fresh(`/filings?initial_financing_number=${encodeURIComponent(number)}&state=${state}`), null, {
-    headers: { "cf-connecting-ip": `192.0.2.${readCount() % 250}` },
+    headers: { "cf-connecting-ip": testAddress(readCount()) },
   });
   expect(res.status).toBe(200);
   const body = await res.json<Body<"/filings">>();

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { AppEnv } from "../src/http/context.ts";
 import { clientAddress } from "../src/http/rateLimit.ts";
 import { type Body, type ErrorBody, firstOf } from "./bodies.ts";
-import { daysAgo, filing, get, getJson, load, party } from "./helpers.ts";
+import { daysAgo, filing, get, getJson, load, party, testAddress } from "./helpers.ts";
 
 // Filed 2,000 days ago, it lapsed at five years (174 days ago) unless continued
 // in the six months before; this continuation, 250 days ago, is in that window.
@@ -23,7 +23,7 @@ beforeAll(async () => {
   ]);
 });
 
-const lookup = (query: string, ip = "203.0.113.7") =>
+const lookup = (query: string, ip = testAddress(7)) =>
   get(`/filings?${query}`, null, { headers: { "cf-connecting-ip": ip } });
 
 describe("GET /filings (public)", () => {
@@ -69,7 +69,7 @@ describe("GET /filings (public)", () => {
   });
 
   it("limits each client address, answering 429 with Retry-After, and leaves other addresses alone", async () => {
-    const ip = "198.51.100.23";
+    const ip = testAddress(23);
     // Fixed one-minute windows: a window closing mid-run lets up to twice the limit through.
     let allowed = 0;
     let limited: Response | undefined;
@@ -83,7 +83,7 @@ describe("GET /filings (public)", () => {
     if (!limited) throw new Error("never limited");
     expect(limited.headers.get("retry-after")).toBe("60");
     expect((await limited.json<ErrorBody>()).error.code).toBe("rate_limited");
-    expect((await lookup("initial_financing_number=NOPE-2", "198.51.100.24")).status).toBe(200);
+    expect((await lookup("initial_financing_number=NOPE-2", testAddress(24))).status).toBe(200);
   });
 });
 

@@ -24,7 +24,7 @@ import ctJson from "./fixtures/sources/ct.json?raw";
 import ctExport from "./fixtures/sources/ct-export.csv?raw";
 import orJanuary from "./fixtures/sources/or-2026-01.json?raw";
 import orFebruary from "./fixtures/sources/or-2026-02.json?raw";
-import { get, getJson, registerKeys, shardDatabases } from "./helpers.ts";
+import { get, getJson, registerKeys, shardDatabases, testAddress } from "./helpers.ts";
 
 const db = shardDb(shardDatabases);
 
@@ -57,7 +57,7 @@ async function loadSource(source: Source, files: [string, string][]) {
 /** The public lookup's filing, which the test expects to be there. */
 async function lookup(number: string, state: string) {
   const res = await get(fresh(`/filings?initial_financing_number=${encodeURIComponent(number)}&state=${state}`), null, {
-    headers: { "cf-connecting-ip": `192.0.2.${readCount() % 250}` },
+    headers: { "cf-connecting-ip": testAddress(readCount()) },
   });
   expect(res.status).toBe(200);
   const [filing] = (await res.json<Body<"/filings">>()).ucc_liens;

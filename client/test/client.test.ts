@@ -6,7 +6,17 @@
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import { createApp } from "../../src/app.ts";
-import { allD1, daysAgo, filing, load, loadDelta, party, registerKeys, TEST_KEY } from "../../test/helpers.ts";
+import {
+  allD1,
+  daysAgo,
+  filing,
+  load,
+  loadDelta,
+  party,
+  registerKeys,
+  TEST_KEY,
+  testAddress,
+} from "../../test/helpers.ts";
 import {
   type AssociatedDebtor,
   createClient,
@@ -307,8 +317,8 @@ describe("retries", () => {
       baseUrl: BASE,
       fetch: async (request) => {
         const headers = new Headers(request.headers);
-        headers.set("cf-connecting-ip", "192.0.2.45");
-        const res = waited ? await worker(new Request(request, { headers })) : await limited(request, "192.0.2.44");
+        headers.set("cf-connecting-ip", testAddress(45));
+        const res = waited ? await worker(new Request(request, { headers })) : await limited(request, testAddress(44));
         statuses.push(res.status);
         return res;
       },
@@ -329,7 +339,7 @@ describe("retries", () => {
     const { client, waits } = testClient({
       apiKey: undefined,
       retry: { maxDelayMs: 5_000 },
-      fetch: (request: Request) => limited(request, "192.0.2.46"),
+      fetch: (request: Request) => limited(request, testAddress(46)),
     });
     const error = await client.lookupFiling({ initial_financing_number: "CL-000" }).then(
       () => undefined,
