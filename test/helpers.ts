@@ -27,7 +27,7 @@ export let TEST_KEY = "";
 export let REVOKED_KEY = "";
 let addressPrefix = "";
 /** Sent as cf-connecting-ip by `get` unless a test sends its own. */
-export let CLIENT_ADDRESS = "";
+let CLIENT_ADDRESS = "";
 /**
  * This file's client address `n` (0 to 65,534): an IPv6 /64 of the
  * documentation range, which the Worker counts as one client, that no
