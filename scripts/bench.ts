@@ -4,6 +4,8 @@
  *   npm run bench [-- --filings 20000 --seconds 10 --rounds 3 --connections 32 --port 8793 --write]
  *   npm run bench -- --filings 5000000 --state CA   (every filing in one state, so in one shard)
  *   npm run bench -- --rows-only [--filings N]   (step 3 only, per request, printed)
+ *   npm run bench -- --profile [--write]   (a CPU profile of each endpoint instead of step 4)
+ *   npm run bench -- --endpoint /states --endpoint /filings   (only these endpoints)
  *
  * 1. Data: applies migrations and, unless the local database already holds
  *    exactly --filings filings, reseeds it with `npm run seed -- --filings N`
@@ -15,6 +17,11 @@
  *    states reads every shard; its rows read are its busiest shard's (the
  *    issue lets them grow with the number of shards, never with the data).
  *    --rows-only prints these figures per request and stops here.
+ *    --profile then drives each endpoint's requests with the Worker's CPU
+ *    profiler on (its inspector, scripts/cpuProfile.ts), writes the top
+ *    functions and modules by self time to bench/PROFILE.local.md (with
+ *    --write, bench/PROFILE.md) and stops; --profile-dir DIR also keeps each
+ *    profile there, for Chrome's DevTools (Performance, "Load profile").
  * 4. Throughput (autocannon) and workerd CPU per request of four servers, in
  *    turn, on the same requests:
  *    - the service under `wrangler dev`;
@@ -51,6 +58,7 @@ import { runnerImport } from "vite";
 import { unstable_readConfig } from "wrangler";
 import { seededCount } from "../seed/generate.ts";
 import { type DataPicks, LOOKUPS, scopeOf } from "../test/endpoints.ts";
+import { flameSummary, profiled, summaryMarkdown } from "./cpuProfile.ts";
 import { machine as describeMachine, startDevServer, unmeteredKey, waitUntilUp, workerdCpuMs } from "./devServer.ts";
 import { localD1File } from "./shardConfig.ts";
 
@@ -65,6 +73,9 @@ const { values } = parseArgs({
     write: { type: "boolean", default: false },
     "rows-only": { type: "boolean", default: false },
     "request-log": { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
+    "profile-dir": { type: "string" },
+    endpoint: { type: "string", multiple: true },
   },
 });
 const FILINGS = Number(values.filings);
@@ -85,6 +96,9 @@ const BASELINE_PORT = PORT + 1;
 const CEILING_PORT = PORT + 2;
 const REPLAY_PORT = PORT + 3;
 const ROWS_ONLY = values["rows-only"];
+const PROFILE = values.profile;
+/** Functions and modules a profile's summary lists per endpoint. */
+const PROFILE_TOP = 10;
 /**
  * The service writes no request log line unless --request-log: under
  * `wrangler dev` each line costs wrangler and its inspector relay about 2 ms
@@ -207,7 +221,12 @@ const picks: DataPicks = {
     })
     .slice(0, 3),
 };
-const MIX = LOOKUPS.map((e) => ({ endpoint: e.path, access: e.access, paths: e.bench(picks) }));
+const MIX = LOOKUPS.filter((e) => !values.endpoint || values.endpoint.includes(e.path)).map((e) => ({
+  endpoint: e.path,
+  access: e.access,
+  paths: e.bench(picks),
+}));
+if (MIX.length === 0) throw new Error(`no endpoint ${values.endpoint?.join(", ")} in test/endpoints.ts`);
 
 // --- The service's own SQL, for the baseline and the replay (step 4) --------
 /** A request's statements as the service sends them: rounds of D1 batches, one per shard read (bench/replay). */
@@ -473,6 +492,73 @@ if (ROWS_ONLY) {
   process.exit(0);
 }
 
+if (PROFILE) {
+  try {
+    await profileEndpoints();
+  } finally {
+    process.kill(-server.pid!, "SIGTERM");
+  }
+  process.exit(0);
+}
+
+/**
+ * --profile: each endpoint's requests driven as step 4 drives them (after a
+ * warm-up), with the Worker's CPU profiler on, and the summary of each
+ * profile: what the Worker's own thread spends its time on, function by
+ * function, beyond the SQL it waits for.
+ */
+async function profileEndpoints(): Promise<void> {
+  const out = values.write ? "bench/PROFILE.md" : "bench/PROFILE.local.md";
+  const sections: string[] = [];
+  for (const { endpoint, access, paths } of MIX) {
+    const headers: Record<string, string> = access === "key" ? { "x-api-key": key } : {};
+    await autocannon({
+      url: BASE,
+      connections: CONNECTIONS,
+      duration: 2,
+      requests: [{ path: paths[0] ?? "/", headers }],
+    });
+    await settle(server);
+    const { profile, result } = await profiled(PORT + 1000, () => drive(BASE, paths, headers));
+    await settle(server);
+    const dir = values["profile-dir"];
+    if (dir) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        join(dir, `${endpoint.replace(/^\//, "").replace(/\W+/g, "-") || "root"}.cpuprofile`),
+        JSON.stringify(profile),
+      );
+    }
+    const requests = result.requests.total;
+    const errors = errorsOf(result);
+    sections.push(`### ${endpoint}\n\n${summaryMarkdown(flameSummary(profile, PROFILE_TOP), requests, errors)}`);
+    console.log(`${endpoint}: ${requests} requests profiled`);
+  }
+  writeFileSync(
+    out,
+    `# CPU profiles
+
+Written by \`npm run bench -- --profile${values.write ? " --write" : ""}\` on ${now.toISOString().slice(0, 16).replace("T", " ")} UTC, ${filingCount.toLocaleString("en-US")} filings
+in ${shardCount} local D1 databases (\`wrangler dev\`), on ${describeMachine()}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(", ")} at the end.
+
+Each endpoint's benchmark requests (scripts/bench.ts), ${CONNECTIONS} connections for ${SECONDS} s after a
+2 s warm-up, with the Worker's V8 CPU profiler on (sampling every 100 µs, through \`wrangler dev\`'s
+inspector: scripts/cpuProfile.ts). **Busy** is the Worker isolate's time that was not idle, per
+request: its JavaScript, and the runtime's work on its behalf (\`(program)\`: parsing requests,
+D1 and KV calls, building responses; \`(garbage collector)\`). The local D1 databases run in
+isolates of their own, so the SQL is not in these profiles. Functions and modules are ranked by
+self time (time in the function itself, not in what it calls), as a share of busy time, and
+placed through the bundle's source map. The profiler slows what it samples: compare shares,
+not these milliseconds with the benchmark's CPU per request.
+
+${sections.join("\n\n")}
+`,
+  );
+  console.log(`Wrote ${out}.`);
+}
+
 const captured = await captureSql(allPaths, key);
 for (const results of probes.values()) {
   for (const { path, trips } of results) {
@@ -539,6 +625,8 @@ function replayArgs(): string[] {
         database_id,
       }),
     ),
+    // The public lookup's per-address limiter, whose one call the replay makes for its paths.
+    ratelimits: (config.ratelimits as { name: string }[]).filter((r) => r.name === "PUBLIC_LOOKUPS"),
   };
   writeFileSync(join(dir, "wrangler.json"), JSON.stringify(replayConfig, null, 2));
   return ["--config", join(dir, "wrangler.json"), "--persist-to", state];
@@ -680,7 +768,12 @@ const bothReadings = (a: Reading, b: Reading) => ({
 try {
   await waitUntilUp(ceiling, CEILING);
   await waitUntilUp(replay, REPLAY);
-  const put = await fetch(REPLAY, { method: "PUT", body: JSON.stringify(Object.fromEntries(captured)) });
+  // The public lookup's paths also make the replay call the per-address limiter, as the service must.
+  const limited = MIX.filter((m) => m.access === "public").flatMap((m) => m.paths);
+  const put = await fetch(REPLAY, {
+    method: "PUT",
+    body: JSON.stringify({ statements: Object.fromEntries(captured), limited }),
+  });
   if (put.status !== 204) throw new Error(`bench/replay refused the statements: ${put.status}`);
   // Warm the three Workers, then the ceiling's first reading.
   await autocannon({ url: `${CEILING}/`, connections: CONNECTIONS, duration: 2 });
@@ -738,7 +831,7 @@ try {
     });
     console.log(JSON.stringify(rows.at(-1)));
   }
-  feedRows.push(...(await changeFeed(key)));
+  if (MIX.some((m) => m.endpoint === "/filings/changes")) feedRows.push(...(await changeFeed(key)));
 } finally {
   process.kill(-server.pid!, "SIGTERM");
   process.kill(-ceiling.pid!, "SIGTERM");

@@ -115,13 +115,14 @@ export function workerdCpuMs(root: number): number {
   return ticks * 10;
 }
 
-/**
- * Bytes of the Worker's V8 heap in use after a full garbage collection: what
- * the Worker itself keeps alive, apart from the runtime around it. Read
- * through wrangler's inspector proxy; taking a heap snapshot forces the
- * collection (the proxy does not answer HeapProfiler.collectGarbage).
- */
-export async function workerHeapBytes(inspectorPort: number): Promise<number> {
+/** A DevTools protocol session with the Worker, through wrangler's inspector proxy. */
+export interface Inspector {
+  send(method: string, params?: object): Promise<Record<string, unknown>>;
+  close(): void;
+}
+
+/** Connects to the Worker's inspector on `inspectorPort` (a `wrangler dev --inspector-port`), once it lists the Worker. */
+export async function openInspector(inspectorPort: number): Promise<Inspector> {
   const base = `127.0.0.1:${inspectorPort}`;
   for (let i = 0; i < 60; i++) {
     const targets = (await (await fetch(`http://${base}/json`)).json()) as unknown[];
@@ -140,22 +141,36 @@ export async function workerHeapBytes(inspectorPort: number): Promise<number> {
     if (message.id !== undefined) waiting.get(message.id)?.(message.result ?? {});
   });
   let next = 0;
-  const send = (method: string, params: object = {}) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      const id = ++next;
-      const timer = setTimeout(() => reject(new Error(`inspector: no answer to ${method}`)), 60_000);
-      waiting.set(id, (result) => {
-        clearTimeout(timer);
-        resolve(result);
-      });
-      ws.send(JSON.stringify({ id, method, params }));
-    });
+  return {
+    send: (method, params = {}) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const id = ++next;
+        const timer = setTimeout(() => reject(new Error(`inspector: no answer to ${method}`)), 60_000);
+        waiting.set(id, (result) => {
+          clearTimeout(timer);
+          waiting.delete(id);
+          resolve(result);
+        });
+        ws.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => ws.close(),
+  };
+}
+
+/**
+ * Bytes of the Worker's V8 heap in use after a full garbage collection: what
+ * the Worker itself keeps alive, apart from the runtime around it. Read
+ * through wrangler's inspector proxy; taking a heap snapshot forces the
+ * collection (the proxy does not answer HeapProfiler.collectGarbage).
+ */
+export async function workerHeapBytes(inspectorPort: number): Promise<number> {
+  const inspector = await openInspector(inspectorPort);
   try {
-    await send("HeapProfiler.enable");
-    await send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
-    return Number((await send("Runtime.getHeapUsage")).usedSize);
+    await inspector.send("HeapProfiler.enable");
+    await inspector.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    return Number((await inspector.send("Runtime.getHeapUsage")).usedSize);
   } finally {
-    ws.close();
+    inspector.close();
   }
 }
 
