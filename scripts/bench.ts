@@ -6,6 +6,7 @@
  *   npm run bench -- --rows-only [--filings N]   (step 3 only, per request, printed)
  *   npm run bench -- --profile [--write]   (a CPU profile of each endpoint instead of step 4)
  *   npm run bench -- --endpoint /states --endpoint /filings   (only these endpoints)
+ *   npm run bench -- --in-process [--repeat 20]   (our own CPU per request, in Node, in a minute)
  *
  * 1. Data: applies migrations and, unless the local database already holds
  *    exactly --filings filings, reseeds it with `npm run seed -- --filings N`
@@ -17,6 +18,12 @@
  *    states reads every shard; its rows read are its busiest shard's (the
  *    issue lets them grow with the number of shards, never with the data).
  *    --rows-only prints these figures per request and stops here.
+ *    --in-process, instead of steps 3 to 5, runs each endpoint's requests
+ *    through the app in this process (as the capture for the baseline
+ *    does), in trials of --repeat passes, and prints the CPU per request
+ *    less the time node:sqlite spent in the statements: what our own code
+ *    costs beyond its SQL, with no server, no D1 transport and little
+ *    noise. A quick check while working; the goals are read from step 4.
  *    --profile then drives each endpoint's requests with the Worker's CPU
  *    profiler on (its inspector, scripts/cpuProfile.ts), writes the top
  *    functions and modules by self time to bench/PROFILE.local.md (with
@@ -76,6 +83,8 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
     "profile-dir": { type: "string" },
     endpoint: { type: "string", multiple: true },
+    "in-process": { type: "boolean", default: false },
+    repeat: { type: "string", default: "20" },
   },
 });
 const FILINGS = Number(values.filings);
@@ -241,7 +250,16 @@ const byBinding = new Map(databases.map((d) => [d.binding, d.db]));
  * the batches a request sends at once (one per shard) are all recorded
  * before any is answered; a batch sent after an answer starts a new round.
  */
-function recordingD1(binding: string, db: DatabaseSync, log: { rounds: Rounds; answered: boolean }) {
+function recordingD1(binding: string, db: DatabaseSync, log: { rounds: Rounds; answered: boolean; sqlMs: number }) {
+  /** The statement's rows, its time added to the log's (node:sqlite runs on this thread: wall time is CPU). */
+  const timed = <T>(read: () => T): T => {
+    const started = performance.now();
+    try {
+      return read();
+    } finally {
+      log.sqlMs += performance.now() - started;
+    }
+  };
   const record = (statements: Batch["statements"]) => {
     if (log.answered || log.rounds.length === 0) log.rounds.push([]);
     log.answered = false;
@@ -256,7 +274,7 @@ function recordingD1(binding: string, db: DatabaseSync, log: { rounds: Rounds; a
     sql,
     params,
     bind: (...values: unknown[]) => statement(sql, values as SQLInputValue[]),
-    results: () => ({ results: db.prepare(sql).all(...params), success: true, meta: { rows_read: 0 } }),
+    results: () => ({ results: timed(() => db.prepare(sql).all(...params)), success: true, meta: { rows_read: 0 } }),
     async all() {
       record([{ sql, params }]);
       return answer(() => this.results());
@@ -266,12 +284,7 @@ function recordingD1(binding: string, db: DatabaseSync, log: { rounds: Rounds; a
     },
     async raw() {
       record([{ sql, params }]);
-      return answer(() =>
-        db
-          .prepare(sql)
-          .all(...params)
-          .map((r) => Object.values(r as object)),
-      );
+      return answer(() => timed(() => db.prepare(sql).all(...params)).map((r) => Object.values(r as object)));
     },
     async first(column?: string) {
       const [row] = (await this.all()).results as Record<string, unknown>[];
@@ -289,8 +302,16 @@ function recordingD1(binding: string, db: DatabaseSync, log: { rounds: Rounds; a
   return d1;
 }
 
-/** Runs the app in-process over the local SQLite files and returns the statements each request sends. */
-async function captureSql(paths: string[], key: string): Promise<Map<string, Rounds>> {
+/** A request log of the in-process app: its statements, round by round, and node:sqlite's time in them. */
+type SqlLog = { rounds: Rounds; answered: boolean; sqlMs: number };
+
+/**
+ * The app in this process over the local SQLite files (D1 bindings that
+ * record: recordingD1), with the config's vars, a key store that knows any
+ * key, a limiter that always allows and no edge cache: `request` answers a
+ * path as the service would, and returns its statements and SQL time.
+ */
+async function inProcessApp(key: string) {
   const { module } = await runnerImport<typeof import("../src/app.ts")>("./src/app.ts", {
     configFile: false,
     logLevel: "error",
@@ -307,31 +328,88 @@ async function captureSql(paths: string[], key: string): Promise<Map<string, Rou
   };
   const allow = { limit: async () => ({ success: true }) };
   const context = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} };
-  // The app's request lines (console.info) would bury the report.
+  return async (path: string): Promise<{ log: SqlLog; res: Response }> => {
+    const log: SqlLog = { rounds: [], answered: false, sqlMs: 0 };
+    const d1 = new Map(databases.map(({ binding, db }) => [binding, recordingD1(binding, db, log)]));
+    const env = new Proxy(
+      {},
+      {
+        get: (_, name: string) =>
+          name in vars ? vars[name] : (d1.get(name) ?? (name === "API_KEYS" ? keyStore : allow)),
+      },
+    );
+    const res = await app.request(
+      path,
+      { headers: { "x-api-key": key, "cf-connecting-ip": "192.0.2.1" } },
+      env as Env,
+      context as never,
+    );
+    if (res.status !== 200) throw new Error(`in-process ${path} answered ${res.status}: ${await res.text()}`);
+    await res.arrayBuffer();
+    return { log, res };
+  };
+}
+
+/** Runs `work` with the app's request log lines (console.info) silenced: they would bury the report. */
+async function quietly<T>(work: () => Promise<T>): Promise<T> {
   const quiet = { log: console.log, info: console.info };
   console.log = () => {};
   console.info = () => {};
-  const out = new Map<string, Rounds>();
   try {
-    for (const path of paths) {
-      const log = { rounds: [] as Rounds, answered: false };
-      const d1 = new Map(databases.map(({ binding, db }) => [binding, recordingD1(binding, db, log)]));
-      // The config's vars and D1 bindings, the key store, and a limiter that always allows for any other name.
-      const env = new Proxy(
-        {},
-        {
-          get: (_, name: string) =>
-            name in vars ? vars[name] : (d1.get(name) ?? (name === "API_KEYS" ? keyStore : allow)),
-        },
-      );
-      const res = await app.request(path, { headers: { "x-api-key": key } }, env as Env, context as never);
-      if (res.status !== 200) throw new Error(`in-process ${path} answered ${res.status}: ${await res.text()}`);
-      out.set(path, log.rounds);
-    }
+    return await work();
   } finally {
     Object.assign(console, quiet);
   }
+}
+
+/** Runs the app in-process over the local SQLite files and returns the statements each request sends. */
+async function captureSql(paths: string[], key: string): Promise<Map<string, Rounds>> {
+  const request = await inProcessApp(key);
+  const out = new Map<string, Rounds>();
+  await quietly(async () => {
+    for (const path of paths) out.set(path, (await request(path)).log.rounds);
+  });
   return out;
+}
+
+/**
+ * --in-process: each endpoint's requests through the in-process app, in
+ * TRIALS trials of `repeat` passes after one warm-up pass, and this
+ * process's CPU per request (process.cpuUsage) beside node:sqlite's time in
+ * the statements. The difference is our code: routing, validation, query
+ * building, the rows made JSON, caching headers and cursors. Each figure is
+ * the trial with the least CPU beyond SQL: another process on the machine,
+ * or a collection that a trial happened to pay for, only ever adds.
+ */
+async function inProcessCpu(repeat: number): Promise<void> {
+  const TRIALS = 7;
+  const request = await inProcessApp("bench-in-process");
+  console.log(
+    `Our own CPU per request, in-process (Node ${process.version}), ${filingCount.toLocaleString("en-US")} filings; the least of ${TRIALS} trials of ${repeat} passes over each endpoint's requests:`,
+  );
+  console.log("endpoint                               requests   CPU ms   SQL ms   beyond SQL ms");
+  await quietly(async () => {
+    for (const { endpoint, paths } of MIX) {
+      for (const path of paths) await request(path);
+      let best = { cpuMs: Number.POSITIVE_INFINITY, sqlMs: 0 };
+      const n = repeat * paths.length;
+      for (let trial = 0; trial < TRIALS; trial++) {
+        let sqlMs = 0;
+        const before = process.cpuUsage();
+        for (let i = 0; i < repeat; i++) for (const path of paths) sqlMs += (await request(path)).log.sqlMs;
+        const used = process.cpuUsage(before);
+        const cpuMs = (used.user + used.system) / 1000 / n;
+        if (cpuMs - sqlMs / n < best.cpuMs - best.sqlMs) best = { cpuMs, sqlMs: sqlMs / n };
+      }
+      const line = `${endpoint.padEnd(38)} ${String(n).padStart(8)} ${best.cpuMs.toFixed(3).padStart(8)} ${best.sqlMs.toFixed(3).padStart(8)} ${(best.cpuMs - best.sqlMs).toFixed(3).padStart(15)}`;
+      process.stdout.write(`${line}\n`);
+    }
+  });
+}
+
+if (values["in-process"]) {
+  await inProcessCpu(Number(values.repeat));
+  process.exit(0);
 }
 
 // --- 3, 4. Page-1 probes, then driving each server -----------------------------
