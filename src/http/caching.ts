@@ -1,10 +1,12 @@
 /**
  * HTTP caching of successful lookups.
  *
- * - ETag: a digest of the body without its per-response metadata (request id
- *   and timestamp), so the same data gives the same tag; an `If-None-Match`
- *   that matches it (RFC 9110: `*`, or a list of tags compared weakly) gets a
- *   304 and no body.
+ * - ETag: a digest of the body with its per-response metadata (request id
+ *   and timestamp) left empty, so the same data gives the same tag; an
+ *   `If-None-Match` that matches it (RFC 9110: `*`, or a list of tags
+ *   compared weakly) gets a 304 and no body. The body is serialized once:
+ *   that unstamped text is hashed and stored, and the request's id and time
+ *   are written into it for the response (`stamp`).
  * - Edge cache: 200 responses are kept in the Workers Cache API for
  *   CACHE_SECONDS under a key made of the caller's key digest (or "public")
  *   and the normalized URL, so one client never receives a response made
@@ -52,15 +54,52 @@ interface Body {
   response_metadata: Record<string, unknown>;
 }
 
+const encoder = new TextEncoder();
+
 async function digest(text: string): Promise<string> {
-  const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(bytes).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+  let hex = "";
+  for (let i = 0; i < 16; i++) hex += (bytes[i] ?? 0).toString(16).padStart(2, "0");
+  return hex;
 }
 
-/** The tag of a body: everything but the request id and timestamp. */
-async function etagOf(body: Body): Promise<string> {
-  const { request_id: _, timestamp: __, ...metadata } = body.response_metadata;
-  return `W/"${await digest(JSON.stringify({ ...body, response_metadata: metadata }))}"`;
+/**
+ * The body as JSON with its request id and timestamp empty (`""`): what its
+ * ETag hashes and the edge cache keeps. The two fields keep their places.
+ */
+function unstamped(body: Body): string {
+  const metadata = body.response_metadata;
+  const { request_id, timestamp } = metadata;
+  if (request_id === undefined || timestamp === undefined) return JSON.stringify(body);
+  metadata.request_id = "";
+  metadata.timestamp = "";
+  try {
+    return JSON.stringify(body);
+  } finally {
+    metadata.request_id = request_id;
+    metadata.timestamp = timestamp;
+  }
+}
+
+/**
+ * An unstamped body's text with the request id and timestamp written in.
+ * They are looked for after the last `"response_metadata":{`, where only the
+ * metadata's own keys can follow (a string value holding those characters
+ * would show its quotes escaped).
+ */
+function stamp(text: string, requestId: string, timestamp: string): string {
+  const metadata = text.lastIndexOf('"response_metadata":{');
+  if (metadata < 0) return text;
+  const tail = text
+    .slice(metadata)
+    .replace('"request_id":""', `"request_id":${JSON.stringify(requestId)}`)
+    .replace('"timestamp":""', `"timestamp":${JSON.stringify(timestamp)}`);
+  return text.slice(0, metadata) + tail;
+}
+
+/** The tag of an unstamped body's text. */
+async function etagOf(unstampedText: string): Promise<string> {
+  return `W/"${await digest(unstampedText)}"`;
 }
 
 /**
@@ -138,7 +177,7 @@ export function notModified(c: Context): void {
   c.res = new Response(null, { status: 304, headers });
 }
 
-async function store(c: Context<AppEnv>, key: string, body: Body, etag: string): Promise<void> {
+async function store(c: Context<AppEnv>, key: string, text: string, etag: string): Promise<void> {
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
     "Cache-Control": `max-age=${CACHE_SECONDS}`,
@@ -146,7 +185,7 @@ async function store(c: Context<AppEnv>, key: string, body: Body, etag: string):
   };
   const bookmark = c.res.headers.get(BOOKMARK_HEADER);
   if (bookmark) headers[BOOKMARK_HEADER] = bookmark;
-  const storing = caches.default.put(key, new Response(JSON.stringify(body), { headers })).catch(() => undefined);
+  const storing = caches.default.put(key, new Response(text, { headers })).catch(() => undefined);
   // After the response when the runtime allows (always in production).
   try {
     c.executionCtx.waitUntil(storing);
@@ -195,17 +234,21 @@ function layoutShards(c: Context<AppEnv>): readonly string[] {
 }
 
 /**
- * The body the route passes to `c.json`, kept as the object it built: the
- * tag and the stored entry are made from it, rather than from the response
- * parsed back (a clone and a parse of every miss).
+ * The route's `c.json`, serializing once: the body's unstamped text (kept
+ * for the tag and the stored entry) with the request's id and time written
+ * in, where Hono's own would serialize the body and this middleware would
+ * serialize it again for its tag.
  */
-function keepAnswer(c: Context<AppEnv>): { body?: Body } {
-  const answered: { body?: Body } = {};
-  const json = c.json;
+function keepAnswer(c: Context<AppEnv>): { text?: string } {
+  const answered: { text?: string } = {};
+  const body = c.body as (data: string, ...rest: unknown[]) => Response;
   c.json = ((object: Body, ...rest: unknown[]) => {
-    answered.body = object;
-    return (json as (...args: unknown[]) => Response)(object, ...rest);
-  }) as typeof c.json;
+    const metadata = object.response_metadata;
+    const text = unstamped(object);
+    answered.text = text;
+    c.header("Content-Type", "application/json");
+    return body(stamp(text, String(metadata.request_id ?? ""), String(metadata.timestamp ?? "")), ...rest);
+  }) as unknown as typeof c.json;
   return answered;
 }
 
@@ -222,7 +265,8 @@ const caching = (edge: boolean) =>
     // Checked first: a malformed bookmark is a 400, cached entry or not.
     const wanted = requestedBookmarks(c);
 
-    let body: Body;
+    /** The answer's unstamped text, and its tag. */
+    let text: string;
     let etag: string;
     let hit = false;
     const started = Date.now();
@@ -233,9 +277,9 @@ const caching = (edge: boolean) =>
     const stored = cached?.headers.get(BOOKMARK_HEADER);
     const entryBookmarks = stored ? parseBookmarks(stored) : undefined;
     if (cached && (!wanted || isAtLeast(entryBookmarks, wanted))) {
-      body = await cached.json<Body>();
-      // Stored with the entry, so a hit does not hash the body again.
-      etag = cached.headers.get("ETag") ?? (await etagOf(body));
+      // Stored unstamped with its tag, so a hit neither parses nor hashes it.
+      text = await cached.text();
+      etag = cached.headers.get("ETag") ?? (await etagOf(text));
       if (entryBookmarks) {
         // With the client's newer bookmarks of other shards, as a D1 read sends them.
         const shards = layoutShards(c);
@@ -250,12 +294,12 @@ const caching = (edge: boolean) =>
       const answered = keepAnswer(c);
       await next();
       if (c.res.status !== 200) return;
-      body = answered.body ?? (await c.res.clone().json<Body>());
-      etag = await etagOf(body);
+      text = answered.text ?? unstamped(await c.res.clone().json<Body>());
+      etag = await etagOf(text);
       // Only answers read without a client's bookmark are stored: a session
       // reports the bookmark it was opened at when no newer one comes back, so
       // a made-up (future) bookmark must not label an entry others are served.
-      if (edge && !wanted && admit(key, started)) await store(c, key, body, etag);
+      if (edge && !wanted && admit(key, started)) await store(c, key, text, etag);
     }
 
     // On a miss the route's response is already made: its headers are set in
@@ -271,9 +315,8 @@ const caching = (edge: boolean) =>
       return;
     }
     if (hit) {
-      body.response_metadata.request_id = c.get("requestId");
-      body.response_metadata.timestamp = isoSeconds(c.get("now"));
-      c.res = c.json(body, 200);
+      c.header("Content-Type", "application/json");
+      c.res = c.body(stamp(text, c.get("requestId"), isoSeconds(c.get("now"))), 200);
     }
   });
 
