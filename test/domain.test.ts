@@ -3,6 +3,7 @@ import { generateFilings } from "../seed/generate.ts";
 import { type FilingRecord, toRows } from "../src/db/records.ts";
 import { lapseDate, lapseOf, lienStatus, NEVER_LAPSES, shiftDate, terminatedAt } from "../src/domain/lifecycle.ts";
 import { debtorNameKey, securedNameRange, securedNameWords } from "../src/domain/names.ts";
+import { isoDay, isoSeconds } from "../src/domain/time.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { lienSchema } from "../src/feed/schema.ts";
 
@@ -171,5 +172,25 @@ describe("seed generator", () => {
     const labels = new Set(rows.flatMap((r) => r.debtors.map((d) => d.industry)));
     expect(labels.has("Manufacturing")).toBe(true);
     expect(labels.has("Hospitality") || labels.has("Technology") || labels.has("Nonprofit")).toBe(true);
+  });
+});
+
+describe("timestamps as served", () => {
+  it("writes every instant to the second exactly as toISOString does, from year 0 to 9999", () => {
+    const instants = [0, -1, 999, 1000, 86_399_999, 86_400_000, -86_400_001, 951_782_400_000, 1_798_761_599_999];
+    instants.push(-62_167_219_200_000, 253_402_300_799_999);
+    for (let i = 0; i < 2_000; i++) instants.push(Math.floor((Math.random() * 2 - 1) * 62_000_000_000_000));
+    for (const ms of instants) {
+      expect(isoSeconds(ms)).toBe(`${new Date(ms).toISOString().slice(0, 19)}Z`);
+      expect(isoSeconds(new Date(ms))).toBe(`${new Date(ms).toISOString().slice(0, 19)}Z`);
+    }
+  });
+
+  it("writes a day number as its date, and refuses an instant that is not one", () => {
+    expect(isoDay(0)).toBe("1970-01-01");
+    expect(isoDay(-1)).toBe("1969-12-31");
+    expect(isoDay(20_513)).toBe("2026-03-01");
+    expect(isoSeconds(253_402_300_800_000)).toBe(`${new Date(253_402_300_800_000).toISOString().slice(0, 19)}Z`);
+    expect(() => isoSeconds(Number.NaN)).toThrow(RangeError);
   });
 });

@@ -14,7 +14,7 @@
  */
 import { sql } from "drizzle-orm";
 import { customType, type SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { isoSeconds } from "../domain/time.ts";
+import { isoDay, isoSeconds } from "../domain/time.ts";
 
 /**
  * An instant, served as ISO 8601 UTC to the second with Z (how every loader
@@ -40,7 +40,7 @@ export const day = customType<{ data: string; driverData: number }>({
     if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`not a date: ${date}`);
     return ms / 86_400_000;
   },
-  fromDriver: (days) => new Date(Number(days) * 86_400_000).toISOString().slice(0, 10),
+  fromDriver: (days) => isoDay(Number(days)),
 });
 
 /**

@@ -1,7 +1,36 @@
-/** ISO 8601 UTC to the second, with Z: the form timestamps are stored and served in. */
+const DAY_MS = 86_400_000;
+/** Days most recently written out (a page's timestamps fall on few days); emptied when full. */
+const dayTexts = new Map<number, string>();
+const DAY_TEXTS_MAX = 4096;
+
+/** YYYY-MM-DD of the day `days` days after 1970-01-01 (UTC). */
+export function isoDay(days: number): string {
+  let text = dayTexts.get(days);
+  if (text === undefined) {
+    text = new Date(days * DAY_MS).toISOString().slice(0, 10);
+    if (dayTexts.size >= DAY_TEXTS_MAX) dayTexts.clear();
+    dayTexts.set(days, text);
+  }
+  return text;
+}
+
+const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * ISO 8601 UTC to the second, with Z: the form timestamps are stored and
+ * served in. A page writes out hundreds, so the day comes from isoDay and
+ * the time of day is written here, not through a Date.
+ */
 export function isoSeconds(date: Date | number): string {
-  // Years 0 to 9999: YYYY-MM-DDTHH:MM:SS is the first 19 characters.
-  return `${new Date(date).toISOString().slice(0, 19)}Z`;
+  const ms = typeof date === "number" ? date : date.getTime();
+  // Years 0 to 9999 only, as toISOString gives six-digit years beyond them.
+  if (!(ms >= -62_167_219_200_000 && ms < 253_402_300_800_000)) return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  const seconds = Math.floor(ms / 1000);
+  const days = Math.floor(seconds / 86_400);
+  const inDay = seconds - days * 86_400;
+  const hours = Math.floor(inDay / 3600);
+  const minutes = Math.floor((inDay % 3600) / 60);
+  return `${isoDay(days)}T${two(hours)}:${two(minutes)}:${two(inDay % 60)}Z`;
 }
 
 /** Length of the recency window of the recent-* and recently-terminated routes. */
