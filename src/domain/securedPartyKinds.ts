@@ -161,8 +161,23 @@ const RULES: readonly (readonly [SecuredPartyKind, RegExp])[] = [
   ],
 ];
 
+/** Names most recently classified, and their kinds: a lien report names the same lenders again and again. */
+const known = new Map<string, SecuredPartyKind>();
+/** Names kept (some 100 bytes each); the map is emptied when full. */
+const KNOWN_MAX = 4096;
+
 /** The kind of lender `name` names (see the top of this file for the order of the rules). */
 export function securedPartyKind(name: string): SecuredPartyKind {
+  let kind = known.get(name);
+  if (kind === undefined) {
+    kind = classify(name);
+    if (known.size >= KNOWN_MAX) known.clear();
+    known.set(name, kind);
+  }
+  return kind;
+}
+
+function classify(name: string): SecuredPartyKind {
   const words = securedNameWords(name);
   for (const [kind, pattern] of RULES) if (pattern.test(words)) return kind;
   return "other";
