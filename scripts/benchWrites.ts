@@ -20,7 +20,6 @@
  */
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { generateFilings } from "../seed/generate.ts";
 import { runDaily } from "../src/changes/daily.ts";
@@ -29,7 +28,8 @@ import type { AmendmentRecord, FilingRecord, FilingRows } from "../src/db/record
 import { partsOf } from "../src/db/shards.ts";
 import type { StateCode } from "../src/domain/states.ts";
 import { isoSeconds } from "../src/domain/time.ts";
-import { localD1Database, openLocalD1File, StatementCache } from "./localD1.ts";
+import { Counting } from "./countingStatements.ts";
+import { localD1Database, openLocalD1File } from "./localD1.ts";
 import { localFiles, shardConfig } from "./shardConfig.ts";
 
 const { values } = parseArgs({
@@ -48,45 +48,6 @@ const count = Number(values.count);
 if (!persistTo || !Number.isInteger(count) || count < 1) {
   console.error(USAGE);
   process.exit(2);
-}
-
-/** A statement cache that adds the rows each writing statement changes to its table's count. */
-class Counting extends StatementCache {
-  readonly written = new Map<string, number>();
-  private readonly changes: StatementSync;
-
-  constructor(db: DatabaseSync) {
-    super(db, 256);
-    this.changes = db.prepare("select total_changes() as n");
-  }
-
-  override get(text: string): StatementSync {
-    const statement = super.get(text);
-    const table = /^\s*(?:insert\s+into|update|delete\s+from|replace\s+into)\s+"?(\w+)"?/i.exec(text)?.[1];
-    if (!table) return statement;
-    const total = () => Number((this.changes.get() as { n: number }).n);
-    const written = this.written;
-    return new Proxy(statement, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop);
-        if (typeof value !== "function") return value;
-        if (prop !== "run" && prop !== "all" && prop !== "get") return value.bind(target);
-        return (...args: unknown[]) => {
-          const before = total();
-          const out = value.apply(target, args);
-          written.set(table, (written.get(table) ?? 0) + total() - before);
-          return out;
-        };
-      },
-    });
-  }
-
-  /** The counts so far, cleared. */
-  take(): Map<string, number> {
-    const out = new Map(this.written);
-    this.written.clear();
-    return out;
-  }
 }
 
 const config = await shardConfig();

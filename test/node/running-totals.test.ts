@@ -5,54 +5,16 @@
  * facet's filings from its oldest day through that day, and migration
  * 0024 builds the same rows from a database loaded before it.
  */
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
-import { localD1Database, StatementCache } from "../../scripts/localD1.ts";
+import { Counting } from "../../scripts/countingStatements.ts";
+import { localD1Database } from "../../scripts/localD1.ts";
 import { generateFilings } from "../../seed/generate.ts";
 import { runDaily } from "../../src/changes/daily.ts";
 import { facetCutoffDay, refreshQueued, upsertFilings } from "../../src/db/load.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
 import { isoSeconds } from "../../src/domain/time.ts";
 import { loadedBefore, migratedDatabase, runMigration } from "./migrated.ts";
-
-/** A statement cache that counts the rows each writing statement changes, by table. */
-class Counting extends StatementCache {
-  readonly written = new Map<string, number>();
-  private readonly total: StatementSync;
-
-  constructor(db: DatabaseSync) {
-    super(db, 256);
-    this.total = db.prepare("select total_changes() as n");
-  }
-
-  override get(text: string): StatementSync {
-    const statement = super.get(text);
-    const table = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?/i.exec(text)?.[1];
-    if (!table) return statement;
-    const changes = () => Number((this.total.get() as { n: number }).n);
-    const written = this.written;
-    return new Proxy(statement, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop);
-        if (typeof value !== "function") return value;
-        if (prop !== "run" && prop !== "all" && prop !== "get") return value.bind(target);
-        return (...args: unknown[]) => {
-          const before = changes();
-          const out = value.apply(target, args);
-          written.set(table, (written.get(table) ?? 0) + changes() - before);
-          return out;
-        };
-      },
-    });
-  }
-
-  /** Rows written to `tables` since the last call, and the counts cleared. */
-  take(...tables: string[]): number {
-    const n = tables.reduce((sum, t) => sum + (this.written.get(t) ?? 0), 0);
-    this.written.clear();
-    return n;
-  }
-}
 
 const FACETS = ["facet_tallies", "facet_counts", "stale_tallies"];
 
@@ -66,9 +28,9 @@ async function loaded(now: number) {
   const load = async (changed: FilingRecord[]) => {
     counting.take();
     await upsertFilings(local, changed, { now: new Date(now), refresh: false });
-    const written = counting.take(...FACETS);
+    const written = counting.takeRows(...FACETS);
     await refreshQueued(local);
-    return { written, refreshed: counting.take(...FACETS) };
+    return { written, refreshed: counting.takeRows(...FACETS) };
   };
   return { db, records, load };
 }
