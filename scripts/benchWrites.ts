@@ -28,6 +28,7 @@ import type { AmendmentRecord, FilingRecord, FilingRows } from "../src/db/record
 import { partsOf } from "../src/db/shards.ts";
 import type { StateCode } from "../src/domain/states.ts";
 import { isoSeconds } from "../src/domain/time.ts";
+import { recordOf } from "../src/feed/merge.ts";
 import { Counting } from "./countingStatements.ts";
 import { localD1Database, openLocalD1File } from "./localD1.ts";
 import { localFiles, shardConfig } from "./shardConfig.ts";
@@ -70,37 +71,6 @@ const filings = scalar("select count(*) as n from filings where state = ?", stat
 const now = new Date();
 const today = now.toISOString().slice(0, 10);
 const stamp = isoSeconds(now);
-
-/** A stored filing's rows as the record a feed would carry (loading it again changes nothing). */
-function recordOf({ filing, debtors, securedParties, amendments }: FilingRows): FilingRecord {
-  const address = (p: FilingRows["debtors"][number] | FilingRows["securedParties"][number]) => ({
-    street1: p.street1,
-    street2: p.street2,
-    city: p.city,
-    state: p.state,
-    zipCode: p.zip,
-    country: p.country,
-  });
-  return {
-    state: filing.state,
-    number: filing.number,
-    filedAt: filing.filedAt,
-    kind: filing.kind,
-    officeLapseDate: filing.officeLapseDate,
-    collateral: filing.collateral,
-    filingOffice: filing.filingOffice,
-    debtors: debtors.map((d) => ({ name: d.name, type: d.type, label: d.industry, address: address(d) })),
-    securedParties: securedParties.map((s) => ({ name: s.name, type: s.type, label: s.category, address: address(s) })),
-    amendments: amendments.map((a) => ({
-      number: a.number,
-      filedAt: a.filedAt,
-      kind: a.kind,
-      description: a.description,
-      lapseDate: a.lapseDate,
-      collateral: a.collateral,
-    })),
-  };
-}
 
 const taken = new Set<string>();
 /** `count` stored live filings of the state matching `where` (spread over it by id), as records. */

@@ -84,8 +84,8 @@ const addressOf = (p: FilingItem["debtors"][number] | FilingItem["securedParties
   country: p.country,
 });
 
-/** A stored filing back as the record it was loaded from. */
-function recordOf({ filing, debtors, securedParties, amendments }: FilingItem): FilingRecord {
+/** A stored filing back as the record it was loaded from (loading it again changes nothing). */
+export function recordOf({ filing, debtors, securedParties, amendments }: FilingItem): FilingRecord {
   return {
     state: filing.state,
     number: filing.number,
