@@ -245,29 +245,31 @@ const byBinding = new Map(databases.map((d) => [d.binding, d.db]));
 
 /**
  * A D1 binding over node:sqlite that records every statement it runs, batch
- * by batch, into `rounds`: enough of D1's API for drizzle's driver and the
+ * by batch, into the log of the request under way (`logOf`), with the
+ * time node:sqlite took: enough of D1's API for drizzle's driver and the
  * app's sessions. A batch is answered on a later turn of the event loop, so
  * the batches a request sends at once (one per shard) are all recorded
  * before any is answered; a batch sent after an answer starts a new round.
  */
-function recordingD1(binding: string, db: DatabaseSync, log: { rounds: Rounds; answered: boolean; sqlMs: number }) {
+function recordingD1(binding: string, db: DatabaseSync, logOf: () => SqlLog) {
   /** The statement's rows, its time added to the log's (node:sqlite runs on this thread: wall time is CPU). */
   const timed = <T>(read: () => T): T => {
     const started = performance.now();
     try {
       return read();
     } finally {
-      log.sqlMs += performance.now() - started;
+      logOf().sqlMs += performance.now() - started;
     }
   };
   const record = (statements: Batch["statements"]) => {
+    const log = logOf();
     if (log.answered || log.rounds.length === 0) log.rounds.push([]);
     log.answered = false;
     log.rounds.at(-1)?.push({ binding, statements });
   };
   const answer = async <T>(work: () => T): Promise<T> => {
     await new Promise((resolve) => setImmediate(resolve));
-    log.answered = true;
+    logOf().answered = true;
     return work();
   };
   const statement = (sql: string, params: SQLInputValue[]) => ({
@@ -328,16 +330,19 @@ async function inProcessApp(key: string) {
   };
   const allow = { limit: async () => ({ success: true }) };
   const context = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} };
+  // One env for every request, as an isolate has (what the app works out from it once, it keeps);
+  // its D1 bindings record into the log of the request under way (one at a time).
+  let log: SqlLog = { rounds: [], answered: false, sqlMs: 0 };
+  const d1 = new Map(databases.map(({ binding, db }) => [binding, recordingD1(binding, db, () => log)]));
+  const env = new Proxy(
+    {},
+    {
+      get: (_, name: string) =>
+        name in vars ? vars[name] : (d1.get(name) ?? (name === "API_KEYS" ? keyStore : allow)),
+    },
+  );
   return async (path: string): Promise<{ log: SqlLog; res: Response }> => {
-    const log: SqlLog = { rounds: [], answered: false, sqlMs: 0 };
-    const d1 = new Map(databases.map(({ binding, db }) => [binding, recordingD1(binding, db, log)]));
-    const env = new Proxy(
-      {},
-      {
-        get: (_, name: string) =>
-          name in vars ? vars[name] : (d1.get(name) ?? (name === "API_KEYS" ? keyStore : allow)),
-      },
-    );
+    log = { rounds: [], answered: false, sqlMs: 0 };
     const res = await app.request(
       path,
       { headers: { "x-api-key": key, "cf-connecting-ip": "192.0.2.1" } },
