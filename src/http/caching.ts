@@ -248,7 +248,7 @@ function keepAnswer(c: Context<AppEnv>): { text?: string } {
     answered.text = text;
     c.header("Content-Type", "application/json");
     return body(stamp(text, String(metadata.request_id ?? ""), String(metadata.timestamp ?? "")), ...rest);
-  }) as unknown as typeof c.json;
+  }) as typeof c.json;
   return answered;
 }
 
