@@ -114,10 +114,17 @@ describe("database timeouts", () => {
   });
 });
 
+/**
+ * Whether a logged line is a request's: the runtime a file shares with the
+ * files before it may still be running their background work (a queue's
+ * webhook dispatch, a Workflow's pull), which logs lines of its own.
+ */
+const requestLine = (line: string) => (JSON.parse(line) as { event?: string }).event === "request";
+
 describe("request logs", () => {
   it("writes one JSON line per request with id, route, status, timing, rows read and key label, never the key", async () => {
     const lines: string[] = [];
-    const info = vi.spyOn(console, "info").mockImplementation((line: string) => lines.push(line));
+    const info = vi.spyOn(console, "info").mockImplementation((line: string) => requestLine(line) && lines.push(line));
     const ok = await get(uncached(), TEST_KEY);
     const refused = await get(uncached(), REVOKED_KEY);
     info.mockRestore();
@@ -145,7 +152,9 @@ describe("request logs", () => {
   it("samples successful requests at REQUEST_LOG_SAMPLE, saying the rate, and always logs failed ones", async () => {
     const app = createApp();
     const lines: Record<string, unknown>[] = [];
-    const info = vi.spyOn(console, "info").mockImplementation((line: string) => lines.push(JSON.parse(line)));
+    const info = vi
+      .spyOn(console, "info")
+      .mockImplementation((line: string) => requestLine(line) && lines.push(JSON.parse(line)));
     const random = vi.spyOn(Math, "random");
     const send = (sample: string, key: string) =>
       app.request(uncached(), { headers: { "x-api-key": key } }, { ...env, REQUEST_LOG_SAMPLE: sample });
