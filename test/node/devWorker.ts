@@ -46,24 +46,40 @@ export async function startDevWorker(extra: string[] = []): Promise<DevWorker> {
   // Migrated and seeded as npm start leaves a first start: a copy of the run's template (templates.ts).
   const dir = mkdtempSync(join(tmpdir(), "dev-worker-"));
   const state = seededState(join(dir, "state"));
-
-  const [port, inspector] = [await freePort(), await freePort()];
-  // wrangler's own warnings, shown with a failing test only (vitest's silent: "passed-only").
-  const dev = startDevServer(port, inspector, ["--persist-to", state, ...extra], env, (text) => console.error(text));
-  const stop = async () => {
-    if (dev.exitCode === null && dev.pid !== undefined) {
-      const exited = new Promise((resolve) => dev.once("exit", resolve));
-      process.kill(-dev.pid, "SIGTERM");
-      await exited;
+  // A port free when chosen can be taken before wrangler binds it (the run's other files start
+  // servers and runtimes of their own): then wrangler dev exits at once, and new ports are tried.
+  for (let attempt = 1; ; attempt++) {
+    const [port, inspector] = [await freePort(), await freePort()];
+    let taken = false;
+    // wrangler's own warnings, shown with a failing test only (vitest's silent: "passed-only").
+    const dev = startDevServer(port, inspector, ["--persist-to", state, ...extra], env, (text) => {
+      if (text.includes("Address already in use")) taken = true;
+      console.error(text);
+    });
+    const end = async () => {
+      if (dev.exitCode === null && dev.pid !== undefined) {
+        const exited = new Promise((resolve) => dev.once("exit", resolve));
+        process.kill(-dev.pid, "SIGTERM");
+        await exited;
+      }
+    };
+    const stop = async () => {
+      await end();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      await waitUntilUp(dev, base);
+      return { base, stop };
+    } catch (err) {
+      // Its last words may still be on their way.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (taken && attempt < 3) {
+        await end();
+        continue;
+      }
+      await stop();
+      throw err;
     }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const base = `http://127.0.0.1:${port}`;
-  try {
-    await waitUntilUp(dev, base);
-  } catch (err) {
-    await stop();
-    throw err;
   }
-  return { base, stop };
 }
