@@ -10,6 +10,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import { facetTallies, stateSummaries } from "../db/schema.ts";
+import { isoDay } from "../domain/time.ts";
 import { type Db, type Holes, template } from "./db.ts";
 
 export interface StateCurrencyRow {
@@ -73,7 +74,6 @@ export async function statesHeld(db: Db, sent: SQL): Promise<StateCurrencyRow[]>
   }));
 }
 
-const fromDays = (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10);
 const fromSeconds = (t: number) => new Date(t * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /**
@@ -82,7 +82,7 @@ const fromSeconds = (t: number) => new Date(t * 1000).toISOString().replace(/\.\
  * newest filing loaded (seconds); null for neither.
  */
 export function dataThroughOf(office: number | null, newest: number | null): string | null {
-  if (office !== null) return fromDays(Number(office));
+  if (office !== null) return isoDay(Number(office));
   return newest === null ? null : fromSeconds(Number(newest)).slice(0, 10);
 }
 

@@ -11,6 +11,7 @@
 import { COLLATERAL_CATEGORIES } from "../domain/collateral.ts";
 import { FILING_KINDS } from "../domain/kinds.ts";
 import { securedPartyKind } from "../domain/securedPartyKinds.ts";
+import { isoDay } from "../domain/time.ts";
 import type { FilingWithParties } from "../queries/filings.ts";
 import { dataThroughOf } from "../queries/states.ts";
 import type { DigestRow, ReportPosition, ShardReport } from "./query.ts";
@@ -22,7 +23,6 @@ const FUNDING_WINDOW = 90;
 
 const DAY_MS = 86_400_000;
 const daysOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
-const dateOf = (days: number) => new Date(days * DAY_MS).toISOString().slice(0, 10);
 
 /** What the summary adds up: a digest's counts, read. */
 interface Tally {
@@ -201,7 +201,7 @@ export function combine(
       filed_last_90_days: last90,
       filed_last_180_days: last180,
       funding_company_filings_last_90_days: funding,
-      next_lapse_date: total.lapsesNext === null ? null : dateOf(total.lapsesNext),
+      next_lapse_date: total.lapsesNext === null ? null : isoDay(total.lapsesNext),
     },
     firsts: parts.flatMap((p) => p.firsts),
     unfetched,
