@@ -60,7 +60,7 @@ export class LoadFollower {
     this.queued = record.checkpoint.refreshing?.queued ?? this.queued;
     const name = phaseOf(record);
     if (name !== this.shown) {
-      this.end(record);
+      this.close(record);
       this.shown = name;
       const { total, done } = measure(name, record, this.size, this.queued);
       this.progress.phase(name, total, done);
@@ -69,8 +69,18 @@ export class LoadFollower {
     this.progress.update(done, name === "writing" ? writtenDetail(record.summary, this.progress.elapsed()) : detail);
   }
 
-  /** The load has ended, or moved on: the phase shown ends where `record` leaves it. */
+  /**
+   * The load has ended: a phase it went through since the record was last
+   * read (the aggregates of a small load, done between two reads) is shown
+   * too, as an in-process import shows it, then ends where `record` leaves it.
+   */
   end(record: LoadRecord | undefined): void {
+    if (this.shown && record && phaseOf(record) !== this.shown) this.show(record);
+    this.close(record);
+  }
+
+  /** The phase shown ends where `record` leaves it. */
+  private close(record: LoadRecord | undefined): void {
     if (this.shown && record) {
       const { done, detail } = measure(this.shown, record, this.size, this.queued);
       this.progress.end(

@@ -202,4 +202,17 @@ describe("a load followed on the platform", () => {
       "  feed.ndjson: rebuilding the aggregates of the debtors loaded 100% in 1.5s: 6,000 of 6,000 debtors",
     ]);
   });
+
+  it("shows the aggregates' phase of a load that went through it between two reads of its record", () => {
+    const h = harness();
+    const follower = new LoadFollower(new Progress("feed.ndjson", h.options), SIZE);
+    h.tick(1_000);
+    follower.show(record({ ...scanned, writing: { from: 0, done: 500_000 } }, 2_000));
+    h.tick(1_000);
+    follower.end(record({ ...scanned, next: null, done: SIZE, refreshing: { queued: 300, left: 0 }, finished: true }, 4_000));
+    expect(h.lines()).toEqual([
+      "  feed.ndjson: writing 100% in 1.0s: 4,000 records written or rejected (0 rejected, 0 with warnings), 4,000/s",
+      "  feed.ndjson: rebuilding the aggregates of the debtors loaded 100% in 0.0s: 300 of 300 debtors",
+    ]);
+  });
 });
