@@ -1,6 +1,6 @@
 /**
  * Issues, lists, revokes and rotates API keys in the API_KEYS namespace,
- * through wrangler, so local and deployed namespaces are handled alike.
+ * local or deployed (scripts/apiKeyStore.ts).
  *
  *   npm run keys -- create --name "Acme Lending" [--expires 2027-12-31] [--rate-limit bulk]
  *   npm run keys -- list
@@ -12,10 +12,11 @@
  * --remote targets a deployed namespace: production's, or preview's with
  * --env preview (wrangler.toml's top level is local only).
  */
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import { hashKey, isKeyMetadata, type KeyMetadata, RATE_TIERS, type RateTier } from "../src/domain/apiKeys.ts";
+import { hashKey, type KeyMetadata, RATE_TIERS, type RateTier } from "../src/domain/apiKeys.ts";
+import { listKeys, putKey } from "./apiKeyStore.ts";
+import type { Target } from "./feedDb.ts";
 
 const USAGE =
   "usage: npm run keys -- create --name LABEL [--expires YYYY-MM-DD] [--rate-limit standard|bulk|unmetered]\n" +
@@ -33,7 +34,6 @@ const { values, positionals } = parseArgs({
     "persist-to": { type: "string" },
   },
 });
-const where = values.remote ? "--remote" : "--local";
 const [command, arg] = positionals;
 
 function fail(problem: string): never {
@@ -47,31 +47,16 @@ const ENVIRONMENTS = ["production", "preview"];
 if (values.env !== undefined && !values.remote) fail("--env needs --remote (local state has one namespace)");
 if (values.env !== undefined && !ENVIRONMENTS.includes(values.env))
   fail(`--env must be one of ${ENVIRONMENTS.join(", ")}`);
-const target = values.remote ? ["--env", values.env ?? "production"] : [];
 if (values["persist-to"] !== undefined && values.remote) fail("--persist-to is for local state only");
-const persist = values["persist-to"] ? ["--persist-to", values["persist-to"]] : [];
-
-function wrangler(args: string[]): string {
-  return execFileSync("wrangler", ["kv", "key", ...args, "--binding", "API_KEYS", where, ...target, ...persist], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-}
-
-function store(digest: string, metadata: KeyMetadata): void {
-  wrangler(["put", digest, JSON.stringify(metadata), "--metadata", JSON.stringify(metadata)]);
-}
-
-function entries(prefix?: string): { name: string; metadata: KeyMetadata }[] {
-  const out = wrangler(["list", ...(prefix ? ["--prefix", prefix] : [])]);
-  const list = JSON.parse(out.slice(out.indexOf("["))) as { name: string; metadata?: unknown }[];
-  return list.flatMap((e) => (isKeyMetadata(e.metadata) ? [{ name: e.name, metadata: e.metadata }] : []));
-}
+const target: Target = values.remote
+  ? { remote: true, env: values.env ?? "production" }
+  : { remote: false, ...(values["persist-to"] ? { persistTo: values["persist-to"] } : {}) };
+const store = (digest: string, metadata: KeyMetadata) => putKey(target, digest, metadata);
 
 async function find(key: string | undefined): Promise<{ digest: string; metadata: KeyMetadata }> {
   if (!key) fail(`${command} needs the KEY`);
   const digest = await hashKey(key);
-  const found = entries(digest).find((e) => e.name === digest);
+  const found = (await listKeys(target, digest)).find((e) => e.digest === digest);
   if (!found) fail("no such key");
   return { digest, metadata: found.metadata };
 }
@@ -83,7 +68,7 @@ async function issue(metadata: Omit<KeyMetadata, "created" | "status">): Promise
   store(await hashKey(key), { ...metadata, created: new Date().toISOString(), status: "active" });
   return key;
 }
-const place = values.remote ? `remote, ${target[1]}` : "local";
+const place = target.remote ? `remote, ${target.env}` : "local";
 
 switch (command) {
   case "create": {
@@ -107,9 +92,9 @@ switch (command) {
     const row = (digest: string, status: string, rate: string, created: string, expires: string, label: string) =>
       `${digest.padEnd(12)}  ${status.padEnd(8)}  ${rate.padEnd(10)}  ${created.padEnd(24)}  ${expires.padEnd(24)}  ${label}`;
     console.log(row("DIGEST", "STATUS", "RATE", "CREATED", "EXPIRES", "LABEL"));
-    for (const { name, metadata: m } of entries()) {
+    for (const { digest, metadata: m } of await listKeys(target)) {
       console.log(
-        row(name.slice(0, 12), m.status, m.rateLimit ?? "standard", m.created, m.expires ?? "never", m.label),
+        row(digest.slice(0, 12), m.status, m.rateLimit ?? "standard", m.created, m.expires ?? "never", m.label),
       );
     }
     break;

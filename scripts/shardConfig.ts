@@ -68,6 +68,7 @@ interface ReadConfig {
   compatibility_date?: string | undefined;
   vars?: Record<string, unknown> | undefined;
   d1_databases: { binding: string; database_name?: string | undefined; database_id?: string | undefined }[];
+  kv_namespaces: { binding: string; id?: string | undefined }[];
 }
 
 /** Where wrangler's reading of wrangler.toml is kept between scripts (.wrangler is git-ignored). */
@@ -81,7 +82,8 @@ const READ_CACHE = ".wrangler/tmp/shard-config";
 async function wranglerConfig(env?: string): Promise<ReadConfig> {
   const digest = createHash("sha256")
     .update(readFileSync(CONFIG))
-    .update(`\u0000${env ?? ""}`)
+    // The fields kept (ReadConfig): a reading that kept fewer is not reused.
+    .update(`\u0000${env ?? ""}\u0000d1,kv`)
     .digest("hex")
     .slice(0, 24);
   const cached = join(READ_CACHE, `${digest}.json`);
@@ -97,6 +99,7 @@ async function wranglerConfig(env?: string): Promise<ReadConfig> {
     compatibility_date: read.compatibility_date,
     vars: read.vars as Record<string, unknown> | undefined,
     d1_databases: read.d1_databases,
+    kv_namespaces: read.kv_namespaces,
   };
   try {
     mkdirSync(READ_CACHE, { recursive: true });
@@ -114,16 +117,36 @@ async function wranglerConfig(env?: string): Promise<ReadConfig> {
 const D1_DIR = "v3/d1/miniflare-D1DatabaseObject";
 
 /**
- * The local SQLite file of the D1 database with id `databaseId`: Miniflare
- * keeps each as a Durable Object named by the id, in a file named by the
- * object's id (workerd's idFromName: two truncated HMAC-SHA256s keyed by
- * the object class's unique key).
+ * The local SQLite file Miniflare keeps the object `id` of class `objectClass`
+ * in (a D1 database or a KV namespace, each a Durable Object named by its
+ * id): a file named by the object's id, workerd's idFromName (two truncated
+ * HMAC-SHA256s keyed by the object class's unique key).
  */
-export function localD1File(databaseId: string, stateDir = ".wrangler/state"): string {
-  const key = createHash("sha256").update("miniflare-D1DatabaseObject").digest();
-  const name = createHmac("sha256", key).update(databaseId).digest().subarray(0, 16);
+function localObjectFile(dir: string, objectClass: string, id: string): string {
+  const key = createHash("sha256").update(objectClass).digest();
+  const name = createHmac("sha256", key).update(id).digest().subarray(0, 16);
   const check = createHmac("sha256", key).update(name).digest().subarray(0, 16);
-  return join(stateDir, D1_DIR, `${Buffer.concat([name, check]).toString("hex")}.sqlite`);
+  return join(dir, `${Buffer.concat([name, check]).toString("hex")}.sqlite`);
+}
+
+/** The local SQLite file of the D1 database with id `databaseId`. */
+export function localD1File(databaseId: string, stateDir = ".wrangler/state"): string {
+  return localObjectFile(join(stateDir, D1_DIR), "miniflare-D1DatabaseObject", databaseId);
+}
+
+/**
+ * The local SQLite file of the top level's KV namespace bound as `binding`
+ * (its keys, expiry times and metadata; values are kept beside it), or
+ * undefined when wrangler.toml binds no namespace so.
+ */
+export async function localKvFile(binding: string, stateDir = ".wrangler/state"): Promise<string | undefined> {
+  const id = (await wranglerConfig()).kv_namespaces?.find((k) => k.binding === binding)?.id;
+  return id && localObjectFile(join(stateDir, "v3/kv/miniflare-KVNamespaceObject"), "miniflare-KVNamespaceObject", id);
+}
+
+/** The top level's vars (local development) or a deployed environment's, as wrangler reads wrangler.toml. */
+export async function configVars(env?: string): Promise<Record<string, unknown>> {
+  return (await wranglerConfig(env)).vars ?? {};
 }
 
 /** The local files of every shard, in layout order; missing files mean unapplied migrations. */

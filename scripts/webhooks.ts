@@ -18,7 +18,7 @@
  * DIR as wrangler's own option); --remote targets a deployed environment,
  * production's or preview's with --env preview. Subscriptions live in the
  * default shard's D1 database; API keys are found in the API_KEYS namespace
- * through wrangler, as npm run keys finds them. `add` and `rotate` print
+ * as npm run keys finds them (scripts/apiKeyStore.ts). `add` and `rotate` print
  * the secret once, as the last line of stdout (the id first, for add); it
  * is stored sealed with the environment's WEBHOOK_PUBLIC_KEY, which only
  * the Worker can open. redeliver and nudge reach the queues of the local
@@ -27,10 +27,9 @@
  * Exit status: 0 done, 1 failed, 2 usage or a refused input (nothing is
  * written then).
  */
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { DEFAULT_SHARD } from "../src/db/shards.ts";
-import { isKeyMetadata, isUsable, type KeyMetadata } from "../src/domain/apiKeys.ts";
+import { isUsable } from "../src/domain/apiKeys.ts";
 import type { ChangeType } from "../src/domain/kinds.ts";
 import { ROTATION_OVERLAP_MS } from "../src/webhooks/deliver.ts";
 import { receiverProblem } from "../src/webhooks/receivers.ts";
@@ -51,8 +50,9 @@ import {
   watchedNames,
 } from "../src/webhooks/store.ts";
 import { parseStates, parseTypes, parseWatchlist, type WatchKind, type WatchRow } from "../src/webhooks/watchlists.ts";
+import { listKeys, type StoredKey } from "./apiKeyStore.ts";
 import { describeTarget, feedCommandLine, migrateLocal, openShards, type Target } from "./feedDb.ts";
-import { CONFIG } from "./shardConfig.ts";
+import { CONFIG, configVars } from "./shardConfig.ts";
 import { nudgeWebhooks, openWebhookQueues } from "./webhookQueues.ts";
 
 const USAGE = `usage: npm run webhooks -- add --key NAME --url URL [--types T,...] [--states XX,...] [--debtors FILE] [--secured-parties FILE]
@@ -91,27 +91,11 @@ function refuse(problem: string): never {
 }
 
 /** The environment's vars (wrangler.toml; the top level is local). */
-async function varsOf(t: Target): Promise<Record<string, unknown>> {
-  const { unstable_readConfig } = await import("wrangler");
-  const config = unstable_readConfig({ config: CONFIG, env: t.remote ? (t.env ?? "production") : undefined });
-  return (config.vars ?? {}) as Record<string, unknown>;
-}
-
-/** The API keys of the target's API_KEYS namespace (digest and facts), through wrangler as npm run keys reads them. */
-function apiKeys(t: Target): { digest: string; metadata: KeyMetadata }[] {
-  const where = t.remote ? ["--remote", "--env", t.env ?? "production"] : ["--local"];
-  const persist = t.persistTo ? ["--persist-to", t.persistTo] : [];
-  const out = execFileSync("wrangler", ["kv", "key", "list", "--binding", "API_KEYS", ...where, ...persist], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const list = JSON.parse(out.slice(out.indexOf("["))) as { name: string; metadata?: unknown }[];
-  return list.flatMap((e) => (isKeyMetadata(e.metadata) ? [{ digest: e.name, metadata: e.metadata }] : []));
-}
+const varsOf = (t: Target) => configVars(t.remote ? (t.env ?? "production") : undefined);
 
 /** The usable API key named `name` (its label, or the start of its digest). */
-function findKey(t: Target, name: string): { digest: string; metadata: KeyMetadata } {
-  const keys = apiKeys(t);
+async function findKey(t: Target, name: string): Promise<StoredKey> {
+  const keys = await listKeys(t);
   const byDigest = /^[0-9a-f]{8,64}$/.test(name) ? keys.filter((k) => k.digest.startsWith(name)) : [];
   const found = byDigest.length > 0 ? byDigest : keys.filter((k) => k.metadata.label === name);
   if (found.length === 0) refuse(`--key ${name}: no such API key (npm run keys -- list shows them)`);
@@ -119,7 +103,7 @@ function findKey(t: Target, name: string): { digest: string; metadata: KeyMetada
   if (usable.length === 0) refuse(`--key ${name}: the key is revoked or expired`);
   if (usable.length > 1)
     refuse(`--key ${name}: ${usable.length} active keys have this label; give the start of its DIGEST`);
-  return usable[0] as { digest: string; metadata: KeyMetadata };
+  return usable[0] as StoredKey;
 }
 
 /** A watchlist file's rows, or a refusal naming the file and line. */
@@ -215,7 +199,7 @@ if (command === "add") {
   if (states && !states.ok) refuse(`--states: ${states.problem}`);
   const watch = [...watchlistOf("debtors", "debtor"), ...watchlistOf("secured-parties", "secured_party")];
   const url = await checkedUrl(target, values.url as string);
-  const { digest } = findKey(target, values.key as string);
+  const { digest } = await findKey(target, values.key as string);
   input = {
     types: types?.ok ? types.value : null,
     states: states?.ok ? states.value : null,

@@ -3,11 +3,13 @@
  * line of create and rotate, so `| tail -1` captures it, and list has a header.
  * Runs against local KV state of its own (--persist-to).
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { listKeys } from "../../scripts/apiKeyStore.ts";
+import { hashKey } from "../../src/domain/apiKeys.ts";
 
 const state = mkdtempSync(join(tmpdir(), "keys-cli-"));
 afterAll(() => rmSync(state, { recursive: true, force: true }));
@@ -44,5 +46,29 @@ describe("npm run keys", () => {
         .map((l) => l.split(/\s+/)[1])
         .sort(),
     ).toEqual(["active", "revoked"]);
+  }, 120_000);
+
+  it("lists local keys as wrangler lists them (read from the local file, not through wrangler), by prefix too", async () => {
+    const created = keys("create", "--name", "Listed", "--rate-limit", "bulk");
+    expect(created.status).toBe(0);
+    const env = { ...process.env, PATH: `${join(process.cwd(), "node_modules/.bin")}:${process.env.PATH ?? ""}` };
+    const out = execFileSync(
+      "wrangler",
+      ["kv", "key", "list", "--binding", "API_KEYS", "--local", "--persist-to", state],
+      {
+        encoding: "utf8",
+        env,
+      },
+    );
+    const byWrangler = (JSON.parse(out.slice(out.indexOf("["))) as { name: string; metadata: unknown }[]).map((e) => ({
+      digest: e.name,
+      metadata: e.metadata,
+    }));
+    const target = { remote: false, persistTo: state };
+    expect(byWrangler).toHaveLength(3);
+    expect(await listKeys(target)).toEqual(byWrangler);
+    const digest = await hashKey(created.lines.at(-1) ?? "");
+    expect(await listKeys(target, digest)).toEqual(byWrangler.filter((k) => k.digest === digest));
+    expect(await listKeys({ remote: false, persistTo: join(state, "nothing-here") })).toEqual([]);
   }, 120_000);
 });
