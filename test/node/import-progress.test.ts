@@ -209,7 +209,9 @@ describe("a load followed on the platform", () => {
     h.tick(1_000);
     follower.show(record({ ...scanned, writing: { from: 0, done: 500_000 } }, 2_000));
     h.tick(1_000);
-    follower.end(record({ ...scanned, next: null, done: SIZE, refreshing: { queued: 300, left: 0 }, finished: true }, 4_000));
+    follower.end(
+      record({ ...scanned, next: null, done: SIZE, refreshing: { queued: 300, left: 0 }, finished: true }, 4_000),
+    );
     expect(h.lines()).toEqual([
       "  feed.ndjson: writing 100% in 1.0s: 4,000 records written or rejected (0 rejected, 0 with warnings), 4,000/s",
       "  feed.ndjson: rebuilding the aggregates of the debtors loaded 100% in 0.0s: 300 of 300 debtors",
