@@ -40,14 +40,33 @@ export function runScript(
  */
 export function tablesOf(stateDir: string): Record<string, unknown[]> {
   const dir = join(stateDir, "v3/d1/miniflare-D1DatabaseObject");
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")
-    .sort();
   const out: Record<string, unknown[]> = {};
-  for (const file of files) {
+  for (const file of shardFiles(dir)) {
     for (const [table, rows] of Object.entries(shardTablesOf(join(dir, file)))) {
       out[`${file.slice(0, 8)}:${table}`] = rows;
       if (table !== "indexes") out[table] = [...(out[table] ?? []), ...rows].sort();
+    }
+  }
+  return out;
+}
+
+/** Every shard's database file of a state directory's D1 directory, in name order. */
+const shardFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")
+    .sort();
+
+/** The names of every shard's indexes, by the shard's file: what a load that drops and rebuilds them must leave. */
+export function indexesOf(stateDir: string): Record<string, string[]> {
+  const dir = join(stateDir, "v3/d1/miniflare-D1DatabaseObject");
+  const out: Record<string, string[]> = {};
+  for (const file of shardFiles(dir)) {
+    const db = new DatabaseSync(join(dir, file), { readOnly: true });
+    try {
+      const rows = db.prepare("select name from sqlite_master where type = 'index' order by name").all();
+      out[file.slice(0, 8)] = rows.map((r) => String(r.name));
+    } finally {
+      db.close();
     }
   }
   return out;
