@@ -9,7 +9,6 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { shardConfig } from "../../scripts/shardConfig.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
 import { lienLine } from "../../src/feed/export.ts";
 import { readFeed } from "../../src/feed/read.ts";
@@ -29,8 +28,6 @@ const warningsPath = join(work, "warnings.ndjson");
 const outputs = ["--rejects", rejectsPath, "--warnings", warningsPath];
 /** States with filings from NDJSON (CA, OR) and CSV (GA, WA) feeds. */
 const STATES = ["CA", "GA", "WA", "OR"];
-/** The shards of wrangler.toml's top level, in layout order. */
-const SHARDS = (await shardConfig()).databases.map((d) => d.binding);
 const TIMEOUT = 180_000;
 
 async function fixtureRecords(file: string): Promise<FilingRecord[]> {
@@ -285,27 +282,35 @@ describe("npm run backfill:sql", () => {
   it(
     "writes the local data as SQL that wrangler d1 execute loads into a migrated, empty database, table for table",
     () => {
-      // A project directory of its own, so wrangler's default local state is this test's.
+      // A project directory of its own, so wrangler's default local state is this test's, in two
+      // shards (the fixture's CA and NY in DB_2, FL and OH in DB): a wrangler run per shard to
+      // export and another to execute, each several CPU-seconds, where wrangler.toml's four took twice that.
       const project = join(work, "backfill-project");
       mkdirSync(join(project, "public"), { recursive: true });
-      cpSync(join(root, "wrangler.toml"), join(project, "wrangler.toml"));
+      const config = readFileSync(join(root, "wrangler.toml"), "utf8");
+      const twoShards = config.replace(/^SHARD_STATES = .*$/m, 'SHARD_STATES = { DB_2 = ["CA", "NY", "NJ"] }');
+      expect(twoShards).not.toBe(config);
+      writeFileSync(join(project, "wrangler.toml"), twoShards);
       cpSync(join(root, "migrations"), join(project, "migrations"), { recursive: true });
       const source = migratedState(join(project, ".wrangler/state"));
-      expect(run("import", ["test/fixtures/feed.ndjson", "--persist-to", source]).status).toBe(0);
+      const env = scriptEnv;
+      const inProject = (script: string, args: string[]) =>
+        spawnSync(process.execPath, [join(root, `scripts/${script}.ts`), ...args], {
+          cwd: project,
+          encoding: "utf8",
+          env,
+        });
+      const imported = inProject("import", [join(root, "test/fixtures/feed.ndjson"), "--persist-to", source]);
+      expect(imported.status, imported.stderr).toBe(0);
 
       const sqlFile = join(work, "backfill.sql");
-      const env = scriptEnv;
-      const written = spawnSync(process.execPath, [join(root, "scripts/backfillSql.ts"), "--out", sqlFile], {
-        cwd: project,
-        encoding: "utf8",
-        env,
-      });
+      const written = inProject("backfillSql", ["--out", sqlFile]);
       expect(written.status, written.stderr).toBe(0);
       // One file and one command per shard.
       const commands = [
         ...written.stderr.matchAll(/wrangler d1 execute (DB\w*) --remote --env production --file (\S+)/g),
       ];
-      expect(commands.map((m) => m[1])).toEqual(SHARDS);
+      expect(commands.map((m) => m[1])).toEqual(["DB", "DB_2"]);
 
       // The remote side, played by another local state: migrated, then each shard's file executed.
       const target = migratedState(join(work, "backfill-target"));
@@ -327,7 +332,7 @@ describe("npm run backfill:sql", () => {
       expect(tablesOf(target)).toEqual(tablesOf(source));
       expect(tablesOf(target).filings).toHaveLength(5); // the filings of test/fixtures/feed.ndjson
     },
-    // Four wrangler runs (an execute per shard), each several seconds on a busy machine.
-    TIMEOUT * 3,
+    // Four wrangler runs (an export and an execute per shard), each several seconds on a busy machine.
+    TIMEOUT * 2,
   );
 });
