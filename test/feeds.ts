@@ -31,10 +31,13 @@ export const counts = (c: Partial<ReturnType<typeof emptySummary>>) => ({ ...emp
 
 export const emptyDatabase = clearAllShards;
 
-// Responses are cached at the edge for a minute by URL: each read adds an
-// ignored parameter of its own, so it always reads the database.
+// Responses are cached at the edge for a minute by URL, and a runtime serves
+// file after file (vitest.config.ts, isolate: false): each read adds an
+// ignored parameter of its own, unique in the runtime, so it always reads the database.
 let reads = 0;
-export const fresh = <P extends string>(path: P) => `${path}${path.includes("?") ? "&" : "?"}_read=${++reads}` as const;
+const run = crypto.randomUUID().slice(0, 8);
+export const fresh = <P extends string>(path: P) =>
+  `${path}${path.includes("?") ? "&" : "?"}_read=${run}-${++reads}` as const;
 
 /** How many fresh reads were made so far (a varying client address for the public limit). */
 export const readCount = () => reads;
