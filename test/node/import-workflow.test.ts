@@ -8,14 +8,15 @@
  * several hundred MB passes through range steps while the Worker's heap
  * stays flat.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startDevServer, waitUntilUp, workerHeapBytes } from "../../scripts/devServer.ts";
+import { workerHeapBytes } from "../../scripts/devServer.ts";
+import { type DevServer, devOnFreePorts } from "./devWorker.ts";
 import { migratedState } from "./templates.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -35,18 +36,16 @@ const node = (args: string[]) =>
 const platformState = join(work, "platform");
 let port = 0;
 let inspectorPort = 0;
-let server: ChildProcess | undefined;
+let server: DevServer | undefined;
 
 beforeAll(async () => {
   migratedState(platformState);
-  [port, inspectorPort] = [await freePort(), await freePort()];
-  // wrangler's own warnings, shown with a failing test only (vitest's silent: "passed-only").
-  server = startDevServer(port, inspectorPort, ["--persist-to", platformState], env, (text) => console.error(text));
-  await waitUntilUp(server, `http://127.0.0.1:${port}`);
+  server = await devOnFreePorts(["--persist-to", platformState], env);
+  ({ port, inspectorPort } = server);
 }, TIMEOUT);
 
-afterAll(() => {
-  if (server?.pid) process.kill(-server.pid);
+afterAll(async () => {
+  await server?.end();
   rmSync(work, { recursive: true, force: true });
 });
 

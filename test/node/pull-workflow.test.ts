@@ -8,13 +8,13 @@
  * and summary are those of the in-process pull of the same rows, and
  * `--status` lists it.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startDevServer, waitUntilUp } from "../../scripts/devServer.ts";
 import { SocrataPortal } from "../../scripts/socrataPortal.ts";
+import { type DevServer, devOnFreePorts } from "./devWorker.ts";
 import { root, scriptEnv, tablesOf } from "./localState.ts";
 import { migratedState } from "./templates.ts";
 
@@ -25,7 +25,7 @@ const platformState = join(work, "platform");
 const cliState = join(work, "cli");
 
 let port = 0;
-let server: ChildProcess | undefined;
+let server: DevServer | undefined;
 let portal: SocrataPortal;
 let url: string;
 
@@ -83,14 +83,12 @@ beforeAll(async () => {
   const rows = JSON.parse(readFileSync(join(root, "test/fixtures/sources/ct.json"), "utf8"));
   portal.add("xfev-8smz", rows, new Date(Date.now() - 10 * 86_400_000).toISOString());
   url = await portal.start();
-  port = await freePort();
-  // wrangler's own warnings, shown with a failing test only (vitest's silent: "passed-only").
-  server = startDevServer(port, await freePort(), ["--persist-to", platformState], env, (text) => console.error(text));
-  await waitUntilUp(server, `http://127.0.0.1:${port}`);
+  server = await devOnFreePorts(["--persist-to", platformState], env);
+  port = server.port;
 }, TIMEOUT);
 
 afterAll(async () => {
-  if (server?.pid) process.kill(-server.pid);
+  await server?.end();
   await portal?.stop();
   rmSync(work, { recursive: true, force: true });
 });

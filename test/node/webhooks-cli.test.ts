@@ -7,7 +7,7 @@
  * dev registry is a directory of the test's own too, so no other local
  * session sees its queues.
  */
-import { type ChildProcess, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -16,10 +16,11 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startDevServer, waitUntilUp } from "../../scripts/devServer.ts";
+import { freePort } from "../../scripts/devServer.ts";
 import { localD1File } from "../../scripts/shardConfig.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
 import { lienLine } from "../../src/feed/export.ts";
+import { type DevServer, devOnFreePorts } from "./devWorker.ts";
 import { root, scriptEnv } from "./localState.ts";
 import { migratedState } from "./templates.ts";
 
@@ -83,7 +84,7 @@ const tries: { path: string; id: string; timestamp: string; answered: number }[]
 const secrets = new Map<string, string[]>();
 let receiver: Server;
 let receiverPort: number;
-let dev: ChildProcess | undefined;
+let dev: DevServer | undefined;
 let base = "";
 let apiKey = "";
 
@@ -138,11 +139,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (dev?.pid !== undefined && dev.exitCode === null) {
-    const exited = once(dev, "exit");
-    process.kill(-dev.pid, "SIGTERM");
-    await exited;
-  }
+  await dev?.end();
   receiver?.close();
   rmSync(work, { recursive: true, force: true });
 });
@@ -198,11 +195,9 @@ describe("npm run webhooks", () => {
     const gone = add("/gone", "--states", "NY");
     expect(webhooks("list").lines).toHaveLength(5);
 
-    const port = await freePort();
-    // wrangler's own warnings (a Cron Trigger not run locally), shown with a failing test only.
-    dev = startDevServer(port, undefined, ["--persist-to", state], env, (text) => console.error(text));
-    base = `http://127.0.0.1:${port}`;
-    await waitUntilUp(dev, base);
+    dev = await devOnFreePorts(["--persist-to", state], env);
+    const { port } = dev;
+    base = dev.base;
     const delta = feedFile("delta.ndjson", [
       lien("E2E-1", "CA", "Acme Widgets LLC", terminated("E2E-1")),
       lien("E2E-2", "TX", "Lone Star Freight Inc", terminated("E2E-2")),
