@@ -23,8 +23,10 @@ const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
  */
 export function isoSeconds(date: Date | number): string {
   const ms = typeof date === "number" ? date : date.getTime();
-  // Years 0 to 9999 only, as toISOString gives six-digit years beyond them.
-  if (!(ms >= -62_167_219_200_000 && ms < 253_402_300_800_000)) return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  // Years 0 to 9999 here; beyond them toISOString's six-digit years, its milliseconds dropped.
+  if (!(ms >= -62_167_219_200_000 && ms < 253_402_300_800_000)) {
+    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  }
   const seconds = Math.floor(ms / 1000);
   const days = Math.floor(seconds / 86_400);
   const inDay = seconds - days * 86_400;
