@@ -33,6 +33,7 @@ import { digestStatements } from "../db/reports.ts";
 import { changeMarks, changeNames, changes, debtorParties, facetCounts, filings } from "../db/schema.ts";
 import { windowStatements } from "../db/tallies.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
+import { isoSeconds } from "../domain/time.ts";
 
 /** Days changes are kept unless CHANGE_RETENTION_DAYS says more. */
 const MIN_RETENTION_DAYS = 90;
@@ -187,7 +188,7 @@ function rowsChanged(result: unknown): number {
 
 /** Deletes the changes recorded before the retention window; returns how many. */
 async function purge(db: Db, now: Date, retention: number): Promise<number> {
-  const cut = new Date(now.getTime() - retention * DAY_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const cut = isoSeconds(now.getTime() - retention * DAY_MS);
   // recorded_at rises with seq (src/db/changeRows.ts, recordedNow): the newest change to purge is one seek.
   const [last] = await db
     .select({ seq: changes.seq })

@@ -41,6 +41,7 @@ import {
 } from "../db/schema.ts";
 import { CHANGE_TYPES, type ChangeType } from "../domain/kinds.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
+import { isoSeconds } from "../domain/time.ts";
 import { type Db, type Holes, template } from "../queries/db.ts";
 import { assemble, type FilingWithParties, type PageRow, withParties } from "../queries/filings.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch } from "../queries/nameMatch.ts";
@@ -244,7 +245,7 @@ type Row = PageRow & {
   occurred_at: number;
 };
 
-const iso = (s: number) => new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+const iso = (s: number) => isoSeconds(s * 1000);
 
 /** The changed fields of a stored mask, as setMask reads them (bit i: CHANGED_FIELDS[i]). */
 function fieldsOf(mask: number | null): string | null {

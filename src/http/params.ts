@@ -10,6 +10,7 @@ import { CHANGE_TYPES, PARTY_TYPES } from "../domain/kinds.ts";
 import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH, US_ZIP } from "../domain/limits.ts";
 import { debtorNameKey, securedNameWords } from "../domain/names.ts";
 import { isStateCode, STATE_CODES } from "../domain/states.ts";
+import { isoSeconds } from "../domain/time.ts";
 import type { AppEnv } from "./context.ts";
 import { cursorParam } from "./cursor.ts";
 import { ApiError } from "./errors.ts";
@@ -382,7 +383,7 @@ const since = text("an ISO 8601 timestamp")
     abort: true,
   })
   .refine((t) => !Number.isNaN(Date.parse(t)), { error: "must be a real time, such as 2026-11-01T00:00:00Z" })
-  .transform((t) => new Date(Date.parse(t)).toISOString().replace(/\.\d{3}Z$/, "Z"));
+  .transform((t) => isoSeconds(Date.parse(t)));
 
 export const changesQuery = z
   .object({

@@ -23,6 +23,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/database.ts";
 import { sourcePulls } from "../../db/schema.ts";
+import { isoSeconds } from "../../domain/time.ts";
 import type { ImportSummary } from "../import.ts";
 import type { Reject } from "../read.ts";
 import { advanceThrough } from "./assemble.ts";
@@ -147,15 +148,13 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
 /** The portal's time of an answer (its Date header), as ISO 8601 UTC; null without one. */
 function portalTime(res: Response): string | null {
   const at = Date.parse(res.headers.get("date") ?? "");
-  return Number.isNaN(at) ? null : new Date(at).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return Number.isNaN(at) ? null : isoSeconds(at);
 }
 
 /** A new pull: from `since` (the office's day) or, without it, whatever changed after the last pull began. */
 export function newPull(since: string | null, changedSince: string | null): PullPosition {
   const changedAfter =
-    since === null && changedSince !== null
-      ? new Date(Date.parse(changedSince) - OVERLAP_MS).toISOString().replace(/\.\d{3}Z$/, "Z")
-      : null;
+    since === null && changedSince !== null ? isoSeconds(Date.parse(changedSince) - OVERLAP_MS) : null;
   return { since, changedAfter, startedAt: null, table: 0, offset: 0, pages: 0, counts: noCounts() };
 }
 
@@ -337,7 +336,7 @@ export async function endPull(
   const changedSince = position.since === null || state.changedSince === null ? position.startedAt : state.changedSince;
   const values = {
     changedSince,
-    pulledAt: at.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    pulledAt: isoSeconds(at),
     position: null,
     summary: JSON.stringify(summary),
   };
