@@ -246,3 +246,69 @@ describe("the count of a lapse list by industry", () => {
     }
   });
 });
+
+describe("a lapse list by many industries", () => {
+  /** Rows read (Server-Timing) and the count of a lapse list by `asked`, in `state`, days 1 to 200. */
+  async function read(state: string, asked: readonly string[], envelope: "a" | "b") {
+    const res = await get(
+      `/filings/lapsing?state=${state}&from=${day(1)}&to=${day(200)}&industry=${encodeURIComponent(asked.join(","))}&envelope=${envelope}`,
+    );
+    // Envelope B has no count.
+    const body = (await res.json()) as { pagination?: { total_results: number } };
+    return {
+      rows: Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]),
+      total: body.pagination?.total_results,
+    };
+  }
+
+  it("reads a page of index entries more for each four industries past five, and a row for each", async () => {
+    // 150 filings in NM, ten in each industry: a full page of ten for any industries asked.
+    await loadDelta(
+      Array.from({ length: 150 }, (_, i) =>
+        lapsing(`NM-MANY-${i}`, 1 + i, {
+          state: "NM",
+          debtors: [party(`Many ${i} LLC`, { label: INDUSTRIES[i % INDUSTRIES.length] })],
+        }),
+      ),
+    );
+    const five = await read("NM", INDUSTRIES.slice(0, 5), "b");
+    for (let k = 6; k <= INDUSTRIES.length; k++) {
+      // Five index ranges are merged in one compound SELECT (D1's limit); beyond them, each four
+      // more are one nested merge, which reads a page of entries (eleven) once (src/queries/filings.ts,
+      // merged), and each range a seek more.
+      const nested = Math.ceil((k - 5) / 4);
+      const { rows } = await read("NM", INDUSTRIES.slice(0, k), "b");
+      expect(rows, `${k} industries`).toBeLessThanOrEqual(five.rows + 13 * nested + (k - 5));
+    }
+  });
+
+  it("reads the tallies of a set of three or more industries only when it holds three of those asked", async () => {
+    // Forty filings in NH, each with its own three industries, none of the first three: the state's
+    // larger sets, which a count of the first three never needs.
+    const triples = INDUSTRIES.slice(3)
+      .flatMap((a, i, rest) => rest.slice(i + 1).flatMap((b, j) => rest.slice(i + j + 2).map((c) => [a, b, c])))
+      .slice(0, 40);
+    const first = INDUSTRIES.slice(0, 3);
+    await loadDelta([
+      ...triples.map((set, i) =>
+        lapsing(`NH-SETS-${i}`, 1 + i, {
+          state: "NH",
+          debtors: set.map((label, k) => party(`Sets ${i} ${k} LLC`, { label })),
+        }),
+      ),
+      ...first.map((label, i) =>
+        lapsing(`NH-FIRST-${i}`, 50 + i, { state: "NH", debtors: [party(`First ${i} LLC`, { label })] }),
+      ),
+      // And one that does hold three of them: its set's tallies are read, and it is counted once.
+      lapsing("NH-ALL-3", 60, {
+        state: "NH",
+        debtors: first.map((label, k) => party(`All Three ${k} LLC`, { label })),
+      }),
+    ]);
+    const { rows, total } = await read("NH", first, "a");
+    expect(total).toBe(4);
+    // Three sets of one and three pairs (four rows each), the one larger set holding three of them,
+    // one row for each larger set looked at, and a page of five: not four rows for each of forty sets.
+    expect(rows).toBeLessThanOrEqual(6 * 4 + 4 + 41 + 40);
+  });
+});

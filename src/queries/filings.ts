@@ -279,10 +279,11 @@ type IndustryScope = "s" | "z";
  * A filing with more than INCLUDED_MAX industries is counted right by the
  * first rule only when at most two of them were asked for, and by the
  * second only when it holds one of them; the exact facets of such sets
- * (rare: none in the seeded data, few in a state) are read one by one and
- * weighted to make up the difference (`larger`). Only a set that holds
- * three of the asked industries, or avoids three others, can need it, so
- * a count of one or two industries (or of all but one or two) reads none.
+ * (rare: none in the seeded data, few in a state) are looked at one by one
+ * (a row each), and the tallies of those miscounted read and weighted to
+ * make up the difference (`larger`). Only a set that holds three of the
+ * asked industries, or avoids all of them, is miscounted, and only a count
+ * of three or more industries (or of all but three or more) looks.
  */
 const industryTotal = template(
   "industryTotal",
@@ -333,6 +334,8 @@ const industryTotal = template(
               eq(facetCounts.place, v.place),
               gt(facetCounts.name, industryFacetName("e", INCLUDED_MAX)),
               lt(facetCounts.name, "f"),
+              // Only the sets the terms above miscounted: a facet's tallies are read only for those.
+              f.direct ? sql`${held} >= 3` : sql`${held} = 0`,
             ),
           );
     return query
@@ -658,18 +661,16 @@ const MAX_COMPOUND = 5;
 
 /**
  * `arms` as one compound SELECT in list order. Beyond MAX_COMPOUND arms,
- * groups are merged first, each cut to the `reach` rows a page can need, so
- * every level stays bounded by the page.
+ * the first four stay terms of their own and the rest are merged first,
+ * cut to the `reach` rows a page can need: each nested merge reads about a
+ * page of entries whatever it holds, so one per four arms beyond five
+ * (fifteen industries: three), where a group per term read five pages.
  */
 function merged(arms: Arm[], reach: number, order: SQL): SQL {
   if (arms.length <= MAX_COMPOUND) return sql.join(arms, sql` union `);
-  const size = Math.ceil(arms.length / MAX_COMPOUND);
-  const groups: Arm[] = [];
-  for (let i = 0; i < arms.length; i += size) {
-    const group = merged(arms.slice(i, i + size), reach, order);
-    groups.push(sql`select at, num, fid from (${group} ${order} limit ${reach})`);
-  }
-  return sql.join(groups, sql` union `);
+  const single = arms.slice(0, MAX_COMPOUND - 1);
+  const group = merged(arms.slice(MAX_COMPOUND - 1), reach, order);
+  return sql.join([...single, sql`select at, num, fid from (${group} ${order} limit ${reach})`], sql` union `);
 }
 
 /** The ORDER BY of a list's index entries (at, num, fid). */

@@ -119,8 +119,9 @@ export function lapsing(q: LapsingQuery): CountedFilter {
  * facet of two (a filing with two of them is in both ones and the pair),
  * and a filing with more than two industries made up from its exact set's
  * facet, weighted by how many of them it holds (as industryTotal does for
- * recent filings, src/queries/filings.ts), read only when three or more
- * are asked for. Each facet's filings in the
+ * recent filings, src/queries/filings.ts): with three or more asked, each
+ * larger set of the state is looked at (a row), and its tallies read only
+ * when it holds three of them. Each facet's filings in the
  * window are those through `to` less those before `from` (src/queries/tallies.ts,
  * between): four rows, so a count reads four rows per industry and pair asked
  * for, whatever the data.
@@ -146,7 +147,7 @@ function industriesBetween(state: string, industries: string[], from: string, to
     asked.length <= INCLUDED_MAX
       ? sql`0`
       : sql`(select coalesce(sum(${weight} * ${inWindow(sql`c.name`, sql`c.facet`)}), 0) from ${facetCounts} c
-    where c.scope = 'y' and c.place = w.place and c.name > ${industryFacetName("e", INCLUDED_MAX)} and c.name < 'f')`;
+    where c.scope = 'y' and c.place = w.place and c.name > ${industryFacetName("e", INCLUDED_MAX)} and c.name < 'f' and ${held} >= 3)`;
   return sql<number>`(select ${summed} + ${larger} from (select ${state} as place, ${from} as since, ${to} as through) as w)`;
 }
 
