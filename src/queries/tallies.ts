@@ -9,7 +9,7 @@
  * - lapsing in a window (a facet dated by lapse: lapse lists): the filings
  *   through its last day less those before its first, each the tally of
  *   the months before the day's month plus the tally of the day's month up
- *   to it: four rows.
+ *   to it: four rows, two within one month.
  */
 import { and, desc, eq, gte, lt, lte, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
@@ -67,17 +67,27 @@ export function filedSince(f: FacetRef, day: SQLWrapper | string): SQL<number> {
 /** The facet's filings before `day`, its old bucket left out: the tally of its last day before `day`. */
 const tallyBefore = (f: FacetRef, day: SQLWrapper | string): SQL<number> => lastTally(f, lt(t.day, day));
 
+/** A facet dated by lapse: its filings on the days of `day`'s month before `day` (`upTo`: through it). */
+const monthDays = (f: FacetRef, day: SQLWrapper | string, upTo: boolean): SQL<number> =>
+  lastTally(f, and(gte(t.day, sql`substr(${day}, 1, 7)`), upTo ? lte(t.day, day) : lt(t.day, day)));
+
 /**
  * A facet dated by lapse: its filings on days before `day` (`upTo`: through
  * it), the months before the day's month ("m" rows) and the month's days.
  */
 function lapsingBefore(f: FacetRef, day: SQLWrapper | string, upTo: boolean): SQL<number> {
-  const month = sql`substr(${day}, 1, 7)`;
-  const months = lastTally(f, and(gte(t.day, "m"), lt(t.day, sql`'m' || ${month}`)));
-  const days = lastTally(f, and(gte(t.day, month), upTo ? lte(t.day, day) : lt(t.day, day)));
-  return sql<number>`(${months} + ${days})`;
+  const months = lastTally(f, and(gte(t.day, "m"), lt(t.day, sql`'m' || substr(${day}, 1, 7)`)));
+  return sql<number>`(${months} + ${monthDays(f, day, upTo)})`;
 }
 
-/** A facet dated by lapse: its filings on days `from` to `to` (inclusive). */
-export const between = (f: FacetRef, from: SQLWrapper | string, to: SQLWrapper | string): SQL<number> =>
-  sql<number>`(${lapsingBefore(f, to, true)} - ${lapsingBefore(f, from, false)})`;
+/**
+ * A facet dated by lapse: its filings on days `from` to `to` (inclusive).
+ * Within one month the months before it cancel out, and only the month's
+ * days are read, two rows (SQLite runs a CASE's subqueries only on the
+ * branch taken).
+ */
+export function between(f: FacetRef, from: SQLWrapper | string, to: SQLWrapper | string): SQL<number> {
+  return sql<number>`(case when substr(${from}, 1, 7) = substr(${to}, 1, 7)
+    then ${monthDays(f, to, true)} - ${monthDays(f, from, false)}
+    else ${lapsingBefore(f, to, true)} - ${lapsingBefore(f, from, false)} end)`;
+}
