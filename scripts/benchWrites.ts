@@ -149,17 +149,25 @@ record("lapse day (per lapse)", daily.get("changes") ?? 0, daily);
 sqlite.close();
 
 const total = (r: Result) => Object.values(r.written).reduce((a, b) => a + b, 0);
+/** The running totals of the counted lists (src/db/tallies.ts), and the per-debtor tables the refresh rebuilds. */
+const COUNTS = ["facet_tallies", "facet_counts", "stale_tallies"];
+const AGGREGATES = ["debtor_addresses", "debtor_address_sets", "debtor_links", "debtor_link_sets", "debtor_names"];
+const sumOf = (r: Result, tables: string[]) => tables.reduce((n, t) => n + (r.written[t] ?? 0), 0);
 const fmt = (n: number, digits = 1) => n.toLocaleString("en-US", { maximumFractionDigits: digits });
 console.log(`Rows written in ${state} (${fmt(filings, 0)} filings), ${today}, ${count} of each:\n`);
-console.log("| change | items | rows written | per item | by table (per item) |");
-console.log("| --- | --- | --- | --- | --- |");
+console.log(
+  "| change | items | rows written | per item | counts per item | aggregates per item | by table (per item) |",
+);
+console.log("| --- | --- | --- | --- | --- | --- | --- |");
 for (const r of results) {
   const per = (n: number) => (r.items > 0 ? n / r.items : 0);
   const tables = Object.entries(r.written)
     .filter(([, n]) => n > 0)
     .map(([t, n]) => `${t} ${fmt(per(n))}`)
     .join(", ");
-  console.log(`| ${r.change} | ${fmt(r.items, 0)} | ${fmt(total(r), 0)} | ${fmt(per(total(r)))} | ${tables} |`);
+  console.log(
+    `| ${r.change} | ${fmt(r.items, 0)} | ${fmt(total(r), 0)} | ${fmt(per(total(r)))} | ${fmt(per(sumOf(r, COUNTS)))} | ${fmt(per(sumOf(r, AGGREGATES)))} | ${tables} |`,
+  );
 }
 if (values.json) writeFileSync(values.json, JSON.stringify({ state, filings, today, count, results }, null, 2));
 rmSync(file, { force: true });
