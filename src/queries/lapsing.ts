@@ -123,8 +123,8 @@ export function lapsing(q: LapsingQuery): CountedFilter {
  * larger set of the state is looked at (a row), and its tallies read only
  * when it holds three of them. Each facet's filings in the
  * window are those through `to` less those before `from` (src/queries/tallies.ts,
- * between): four rows, so a count reads four rows per industry and pair asked
- * for, whatever the data.
+ * between): four rows (two within one month), so a count reads four rows per
+ * industry and pair asked for, whatever the data.
  * The sets are written into the text (validated letters) and the window
  * bound once, so any number of industries stays within D1's 100 bound
  * parameters.
