@@ -28,6 +28,7 @@
  * those changes with their filings.
  */
 import { and, eq, gt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { MAX_COMPOUND } from "../db/database.ts";
 import { debtorNameKeys, NAME_SLOTS_SQL, securedNameKey } from "../db/nameIndex.ts";
 import {
   changeMarks,
@@ -49,9 +50,6 @@ import { type SpanForm, spanForms, spansIn, spansMatch } from "../queries/nameMa
 /** Name-index entries a page filtered by a party examines per change it may hold, and at most. */
 const SCAN_PER_CHANGE = 2;
 const SCAN_WINDOW = 1_000;
-
-/** D1 allows at most five terms in one compound SELECT. */
-const MAX_COMPOUND = 5;
 
 export interface ChangeFilter {
   state?: string | undefined;

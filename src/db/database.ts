@@ -12,6 +12,9 @@ import type * as schema from "./schema.ts";
 /** D1 allows at most 100 bound parameters in one statement. */
 export const D1_MAX_PARAMS = 100;
 
+/** D1 allows at most five terms in one compound SELECT. */
+export const MAX_COMPOUND = 5;
+
 export type Db = BaseSQLiteDatabase<"async", unknown, typeof schema> & {
   batch<U extends BatchItem<"sqlite">, T extends Readonly<[U, ...U[]]>>(batch: T): Promise<BatchResponse<T>>;
 };

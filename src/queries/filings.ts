@@ -40,7 +40,7 @@ import {
   sql,
 } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { D1_MAX_PARAMS } from "../db/database.ts";
+import { D1_MAX_PARAMS, MAX_COMPOUND } from "../db/database.ts";
 import { ANY_FACET, INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
 import {
   type Amendment,
@@ -655,9 +655,6 @@ export interface FilingWithParties {
   securedParties: Pick<SecuredParty, (typeof SHOWN_SECURED)[number]>[];
   amendments: Amendment[];
 }
-
-/** D1 allows at most five terms in one compound SELECT. */
-const MAX_COMPOUND = 5;
 
 /**
  * `arms` as one compound SELECT in list order. Beyond MAX_COMPOUND arms,

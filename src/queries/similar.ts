@@ -24,6 +24,7 @@
  */
 import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { MAX_COMPOUND } from "../db/database.ts";
 import { type DebtorName, debtorNames, debtorSoundKeys } from "../db/schema.ts";
 import { keyRange, nameIdOf, placeInKeyOf } from "../db/soundKeys.ts";
 import { joinedNameRanges, MAX_JOINED_READINGS } from "../domain/joinedNames.ts";
@@ -106,9 +107,6 @@ export interface Hit {
   place: number;
   name: DebtorName | null;
 }
-
-/** D1 allows at most five terms in one compound SELECT. */
-const MAX_COMPOUND = 5;
 
 /** The rows of every arm (each a bounded SELECT of probe, nid, place), as nested compound SELECTs of five terms at most. */
 function unionAll(arms: SQL[]): SQL {
