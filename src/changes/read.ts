@@ -42,7 +42,6 @@ import {
 } from "../db/schema.ts";
 import { CHANGE_TYPES, type ChangeType } from "../domain/kinds.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
-import { isoSeconds } from "../domain/time.ts";
 import { type Db, type Holes, template } from "../queries/db.ts";
 import { assemble, type FilingWithParties, type PageRow, withParties } from "../queries/filings.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch } from "../queries/nameMatch.ts";
@@ -243,7 +242,8 @@ type Row = PageRow & {
   occurred_at: number;
 };
 
-const iso = (s: number) => isoSeconds(s * 1000);
+/** A stored instant (seconds) as the API writes it: the column's own reading (src/db/encodings.ts, instant). */
+const iso = (s: number) => changes.recordedAt.mapFromDriverValue(s) as string;
 
 /** The changed fields of a stored mask, as setMask reads them (bit i: CHANGED_FIELDS[i]). */
 function fieldsOf(mask: number | null): string | null {

@@ -10,7 +10,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import { facetTallies, stateSummaries } from "../db/schema.ts";
-import { isoDay, isoSeconds } from "../domain/time.ts";
+import { isoDay } from "../domain/time.ts";
 import { type Db, type Holes, template } from "./db.ts";
 
 export interface StateCurrencyRow {
@@ -74,7 +74,8 @@ export async function statesHeld(db: Db, sent: SQL): Promise<StateCurrencyRow[]>
   }));
 }
 
-const fromSeconds = (t: number) => isoSeconds(t * 1000);
+/** A summary's stored instant (seconds) as the API writes it: the column's own reading (src/db/encodings.ts, instant). */
+const fromSeconds = (t: number) => stateSummaries.lastLoadedAt.mapFromDriverValue(t) as string;
 
 /**
  * The date a state's data runs through, from its summary as stored: the
