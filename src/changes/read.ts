@@ -186,12 +186,25 @@ function named(v: Holes<ChangeValues>, after: SQL): SQL {
   );
 }
 
-/** The changes of the entries `named` holds that are of the state and types asked for, in seq order. */
+/**
+ * The changes of the entries `named` holds that are of the state and types
+ * asked for, in seq order (`entry`: the order to keep). One key's entries
+ * are distinct changes in order: each is read by its seq as it comes. Under
+ * several keys a change may have an entry under each: `in` reads each once,
+ * at the cost of a list built and walked (about three rows read per entry
+ * against one).
+ */
 function namedChanges(form: ChangeForm, v: Holes<ChangeValues>, entries: SQL): SQL {
   const onState = form.state ? eq(changes.state, v.state) : undefined;
   const onTypes = form.types === 0 ? undefined : sql`${changes.type} in (${sql.join([...v.types], sql`, `)})`;
+  if (v.keys.length === 1) {
+    const asked = and(onState, onTypes);
+    return sql`select ${columns}, e.seq as entry from (${entries}) as e cross join ${changes} on ${changes.seq} = e.seq / ${NAME_SLOTS_SQL}${
+      asked ? sql` where ${asked}` : sql``
+    } order by e.seq`;
+  }
   const seqs = sql`${changes.seq} in (select seq / ${NAME_SLOTS_SQL} from (${entries}))`;
-  return sql`select ${columns} from ${changes} where ${and(seqs, onState, onTypes)} order by ${changes.seq}`;
+  return sql`select ${columns}, ${changes.seq} as entry from ${changes} where ${and(seqs, onState, onTypes)} order by ${changes.seq}`;
 }
 
 /**
@@ -220,7 +233,7 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
   const matching = parties.length > 0 ? sql`where ${sql.join(parties, sql` and `)}` : sql``;
   // CROSS JOIN keeps SQLite's join order: the window's changes, then each one's filing by id.
   const page = sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at, ${withParties(true)}
-      from (${w}) as w cross join filings on filings.id = w.filing_id ${matching} order by w.seq limit ${v.keep}`;
+      from (${w}) as w cross join filings on filings.id = w.filing_id ${matching} order by ${entries ? sql`w.entry` : sql`w.seq`} limit ${v.keep}`;
   const marks = sql`select ${after} as start, coalesce((select ${changeMarks.purgedThrough} from ${changeMarks} where ${changeMarks.id} = 1), 0) as purged`;
   const loaded = form.state
     ? sql`select ${stateLoads.lastLoadedAt} as at from ${stateLoads} where ${stateLoads.state} = ${v.state}`
