@@ -141,20 +141,18 @@ function startOf(form: ChangeForm, v: Holes<ChangeValues>): SQL {
 
 const columns = sql`${changes.seq} as seq, ${changes.state} as change_state, ${changes.type} as type, ${changes.filingId} as filing_id, ${changes.amendment} as amendment, ${changes.changedFields} as changed_fields, ${changes.recordedAt} as recorded_at, ${changes.occurredAt} as occurred_at`;
 
-/** `arms` (each in seq order) as one list in seq order, cut to `limit`. */
+/**
+ * `arms` (each in seq order) as one list in seq order, cut to `limit`: one
+ * compound SELECT under one ORDER BY, which SQLite merges arm by arm as an
+ * index gives each in order, so the arms together read about `limit` rows.
+ * (An arm cut to `limit` by an ORDER BY and LIMIT of its own is read whole
+ * before the merge: each arm a page.) Beyond MAX_COMPOUND arms the first
+ * four stay terms and the rest are merged first, nested.
+ */
 function merged(arms: SQL[], limit: SQLWrapper): SQL {
-  const ordered = (arm: SQL) => sql`select * from (${arm} order by seq limit ${limit})`;
-  if (arms.length === 1) return sql`${arms[0]} order by seq limit ${limit}`;
-  if (arms.length <= MAX_COMPOUND) {
-    return sql`select * from (${sql.join(arms.map(ordered), sql` union all `)}) order by seq limit ${limit}`;
-  }
-  const size = Math.ceil(arms.length / MAX_COMPOUND);
-  const groups: SQL[] = [];
-  for (let i = 0; i < arms.length; i += size) groups.push(merged(arms.slice(i, i + size), limit));
-  return merged(
-    groups.map((g) => sql`select * from (${g})`),
-    limit,
-  );
+  if (arms.length <= MAX_COMPOUND) return sql`${sql.join(arms, sql` union all `)} order by seq limit ${limit}`;
+  const nested = merged(arms.slice(MAX_COMPOUND - 1), limit);
+  return merged([...arms.slice(0, MAX_COMPOUND - 1), sql`select * from (${nested})`], limit);
 }
 
 /** The changes of the filter after the position `after` (an SQL expression), in seq order, at most the window's size. */
