@@ -50,6 +50,13 @@ import { type SpanForm, spanForms, spansIn, spansMatch } from "../queries/nameMa
 const SCAN_PER_CHANGE = 2;
 const SCAN_WINDOW = 1_000;
 
+/**
+ * Whole-word lender names under a lender filter below which a page lists
+ * their ids once rather than reading each examined filing's lender names
+ * (about two rows a change examined fewer, for a list of this many rows).
+ */
+const FEW_LENDER_NAMES = sql.raw("64");
+
 export interface ChangeFilter {
   state?: string | undefined;
   types?: ChangeType[] | undefined;
@@ -224,9 +231,14 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
     );
   }
   if (form.secured) {
-    parties.push(
-      sql`exists (select 1 from ${securedParties} join ${lenderNames} on ${lenderNames.id} = ${securedParties.nameId} where ${securedParties.filingId} = w.filing_id and ${lenderNames.words} >= ${v.from} and ${lenderNames.words} < ${v.to})`,
-    );
+    // Under FEW_LENDER_NAMES whole-word names (most lenders' queries), their ids are listed once
+    // and each filing's parties compared with the list; else each party's name is read by its id.
+    // (SQLite evaluates the count and builds the list once a statement, only as the CASE needs.)
+    const inRange = sql`${lenderNames.words} >= ${v.from} and ${lenderNames.words} < ${v.to}`;
+    const few = sql`(select count(*) from (select 1 from ${lenderNames} where ${inRange} limit ${FEW_LENDER_NAMES})) < ${FEW_LENDER_NAMES}`;
+    const listed = sql`exists (select 1 from ${securedParties} where ${securedParties.filingId} = w.filing_id and ${securedParties.nameId} in (select ${lenderNames.id} from ${lenderNames} where ${inRange}))`;
+    const byName = sql`exists (select 1 from ${securedParties} join ${lenderNames} on ${lenderNames.id} = ${securedParties.nameId} where ${securedParties.filingId} = w.filing_id and ${inRange})`;
+    parties.push(sql`case when ${few} then ${listed} else ${byName} end`);
   }
   const matching = parties.length > 0 ? sql`where ${sql.join(parties, sql` and `)}` : sql``;
   // CROSS JOIN keeps SQLite's join order: the window's changes, then each one's filing by id.
