@@ -518,9 +518,21 @@ export async function knownAddressesAcross(
   return addressPageOf([...newest.values()].slice((page - 1) * size, reach), addressTotal(parts));
 }
 
-/** The distinct addresses of every found debtor in every shard. */
+/**
+ * The distinct addresses of every found debtor in every shard. A debtor's
+ * set holds each key once, so the largest set is counted by its length and
+ * only the others' keys are hashed: a busy debtor's thousands of addresses
+ * are read once, not each put into a Set.
+ */
 function addressTotal(parts: { sets: { addressKeys: number[] }[] }[]): number {
-  return new Set(parts.flatMap((p) => p.sets.flatMap((s) => s.addressKeys))).size;
+  const sets = parts.flatMap((p) => p.sets.map((s) => s.addressKeys));
+  const largest = sets.reduce((a, b) => (b.length > a.length ? b : a), []);
+  const others = new Set<number>();
+  for (const keys of sets) if (keys !== largest) for (const key of keys) others.add(key);
+  if (others.size === 0) return largest.length;
+  let shared = 0;
+  for (const key of largest) if (others.has(key)) shared++;
+  return largest.length + others.size - shared;
 }
 
 /**
@@ -557,8 +569,12 @@ async function addressesBelow(
   const holders = new Map<number, number[]>();
   const read = new Map<number, number[]>();
   parts.forEach((part, shard) => {
-    for (const set of part.sets) for (const address of set.addressKeys) count(holders, address, shard);
     for (const row of part.rows) count(read, row.addressKey, shard);
+  });
+  // Holders only of the addresses read: a busy debtor's other keys are passed over, not counted.
+  parts.forEach((part, shard) => {
+    for (const set of part.sets)
+      for (const address of set.addressKeys) if (read.has(address)) count(holders, address, shard);
   });
   const cut = parts.map((part) => part.rows.length === part.limit);
   /** "shown" (a row above `after`), "new", or undefined when a cut shard hides the answer. */
