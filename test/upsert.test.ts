@@ -3,9 +3,11 @@
  * replaced: what the old version contributed to counts, name indexes,
  * addresses and co-borrower links goes, and the new version's arrives.
  */
+import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import { upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord } from "../src/db/records.ts";
+import * as schema from "../src/db/schema.ts";
 import { counted } from "./bodies.ts";
 import { d1Of, daysAgo, dbOf, filing, getJson, party, registerKeys } from "./helpers.ts";
 
@@ -88,5 +90,123 @@ describe("replacing a filing with upsertFilings", () => {
     expect(addresses.addresses.map((a) => a.zip_code)).toEqual(["94110"]);
     // Counted from the debtor's address set, rebuilt too: the old address is gone from it.
     expect(addresses.pagination.total_results).toBe(1);
+  });
+});
+
+describe("a load that loses a race to another", () => {
+  /** `d1`, whose first batch (a load's read of what is stored) lets `race` write before it answers. */
+  function racing(d1: D1Database, race: () => Promise<unknown>): D1Database {
+    let first = true;
+    return new Proxy(d1, {
+      get(target, prop) {
+        if (prop === "batch") {
+          return async (statements: D1PreparedStatement[]) => {
+            const read = await target.batch(statements);
+            if (first) {
+              first = false;
+              await race();
+            }
+            return read;
+          };
+        }
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  }
+
+  it("writes its version over the one that won, never part of one over the other", async () => {
+    const v1 = filing({ number: "RACE-1", collateral: "Equipment" });
+    const v2 = {
+      ...v1,
+      collateral: "All assets",
+      amendments: [
+        { number: "RACE-1-A", filedAt: daysAgo(2), kind: "collateral_change" as const, description: "Amendment" },
+      ],
+    };
+    const v3 = {
+      ...v1,
+      collateral: "Equipment and inventory",
+      amendments: [
+        { number: "RACE-1-C", filedAt: daysAgo(1), kind: "continuation" as const, description: "Continuation" },
+      ],
+    };
+    await upsertFilings(dbOf(v1.state), [v1], { record: false });
+    // v3's load reads v1; v2's load then replaces it; v3's write must not land on v2 as if it were v1.
+    const db = drizzle(
+      racing(d1Of(v1.state), () => upsertFilings(dbOf(v1.state), [v2], { record: false })),
+      { schema, casing: "snake_case" },
+    );
+    expect(await upsertFilings(db, [v3], { record: false })).toEqual({ inserted: 0, updated: 1, unchanged: 0 });
+    const d1 = d1Of(v1.state);
+    const stored = await d1
+      .prepare("select id, collateral from filings where number = 'RACE-1'")
+      .first<{ id: number; collateral: string }>();
+    expect(stored?.collateral).toBe("Equipment and inventory");
+    const amended = await d1
+      .prepare("select number from amendments where filing_id = ? order by position")
+      .bind(stored?.id)
+      .all<{ number: string }>();
+    expect(amended.results.map((a) => a.number)).toEqual(["RACE-1-C"]);
+  });
+});
+
+describe("what replacing a filing writes, as D1 counts it (index entries too)", () => {
+  /** `d1` adding the rows each batch writes (D1's meta.rows_written) to `written`. */
+  function counting(d1: D1Database, written: { rows: number }): D1Database {
+    return new Proxy(d1, {
+      get(target, prop) {
+        if (prop === "batch") {
+          return async (statements: D1PreparedStatement[]) => {
+            const results = await target.batch(statements);
+            for (const r of results) written.rows += r.meta.rows_written ?? 0;
+            return results;
+          };
+        }
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  }
+
+  it("writes the new amendment's row and the filing's, not every party row and index entry again", async () => {
+    // Filed four years and ten months ago: a continuation filed now moves its lapse date.
+    const stored = filing({
+      number: "WRITES-1",
+      filedAt: daysAgo(5 * 365 - 60),
+      debtors: [
+        party("Writes One LLC", { label: "Manufacturing", zip: "94107" }),
+        party("Writes Two LLC", { label: "Retail & E-commerce", zip: "94110" }),
+      ],
+      securedParties: [party("Alpha Bank, N.A."), party("Beta Bank")],
+    });
+    await upsertFilings(dbOf(stored.state), [stored], { record: false });
+    const written = { rows: 0 };
+    const db = drizzle(counting(d1Of(stored.state), written), { schema, casing: "snake_case" });
+    const amended = {
+      ...stored,
+      collateral: "All equipment",
+      amendments: [
+        { number: "WRITES-1-A", filedAt: daysAgo(1), kind: "collateral_change" as const, description: "Amendment" },
+      ],
+    };
+    await upsertFilings(db, [amended], { record: false, refresh: false });
+    // The change and its name index, the debtors queued, the lenders looked up, the filing's row
+    // updated and the amendment's added: 42 rows here. Deleting and inserting every row of the
+    // filing (each party with its index entries) wrote 68.
+    expect(written.rows).toBeLessThanOrEqual(45);
+
+    // A continuation moves the lapse date the parties carry: their rows are updated in that column
+    // (with the lapse list's index entries), beside the counts it moves: 58 rows here, 77 before.
+    written.rows = 0;
+    const continued = {
+      ...amended,
+      amendments: [
+        ...amended.amendments,
+        { number: "WRITES-1-C", filedAt: daysAgo(0), kind: "continuation" as const, description: "Continuation" },
+      ],
+    };
+    await upsertFilings(db, [continued], { record: false, refresh: false });
+    expect(written.rows).toBeLessThanOrEqual(62);
   });
 });

@@ -810,34 +810,20 @@ async function upsertGroup(
     counts.updated += 1;
     if (recordsChanges(options, after.filing.state)) changed.push(...changesOf(before, after));
   }
-  // Replaced filings first: new ones take ids after the largest (newFilingIds).
   const added = [...replacedRows, ...newRows];
   if (added.length === 0) return counts;
-  const replaced = removed.map((r) => r.filing.id);
   const ids = newFilingIds(newRows.length);
   // The rows, their changes and their counts: one transaction, so a
   // change is seen exactly when what it describes is.
   const data = [
-    // Children first: the rows go whether or not D1 enforces the cascade.
-    ...(replaced.length > 0
-      ? [
-          db.delete(debtorParties).where(inArray(debtorParties.filingId, replaced)),
-          db.delete(securedParties).where(inArray(securedParties.filingId, replaced)),
-          db.delete(amendments).where(inArray(amendments.filingId, replaced)),
-          // Only the revision read: if another load replaced it since, the
-          // row stays and the insert below fails the batch (lostRace).
-          ...chunk(removed, Math.floor(D1_MAX_PARAMS / 2)).map((part) =>
-            db
-              .delete(filings)
-              .where(or(...part.map((r) => and(eq(filings.id, r.filing.id), eq(filings.revision, r.filing.revision))))),
-          ),
-        ]
-      : []),
     ...lenderStatements(
       db,
       added.flatMap((r) => r.securedParties),
     ),
-    ...placedRows(added, newRows.length).flatMap((set) => insertChunks(db, set.table, set.rows, D1_MAX_PARAMS)),
+    // Changed filings in place, each row only where it differs (replacedStatements);
+    // then the new ones, which take ids after the largest (newFilingIds).
+    ...replacedStatements(db, removed, replacedRows),
+    ...placedRows(newRows, newRows.length).flatMap((set) => insertChunks(db, set.table, set.rows, D1_MAX_PARAMS)),
     ...changeStatements(db, changed, D1_MAX_PARAMS, ids.ref),
     ...facetStatements(db, [...facetDayRows(removed, cutoff, -1), ...facetDayRows(added, cutoff)]),
     // The states' summaries, from the totals just written (GET /states).
@@ -870,6 +856,131 @@ async function upsertGroup(
     if (found.length > 0) options.onWaiting?.(found);
   }
   return counts;
+}
+
+/** A row without its filing's id or revision, as comparable text (fingerprint's, a row at a time). */
+function rowText(row: object): string {
+  const { id: _, revision: __, ...rest } = row as { id?: unknown; revision?: unknown };
+  return JSON.stringify(rest, Object.keys(rest).sort());
+}
+
+/** The first position from which `before` and `after` (rows in position order) differ: their common prefix's length. */
+function firstDifference(before: object[], after: object[]): number {
+  let at = 0;
+  while (at < before.length && at < after.length && rowText(before[at] as object) === rowText(after[at] as object))
+    at++;
+  return at === before.length && at === after.length ? Number.POSITIVE_INFINITY : at;
+}
+
+/**
+ * Writing changed filings (`before` as read, `after` as loaded, pairwise)
+ * where they stand, a row only where it differs: a filing's row updated in
+ * the columns that changed, and of each child table (parties, amendments)
+ * the rows from the first position that differs. A new amendment is one
+ * row added; a collateral change, one row updated. (Deleting and inserting
+ * every row of a changed filing rewrote each of its index entries: five
+ * per debtor, four for the filing.)
+ *
+ * First, a statement that fails the batch (lostRace) if another load
+ * changed one of them since it was read: it copies any row whose revision
+ * is no longer the one read onto its own id.
+ */
+function replacedStatements(db: Db, before: FilingRows[], after: FilingRows[]): Statement[] {
+  if (before.length === 0) return [];
+  const read = JSON.stringify(before.map((r) => [r.filing.id, r.filing.revision]));
+  const out: Statement[] = [
+    db.insert(filings).select(
+      db
+        .select()
+        .from(filings)
+        .where(
+          and(
+            sql`${filings.id} in (select value ->> 0 from json_each(${read}))`,
+            sql`${filings.revision} <> (select j.value ->> 1 from json_each(${read}) j where j.value ->> 0 = ${filings.id})`,
+          ),
+        ),
+    ),
+  ];
+  const gone: { table: typeof debtorParties | typeof securedParties | typeof amendments; keys: number[][] }[] = [
+    { table: debtorParties, keys: [] },
+    { table: securedParties, keys: [] },
+    { table: amendments, keys: [] },
+  ];
+  const fresh: FilingRows[] = [];
+  /** Per party table: [filing id, its new lapse day as stored] of parties that change only in it. */
+  const parties: [number, number | null][][] = [[], []];
+  before.forEach((was, i) => {
+    const now = after[i] as FilingRows;
+    const changed: Record<string, unknown> = {};
+    for (const key of Object.keys(now.filing) as (keyof Filing)[]) {
+      if (key !== "id" && JSON.stringify(was.filing[key]) !== JSON.stringify(now.filing[key]))
+        changed[key] = now.filing[key];
+    }
+    const parts = [
+      [was.debtors, now.debtors],
+      [was.securedParties, now.securedParties],
+      [was.amendments, now.amendments],
+    ] as const;
+    const from = parts.map(([b, a]) => firstDifference(b, a));
+    // Parties whose only change is the filing's lapse date copied onto them (a continuation, a
+    // termination) are updated in that column, not written again with all their index entries.
+    parties.forEach((moved, t) => {
+      const [b, a] = parts[t] as readonly [{ lapsesOn: string | null }[], { lapsesOn: string | null }[]];
+      const lapsesOn = a[0]?.lapsesOn ?? null;
+      const onlyLapse =
+        from[t] !== Number.POSITIVE_INFINITY &&
+        b.length === a.length &&
+        a.every(
+          (row, k) => row.lapsesOn === lapsesOn && rowText({ ...row, lapsesOn }) === rowText({ ...b[k], lapsesOn }),
+        );
+      if (!onlyLapse) return;
+      moved.push([now.filing.id, lapsesOn === null ? null : Number(debtorParties.lapsesOn.mapToDriverValue(lapsesOn))]);
+      from[t] = Number.POSITIVE_INFINITY;
+    });
+    // The filing's list of lenders follows its secured parties.
+    const lenders = from[1] === Number.POSITIVE_INFINITY ? {} : { lenders: lookedUp.lenders(now.securedParties) };
+    out.push(
+      db
+        .update(filings)
+        .set({ ...changed, ...lenders } as SQLiteUpdateSetSource<typeof filings>)
+        .where(and(eq(filings.id, now.filing.id), eq(filings.revision, was.filing.revision))),
+    );
+    parts.forEach(([b], t) => {
+      const at = from[t] as number;
+      for (const row of b.slice(at)) gone[t]?.keys.push([now.filing.id, (row as { position: number }).position]);
+    });
+    fresh.push({
+      filing: now.filing,
+      debtors: now.debtors.slice(from[0]),
+      securedParties: now.securedParties.slice(from[1]),
+      amendments: now.amendments.slice(from[2]),
+    });
+  });
+  for (const { table, keys } of gone) {
+    if (keys.length === 0) continue;
+    out.push(
+      db
+        .delete(table)
+        .where(
+          sql`(${table.filingId}, ${table.position}) in (select value ->> 0, value ->> 1 from json_each(${JSON.stringify(keys)}))`,
+        ),
+    );
+  }
+  [debtorParties, securedParties].forEach((table, t) => {
+    const moved = JSON.stringify(parties[t]);
+    if (parties[t]?.length === 0) return;
+    out.push(
+      db
+        .update(table)
+        .set({
+          lapsesOn: sql`(select j.value ->> 1 from json_each(${moved}) j where j.value ->> 0 = ${table.filingId})`,
+        })
+        .where(sql`${table.filingId} in (select value ->> 0 from json_each(${moved}))`),
+    );
+  });
+  // The rows from each first difference on (the filing rows themselves were updated above).
+  const [, ...children] = tableRows(fresh);
+  return [...out, ...children.flatMap((set) => insertChunks(db, set.table, set.rows, D1_MAX_PARAMS))];
 }
 
 /** Whether a load with `options` records the changes of a filing of `state`. */
