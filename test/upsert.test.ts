@@ -210,3 +210,16 @@ describe("what replacing a filing writes, as D1 counts it (index entries too)", 
     expect(written.rows).toBeLessThanOrEqual(62);
   });
 });
+
+describe("a replacement that leaves a field out", () => {
+  it("clears it, as a filing loaded anew without it would have none", async () => {
+    const v1 = filing({ number: "CLEAR-1", collateral: "All inventory", filingOffice: "Secretary of State" });
+    const { collateral: _, filingOffice: __, ...v2 } = v1;
+    await upsertFilings(dbOf(v1.state), [v1], { record: false });
+    await upsertFilings(dbOf(v1.state), [v2], { record: false });
+    const stored = await d1Of(v1.state)
+      .prepare("select collateral, filing_office from filings where number = 'CLEAR-1'")
+      .first<{ collateral: string | null; filing_office: string | null }>();
+    expect(stored).toEqual({ collateral: null, filing_office: null });
+  });
+});

@@ -18,7 +18,7 @@
  * place, so its id, and the keys already written for it, stay valid.
  */
 
-import { and, eq, inArray, notExists, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, notExists, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import {
   alias,
@@ -858,6 +858,11 @@ async function upsertGroup(
   return counts;
 }
 
+/** The filing columns a replacement compares and updates: all but its id and its list of lenders. */
+const FILING_COLUMNS = Object.keys(getTableColumns(filings)).filter(
+  (key) => key !== "id" && key !== "lenders",
+) as (keyof Filing)[];
+
 /** A row without its filing's id or revision, as comparable text (fingerprint's, a row at a time). */
 function rowText(row: object): string {
   const { id: _, revision: __, ...rest } = row as { id?: unknown; revision?: unknown };
@@ -912,9 +917,10 @@ function replacedStatements(db: Db, before: FilingRows[], after: FilingRows[]): 
   before.forEach((was, i) => {
     const now = after[i] as FilingRows;
     const changed: Record<string, unknown> = {};
-    for (const key of Object.keys(now.filing) as (keyof Filing)[]) {
-      if (key !== "id" && JSON.stringify(was.filing[key]) !== JSON.stringify(now.filing[key]))
-        changed[key] = now.filing[key];
+    // Every column but the id and the list of lenders (below); one the new version leaves out is null, as an insert left it.
+    for (const key of FILING_COLUMNS) {
+      const value = now.filing[key] ?? null;
+      if (JSON.stringify(was.filing[key] ?? null) !== JSON.stringify(value)) changed[key] = value;
     }
     const parts = [
       [was.debtors, now.debtors],
