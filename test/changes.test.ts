@@ -443,6 +443,21 @@ describe("filters", () => {
     expect(all.rows).toBeLessThanOrEqual(every.rows + 2 * 11 + 4);
   });
 
+  it("list a change once though its filing names the party under two of the name's keys", async () => {
+    // "John Smith" is looked for as an organization and as an individual: this filing is filed under both.
+    await loadDelta([
+      filing({
+        number: "TWO-KEYS",
+        debtors: [party("Smith, John", { type: "Individual" }), party("John Smith")],
+      }),
+      filing({ number: "ONE-KEY", debtors: [party("Smith, John", { type: "Individual" })] }),
+    ]);
+    for (const limit of [1, 10]) {
+      const { changes } = await walk(`debtor_name=John%20Smith&limit=${limit}`);
+      expect(changes.map((c) => c.initial_financing_number)).toEqual(["TWO-KEYS", "ONE-KEY"]);
+    }
+  });
+
   it("find an individual by the exact-name rule, though the index files last name and first initial together", async () => {
     await loadDelta([
       filing({ number: "IND-1", debtors: [party("Smith, John A", { type: "Individual" })] }),
