@@ -458,6 +458,26 @@ describe("filters", () => {
     }
   });
 
+  it("read a debtor's changes in one state as in every state: each change by its seq, its state checked on it", async () => {
+    // Thirty filings of California, each naming the debtor as an individual and as an organization.
+    await loadDelta(
+      Array.from({ length: 30 }, (_, i) =>
+        filing({
+          number: `ONE-STATE-${i}`,
+          debtors: [party("Smith, John", { type: "Individual" }), party(`Smith ${i} LLC`)],
+        }),
+      ),
+    );
+    const rows = async (query: string) => {
+      const timing = (await get(`/filings/changes?debtor_name=John%20Smith&limit=10${query}`)).headers.get(
+        "server-timing",
+      );
+      // Over every shard, what California's shard read ("at most N on one"); else the one shard's.
+      return Number((/at most (\d+) on one/.exec(timing ?? "") ?? /(\d+) rows read/.exec(timing ?? ""))?.[1]);
+    };
+    expect(await rows("&state=CA")).toBeLessThanOrEqual(await rows(""));
+  });
+
   it("find an individual by the exact-name rule, though the index files last name and first initial together", async () => {
     await loadDelta([
       filing({ number: "IND-1", debtors: [party("Smith, John A", { type: "Individual" })] }),

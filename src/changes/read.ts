@@ -209,7 +209,9 @@ function namedChanges(form: ChangeForm, v: Holes<ChangeValues>, entries: SQL): S
     } order by e.seq`;
   }
   const seqs = sql`${changes.seq} in (select seq / ${NAME_SLOTS_SQL} from (${entries}))`;
-  return sql`select ${columns}, ${changes.seq} as entry from ${changes} where ${and(seqs, onState, onTypes)} order by ${changes.seq}`;
+  // Each change by its seq, its state checked on the row (unary +: not through changes_state, a second seek).
+  const inState = form.state ? sql`+${changes.state} = ${v.state}` : undefined;
+  return sql`select ${columns}, ${changes.seq} as entry from ${changes} where ${and(seqs, inState, onTypes)} order by ${changes.seq}`;
 }
 
 /**
