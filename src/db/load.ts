@@ -643,19 +643,20 @@ const UPSERT_GROUP = 100;
 
 /** A filing's rows without row ids or revision, as comparable text. */
 function fingerprint(rows: FilingRows): string {
-  const strip = (row: object) => {
-    const { id: _, revision: __, ...rest } = row as { id?: unknown; revision?: unknown };
-    return rest;
-  };
-  const sorted = (o: object) => JSON.stringify(o, Object.keys(o).sort());
   return [
-    sorted(strip(rows.filing)),
-    ...rows.debtors.map((d) => sorted(strip(d))),
+    rowText(rows.filing),
+    ...rows.debtors.map(rowText),
     "|",
-    ...rows.securedParties.map((s) => sorted(strip(s))),
+    ...rows.securedParties.map(rowText),
     "|",
-    ...rows.amendments.map((a) => sorted(strip(a))),
+    ...rows.amendments.map(rowText),
   ].join("\n");
+}
+
+/** A row without its filing's id or revision, as comparable text. */
+function rowText(row: object): string {
+  const { id: _, revision: __, ...rest } = row as { id?: unknown; revision?: unknown };
+  return JSON.stringify(rest, Object.keys(rest).sort());
 }
 
 /**
@@ -862,12 +863,6 @@ async function upsertGroup(
 const FILING_COLUMNS = Object.keys(getTableColumns(filings)).filter(
   (key) => key !== "id" && key !== "lenders",
 ) as (keyof Filing)[];
-
-/** A row without its filing's id or revision, as comparable text (fingerprint's, a row at a time). */
-function rowText(row: object): string {
-  const { id: _, revision: __, ...rest } = row as { id?: unknown; revision?: unknown };
-  return JSON.stringify(rest, Object.keys(rest).sort());
-}
 
 /** The first position from which `before` and `after` (rows in position order) differ: their common prefix's length. */
 function firstDifference(before: object[], after: object[]): number {
