@@ -907,8 +907,8 @@ function replacedStatements(db: Db, before: FilingRows[], after: FilingRows[]): 
     { table: amendments, keys: [] },
   ];
   const fresh: FilingRows[] = [];
-  /** Per party table: [filing id, its new lapse day as stored] of parties that change only in it. */
-  const parties: [number, number | null][][] = [[], []];
+  /** Per party table: [filing id, its new lapse day] of parties that change only in it. */
+  const parties: [number, string | null][][] = [[], []];
   before.forEach((was, i) => {
     const now = after[i] as FilingRows;
     const changed: Record<string, unknown> = {};
@@ -935,7 +935,7 @@ function replacedStatements(db: Db, before: FilingRows[], after: FilingRows[]): 
           (row, k) => row.lapsesOn === lapsesOn && rowText({ ...row, lapsesOn }) === rowText({ ...b[k], lapsesOn }),
         );
       if (!onlyLapse) return;
-      moved.push([now.filing.id, lapsesOn === null ? null : Number(debtorParties.lapsesOn.mapToDriverValue(lapsesOn))]);
+      moved.push([now.filing.id, lapsesOn]);
       from[t] = Number.POSITIVE_INFINITY;
     });
     // The filing's list of lenders follows its secured parties.
@@ -968,8 +968,12 @@ function replacedStatements(db: Db, before: FilingRows[], after: FilingRows[]): 
     );
   }
   [debtorParties, securedParties].forEach((table, t) => {
-    const moved = JSON.stringify(parties[t]);
-    if (parties[t]?.length === 0) return;
+    const lapses = parties[t] ?? [];
+    if (lapses.length === 0) return;
+    // As the column stores a day.
+    const moved = JSON.stringify(
+      lapses.map(([id, day]) => [id, day === null ? null : table.lapsesOn.mapToDriverValue(day)]),
+    );
     out.push(
       db
         .update(table)
