@@ -48,12 +48,13 @@ newTestCaller();
 /** The layout under test and each shard's D1 binding. */
 export const shards = shardsOf(env);
 
-const handle = (d1: D1Database) => drizzle(d1, { schema, casing: "snake_case" });
+/** A Drizzle handle over `d1`, as the app makes one. */
+export const drizzleOf = (d1: D1Database) => drizzle(d1, { schema, casing: "snake_case" });
 
 /** Drizzle handles over every shard, for sharded imports (src/feed/shardedImport.ts). */
 export const shardDatabases: ShardDatabases = {
   layout: shards.layout,
-  databases: new Map([...shards.databases].map(([name, d1]) => [name, handle(d1)])),
+  databases: new Map([...shards.databases].map(([name, d1]) => [name, drizzleOf(d1)])),
 };
 
 /** The D1 binding of the shard that holds `state` (wrangler.toml's layout splits no state). */

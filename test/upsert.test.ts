@@ -3,13 +3,11 @@
  * replaced: what the old version contributed to counts, name indexes,
  * addresses and co-borrower links goes, and the new version's arrives.
  */
-import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import { upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord } from "../src/db/records.ts";
-import * as schema from "../src/db/schema.ts";
 import { counted } from "./bodies.ts";
-import { d1Of, daysAgo, dbOf, filing, getJson, party, registerKeys } from "./helpers.ts";
+import { d1Of, daysAgo, dbOf, drizzleOf, filing, getJson, party, registerKeys } from "./helpers.ts";
 
 const before: FilingRecord = filing({
   number: "UP-1",
@@ -93,28 +91,26 @@ describe("replacing a filing with upsertFilings", () => {
   });
 });
 
-describe("a load that loses a race to another", () => {
-  /** `d1`, whose first batch (a load's read of what is stored) lets `race` write before it answers. */
-  function racing(d1: D1Database, race: () => Promise<unknown>): D1Database {
-    let first = true;
-    return new Proxy(d1, {
+/** A Drizzle handle over `d1` that hands each batch's results to `after` before answering. */
+function afterEachBatch(d1: D1Database, after: (results: D1Result[]) => Promise<unknown> | undefined) {
+  return drizzleOf(
+    new Proxy(d1, {
       get(target, prop) {
         if (prop === "batch") {
           return async (statements: D1PreparedStatement[]) => {
-            const read = await target.batch(statements);
-            if (first) {
-              first = false;
-              await race();
-            }
-            return read;
+            const results = await target.batch(statements);
+            await after(results);
+            return results;
           };
         }
         const value = Reflect.get(target, prop);
         return typeof value === "function" ? value.bind(target) : value;
       },
-    });
-  }
+    }),
+  );
+}
 
+describe("a load that loses a race to another", () => {
   it("writes its version over the one that won, never part of one over the other", async () => {
     const v1 = filing({ number: "RACE-1", collateral: "Equipment" });
     const v2 = {
@@ -133,10 +129,13 @@ describe("a load that loses a race to another", () => {
     };
     await upsertFilings(dbOf(v1.state), [v1], { record: false });
     // v3's load reads v1; v2's load then replaces it; v3's write must not land on v2 as if it were v1.
-    const db = drizzle(
-      racing(d1Of(v1.state), () => upsertFilings(dbOf(v1.state), [v2], { record: false })),
-      { schema, casing: "snake_case" },
-    );
+    // Its first batch is the read of what is stored: v2's load writes before it is answered.
+    let raced = false;
+    const db = afterEachBatch(d1Of(v1.state), async () => {
+      if (raced) return;
+      raced = true;
+      await upsertFilings(dbOf(v1.state), [v2], { record: false });
+    });
     expect(await upsertFilings(db, [v3], { record: false })).toEqual({ inserted: 0, updated: 1, unchanged: 0 });
     const d1 = d1Of(v1.state);
     const stored = await d1
@@ -152,23 +151,6 @@ describe("a load that loses a race to another", () => {
 });
 
 describe("what replacing a filing writes, as D1 counts it (index entries too)", () => {
-  /** `d1` adding the rows each batch writes (D1's meta.rows_written) to `written`. */
-  function counting(d1: D1Database, written: { rows: number }): D1Database {
-    return new Proxy(d1, {
-      get(target, prop) {
-        if (prop === "batch") {
-          return async (statements: D1PreparedStatement[]) => {
-            const results = await target.batch(statements);
-            for (const r of results) written.rows += r.meta.rows_written ?? 0;
-            return results;
-          };
-        }
-        const value = Reflect.get(target, prop);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  }
-
   it("writes the new amendment's row and the filing's, not every party row and index entry again", async () => {
     // Filed four years and ten months ago: a continuation filed now moves its lapse date.
     const stored = filing({
@@ -182,7 +164,10 @@ describe("what replacing a filing writes, as D1 counts it (index entries too)", 
     });
     await upsertFilings(dbOf(stored.state), [stored], { record: false });
     const written = { rows: 0 };
-    const db = drizzle(counting(d1Of(stored.state), written), { schema, casing: "snake_case" });
+    const db = afterEachBatch(d1Of(stored.state), (results) => {
+      for (const r of results) written.rows += r.meta.rows_written ?? 0;
+      return undefined;
+    });
     const amended = {
       ...stored,
       collateral: "All equipment",
