@@ -31,7 +31,7 @@ import { joinedNameRanges, MAX_JOINED_READINGS } from "../domain/joinedNames.ts"
 import { debtorNameKey } from "../domain/names.ts";
 import { SIMILARITY_THRESHOLD, similarityTo } from "../domain/similarity.ts";
 import { MAX_KEY_WORDS, maxQueryKeys, querySoundKeys } from "../domain/soundKeys.ts";
-import { type Db, decoded, frozen, rendered } from "./db.ts";
+import { type Db, decoded, frozen, type Holes, rendered, template } from "./db.ts";
 
 /**
  * Names each probe keeps, the first in its order (see Probe):
@@ -92,10 +92,15 @@ export interface SimilarName extends DebtorName {
 
 /**
  * One candidate probe: at most `limit` names, the first in its order. A
- * "name" probe reads debtor_names in (name key, state) order; a "sound"
+ * "name" probe reads debtor_names in (name key, state) order: the keys
+ * from `from` up to `to`, or the key `from` alone (`to` null); a "sound"
  * probe reads a sound key's range in (state, name id) order (placeInKeyOf).
+ * With a state, each reads that state's names.
  */
-export type Probe = { limit: number } & ({ kind: "name"; where: SQL | undefined } | { kind: "sound"; key: number });
+export type Probe = { limit: number } & (
+  | { kind: "name"; from: string; to: string | null }
+  | { kind: "sound"; key: number }
+);
 
 /**
  * What a probe found in one database: the probe (its index), the row's
@@ -122,38 +127,49 @@ function unionAll(arms: SQL[]): SQL {
   );
 }
 
-/** Keys that start with `prefix` (keys hold only [a-z0-9] and spaces; "{" follows "z"): one index range. */
-const startsWith = (prefix: string) =>
-  and(sql`${debtorNames.nameKey} >= ${prefix}`, sql`${debtorNames.nameKey} < ${`${prefix}{`}`);
+/** The name probe of the keys that start with `prefix` (keys hold only [a-z0-9] and spaces; "{" follows "z"): one index range. */
+const startsWith = (prefix: string, limit: number): Probe => ({ kind: "name", limit, from: prefix, to: `${prefix}{` });
 
 /** The query's candidate probes, the same on every shard. */
 function probesOf(q: { name: string; state?: string | undefined }): Probe[] {
   const key = debtorNameKey(q.name);
   const prefix = key.slice(0, PREFIX_LENGTH);
-  const inState = q.state ? eq(debtorNames.state, q.state) : undefined;
   const keys = querySoundKeys(q.name);
   const caps = q.state ? CAPS.state : CAPS.across;
   return [
     // The exact key first (in key order), then the keys it begins: an
     // organization named by its leading words ("Silvercreek", "Silver
     // Creek" for Silver Creek Industries LLC).
-    {
-      kind: "name",
-      limit: caps.prefix,
-      where: and(inState, key === "" ? eq(debtorNames.nameKey, key) : startsWith(key)),
-    },
-    { kind: "name", limit: caps.prefix, where: and(inState, startsWith(prefix)) },
+    key === "" ? { kind: "name", limit: caps.prefix, from: key, to: null } : startsWith(key, caps.prefix),
+    startsWith(prefix, caps.prefix),
     ...keys.broad.map((key) => ({ kind: "sound" as const, limit: caps.broad, key })),
     ...keys.narrow.map((key) => ({ kind: "sound" as const, limit: caps.narrow, key })),
-    ...joinedNameRanges(q.name).map(
-      (range): Probe => ({
-        kind: "name",
-        limit: caps.joined,
-        where: and(inState, sql`${debtorNames.nameKey} >= ${range.from}`, sql`${debtorNames.nameKey} < ${range.to}`),
-      }),
-    ),
+    ...joinedNameRanges(q.name).map((range): Probe => ({ kind: "name", limit: caps.joined, ...range })),
   ];
 }
+
+/**
+ * A name probe's debtor_names ids, the first `limit` in (name key, state) order, read in that order from an index. A
+ * template (src/queries/db.ts): rendered once per isolate and form. The
+ * limit is written in, not bound: a one-word query's many probes stay
+ * within 100 parameters.
+ */
+const nameProbe = template(
+  "similarName",
+  (f: { limit: number; state: boolean; exact: boolean }, v: Holes<{ state: string; from: string; to: string }>) => {
+    const key = f.exact
+      ? eq(debtorNames.nameKey, v.from)
+      : and(sql`${debtorNames.nameKey} >= ${v.from}`, sql`${debtorNames.nameKey} < ${v.to}`);
+    return sql`select ${debtorNames.id} from ${debtorNames} where ${and(f.state ? eq(debtorNames.state, v.state) : undefined, key)}
+      order by ${debtorNames.nameKey}, ${debtorNames.state} limit ${sql.raw(String(f.limit))}`;
+  },
+);
+
+/** A sound probe's row ids, the first `limit` of its key's range (in the state), as nameProbe. */
+const soundProbe = template("similarSound", (f: { limit: number; state: string | null }, v: Holes<{ key: number }>) => {
+  const range = keyRange(sql`${v.key}`, f.state ?? undefined);
+  return sql`select id from ${debtorSoundKeys} where id >= ${range.from} and id < ${range.to} order by id limit ${sql.raw(String(f.limit))}`;
+});
 
 /**
  * A probe's rows (probe, nid: the debtor_names id, place: see Hit), the
@@ -161,16 +177,13 @@ function probesOf(q: { name: string; state?: string | undefined }): Probe[] {
  */
 function probeRows(probe: Probe, i: number, state: string | undefined): SQL {
   const tag = sql.raw(String(i));
-  const limit = sql.raw(String(probe.limit));
   if (probe.kind === "name") {
-    // The limit is written in, not bound: a one-word query's many probes stay within 100 parameters.
-    const rows = sql`select ${debtorNames.id} from ${debtorNames} where ${probe.where}
-      order by ${debtorNames.nameKey}, ${debtorNames.state} limit ${limit}`;
+    const form = { limit: probe.limit, state: state !== undefined, exact: probe.to === null };
+    const rows = nameProbe(form, { state: state ?? "", from: probe.from, to: probe.to ?? "" });
     return sql`select ${tag} as probe, id as nid, 0 as place from (${rows})`;
   }
-  const range = keyRange(sql`${probe.key}`, state);
-  return sql`select ${tag} as probe, ${nameIdOf(sql`id`)} as nid, ${placeInKeyOf(sql`id`)} as place
-    from (select id from ${debtorSoundKeys} where id >= ${range.from} and id < ${range.to} order by id limit ${limit})`;
+  const rows = soundProbe({ limit: probe.limit, state: state ?? null }, { key: probe.key });
+  return sql`select ${tag} as probe, ${nameIdOf(sql`id`)} as nid, ${placeInKeyOf(sql`id`)} as place from (${rows})`;
 }
 
 /**
@@ -204,9 +217,8 @@ export function probeStatement(q: SimilarQuery): SQL {
       sql`, `,
     ),
   );
-  return rendered(
-    sql`select p.probe as probe, p.place as place, ${columns} from (${unionAll(arms)}) p left join ${debtorNames} on ${debtorNames.id} = p.nid`,
-  );
+  const join = frozen("similar:join", () => sql`left join ${debtorNames} on ${debtorNames.id} = p.nid`);
+  return rendered(sql`select p.probe as probe, p.place as place, ${columns} from (${unionAll(arms)}) p ${join}`);
 }
 
 /**
