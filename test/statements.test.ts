@@ -2,7 +2,9 @@
  * A page's statements reach D1 as rendered text and values (src/queries/db.ts,
  * textOf): once a list's templates are rendered (the isolate's first request
  * of its shape), a later page of it, at any depth, is built and sent without
- * Drizzle rendering a statement again.
+ * Drizzle rendering a statement again; and so is every other lookup's
+ * request after the first of its form (lapse lists and similar names
+ * rendered theirs on every request until they became templates).
  */
 import { env } from "cloudflare:workers";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
@@ -48,6 +50,44 @@ describe("a page's statements", () => {
       try {
         expect(await ask(4)).toBeGreaterThan(0);
         expect(await ask(5)).toBeGreaterThan(0);
+        expect(renders).not.toHaveBeenCalled();
+      } finally {
+        renders.mockRestore();
+      }
+    },
+  );
+});
+
+/** Lookups whose statements are templates, each asked in a form of its own. */
+const LOOKUPS = [
+  "/filings/lapsing?state=CA",
+  "/filings/lapsing?state=CA&envelope=a",
+  "/filings/lapsing?state=CA&industry=Manufacturing,Equipment&envelope=a",
+  "/filings/lapsing?state=CA&secured_party=first%20test&industry=Manufacturing&envelope=a",
+  "/debtors/search-similar?name=Harbor%20Manufacturng",
+  "/debtors/search-similar?name=Harbor&state=CA",
+  "/debtors/addresses?name=Harbor%20Manufacturing%20Inc",
+  "/debtors/associated/?name=Harbor%20Manufacturing%20Inc&state=CA",
+  "/debtors/report?name=Harbor%20Manufacturing%20Inc",
+  "/filings/changes?state=CA&types=filing.created,filing.terminated",
+  "/filings/recently-terminated?state=CA",
+  "/states",
+];
+
+describe("a lookup's statements", () => {
+  it.each(LOOKUPS)(
+    "of %s are sent without Drizzle rendering them, on any request after the first of its form",
+    async (url) => {
+      const app = createApp();
+      const ask = async () => {
+        const res = await app.request(url, { headers: { "x-api-key": TEST_KEY } }, env);
+        expect(res.status).toBe(200);
+        await res.arrayBuffer();
+      };
+      await ask();
+      const renders = vi.spyOn(SQLiteAsyncDialect.prototype, "sqlToQuery");
+      try {
+        await ask();
         expect(renders).not.toHaveBeenCalled();
       } finally {
         renders.mockRestore();
