@@ -149,9 +149,10 @@ function probesOf(q: { name: string; state?: string | undefined }): Probe[] {
 }
 
 /**
- * A name probe's debtor_names ids, the first `limit` in (name key, state) order, read in that order from an index. A
- * template (src/queries/db.ts): rendered once per isolate and form. The
- * limit is written in, not bound: a one-word query's many probes stay
+ * A name probe's debtor_names ids, the first `limit` in (name key, state)
+ * order, read in that order from an index. A template (src/queries/db.ts):
+ * rendered once per isolate and form, so a request joins rendered parts.
+ * The limit is written in, not bound: a one-word query's many probes stay
  * within 100 parameters.
  */
 const nameProbe = template(
