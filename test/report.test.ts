@@ -250,6 +250,33 @@ describe("GET /debtors/report", () => {
     expect(second.summary).toEqual(first.summary);
   });
 
+  it("lists once, page by page, a filing that names the debtor twice", async () => {
+    // Thirty filings in Oregon, every third naming the debtor at two addresses: two of its index
+    // entries, one filing. The name finds one debtor, so its page is read off that debtor's range.
+    await loadDelta(
+      Array.from({ length: 30 }, (_, i) =>
+        filing({
+          number: `TW-${String(i).padStart(2, "0")}`,
+          state: "OR",
+          filedAt: daysAgo(300 - i),
+          debtors: [
+            party("Twice Named Co", { state: "OR", zip: "97205" }),
+            ...(i % 3 === 0 ? [party("Twice Named Co", { state: "OR", zip: "97209", street1: "9 Oak St" })] : []),
+          ],
+        }),
+      ),
+    );
+    const first = await report("name=Twice%20Named%20Co&state=OR");
+    const second = await report(
+      `name=Twice%20Named%20Co&state=OR&cursor=${encodeURIComponent(first.next_cursor ?? "")}`,
+    );
+    expect([...first.filings, ...second.filings].map((f) => f.initial_financing_number)).toEqual(
+      Array.from({ length: 30 }, (_, i) => `TW-${String(i).padStart(2, "0")}`),
+    );
+    expect(second.next_cursor).toBeUndefined();
+    expect(first.summary.filings).toBe(30);
+  });
+
   it("hands back a changes cursor that returns the changes recorded after the report and nothing before", async () => {
     const name = "Harbor Freight Lines";
     const before = await report(`name=${encodeURIComponent(name)}`);
