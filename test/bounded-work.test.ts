@@ -41,13 +41,13 @@ const GOAL = 100;
 const growthOf = (path: string) => (lookupOf(path)?.path === "/debtors/report" ? 200 : 30);
 
 /**
- * A lien report reads its page by one of two statements, as the name finds
- * one debtor on the shard or several, each with a guard of a few rows
- * (src/report/query.ts, pageOfOne): a name found three times on one shard
- * (Owner 3 in CA, NV and WA) reads 8 rows more than one statement did (100
- * against 92 at 150 filings; 255 at 1,500), where a name found once reads
- * 39 fewer (Busy Borrower: 164 against 203 at 150 filings; the busiest
- * debtor of five million filings: 162 against 201).
+ * A lien report's page statement first reads the debtors its name finds (two
+ * at most), to take one debtor's range straight through or each found
+ * debtor's list (src/report/query.ts, page): a name found three times in one
+ * database (Owner 3 in CA, NV and WA) reads 8 rows more than the list alone
+ * did (100 against 92 at 150 filings, 255 against 247 at 1,500), where a name
+ * found once reads about 40 fewer (Busy Borrower: 161 against 203 at 150
+ * filings; Owner 3 over four shards, once in each: 180 against 223 at 1,500).
  */
 const REPORT_BOUND = 260;
 
@@ -333,8 +333,8 @@ describe("a lien report of a debtor with 5,010 filings in one state", () => {
   it.each(REPORTS)(
     "%s: a name that finds one debtor reads its page off that debtor's range, with no list or sort to build",
     async (path) => {
-      // 169 to 172 rows, page 1 and the page after; 210 to 213 when the page took each found
-      // debtor's list of filings and sorted them (one statement for any number of debtors).
+      // 167 to 170 rows, page 1 and the page after; 210 to 213 when the page took each found
+      // debtor's list of filings and sorted them, however many debtors the name found.
       const first = await measure(path);
       expect(first.rows).toBeLessThanOrEqual(180);
       const second = await measure(continued(path, first.cursor ?? ""));

@@ -11,7 +11,7 @@
  * each found debtor's first `size` filings after the position from its
  * index range (a correlated subquery with a LIMIT, which SQLite runs once
  * per found debtor), then the first `size` of those in report order; a
- * name that finds one debtor reads its range alone (pageOfOne).
+ * name that finds one debtor reads its range alone (page).
  */
 import { and, type SQL, sql } from "drizzle-orm";
 import { digestSelect } from "../db/reports.ts";
@@ -115,55 +115,44 @@ const currency = template("reportStates", (f: Shape & { listed: number }, v: Hol
 /** The shard's newest change: where a changes cursor made now starts. */
 const newestChange = () => frozen("reportNewestChange", () => sql`select coalesce(max(seq), 0) as seq from changes`);
 
-/** Filings after the position in a found debtor's index range (`d`: its debtor_parties rows). */
-const afterPosition = (f: Shape, v: Holes<Values>) =>
-  f.after
-    ? sql` and d.filed_at >= ${v.at} and (d.filed_at > ${v.at} or d.filing_state > ${v.st} or (d.filing_state = ${v.st} and d.filing_number > ${v.num}))`
-    : sql``;
-
-/** Whether the name finds other than one debtor (none, or two or more): only then is `page` read, else `pageOfOne`. */
-const notOne = (f: Shape, v: Holes<Values>) =>
-  sql`(select count(*) from (select 1 from ${debtorNames} where ${foundWhere(f, v)} limit 2)) <> 1`;
-
 /**
- * The page: each found debtor's first `size` filings after the position in
- * its index range (name key, state, filing time, number), the first `size`
- * of them all by time, state and number, with their parties and amendments.
- * Read when the name finds other than one debtor (a constant condition:
- * SQLite tests it once, before reading anything else).
+ * The page: the first `size` filings after the position in report order
+ * (filing time, state, number), with their parties and amendments, one
+ * statement whatever the name finds. Its rows come in no particular order:
+ * combine.ts sorts every shard's page into report order.
+ * - A name that finds one debtor (most: one name, filed in one state) reads
+ *   that debtor's range straight through, already in report order: its
+ *   first `size` filings after the position, a filing that names the debtor
+ *   twice once (DISTINCT in the range's own order: no sort).
+ * - A name that finds several takes each one's first `size` filings after
+ *   the position from its range (a correlated subquery with a LIMIT, which
+ *   SQLite runs once per found debtor), then the first `size` of them all.
+ * Which one reads is settled by `one` (the found debtors, two at most),
+ * the other reading nothing past it. For the busiest debtor of five
+ * million filings the page reads 128 rows, where the second form alone
+ * read 170.
  */
 const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
+  // A debtor's index entries (d) after the position.
+  const after = f.after
+    ? sql` and d.filed_at >= ${v.at} and (d.filed_at > ${v.at} or d.filing_state > ${v.st} or (d.filing_state = ${v.st} and d.filing_number > ${v.num}))`
+    : sql``;
+  const one = sql`select ${debtorNames.nameKey} as k, ${debtorNames.state} as s from ${debtorNames} where ${foundWhere(f, v)} limit 2`;
+  const ofOne = sql`select f.* from (
+      select distinct d.filed_at, d.filing_number, d.filing_id from debtor_parties d
+      where d.name_key = (select k from one where (select count(*) from one) = 1) and d.filing_state = (select s from one)${after}
+      order by d.filed_at, d.filing_number, d.filing_id limit ${v.size}) as p
+    join ${filings} f on f.id = p.filing_id`;
+  const ofSeveral = sql`select distinct f.* from ${debtorNames} join ${filings} f on f.id in (
+      select d.filing_id from debtor_parties d
+      where d.name_key = ${debtorNames.nameKey} and d.filing_state = ${debtorNames.state}${after}
+      order by d.filed_at, d.filing_number, d.filing_id limit ${v.size})
+    where ${foundWhere(f, v)} and (select count(*) from one) <> 1
+    order by f.filed_at, f.state, f.number, f.id limit ${v.size}`;
   // The page's filings whole, under the name "filings", so the party
   // lookups (withParties) read the page's rows rather than each filing again.
-  const page = sql`select distinct f.* from ${debtorNames} join ${filings} f on f.id in (
-      select d.filing_id from debtor_parties d
-      where d.name_key = ${debtorNames.nameKey} and d.filing_state = ${debtorNames.state}${afterPosition(f, v)}
-      order by d.filed_at, d.filing_number, d.filing_id limit ${v.size})
-    where ${foundWhere(f, v)} and ${notOne(f, v)}
-    order by f.filed_at, f.state, f.number, f.id limit ${v.size}`;
-  return sql`select ${withParties(true)} from (${page}) as ${filings}
-    order by ${filings.filedAt}, ${filings.state}, ${filings.number}, ${filings.id}`;
-});
-
-/**
- * The page of a name that finds one debtor (most reports): its first
- * `size` filings after the position, straight off its index range, which
- * is the report's order (one state). A filing that names the debtor twice
- * is listed once (DISTINCT over the range's own order: no sort). About
- * half what `page` reads for them (its list per found debtor and its
- * sort): 122 rows against 170 for the busiest debtor of five million
- * filings. Nothing is read past the found debtors when the name finds
- * other than one: the key is then null.
- */
-const pageOfOne = template("reportPageOfOne", (f: Shape, v: Holes<Values>) => {
-  const one = sql`select ${debtorNames.nameKey} as k, ${debtorNames.state} as s from ${debtorNames} where ${foundWhere(f, v)} limit 2`;
   return sql`with one as (${one})
-    select ${withParties(true)} from (
-      select distinct d.filed_at, d.filing_number, d.filing_id from debtor_parties d
-      where d.name_key = (select k from one where (select count(*) from one) = 1) and d.filing_state = (select s from one)${afterPosition(f, v)}
-      order by d.filed_at, d.filing_number, d.filing_id limit ${v.size}) as p
-    join ${filings} on ${filings.id} = p.filing_id
-    order by p.filed_at, p.filing_number, p.filing_id`;
+    select ${withParties(true)} from (select * from (${ofOne}) union all select * from (${ofSeveral})) as ${filings}`;
 });
 
 /** A found debtor's digest as stored (null columns when it has none). */
@@ -226,7 +215,6 @@ export function reportStatements(q: ReportRequest) {
     states: currency({ ...shape, listed: q.states?.length ?? 0 }, { ...bound, list: q.states ?? [] }),
     seq: newestChange(),
     page: page(shape, bound),
-    pageOfOne: pageOfOne(shape, bound),
   };
 }
 
@@ -234,13 +222,12 @@ export type ReportStatements = ReturnType<typeof reportStatements>;
 
 /** A report's part of one shard, in one batch. */
 export async function readShardReport(db: Db, s: ReportStatements): Promise<ShardReport> {
-  const [parts, first, states, [newest], rows, rowsOfOne] = await db.batch([
+  const [parts, first, states, [newest], rows] = await db.batch([
     db.all<DigestRow & { part: "found" | "recount" }>(s.digests),
     db.all<PageRow>(s.firsts),
     db.all<{ state: string; office: number | null; newest: number | null }>(s.states),
     db.all<{ seq: number }>(s.seq),
     db.all<PageRow>(s.page),
-    db.all<PageRow>(s.pageOfOne),
   ]);
   return {
     digests: parts.filter((r) => r.part === "found"),
@@ -248,8 +235,7 @@ export async function readShardReport(db: Db, s: ReportStatements): Promise<Shar
     firsts: assemble(first),
     states,
     seq: Number(newest?.seq ?? 0),
-    // At most one of the two holds rows (which depends on how many debtors the name finds).
-    page: assemble(rows.length > 0 ? rows : rowsOfOne),
+    page: assemble(rows),
   };
 }
 
