@@ -183,7 +183,7 @@ export interface ShardReport {
   states: { state: string; office: number | null; newest: number | null }[];
   /** The shard's newest change. */
   seq: number;
-  /** The shard's first `size` filings of the report's order after the position. */
+  /** The shard's first `size` filings of the report's order after the position, in no order (combine.ts sorts). */
   page: FilingWithParties[];
 }
 
