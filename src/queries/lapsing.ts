@@ -93,28 +93,36 @@ const stateLapses = template("stateLapses", (f: Resumed, v: Holes<WindowValues>)
 );
 
 /**
+ * A party table's filings of the state matching `where`, lapsing in the
+ * window (its lapse index, on the lapse date copied onto party rows), each
+ * filing once.
+ */
+function partyLapses(
+  t: typeof debtorParties | typeof securedParties,
+  where: SQL | undefined,
+  f: Resumed,
+  v: Holes<WindowValues>,
+): SQL {
+  return query
+    .selectDistinct(arm(t.lapsesOn, t.filingNumber, t.filingId))
+    .from(t)
+    .where(and(eq(t.filingState, v.state), where, inWindow(t.lapsesOn, t.filingNumber, f, v)))
+    .getSQL();
+}
+
+/**
  * The state's filings with a debtor in an industry, lapsing in the window
  * (debtor_parties_lapsing). The industry's code is written into the text
  * (a validated number; fifteen ranges bind fifteen fewer values).
  */
 const industryLapses = template("industryLapses", (f: Resumed & { industry: number }, v: Holes<WindowValues>) =>
-  query
-    .selectDistinct(arm(debtorParties.lapsesOn, debtorParties.filingNumber, debtorParties.filingId))
-    .from(debtorParties)
-    .where(
-      and(
-        eq(debtorParties.filingState, v.state),
-        sql`${debtorParties.industry} = ${sql.raw(String(f.industry))}`,
-        inWindow(debtorParties.lapsesOn, debtorParties.filingNumber, f, v),
-      ),
-    )
-    .getSQL(),
+  partyLapses(debtorParties, sql`${debtorParties.industry} = ${sql.raw(String(f.industry))}`, f, v),
 );
 
 /**
  * The state's filings of the lender names under a name (whole leading
- * words: `names` to `below`), lapsing in the window (secured_parties_lapsing,
- * on the lapse date copied onto party rows): NAME_SLOTS ordered arms, a
+ * words: `names` to `below`), lapsing in the window (secured_parties_lapsing):
+ * NAME_SLOTS ordered arms, a
  * name each, and one sorted arm for any names beyond. `industries`: the
  * codes of the industries a debtor must be in, written into the text
  * (validated; this repeats in every arm), or none.
@@ -128,19 +136,7 @@ const lenderLapses = template(
         : sql`exists (select 1 from ${debtorParties} d where d.filing_id = ${securedParties.filingId} and d.industry in (${sql.raw(
             f.industries.join(", "),
           )}))`;
-    const lenderArm = (names: SQL) =>
-      query
-        .selectDistinct(arm(securedParties.lapsesOn, securedParties.filingNumber, securedParties.filingId))
-        .from(securedParties)
-        .where(
-          and(
-            eq(securedParties.filingState, v.state),
-            names,
-            inWindow(securedParties.lapsesOn, securedParties.filingNumber, f, v),
-            inIndustry,
-          ),
-        )
-        .getSQL();
+    const lenderArm = (names: SQL) => partyLapses(securedParties, and(names, inIndustry), f, v);
     // The state's lender names under the name, in name order, from its lender facets (each with its id: facetCounts.ref).
     const lenderNames = (after?: SQL) =>
       sql`select distinct ${facetCounts.name} as name, ${facetCounts.ref} as ref from ${facetCounts} where ${and(
