@@ -72,6 +72,7 @@ const LOOKUPS = [
   "/filings/changes?state=CA&types=filing.created,filing.terminated",
   "/filings/recently-terminated?state=CA",
   "/states",
+  "/filings?initial_financing_number=ST-01&state=CA",
 ];
 
 describe("a lookup's statements", () => {
