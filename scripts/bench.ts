@@ -7,6 +7,7 @@
  *   npm run bench -- --profile [--write]   (a CPU profile of each endpoint instead of step 4)
  *   npm run bench -- --endpoint /states --endpoint /filings   (only these endpoints)
  *   npm run bench -- --in-process [--repeat 20]   (our own CPU per request, in Node, in a minute)
+ *   npm run bench -- --in-worker [--repeat 20] [--profile-dir DIR]   (the same on workerd: scripts/benchInWorker.ts)
  *
  * 1. Data: applies migrations and, unless the local database already holds
  *    exactly --filings filings, reseeds it with `npm run seed -- --filings N`
@@ -53,10 +54,10 @@
  * 1003).
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { loadavg } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
@@ -65,8 +66,16 @@ import { runnerImport } from "vite";
 import { unstable_readConfig } from "wrangler";
 import { seededCount } from "../seed/generate.ts";
 import { type DataPicks, LOOKUPS, scopeOf } from "../test/endpoints.ts";
+import { inWorkerCpu } from "./benchInWorker.ts";
 import { flameSummary, profiled, summaryMarkdown } from "./cpuProfile.ts";
-import { machine as describeMachine, startDevServer, unmeteredKey, waitUntilUp, workerdCpuMs } from "./devServer.ts";
+import {
+  machine as describeMachine,
+  shareLocalD1,
+  startDevServer,
+  unmeteredKey,
+  waitUntilUp,
+  workerdCpuMs,
+} from "./devServer.ts";
 import { localD1File } from "./shardConfig.ts";
 
 const { values } = parseArgs({
@@ -84,6 +93,7 @@ const { values } = parseArgs({
     "profile-dir": { type: "string" },
     endpoint: { type: "string", multiple: true },
     "in-process": { type: "boolean", default: false },
+    "in-worker": { type: "boolean", default: false },
     repeat: { type: "string", default: "20" },
   },
 });
@@ -417,6 +427,26 @@ if (values["in-process"]) {
   process.exit(0);
 }
 
+if (values["in-worker"]) {
+  const captured = await captureSql(
+    MIX.flatMap((e) => e.paths),
+    "bench-in-worker",
+  );
+  await inWorkerCpu({
+    endpoints: MIX,
+    captured,
+    databases,
+    config,
+    key: "bench-in-worker",
+    repeat: Number(values.repeat),
+    port: PORT + 4,
+    requestLog: REQUEST_LOG,
+    profileDir: values["profile-dir"],
+    filings: filingCount,
+  });
+  process.exit(0);
+}
+
 // --- 3, 4. Page-1 probes, then driving each server -----------------------------
 async function drive(base: string, paths: string[], headers: Record<string, string>) {
   let n = 0;
@@ -689,12 +719,7 @@ const CEILING = `http://127.0.0.1:${CEILING_PORT}`;
 function replayArgs(): string[] {
   const dir = resolve(".wrangler/bench-replay");
   const state = join(dir, "state");
-  // localD1File is <state>/v3/d1/<Durable Object class>/<file>: the D1 directory is two levels up.
-  const d1 = dirname(dirname(resolve(databases[0]?.file ?? localD1File(""))));
-  const link = join(state, "v3", "d1");
-  mkdirSync(dirname(link), { recursive: true });
-  rmSync(link, { force: true, recursive: false });
-  symlinkSync(d1, link);
+  shareLocalD1(state, databases[0]?.file ?? localD1File(""));
   const replayConfig = {
     name: "lien-bench-replay",
     main: resolve("bench/replay/index.ts"),

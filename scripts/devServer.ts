@@ -5,9 +5,10 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, release, totalmem, type } from "node:os";
+import { dirname, resolve } from "node:path";
 import { putLocalKey } from "../seed/localKv.ts";
 
 /** A key that skips per-key limits, so a run measures the service, not the limiter. */
@@ -42,6 +43,20 @@ export function startDevServer(
   });
   if (stderr) server.stderr?.setEncoding("utf8").on("data", stderr);
   return server;
+}
+
+/**
+ * Gives a `wrangler dev` whose state is `state` (its --persist-to) the D1
+ * databases of another state directory, one of whose files is `d1File`
+ * (<state>/v3/d1/<Durable Object class>/<file>): its D1 directory becomes a
+ * link to that one, while the rest of its state (cache, trace collector) is
+ * its own. What was there (a link, or a directory an earlier run made) goes.
+ */
+export function shareLocalD1(state: string, d1File: string): void {
+  const link = `${state}/v3/d1`;
+  mkdirSync(dirname(link), { recursive: true });
+  rmSync(link, { force: true, recursive: true });
+  symlinkSync(dirname(dirname(resolve(d1File))), link);
 }
 
 /** A port free on loopback now, for a server started next. */

@@ -21,7 +21,7 @@ interface Statement {
 }
 
 /** One D1 batch: a shard's statements of one round. */
-interface Batch {
+export interface Batch {
   binding: string;
   statements: Statement[];
 }
@@ -58,27 +58,37 @@ export default {
       const allowed = (await env.PUBLIC_LOOKUPS?.limit({ key }))?.success;
       if (!allowed) return new Response("over the limit, or no PUBLIC_LOOKUPS binding", { status: 429 });
     }
-    const sessions = new Map<string, D1DatabaseSession>();
-    const sessionOf = (binding: string) => {
-      let session = sessions.get(binding);
-      if (!session) {
-        const d1 = env[binding] as D1Database | undefined;
-        if (!d1) throw new Error(`no D1 binding ${binding}`);
-        session = d1.withSession("first-unconstrained");
-        sessions.set(binding, session);
-      }
-      return session;
-    };
-    const rows: unknown[][] = [];
-    for (const round of rounds) {
-      const results = await Promise.all(
-        round.map(({ binding, statements }) => {
-          const session = sessionOf(binding);
-          return session.batch(statements.map(({ sql, params }) => session.prepare(sql).bind(...params)));
-        }),
-      );
-      for (const batch of results) for (const result of batch) rows.push(result.results);
-    }
-    return Response.json(rows);
+    return Response.json(await replayRounds(rounds, env));
   },
 };
+
+/**
+ * Sends a request's rounds of batches to the D1 bindings of `env`: round
+ * after round, a round's batches at once, each shard's through one session
+ * for the whole request; every statement's rows, in order. bench/worker
+ * replays through it too.
+ */
+export async function replayRounds(rounds: Batch[][], env: Record<string, unknown>): Promise<unknown[][]> {
+  const sessions = new Map<string, D1DatabaseSession>();
+  const sessionOf = (binding: string) => {
+    let session = sessions.get(binding);
+    if (!session) {
+      const d1 = env[binding] as D1Database | undefined;
+      if (!d1) throw new Error(`no D1 binding ${binding}`);
+      session = d1.withSession("first-unconstrained");
+      sessions.set(binding, session);
+    }
+    return session;
+  };
+  const rows: unknown[][] = [];
+  for (const round of rounds) {
+    const results = await Promise.all(
+      round.map(({ binding, statements }) => {
+        const session = sessionOf(binding);
+        return session.batch(statements.map(({ sql, params }) => session.prepare(sql).bind(...params)));
+      }),
+    );
+    for (const batch of results) for (const result of batch) rows.push(result.results);
+  }
+  return rows;
+}

@@ -1,0 +1,139 @@
+/**
+ * `npm run bench -- --in-worker`: what the service's code costs per request
+ * on the runtime it runs on, read precisely. The app runs in workerd
+ * (bench/worker) and answers each endpoint's requests many times over inside
+ * one request; workerd's CPU for that one request, divided by the requests
+ * it answered, is read from /proc, so neither a driven server's spread nor
+ * Node's older V8 (a slower JSON.stringify, among others) is in the figure.
+ *
+ * Four loops per endpoint, each the least of TRIALS trials:
+ * - app: the app with every statement answered from memory (the rows the
+ *   benchmark read beforehand): our own code and the runtime calls it
+ *   makes (Request, Response, Headers, crypto), no SQL and no D1 client;
+ * - bare: the loop's own request and response, without the app;
+ * - d1: the app on the local D1 databases themselves;
+ * - replay: the request's statements sent to the same databases as
+ *   bench/replay sends them, and their rows made JSON.
+ * `ours` is app less bare; `beyond replay` is d1 less replay: the goal's
+ * figure (at most 1 ms), read in one isolate with the same bindings, so the
+ * two sides differ only in what the service adds to its SQL.
+ */
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { unstable_readConfig } from "wrangler";
+import { profiled } from "./cpuProfile.ts";
+import { shareLocalD1, startDevServer, workerdCpuMs } from "./devServer.ts";
+
+/** A request's statements: rounds of D1 batches, one per shard read (as bench/replay takes them). */
+type Rounds = { binding: string; statements: { sql: string; params: SQLInputValue[] }[] }[][];
+
+type Mode = "app" | "bare" | "d1" | "replay";
+
+const TRIALS = 5;
+
+export interface InWorkerOptions {
+  endpoints: { endpoint: string; paths: string[] }[];
+  /** Each path's statements, as the in-process app sent them. */
+  captured: Map<string, Rounds>;
+  databases: { binding: string; file: string; db: DatabaseSync }[];
+  config: ReturnType<typeof unstable_readConfig>;
+  /** The key the requests carry (the Worker's key store accepts any). */
+  key: string;
+  /** Passes over an endpoint's requests per trial. */
+  repeat: number;
+  port: number;
+  /** Keep the request log line (off otherwise, as in the driven benchmark). */
+  requestLog: boolean;
+  /** Where to keep a CPU profile of each loop, when given. */
+  profileDir: string | undefined;
+  filings: number;
+}
+
+export async function inWorkerCpu(o: InWorkerOptions): Promise<void> {
+  // Each statement's rows, by binding (every shard's, read or not: the app checks the whole layout).
+  const rows: Record<string, Record<string, unknown[]>> = Object.fromEntries(o.databases.map((d) => [d.binding, {}]));
+  for (const rounds of o.captured.values()) {
+    for (const { binding, statements } of rounds.flat()) {
+      const db = o.databases.find((d) => d.binding === binding)?.db;
+      const known = rows[binding];
+      if (!db || !known) throw new Error(`no database ${binding}`);
+      for (const { sql, params } of statements)
+        known[`${sql}\u0000${JSON.stringify(params)}`] ??= db.prepare(sql).all(...params);
+    }
+  }
+  const vars = o.requestLog ? (o.config.vars ?? {}) : { ...o.config.vars, REQUEST_LOG_SAMPLE: "0" };
+  const dir = resolve(".wrangler/bench-worker");
+  const state = join(dir, "state");
+  shareLocalD1(state, o.databases[0]?.file ?? "");
+  const workerConfig = {
+    name: "lien-bench-worker",
+    main: resolve("bench/worker/index.ts"),
+    compatibility_date: o.config.compatibility_date,
+    compatibility_flags: o.config.compatibility_flags,
+    keep_names: o.config.keep_names,
+    d1_databases: (o.config.d1_databases as { binding: string; database_name?: string; database_id?: string }[]).map(
+      ({ binding, database_name, database_id }) => ({ binding, database_name, database_id }),
+    ),
+  };
+  writeFileSync(join(dir, "wrangler.json"), JSON.stringify(workerConfig, null, 2));
+  const base = `http://127.0.0.1:${o.port}`;
+  const inspectorPort = o.profileDir ? o.port + 1000 : undefined;
+  const server = startDevServer(o.port, inspectorPort, ["--config", join(dir, "wrangler.json"), "--persist-to", state]);
+  try {
+    const paths = Object.fromEntries(o.endpoints.map(({ endpoint, paths }) => [endpoint, paths]));
+    const body = JSON.stringify({ vars, rows, paths, rounds: Object.fromEntries(o.captured), key: o.key });
+    for (let i = 0; ; i++) {
+      if (server.exitCode !== null || i > 120) throw new Error("bench/worker did not start");
+      const put = await fetch(base, { method: "PUT", body }).catch(() => undefined);
+      if (put?.status === 204) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const run = async (endpoint: string, passes: number, mode: Mode) => {
+      const before = workerdCpuMs(server.pid ?? 0);
+      const res = await fetch(`${base}/run?endpoint=${encodeURIComponent(endpoint)}&passes=${passes}&mode=${mode}`);
+      const cpuMs = workerdCpuMs(server.pid ?? 0) - before;
+      const { answered, failed } = (await res.json()) as { answered: number; failed: string[] };
+      if (failed.length > 0) throw new Error(`in-Worker ${endpoint} (${mode}): ${failed.join("; ")}`);
+      return cpuMs / answered;
+    };
+    console.log(
+      `CPU per request in workerd (bench/worker), ${o.filings.toLocaleString("en-US")} filings; the least of ${TRIALS} trials of ${o.repeat} passes over each endpoint's requests, in one isolate:`,
+    );
+    console.log(
+      "endpoint                            requests   app ms  bare ms  ours ms    d1 ms replay ms beyond ms   beyond, by trial",
+    );
+    for (const { endpoint, paths: list } of o.endpoints) {
+      await run(endpoint, 2, "app");
+      await run(endpoint, 2, "d1");
+      const least: Record<Mode, number> = { app: Infinity, bare: Infinity, d1: Infinity, replay: Infinity };
+      /** Each trial's d1 less its replay: local D1's own spread, which the least of each hides. */
+      const beyond: number[] = [];
+      for (let trial = 0; trial < TRIALS; trial++) {
+        const reading = {} as Record<Mode, number>;
+        for (const mode of ["app", "bare", "d1", "replay"] as const) {
+          reading[mode] = await run(endpoint, o.repeat, mode);
+          least[mode] = Math.min(least[mode], reading[mode]);
+        }
+        beyond.push(reading.d1 - reading.replay);
+      }
+      const cells = [least.app, least.bare, least.app - least.bare, least.d1, least.replay, least.d1 - least.replay];
+      const spread = `${Math.min(...beyond).toFixed(2)} to ${Math.max(...beyond).toFixed(2)}`;
+      process.stdout.write(
+        `${endpoint.padEnd(35)} ${String(o.repeat * list.length).padStart(8)} ${cells.map((v) => v.toFixed(3).padStart(8)).join(" ")}   ${spread}\n`,
+      );
+      if (o.profileDir && inspectorPort) {
+        // Each loop once more with the Worker's CPU profiler on, kept for Chrome's DevTools.
+        mkdirSync(o.profileDir, { recursive: true });
+        for (const mode of ["app", "d1", "replay"] as const) {
+          const { profile } = await profiled(inspectorPort, () => run(endpoint, o.repeat, mode));
+          const file = `in-worker-${mode}${endpoint.replaceAll("/", "_")}.cpuprofile`;
+          writeFileSync(join(o.profileDir, file), JSON.stringify(profile));
+        }
+      }
+    }
+  } finally {
+    if (server.pid) process.kill(-server.pid);
+  }
+}
