@@ -10,7 +10,7 @@ import type { DebtorParty } from "../db/schema.ts";
 import type { ChangedField } from "../domain/kinds.ts";
 import { lienStatus } from "../domain/lifecycle.ts";
 import { isStateCode, STATE_SEARCH_URLS } from "../domain/states.ts";
-import type { FilingWithParties, PageWindow } from "../queries/filings.ts";
+import type { FilingWithParties, ListedFilingWithParties, PageWindow } from "../queries/filings.ts";
 import { type AppEnv, responseMetadata } from "./context.ts";
 import type { LienA, LienB, LienFull } from "./responses.ts";
 
@@ -70,7 +70,7 @@ function securedB(s: FilingWithParties["securedParties"][number]) {
   };
 }
 
-function amendmentB(a: FilingWithParties["amendments"][number]) {
+function amendmentB(a: ListedFilingWithParties["amendments"][number]) {
   return {
     amendment_financing_number: a.number,
     amendment_financing_date: a.filedAt,
@@ -78,7 +78,7 @@ function amendmentB(a: FilingWithParties["amendments"][number]) {
   };
 }
 
-function lienB(item: FilingWithParties, today: string, withAmendments: boolean): LienB {
+function lienB(item: ListedFilingWithParties, today: string, withAmendments: boolean): LienB {
   const { filing } = item;
   return {
     initial_financing_number: filing.number,

@@ -648,11 +648,27 @@ const ADDRESS = ["street1", "street2", "city", "state", "zip", "country"] as con
 const SHOWN_DEBTOR = ["position", "type", "name", "industry", ...ADDRESS] as const;
 const SHOWN_SECURED = ["position", "name", "category", ...ADDRESS] as const;
 
-/** A filing with its parties (and amendments, when asked for), in filing order. */
-export interface FilingWithParties {
-  filing: Filing;
+/**
+ * What a listed filing shows (envelopes A and B, the change feed): of the
+ * filing, its identity, dates and state; of each amendment, its number,
+ * time, kind and description. The rest (collateral texts, the office's
+ * own fields, load bookkeeping) is the public lookup's and the report's:
+ * a page that does not show it does not read it (listedWithParties).
+ */
+const LISTED_FILING = ["id", "state", "number", "filedAt", "lapseDate", "terminatedAt"] as const;
+const LISTED_AMENDMENT = ["number", "filedAt", "kind", "description"] as const;
+
+/** A filing with the parties a page shows and its amendments, in filing order, as a list reads it. */
+export interface ListedFilingWithParties {
+  filing: Pick<Filing, (typeof LISTED_FILING)[number]>;
   debtors: Pick<DebtorParty, (typeof SHOWN_DEBTOR)[number]>[];
   securedParties: Pick<SecuredParty, (typeof SHOWN_SECURED)[number]>[];
+  amendments: Pick<Amendment, (typeof LISTED_AMENDMENT)[number]>[];
+}
+
+/** A filing with its parties (and amendments, when asked for), in filing order: the filing and amendments whole. */
+export interface FilingWithParties extends ListedFilingWithParties {
+  filing: Filing;
   amendments: Amendment[];
 }
 
@@ -730,9 +746,9 @@ export const PARTY_LOOKUPS = 3;
  * with k parties reads k rows (k + 1 beyond PARTY_LOOKUPS), and SQLite
  * seeks k + 1 times.
  */
-function partiesOf(table: typeof debtorParties | typeof securedParties | typeof amendments): SQL {
-  return frozen(`partiesOf:${getTableName(table)}`, () =>
-    table === securedParties ? lenderLookups() : partyLookups(table),
+function partiesOf(table: typeof debtorParties | typeof securedParties | typeof amendments, listed = false): SQL {
+  return frozen(`partiesOf:${getTableName(table)}:${listed}`, () =>
+    table === securedParties ? lenderLookups() : partyLookups(table, listed),
   );
 }
 
@@ -758,9 +774,9 @@ function lenderLookups(): SQL {
   return sql`'[' || coalesce(${found}, '') || ']'`;
 }
 
-function partyLookups(table: typeof debtorParties | typeof securedParties | typeof amendments): SQL {
+function partyLookups(table: typeof debtorParties | typeof securedParties | typeof amendments, listed: boolean): SQL {
   const values = sql`json_array(${sql.join(
-    columnsOf(table).map(([, c]) => sql`${c}`),
+    columnsOf(table, listed).map(([, c]) => sql`${c}`),
     sql`, `,
   )})`;
   const ofFiling = sql`${table.filingId} = ${filings.id}`;
@@ -780,7 +796,18 @@ type Table = typeof filings | typeof debtorParties | typeof securedParties | typ
  * lender's details (lenders); a filing's, all but its list of lenders.
  */
 const tableColumns = new Map<Table, [string, SQLiteColumn][]>();
-function columnsOf(table: Table): [string, SQLiteColumn][] {
+const listedColumns = new Map<Table, [string, SQLiteColumn][]>();
+function columnsOf(table: Table, listed = false): [string, SQLiteColumn][] {
+  const keep: readonly string[] | undefined =
+    table === filings ? LISTED_FILING : table === amendments ? LISTED_AMENDMENT : undefined;
+  if (listed && keep) {
+    let columns = listedColumns.get(table);
+    if (!columns) {
+      columns = columnsOf(table).filter(([key]) => keep.includes(key));
+      listedColumns.set(table, columns);
+    }
+    return columns;
+  }
   let columns = tableColumns.get(table);
   if (!columns) {
     if (table === securedParties) {
@@ -801,12 +828,17 @@ function columnsOf(table: Table): [string, SQLiteColumn][] {
 }
 
 /** A row of `table`'s page columns from its stored values (in columnsOf order), each read back as Drizzle reads it. */
-const rowOf = <R>(table: Table, value: (key: string, i: number) => unknown): R => decoded<R>(columnsOf(table), value);
+const rowOf = <R>(table: Table, value: (key: string, i: number) => unknown, listed = false): R =>
+  decoded<R>(columnsOf(table, listed), value);
 
 /** The rows a partiesOf() text holds. */
-function rowsOf<R>(table: typeof debtorParties | typeof securedParties | typeof amendments, json: string | null): R[] {
+function rowsOf<R>(
+  table: typeof debtorParties | typeof securedParties | typeof amendments,
+  json: string | null,
+  listed = false,
+): R[] {
   if (json === null || json === "[]") return [];
-  return (JSON.parse(json) as unknown[][]).map((values) => rowOf<R>(table, (_, i) => values[i]));
+  return (JSON.parse(json) as unknown[][]).map((values) => rowOf<R>(table, (_, i) => values[i], listed));
 }
 
 /**
@@ -836,6 +868,21 @@ export function withParties(withAmendments: boolean, shown?: SQL): SQL {
   return sql`${filingColumns}, ${read(debtorParties)} as debtors, ${read(securedParties)} as secured, ${
     withAmendments ? read(amendments) : sql`null`
   } as amended`;
+}
+
+/**
+ * withParties(true) as a list shows it (ListedFilingWithParties): the
+ * filing's listed columns, its parties, and its amendments' listed
+ * columns. assembleListed() reads it back.
+ */
+export function listedWithParties(): SQL {
+  return frozen("listedWithParties", () => {
+    const columns = sql.join(
+      columnsOf(filings, true).map(([key, column]) => sql`${column} as ${sql.identifier(key)}`),
+      sql`, `,
+    );
+    return sql`${columns}, ${partiesOf(debtorParties)} as debtors, ${partiesOf(securedParties)} as secured, ${partiesOf(amendments, true)} as amended`;
+  });
 }
 
 /** A row of a withParties() select, as D1 returns it. */
@@ -896,16 +943,29 @@ export function openStatements(
 
 const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 const byPosition = (a: { position: number }, b: { position: number }) => a.position - b.position;
-const byFiled = (a: Amendment, b: Amendment) => compare(a.filedAt, b.filedAt) || compare(a.number, b.number);
+const byFiled = (a: Pick<Amendment, "filedAt" | "number">, b: Pick<Amendment, "filedAt" | "number">) =>
+  compare(a.filedAt, b.filedAt) || compare(a.number, b.number);
 
 /** Rows of withParties() as filings with their parties in filing order. */
 export function assemble(rows: PageRow[]): FilingWithParties[] {
-  return rows.map((row) => ({
-    filing: rowOf<Filing>(filings, (key) => row[key]),
-    debtors: rowsOf<FilingWithParties["debtors"][number]>(debtorParties, row.debtors).sort(byPosition),
-    securedParties: rowsOf<FilingWithParties["securedParties"][number]>(securedParties, row.secured).sort(byPosition),
-    amendments: rowsOf<Amendment>(amendments, row.amended).sort(byFiled),
-  }));
+  return assembled<FilingWithParties>(rows, false);
+}
+
+/** Rows of listedWithParties(), likewise. */
+export function assembleListed(rows: PageRow[]): ListedFilingWithParties[] {
+  return assembled<ListedFilingWithParties>(rows, true);
+}
+
+function assembled<T extends ListedFilingWithParties>(rows: PageRow[], listed: boolean): T[] {
+  return rows.map(
+    (row) =>
+      ({
+        filing: rowOf<T["filing"]>(filings, (key) => row[key], listed),
+        debtors: rowsOf<T["debtors"][number]>(debtorParties, row.debtors).sort(byPosition),
+        securedParties: rowsOf<T["securedParties"][number]>(securedParties, row.secured).sort(byPosition),
+        amendments: rowsOf<T["amendments"][number]>(amendments, row.amended, listed).sort(byFiled),
+      }) as T,
+  );
 }
 
 /** A page with the total number of matches (envelope A), from its statements. */
