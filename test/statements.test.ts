@@ -4,7 +4,9 @@
  * of its shape), a later page of it, at any depth, is built and sent without
  * Drizzle rendering a statement again; and so is every other lookup's
  * request after the first of its form (lapse lists and similar names
- * rendered theirs on every request until they became templates).
+ * rendered theirs on every request until they became templates). A list's
+ * statements read only what it shows of each filing; the public lookup
+ * reads the whole filing.
  */
 import { env } from "cloudflare:workers";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
@@ -95,4 +97,61 @@ describe("a lookup's statements", () => {
       }
     },
   );
+});
+
+/**
+ * `env` with each D1 binding's statements recorded (their SQL text) as the
+ * app prepares them, sessions included.
+ */
+function recordingEnv(sent: string[]): typeof env {
+  const recording = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(t, name) {
+        const value = Reflect.get(t, name);
+        if (name === "prepare") {
+          return (sql: string) => {
+            sent.push(sql);
+            return (value as (sql: string) => unknown).call(t, sql);
+          };
+        }
+        if (name === "withSession")
+          return (...args: unknown[]) => recording((value as (...a: unknown[]) => object).apply(t, args));
+        return typeof value === "function" ? value.bind(t) : value;
+      },
+    });
+  return new Proxy(env, {
+    get(t, name) {
+      const value = Reflect.get(t, name);
+      return typeof name === "string" && /^DB(_\d+)?$/.test(name) ? recording(value as object) : value;
+    },
+  });
+}
+
+describe("what a page reads of each filing", () => {
+  it.each([
+    ...LISTS,
+    "/filings/lapsing?state=CA",
+    "/filings/recently-terminated?state=CA",
+    "/filings/changes?state=CA",
+    "/filings/changes",
+  ])("is what %s shows: no collateral text, nor the office's own fields", async (url) => {
+    const sent: string[] = [];
+    // A parameter of its own: the lookups above may have left this answer in the edge cache.
+    const asked = `${url}${url.includes("?") ? "&" : "?"}r=reading`;
+    const res = await createApp().request(asked, { headers: { "x-api-key": TEST_KEY } }, recordingEnv(sent));
+    expect(res.status).toBe(200);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const sql of sent) expect(sql).not.toMatch(/"collateral"|"filing_office"|"office_lapse_date"/);
+  });
+
+  it("is the whole filing for the public lookup, which shows it", async () => {
+    const sent: string[] = [];
+    const url = "/filings?initial_financing_number=ST-01&state=CA&r=reading";
+    const res = await createApp().request(url, { headers: { "x-api-key": TEST_KEY } }, recordingEnv(sent));
+    expect(res.status).toBe(200);
+    expect(sent.join("\n")).toMatch(/"collateral"/);
+    const body = (await res.json()) as { ucc_liens: Record<string, unknown>[] };
+    expect(body.ucc_liens[0]).toHaveProperty("collateral");
+    expect(body.ucc_liens[0]).toHaveProperty("filing_office");
+  });
 });

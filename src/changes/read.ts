@@ -43,7 +43,7 @@ import {
 import { CHANGE_TYPES, type ChangeType } from "../domain/kinds.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
 import { type Db, type Holes, template } from "../queries/db.ts";
-import { assembleListed, type ListedFilingWithParties, listedWithParties, type PageRow } from "../queries/filings.ts";
+import { assembleListed, type ListedFilingWithParties, type PageRow, withParties } from "../queries/filings.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch } from "../queries/nameMatch.ts";
 
 /** Name-index entries a page filtered by a party examines per change it may hold, and at most. */
@@ -244,7 +244,7 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
   }
   const matching = parties.length > 0 ? sql`where ${sql.join(parties, sql` and `)}` : sql``;
   // CROSS JOIN keeps SQLite's join order: the window's changes, then each one's filing by id.
-  const page = sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at, ${listedWithParties()}
+  const page = sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at, ${withParties(true, undefined, "listed")}
       from (${w}) as w cross join filings on filings.id = w.filing_id ${matching} order by ${entries ? sql`w.entry` : sql`w.seq`} limit ${v.keep}`;
   const marks = sql`select ${after} as start, coalesce((select ${changeMarks.purgedThrough} from ${changeMarks} where ${changeMarks.id} = 1), 0) as purged`;
   const loaded = form.state

@@ -13,7 +13,7 @@ import { FILING_NUMBER } from "../domain/limits.ts";
 import type { AddressPosition } from "../queries/debtors.ts";
 import type { CrossPosition } from "../queries/fanout.ts";
 import {
-  type FilingWithParties,
+  type ListedFilingWithParties,
   type ListPosition,
   type PageWindow,
   positionOf,
@@ -116,8 +116,8 @@ export function filingCursor(
   list: string,
   window: PageWindow,
   more: boolean,
-  items: FilingWithParties[],
-  position: (item: FilingWithParties) => ListPosition = positionOf,
+  items: ListedFilingWithParties[],
+  position: (item: ListedFilingWithParties) => ListPosition = positionOf,
 ): Promise<string | undefined> {
   const last = items.at(-1);
   return nextCursor(list, window, more && last ? position(last) : undefined);

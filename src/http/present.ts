@@ -39,7 +39,7 @@ function addressB(a: Address) {
 /** A filing with its parties and amendments: the rows a loader writes, as the presenters read them. */
 export type FilingItem = FilingRows;
 
-function lienA({ filing, debtors, securedParties }: FilingWithParties): LienA {
+function lienA({ filing, debtors, securedParties }: ListedFilingWithParties): LienA {
   return {
     initial_financing_number: filing.number,
     // Timestamps are stored in the API's form already (ISO 8601 UTC with Z).
@@ -57,11 +57,11 @@ function lienA({ filing, debtors, securedParties }: FilingWithParties): LienA {
   };
 }
 
-function debtorB(d: FilingWithParties["debtors"][number]) {
+function debtorB(d: ListedFilingWithParties["debtors"][number]) {
   return { name: d.name, type: d.type, category: d.industry ?? d.type, address: addressB(d) };
 }
 
-function securedB(s: FilingWithParties["securedParties"][number]) {
+function securedB(s: ListedFilingWithParties["securedParties"][number]) {
   return {
     name: s.name,
     type: "Secured Party" as const,
@@ -123,7 +123,7 @@ function byFilingTime(a: { filedAt: string; number: string }, b: { filedAt: stri
   return a.number < b.number ? -1 : a.number > b.number ? 1 : 0;
 }
 
-export function terminatedFiling({ filing, debtors, securedParties }: FilingWithParties) {
+export function terminatedFiling({ filing, debtors, securedParties }: ListedFilingWithParties) {
   const debtor = debtors[0];
   const secured = securedParties[0];
   return {
@@ -209,14 +209,14 @@ function envelopeB(
 export function lienPageA(
   c: Context<AppEnv>,
   window: PageWindow,
-  { items, total }: { items: FilingWithParties[]; total: number },
+  { items, total }: { items: ListedFilingWithParties[]; total: number },
   next: string | undefined,
 ) {
   return { ucc_liens: items.map(lienA), ...envelopeA(c, window, total, next) };
 }
 
-interface OpenPage {
-  items: FilingWithParties[];
+interface OpenPage<T = ListedFilingWithParties> {
+  items: T[];
   hasMore: boolean;
   dataLoadedAt: string | null;
 }
@@ -240,7 +240,7 @@ export function lienPageB(
 export function lienPageFull(
   c: Context<AppEnv>,
   window: PageWindow,
-  { items, hasMore, dataLoadedAt }: OpenPage,
+  { items, hasMore, dataLoadedAt }: OpenPage<FilingWithParties>,
   next: string | undefined,
 ) {
   const today = c.get("now").toISOString().slice(0, 10);

@@ -40,12 +40,13 @@ import {
   type CountedFilter,
   countedStatements,
   type FilingFilter,
-  type FilingWithParties,
   fetchCountedPage,
   fetchListKeys,
   fetchOpenPage,
   fetchTotal,
+  type ListedFilingWithParties,
   type ListPosition,
+  type OpenOptions,
   openStatements,
   type PageStatements,
   type PageWindow,
@@ -98,7 +99,7 @@ function boundIn(p: Resume, shard: number): ListPosition {
  * item's place (its list time or lapse day, and number) and the direction.
  */
 interface ListOrder {
-  positionOf: (item: FilingWithParties) => ListPosition;
+  positionOf: (item: ListedFilingWithParties) => ListPosition;
   /** Soonest first (a lapse list); lists are newest first. */
   ascending?: boolean | undefined;
 }
@@ -142,9 +143,9 @@ function listOrder(ascending: boolean | undefined) {
   };
 }
 
-type PlacedItem = Placed & { item: FilingWithParties };
+type PlacedItem = Placed & { item: ListedFilingWithParties };
 
-function placed(items: FilingWithParties[], shard: number, first: number, order: ListOrder): PlacedItem[] {
+function placed(items: ListedFilingWithParties[], shard: number, first: number, order: ListOrder): PlacedItem[] {
   return items.map((item, i) => {
     const { at, num } = order.positionOf(item);
     return { item, at, num, shard, position: first + i };
@@ -158,7 +159,7 @@ function mergedSlice<T extends Placed>(parts: T[][], from: number, to: number, a
 
 /** Items `from` to `to` of the merge of each shard's rows, each part from its list's start or its bound. */
 function mergedItems(
-  parts: { items: FilingWithParties[] }[],
+  parts: { items: ListedFilingWithParties[] }[],
   from: number,
   to: number,
   order: ListOrder,
@@ -179,7 +180,7 @@ function lastOf(slice: PlacedItem[]): CrossPosition | undefined {
 
 /** A merged page: its items, and where the list resumes after it. */
 interface MergedPage {
-  items: FilingWithParties[];
+  items: ListedFilingWithParties[];
   last: CrossPosition | undefined;
 }
 
@@ -292,14 +293,14 @@ export async function openPageAcross(
   reader: ShardReader,
   build: Build<FilingFilter | CountedFilter>,
   { page, size }: Pick<PageWindow, "page" | "size">,
-  options: { amendments: boolean; state?: string | undefined },
+  options: OpenOptions,
   after?: Resume,
 ): Promise<MergedPage & { hasMore: boolean; dataLoadedAt: string | null }> {
   const window = windowOf({ page, after }, size);
   const from = window.offset;
   const reach = from + size;
   const statementsOf = (make: typeof build) => (window: PageWindow) => (bound?: ListPosition) =>
-    openStatements(make(bound), window, options.amendments);
+    openStatements(make(bound), window, options.amendments, options.reading);
   // A list of one state says when that state was loaded, in any of its parts.
   const readPage = (db: Db, statements: PageStatements) => readOpenPage(db, statements, options.state);
   if (reader.shards.length === 1) {
@@ -344,7 +345,7 @@ async function pageRows(
   from: number,
   to: number,
   order: ListOrder,
-  fetch: (db: Db, window: PageWindow) => Promise<FilingWithParties[]>,
+  fetch: (db: Db, window: PageWindow) => Promise<ListedFilingWithParties[]>,
 ): Promise<PlacedItem[]> {
   const parts = partsOfSlice(
     listed.map((l) => l.keys),
@@ -376,7 +377,7 @@ async function pageRows(
  * with the page, not the data. One part reads its own page, as one
  * database does.
  */
-async function mergedPageAcross<T extends { items: FilingWithParties[] }>(
+async function mergedPageAcross<T extends { items: ListedFilingWithParties[] }>(
   reader: ShardReader,
   read: (db: Db, window: PageWindow, bound?: ListPosition) => Promise<T>,
   { page, size }: Pick<PageWindow, "page" | "size">,
@@ -400,7 +401,11 @@ async function mergedPageAcross<T extends { items: FilingWithParties[] }>(
 /** mergedPageAcross of counted pages (envelope A): counts add, a filing being in one part. */
 export async function countedPartsAcross(
   reader: ShardReader,
-  read: (db: Db, window: PageWindow, bound?: ListPosition) => Promise<{ items: FilingWithParties[]; total: number }>,
+  read: (
+    db: Db,
+    window: PageWindow,
+    bound?: ListPosition,
+  ) => Promise<{ items: ListedFilingWithParties[]; total: number }>,
   window: Pick<PageWindow, "page" | "size">,
   after?: Resume,
 ): Promise<MergedPage & { total: number }> {
@@ -415,7 +420,7 @@ export async function openPartsAcross(
     db: Db,
     window: PageWindow,
     bound?: ListPosition,
-  ) => Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }>,
+  ) => Promise<{ items: ListedFilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }>,
   window: Pick<PageWindow, "page" | "size">,
   after?: Resume,
 ): Promise<MergedPage & { hasMore: boolean; dataLoadedAt: string | null }> {

@@ -133,7 +133,7 @@ export interface ListPosition {
  * /filings/recently-terminated): no id, so a cursor outlives a reload of
  * the state, which numbers its filings anew.
  */
-export function positionOf({ filing }: FilingWithParties, byTermination = false): ListPosition {
+export function positionOf({ filing }: ListedFilingWithParties, byTermination = false): ListPosition {
   const at = byTermination ? filing.terminatedAt : filing.filedAt;
   return { at: Number(filings.filedAt.mapToDriverValue(at ?? "")), num: filing.number };
 }
@@ -653,7 +653,7 @@ const SHOWN_SECURED = ["position", "name", "category", ...ADDRESS] as const;
  * filing, its identity, dates and state; of each amendment, its number,
  * time, kind and description. The rest (collateral texts, the office's
  * own fields, load bookkeeping) is the public lookup's and the report's:
- * a page that does not show it does not read it (listedWithParties).
+ * a page that does not show it does not read it (withParties, `listed`).
  */
 const LISTED_FILING = ["id", "state", "number", "filedAt", "lapseDate", "terminatedAt"] as const;
 const LISTED_AMENDMENT = ["number", "filedAt", "kind", "description"] as const;
@@ -842,47 +842,41 @@ function rowsOf<R>(
 }
 
 /**
+ * What a page reads of each filing and amendment: all of it (`whole`: the
+ * public lookup and the report show it), or what a list shows (`listed`:
+ * ListedFilingWithParties).
+ */
+export type Reading = "whole" | "listed";
+
+/**
  * The select list of a page row: the filing's columns named by their keys,
  * then its parties (and amendments, when asked for) as partiesOf() arrays
- * named debtors, secured and amended: what assemble() reads back. With
- * `shown`, only a row for which it holds reads them (the others get none).
- * Its text is the same on every request, so it is rendered once (frozen).
+ * named debtors, secured and amended: what assemble() (assembleListed(),
+ * for a listed reading) reads back. With `shown`, only a row for which it
+ * holds reads them (the others get none). Its text is the same on every
+ * request, so it is rendered once (frozen).
  */
-export function withParties(withAmendments: boolean, shown?: SQL): SQL {
-  const filingColumns = frozen("filingColumns", () =>
+export function withParties(withAmendments: boolean, shown?: SQL, reading: Reading = "whole"): SQL {
+  const listed = reading === "listed";
+  const filingColumns = frozen(`filingColumns:${reading}`, () =>
     sql.join(
-      columnsOf(filings).map(([key, column]) => sql`${column} as ${sql.identifier(key)}`),
+      columnsOf(filings, listed).map(([key, column]) => sql`${column} as ${sql.identifier(key)}`),
       sql`, `,
     ),
   );
   if (!shown) {
     return frozen(
-      `withParties:${withAmendments}`,
+      `withParties:${withAmendments}:${reading}`,
       () =>
         sql`${filingColumns}, ${partiesOf(debtorParties)} as debtors, ${partiesOf(securedParties)} as secured, ${
-          withAmendments ? partiesOf(amendments) : sql`null`
+          withAmendments ? partiesOf(amendments, listed) : sql`null`
         } as amended`,
     );
   }
-  const read = (table: Parameters<typeof partiesOf>[0]) => sql`case when ${shown} then ${partiesOf(table)} end`;
+  const read = (table: Parameters<typeof partiesOf>[0]) => sql`case when ${shown} then ${partiesOf(table, listed)} end`;
   return sql`${filingColumns}, ${read(debtorParties)} as debtors, ${read(securedParties)} as secured, ${
     withAmendments ? read(amendments) : sql`null`
   } as amended`;
-}
-
-/**
- * withParties(true) as a list shows it (ListedFilingWithParties): the
- * filing's listed columns, its parties, and its amendments' listed
- * columns. assembleListed() reads it back.
- */
-export function listedWithParties(): SQL {
-  return frozen("listedWithParties", () => {
-    const columns = sql.join(
-      columnsOf(filings, true).map(([key, column]) => sql`${column} as ${sql.identifier(key)}`),
-      sql`, `,
-    );
-    return sql`${columns}, ${partiesOf(debtorParties)} as debtors, ${partiesOf(securedParties)} as secured, ${partiesOf(amendments, true)} as amended`;
-  });
 }
 
 /** A row of a withParties() select, as D1 returns it. */
@@ -911,8 +905,14 @@ const pageJoin = (filter: FilingFilter) => {
  * statements, one per table, would each read the page's entries again.)
  * Rows come back as D1 sends them (assemble() reads them).
  */
-function pageWithParties(filter: FilingFilter | CountedFilter, offset: number, limit: number, withAmendments = false) {
-  return sql`select ${withParties(withAmendments)} from (${pageKeys(filter, offset, limit)})${pageJoin(filter)}`;
+function pageWithParties(
+  filter: FilingFilter | CountedFilter,
+  offset: number,
+  limit: number,
+  withAmendments: boolean,
+  reading: Reading,
+) {
+  return sql`select ${withParties(withAmendments, undefined, reading)} from (${pageKeys(filter, offset, limit)})${pageJoin(filter)}`;
 }
 
 /**
@@ -925,11 +925,13 @@ export interface PageStatements {
   rows: SQL;
   size: number;
   count?: SQL | number;
+  /** What the rows read of each filing: a list's columns unless said (the public lookup reads it whole). */
+  reading?: Reading;
 }
 
 /** The statements of a counted page (envelope A) of `filter`. */
 export function countedStatements(filter: CountedFilter, { size, offset }: PageWindow): PageStatements {
-  return { rows: rendered(pageWithParties(filter, offset, size)), size, count: filter.count };
+  return { rows: rendered(pageWithParties(filter, offset, size, false, "listed")), size, count: filter.count };
 }
 
 /** The statements of an open page (envelope B) of `filter`: one row past the page rather than a count. */
@@ -937,8 +939,9 @@ export function openStatements(
   filter: FilingFilter | CountedFilter,
   { size, offset }: PageWindow,
   amendments: boolean,
+  reading: Reading = "listed",
 ): PageStatements {
-  return { rows: rendered(pageWithParties(filter, offset, size + 1, amendments)), size };
+  return { rows: rendered(pageWithParties(filter, offset, size + 1, amendments, reading)), size, reading };
 }
 
 const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
@@ -951,7 +954,7 @@ export function assemble(rows: PageRow[]): FilingWithParties[] {
   return assembled<FilingWithParties>(rows, false);
 }
 
-/** Rows of listedWithParties(), likewise. */
+/** Rows of a listed reading of withParties(), likewise. */
 export function assembleListed(rows: PageRow[]): ListedFilingWithParties[] {
   return assembled<ListedFilingWithParties>(rows, true);
 }
@@ -972,13 +975,13 @@ function assembled<T extends ListedFilingWithParties>(rows: PageRow[], listed: b
 export async function readCountedPage(
   db: Db,
   { rows, count = 0 }: PageStatements,
-): Promise<{ items: FilingWithParties[]; total: number }> {
+): Promise<{ items: ListedFilingWithParties[]; total: number }> {
   if (typeof count === "number") {
     const [listed] = await db.batch([db.all<PageRow>(rows)]);
-    return { items: assemble(listed), total: count };
+    return { items: assembleListed(listed), total: count };
   }
   const [listed, [counted]] = await db.batch([db.all<PageRow>(rows), db.all<{ total: number }>(count)]);
-  return { items: assemble(listed), total: Number(counted?.total ?? 0) };
+  return { items: assembleListed(listed), total: Number(counted?.total ?? 0) };
 }
 
 /** A page with the total number of matches (envelope A). */
@@ -986,19 +989,20 @@ export function fetchCountedPage(
   db: Db,
   filter: CountedFilter,
   window: PageWindow,
-): Promise<{ items: FilingWithParties[]; total: number }> {
+): Promise<{ items: ListedFilingWithParties[]; total: number }> {
   return readCountedPage(db, countedStatements(filter, window));
 }
 
 /** A page that says whether another follows (envelope B), from its statements, with the data-load time of `state`. */
 export async function readOpenPage(
   db: Db,
-  { rows: page, size }: PageStatements,
+  { rows: page, size, reading = "listed" }: PageStatements,
   state?: string,
-): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
+): Promise<{ items: ListedFilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
   const [rows, loaded] = await db.batch([db.all<PageRow>(page), dataLoadedAt(db, state)]);
+  const shown = rows.slice(0, size);
   return {
-    items: assemble(rows.slice(0, size)),
+    items: reading === "whole" ? assemble(shown) : assembleListed(shown),
     hasMore: rows.length > size,
     dataLoadedAt: loadedAtOf(loaded, state),
   };
@@ -1012,10 +1016,30 @@ export function fetchOpenPage(
   db: Db,
   filter: FilingFilter | CountedFilter,
   window: PageWindow,
-  options: { amendments: boolean; state?: string | undefined },
-): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
-  return readOpenPage(db, openStatements(filter, window, options.amendments), options.state);
+  options: OpenOptions,
+): Promise<{ items: ListedFilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
+  return readOpenPage(db, openStatements(filter, window, options.amendments, options.reading), options.state);
 }
+
+/** How an open page reads: with amendments or not, a state's load time or the shard's, and each filing whole or as listed. */
+export interface OpenOptions {
+  amendments: boolean;
+  state?: string | undefined;
+  reading?: Reading;
+}
+
+/**
+ * `items` as whole filings, as a page read with reading "whole" holds
+ * them (the public lookup's); an item read as listed is a fault.
+ */
+export function wholeFilings(items: ListedFilingWithParties[]): FilingWithParties[] {
+  return items.map((item) => {
+    if (!isWhole(item)) throw new Error("a listed filing where a whole one was read");
+    return item;
+  });
+}
+
+const isWhole = (item: ListedFilingWithParties): item is FilingWithParties => "collateral" in item.filing;
 
 /**
  * When the data was last loaded (`data_source_last_updated`): the state's

@@ -32,7 +32,7 @@ import { INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.t
 import { debtorParties, facetCounts, filings, securedParties } from "../db/schema.ts";
 import { securedNameRange } from "../domain/names.ts";
 import { type Holes, query, template } from "./db.ts";
-import { arm, type CountedFilter, type FilingWithParties, type ListPosition, NAME_SLOTS } from "./filings.ts";
+import { arm, type CountedFilter, type ListedFilingWithParties, type ListPosition, NAME_SLOTS } from "./filings.ts";
 import { between } from "./tallies.ts";
 
 /** A day (YYYY-MM-DD) as lapse dates are stored (a day number), as a template binds it. */
@@ -57,7 +57,7 @@ export interface LapsingQuery {
 }
 
 /** An item's place in a lapse list: its lapse date as stored (a day number) and its number. */
-export function lapsePosition({ filing }: FilingWithParties): ListPosition {
+export function lapsePosition({ filing }: ListedFilingWithParties): ListPosition {
   return { at: Number(filings.lapseDate.mapToDriverValue(filing.lapseDate ?? "")), num: filing.number };
 }
 

@@ -33,13 +33,13 @@ import { facetCounts, filings, securedParties } from "../db/schema.ts";
 import { PARTY_TYPES } from "../domain/kinds.ts";
 import { type Db, type Holes, template } from "./db.ts";
 import {
-  assemble as assembleParties,
+  assembleListed,
   type Below,
   below,
   dataLoadedAt,
-  type FilingWithParties,
   type LenderQuery,
   type LenderValues,
+  type ListedFilingWithParties,
   lenderCount,
   lenderTotalOf,
   lenderValues,
@@ -159,7 +159,7 @@ const pageStatement = template("lenderPage", (f: PageForm, v: Holes<PageValues>)
   const ids = sql`(select json_group_array(fid) from (${lenderPageIds(f, v)}))`;
   const slot = sql.raw("slot.column1");
   // CROSS JOIN keeps SQLite's join order: each slot, then its filing by id.
-  return sql`select ${withParties(f.amendments, sql`${slot} < ${v.shown}`)}, ${slot} as slot from (values ${slots}) as slot cross join ${filings} where ${filings.id} = ${ids} ->> ${slot}`;
+  return sql`select ${withParties(f.amendments, sql`${slot} < ${v.shown}`, "listed")}, ${slot} as slot from (values ${slots}) as slot cross join ${filings} where ${filings.id} = ${ids} ->> ${slot}`;
 });
 
 /** The page statement of `q` from `offset`: `limit` rows, the first `shown` with their parties. */
@@ -174,14 +174,14 @@ function page(db: Db, q: LenderQuery, offset: number, limit: number, shown: numb
 
 /** Rows of a page statement in list order (by slot). */
 const assemble = (rows: (PageRow & { slot: number })[]) =>
-  assembleParties(rows.sort((a, b) => a.slot - b.slot).map(({ slot: _, ...row }) => row));
+  assembleListed(rows.sort((a, b) => a.slot - b.slot).map(({ slot: _, ...row }) => row));
 
 /** A page with the total number of matches (envelope A): one batch. */
 export async function lenderCountedPage(
   db: Db,
   q: LenderQuery,
   { size, offset }: PageWindow,
-): Promise<{ items: FilingWithParties[]; total: number }> {
+): Promise<{ items: ListedFilingWithParties[]; total: number }> {
   const [rows, [counted]] = await db.batch([
     page(db, q, offset, size, size, false),
     db.all<{ total: number }>(lenderCount(q)),
@@ -197,7 +197,7 @@ export async function lenderOpenPage(
   db: Db,
   q: LenderQuery,
   { size, offset }: PageWindow,
-): Promise<{ items: FilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
+): Promise<{ items: ListedFilingWithParties[]; hasMore: boolean; dataLoadedAt: string | null }> {
   const [rows, loaded] = await db.batch([page(db, q, offset, size + 1, size, true), dataLoadedAt(db, q.state)]);
   const items = assemble(rows);
   return { items: items.slice(0, size), hasMore: items.length > size, dataLoadedAt: loadedAtOf(loaded, q.state) };

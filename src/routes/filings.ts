@@ -25,13 +25,14 @@ import { lienPageAOrB, liensA, liensFull, terminatedList } from "../http/respons
 import { countedPageAcross, openPageAcross } from "../queries/fanout.ts";
 import {
   byNumber,
-  type FilingWithParties,
   fetchOpenPage,
+  type ListedFilingWithParties,
   type ListPosition,
   positionOf,
   recentByPostalCode,
   recentByState,
   recentlyTerminated,
+  wholeFilings,
   windowOf,
 } from "../queries/filings.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B, recentSince } from "./define.ts";
@@ -90,7 +91,8 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const q = c.req.valid("query");
     const list = listOf(filingLookupRoute.path, q);
     const filter = { number: q.initial_financing_number, state: q.state };
-    const options = { amendments: true };
+    // The public lookup shows each filing whole (lienFull): the rest of its columns and its amendments'.
+    const options = { amendments: true, reading: "whole" } as const;
     // With a state, the filing's shard (its part's, of a split state); without, every shard.
     if (q.state) {
       const start = await startOf(list, q, filingPosition);
@@ -98,7 +100,8 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
       const page = await withFiling(c, q.state, q.initial_financing_number, (db) =>
         fetchOpenPage(db, byNumber({ ...filter, after: start.after }), window, { ...options, state: q.state }),
       );
-      return c.json(lienPageFull(c, window, page, await filingCursor(list, window, page.hasMore, page.items)), 200);
+      const whole = { ...page, items: wholeFilings(page.items) };
+      return c.json(lienPageFull(c, window, whole, await filingCursor(list, window, page.hasMore, page.items)), 200);
     }
     const start = await startOf(list, q, crossPosition);
     const window = windowOf(start, PAGE_SIZE_B);
@@ -109,8 +112,9 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
       options,
       start.after,
     );
+    const whole = { ...page, items: wholeFilings(page.items) };
     return c.json(
-      lienPageFull(c, window, page, await nextCursor(list, window, page.hasMore ? page.last : undefined)),
+      lienPageFull(c, window, whole, await nextCursor(list, window, page.hasMore ? page.last : undefined)),
       200,
     );
   });
@@ -155,7 +159,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const filter = { state: q.state, since: recentSince(c) };
     const build = (after?: ListPosition) => recentlyTerminated({ ...filter, after });
     const { items, total } = await countedPageAcross(stateReader(c, q.state), build, window, start.after);
-    const byTermination = (item: FilingWithParties) => positionOf(item, true);
+    const byTermination = (item: ListedFilingWithParties) => positionOf(item, true);
     const next = await filingCursor(list, window, countedMore(window, total), items, byTermination);
     return c.json({ terminated_filings: items.map(terminatedFiling), ...envelopeA(c, window, total, next) }, 200);
   });
