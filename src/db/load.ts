@@ -18,7 +18,7 @@
  * place, so its id, and the keys already written for it, stay valid.
  */
 
-import { and, eq, getTableColumns, inArray, notExists, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, notExists, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import {
   alias,
