@@ -13,6 +13,25 @@ import { clearAllShards, filing, get, getJson, loadDelta, party, registerKeys, s
 const DAY = 86_400_000;
 const day = (days: number) => new Date(Date.now() + days * DAY).toISOString().slice(0, 10);
 
+/**
+ * A lapse list of `state` by the industries `asked`, lapsing from tomorrow
+ * through day `last`: its count (envelope A; B has none) and the rows it
+ * read (Server-Timing).
+ */
+async function byIndustries(state: string, asked: readonly string[], last: number, envelope: "a" | "b" = "a") {
+  const res = await get(
+    `/filings/lapsing?state=${state}&from=${day(1)}&to=${day(last)}&industry=${encodeURIComponent(asked.join(","))}&envelope=${envelope}`,
+  );
+  const body = (await res.json()) as { pagination?: { total_results: number } };
+  return {
+    total: body.pagination?.total_results,
+    rows: Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]),
+  };
+}
+
+/** Facets a count of k industries reads: each industry's set of one and each pair's. */
+const facets = (k: number) => k + (k * (k - 1)) / 2;
+
 /** A filing in `state` whose office lapse date is `days` from today. */
 function lapsing(number: string, days: number, more: Partial<FilingRecord> = {}): FilingRecord {
   return filing({
@@ -223,16 +242,7 @@ describe("the count of a lapse list by industry", () => {
     await loadDelta(records);
     const expected = (asked: string[], last: number) =>
       records.filter((_, i) => 1 + i <= last && (sets[i % sets.length] ?? []).some((l) => asked.includes(l))).length;
-    const count = async (asked: string[], last: number) => {
-      const res = await get(
-        `/filings/lapsing?state=WA&from=${day(1)}&to=${day(last)}&industry=${encodeURIComponent(asked.join(","))}&envelope=a`,
-      );
-      const body = (await res.json()) as { pagination: { total_results: number } };
-      return {
-        total: body.pagination.total_results,
-        rows: Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]),
-      };
-    };
+    const count = (asked: string[], last: number) => byIndustries("WA", asked, last);
     for (const asked of [
       ["Manufacturing"],
       ["Manufacturing", "Equipment"],
@@ -245,25 +255,15 @@ describe("the count of a lapse list by industry", () => {
       // Each facet asked (an industry, or a pair of them) reads two tally rows for a window within
       // one month and four for one across months (src/queries/lapsing.ts): as the calendar falls, the
       // longer window may cross a month the shorter does not (today's, 2026-11-30, read 33 and 39).
-      const facets = asked.length + (asked.length * (asked.length - 1)) / 2;
-      expect(all.rows, asked.join()).toBeLessThanOrEqual(few.rows + 5 + 2 * facets);
+      expect(all.rows, asked.join()).toBeLessThanOrEqual(few.rows + 5 + 2 * facets(asked.length));
     }
   });
 });
 
 describe("a lapse list by many industries", () => {
-  /** Rows read (Server-Timing) and the count of a lapse list by `asked`, in `state`, days 1 to 200. */
-  async function read(state: string, asked: readonly string[], envelope: "a" | "b") {
-    const res = await get(
-      `/filings/lapsing?state=${state}&from=${day(1)}&to=${day(200)}&industry=${encodeURIComponent(asked.join(","))}&envelope=${envelope}`,
-    );
-    // Envelope B has no count.
-    const body = (await res.json()) as { pagination?: { total_results: number } };
-    return {
-      rows: Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]),
-      total: body.pagination?.total_results,
-    };
-  }
+  /** A lapse list by `asked`, in `state`, days 1 to 200. */
+  const read = (state: string, asked: readonly string[], envelope: "a" | "b") =>
+    byIndustries(state, asked, 200, envelope);
 
   it("reads a page of index entries more for each four industries past five, and a row for each", async () => {
     // 150 filings in NM, ten in each industry: a full page of ten for any industries asked.
@@ -346,22 +346,11 @@ describe("the count of a lapse list by many industries", () => {
       }),
     );
     await loadDelta(records);
-    const count = async (asked: readonly string[], last: number) => {
-      const res = await get(
-        `/filings/lapsing?state=SD&from=${day(1)}&to=${day(last)}&industry=${encodeURIComponent(asked.join(","))}&envelope=a`,
-      );
-      const body = (await res.json()) as { pagination: { total_results: number } };
-      return {
-        total: body.pagination.total_results,
-        rows: Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]),
-      };
-    };
+    const count = (asked: readonly string[], last: number) => byIndustries("SD", asked, last);
     const expected = (asked: readonly string[], last: number) =>
       records.filter(
         (_, i) => 1 + i <= last && i % 7 !== 3 && (sets[i % sets.length] ?? []).some((l) => asked.includes(l)),
       ).length;
-    /** Facets a count of k industries reads: each industry's set of one and each pair's. */
-    const facets = (k: number) => k + (k * (k - 1)) / 2;
     // Five industries: what its page reads beyond its fifteen facets' tallies.
     const page5 = (await count(INDUSTRIES.slice(0, 5), 120)).rows - 4 * facets(5);
     for (const k of [5, 7, 8, 9, 12, 15]) {
