@@ -14,6 +14,8 @@
  * - d1: through the app, on the local D1 databases (this Worker's bindings);
  * - replay: the path's statements sent to those databases as bench/replay
  *   sends them, and their rows made JSON;
+ * - after: the replay, then the app answering from the rows PUT (our code
+ *   as it runs after D1's);
  * - bare: a response of `{}`, the loop's own cost.
  */
 import { createApp } from "../../src/app.ts";
@@ -113,8 +115,9 @@ export default {
       for (const path of paths) {
         counter += 1;
         const req = new Request(`http://bench${path}${path.includes("?") ? "&" : "?"}r=${counter}`, { headers });
+        if (mode === "after") await replayRounds(captured.rounds[path] ?? [], bindings);
         const res =
-          mode === "app" || mode === "d1"
+          mode === "app" || mode === "d1" || mode === "after"
             ? await app.fetch(req, (mode === "d1" ? realEnv : env) as unknown as Env, context)
             : mode === "replay"
               ? Response.json(await replayRounds(captured.rounds[path] ?? [], bindings))
