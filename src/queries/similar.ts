@@ -22,7 +22,7 @@
  * candidates, and so the answer and its count, are one database's. Rows
  * read stay under MAX_ROWS_READ per database (shard) at any data size.
  */
-import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { MAX_COMPOUND } from "../db/database.ts";
 import { type DebtorName, debtorNames, debtorSoundKeys } from "../db/schema.ts";
@@ -31,7 +31,7 @@ import { joinedNameRanges, MAX_JOINED_READINGS } from "../domain/joinedNames.ts"
 import { debtorNameKey } from "../domain/names.ts";
 import { SIMILARITY_THRESHOLD, similarityTo } from "../domain/similarity.ts";
 import { MAX_KEY_WORDS, maxQueryKeys, querySoundKeys } from "../domain/soundKeys.ts";
-import { type Db, decoded, frozen, type Holes, rendered, template } from "./db.ts";
+import { type Db, decoded, type Holes, rendered, template } from "./db.ts";
 
 /**
  * Names each probe keeps, the first in its order (see Probe):
@@ -148,44 +148,67 @@ function probesOf(q: { name: string; state?: string | undefined }): Probe[] {
   ];
 }
 
+/** A probe as the statement's form holds it: its kind and limit, and whether a name probe is one key (its values are bound). */
+type ProbeForm = { sound: boolean; limit: number; exact: boolean };
+
+/** What probeStatement binds: the name probes' ranges and the sound probes' keys, each in probe order. */
+type ProbeValues = { state: string; from: string[]; to: string[]; keys: number[] };
+
 /**
  * A name probe's debtor_names ids, the first `limit` in (name key, state)
- * order, read in that order from an index. A template (src/queries/db.ts):
- * rendered once per isolate and form, so a request joins rendered parts.
- * The limit is written in, not bound: a one-word query's many probes stay
- * within 100 parameters.
+ * order, read in that order from an index. The limit is written in, not
+ * bound: a one-word query's many probes stay within 100 parameters.
  */
-const nameProbe = template(
-  "similarName",
-  (f: { limit: number; state: boolean; exact: boolean }, v: Holes<{ state: string; from: string; to: string }>) => {
-    const key = f.exact
-      ? eq(debtorNames.nameKey, v.from)
-      : and(sql`${debtorNames.nameKey} >= ${v.from}`, sql`${debtorNames.nameKey} < ${v.to}`);
-    return sql`select ${debtorNames.id} from ${debtorNames} where ${and(f.state ? eq(debtorNames.state, v.state) : undefined, key)}
-      order by ${debtorNames.nameKey}, ${debtorNames.state} limit ${sql.raw(String(f.limit))}`;
-  },
-);
+function nameProbe(p: ProbeForm, state: boolean, v: { state: SQLWrapper; from: SQLWrapper; to: SQLWrapper }): SQL {
+  const key = p.exact
+    ? eq(debtorNames.nameKey, v.from)
+    : and(sql`${debtorNames.nameKey} >= ${v.from}`, sql`${debtorNames.nameKey} < ${v.to}`);
+  return sql`select ${debtorNames.id} from ${debtorNames} where ${and(state ? eq(debtorNames.state, v.state) : undefined, key)}
+      order by ${debtorNames.nameKey}, ${debtorNames.state} limit ${sql.raw(String(p.limit))}`;
+}
 
 /** A sound probe's row ids, the first `limit` of its key's range (in the state), as nameProbe. */
-const soundProbe = template("similarSound", (f: { limit: number; state: string | null }, v: Holes<{ key: number }>) => {
-  const range = keyRange(sql`${v.key}`, f.state ?? undefined);
-  return sql`select id from ${debtorSoundKeys} where id >= ${range.from} and id < ${range.to} order by id limit ${sql.raw(String(f.limit))}`;
-});
+function soundProbe(p: ProbeForm, state: string | null, key: SQLWrapper): SQL {
+  const range = keyRange(sql`${key}`, state ?? undefined);
+  return sql`select id from ${debtorSoundKeys} where id >= ${range.from} and id < ${range.to} order by id limit ${sql.raw(String(p.limit))}`;
+}
+
+/** debtor_names' columns, by key: a candidate's row as probeStatement selects it. */
+const NAME_COLUMNS: [string, SQLiteColumn][] = Object.entries(getTableColumns(debtorNames));
 
 /**
- * A probe's rows (probe, nid: the debtor_names id, place: see Hit), the
- * first `limit` in its order, read in that order from an index.
+ * Every probe's rows (probe, nid: the debtor_names id, place: see Hit), the
+ * first `limit` of each in its order, read in that order from an index,
+ * each joined to its debtor_names row (its columns named by their keys). A
+ * template (src/queries/db.ts): rendered once per isolate for each list of
+ * probe forms and state, so a request binds its values to rendered text.
  */
-function probeRows(probe: Probe, i: number, state: string | undefined): SQL {
-  const tag = sql.raw(String(i));
-  if (probe.kind === "name") {
-    const form = { limit: probe.limit, state: state !== undefined, exact: probe.to === null };
-    const rows = nameProbe(form, { state: state ?? "", from: probe.from, to: probe.to ?? "" });
-    return sql`select ${tag} as probe, id as nid, 0 as place from (${rows})`;
-  }
-  const rows = soundProbe({ limit: probe.limit, state: state ?? null }, { key: probe.key });
-  return sql`select ${tag} as probe, ${nameIdOf(sql`id`)} as nid, ${placeInKeyOf(sql`id`)} as place from (${rows})`;
-}
+const probesTemplate = template(
+  "similarProbes",
+  (f: { probes: ProbeForm[]; state: string | null }, v: Holes<ProbeValues>) => {
+    let names = 0;
+    let sounds = 0;
+    const arms = f.probes.map((p, i) => {
+      const tag = sql.raw(String(i));
+      if (!p.sound) {
+        const j = names++;
+        const rows = nameProbe(p, f.state !== null, {
+          state: v.state,
+          from: v.from[j] as SQLWrapper,
+          to: v.to[j] as SQLWrapper,
+        });
+        return sql`select ${tag} as probe, id as nid, 0 as place from (${rows})`;
+      }
+      const rows = soundProbe(p, f.state, v.keys[sounds++] as SQLWrapper);
+      return sql`select ${tag} as probe, ${nameIdOf(sql`id`)} as nid, ${placeInKeyOf(sql`id`)} as place from (${rows})`;
+    });
+    const columns = sql.join(
+      NAME_COLUMNS.map(([key, column]) => sql`${column} as ${sql.identifier(key)}`),
+      sql`, `,
+    );
+    return sql`select p.probe as probe, p.place as place, ${columns} from (${unionAll(arms)}) p left join ${debtorNames} on ${debtorNames.id} = p.nid`;
+  },
+);
 
 /**
  * A similar-name query as one request asks it: its candidate probes, built
@@ -202,24 +225,22 @@ export function similarQuery(q: { name: string; state?: string | undefined }): S
   return { state: q.state, probes: probesOf(q), score: similarityTo(q.name) };
 }
 
-/** debtor_names' columns, by key: a candidate's row as probeStatement selects it. */
-const NAME_COLUMNS: [string, SQLiteColumn][] = Object.entries(getTableColumns(debtorNames));
-
 /**
- * The statement probeNames sends: every probe's rows, each joined to its
- * debtor_names row (its columns named by their keys). Rendered once per
- * request: every shard gets the same text and values.
+ * The statement probeNames sends (probesTemplate), with the request's
+ * values bound once: every shard gets the same text and values.
  */
 export function probeStatement(q: SimilarQuery): SQL {
-  const arms = q.probes.map((probe, i) => probeRows(probe, i, q.state));
-  const columns = frozen("similar:names", () =>
-    sql.join(
-      NAME_COLUMNS.map(([key, column]) => sql`${column} as ${sql.identifier(key)}`),
-      sql`, `,
-    ),
-  );
-  const join = frozen("similar:join", () => sql`left join ${debtorNames} on ${debtorNames.id} = p.nid`);
-  return rendered(sql`select p.probe as probe, p.place as place, ${columns} from (${unionAll(arms)}) p ${join}`);
+  const values: ProbeValues = { state: q.state ?? "", from: [], to: [], keys: [] };
+  const probes = q.probes.map((probe): ProbeForm => {
+    if (probe.kind === "sound") {
+      values.keys.push(probe.key);
+      return { sound: true, limit: probe.limit, exact: false };
+    }
+    values.from.push(probe.from);
+    values.to.push(probe.to ?? "");
+    return { sound: false, limit: probe.limit, exact: probe.to === null };
+  });
+  return rendered(probesTemplate({ probes, state: q.state ?? null }, values));
 }
 
 /**
