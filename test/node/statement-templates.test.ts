@@ -24,6 +24,7 @@ async function freshIsolate() {
     db: await import("../../src/queries/db.ts"),
     filings: await import("../../src/queries/filings.ts"),
     debtors: await import("../../src/queries/debtors.ts"),
+    similar: await import("../../src/queries/similar.ts"),
   };
 }
 
@@ -120,6 +121,20 @@ describe("statement templates", () => {
         const warm = await freshIsolate();
         statementsOf(warm, a, first);
         expect(statementsOf(warm, b, second)).toEqual(statementsOf(await freshIsolate(), b, second));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("give similar names' probes from the cache what a fresh isolate renders, for any two names and states", async () => {
+    const STATE = fc.option(fc.constantFrom("CA", "TX", "NY"), { nil: undefined });
+    await fc.assert(
+      fc.asyncProperty(NAME, NAME, STATE, STATE, async (a, b, first, second) => {
+        const statementOf = (isolate: Awaited<ReturnType<typeof freshIsolate>>, name: string, state?: string) =>
+          dialect.sqlToQuery(isolate.similar.probeStatement(isolate.similar.similarQuery({ name, state })));
+        const warm = await freshIsolate();
+        statementOf(warm, a, first);
+        expect(statementOf(warm, b, second)).toEqual(statementOf(await freshIsolate(), b, second));
       }),
       { numRuns: 100 },
     );
