@@ -661,7 +661,10 @@ Each endpoint's benchmark requests (scripts/bench.ts), ${CONNECTIONS} connection
 inspector: scripts/cpuProfile.ts). **Busy** is the Worker isolate's time that was not idle, per
 request: its JavaScript, and the runtime's work on its behalf (\`(program)\`: parsing requests,
 D1 and KV calls, building responses; \`(garbage collector)\`). The local D1 databases run in
-isolates of their own, so the SQL is not in these profiles. Functions and modules are ranked by
+isolates of their own, but on workerd's one thread: a sample taken while one of them runs is
+filed under the frame of the Worker's that last ran, so part of the SQL's time shows up here
+under the Worker's own functions (\`fetch\`, \`(program)\`, an awaiting function: CPU.md, "Beyond
+replay, read in turns"). Functions and modules are ranked by
 self time (time in the function itself, not in what it calls), as a share of busy time, and
 placed through the bundle's source map. The profiler slows what it samples: compare shares,
 not these milliseconds with the benchmark's CPU per request.
