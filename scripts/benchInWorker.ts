@@ -105,15 +105,26 @@ export async function inWorkerCpu(o: InWorkerOptions): Promise<void> {
   try {
     const paths = Object.fromEntries(o.endpoints.map(({ endpoint, paths }) => [endpoint, paths]));
     const body = JSON.stringify({ vars, rows, paths, rounds: Object.fromEntries(o.captured), key: o.key });
-    for (let i = 0; ; i++) {
-      if (server.exitCode !== null || i > 120) throw new Error("bench/worker did not start");
-      const put = await fetch(base, { method: "PUT", body }).catch(() => undefined);
-      if (put?.status === 204) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    const put = async () => {
+      for (let i = 0; ; i++) {
+        if (server.exitCode !== null || i > 120) throw new Error("bench/worker did not start");
+        const sent = await fetch(base, { method: "PUT", body }).catch(() => undefined);
+        if (sent?.status === 204) return;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    };
+    await put();
     const run = async (endpoint: string, passes: number, mode: Mode) => {
-      const before = workerdCpuMs(server.pid ?? 0);
-      const res = await fetch(`${base}/run?endpoint=${encodeURIComponent(endpoint)}&passes=${passes}&mode=${mode}`);
+      const url = `${base}/run?endpoint=${encodeURIComponent(endpoint)}&passes=${passes}&mode=${mode}`;
+      let before = workerdCpuMs(server.pid ?? 0);
+      let res = await fetch(url);
+      if (res.status === 404) {
+        // wrangler dev reloaded the Worker (a source file changed) and it lost what was PUT: send it again.
+        await res.arrayBuffer();
+        await put();
+        before = workerdCpuMs(server.pid ?? 0);
+        res = await fetch(url);
+      }
       const cpuMs = workerdCpuMs(server.pid ?? 0) - before;
       const { answered, failed } = (await res.json()) as { answered: number; failed: string[] };
       if (failed.length > 0) throw new Error(`in-Worker ${endpoint} (${mode}): ${failed.join("; ")}`);
