@@ -77,6 +77,7 @@ import {
   workerdCpuMs,
 } from "./devServer.ts";
 import { localD1File } from "./shardConfig.ts";
+import { mean, median } from "./stats.ts";
 
 const { values } = parseArgs({
   options: {
@@ -862,12 +863,6 @@ async function changeFeed(apiKey: string): Promise<FeedRow[]> {
 
 const rows: Row[] = [];
 const load = loadavg().map((l) => l.toFixed(1));
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? Number.NaN) : mean(sorted.slice(mid - 1, mid + 1));
-}
 /** Two readings of one server as one: req/s their mean, CPU per request over both, errors summed. */
 const bothReadings = (a: Reading, b: Reading) => ({
   rps: mean([a.result.requests.average, b.result.requests.average]),

@@ -27,6 +27,7 @@ import type { Page } from "playwright-core";
 import { type DevWorker, LOCAL_DEV_KEY, startDevWorker } from "../test/node/devWorker.ts";
 import { consoleAssets, launchChromium } from "./browser.ts";
 import { machine } from "./devServer.ts";
+import { median } from "./stats.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "10" } } });
 const RUNS = Number(values.runs);
@@ -97,12 +98,6 @@ async function measure(base: string, flow: Flow, address: string): Promise<Run> 
     await browser.close();
   }
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
 
 async function main() {
   const assets = await consoleAssets();

@@ -37,6 +37,7 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { unstable_readConfig } from "wrangler";
 import { profiled } from "./cpuProfile.ts";
 import { shareLocalD1, startDevServer, workerdCpuMs } from "./devServer.ts";
+import { median } from "./stats.ts";
 
 /** A request's statements: rounds of D1 batches, one per shard read (as bench/replay takes them). */
 type Rounds = { binding: string; statements: { sql: string; params: SQLInputValue[] }[] }[][];
@@ -46,13 +47,6 @@ type Mode = "app" | "bare" | "d1" | "replay" | "after";
 const TRIALS = 7;
 /** Turns a trial takes at each loop: d1, replay and after alternate every repeat / SLICES passes. */
 const SLICES = 8;
-
-/** The middle of `values` (the mean of the two middle ones for an even count). */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
 
 export interface InWorkerOptions {
   endpoints: { endpoint: string; paths: string[] }[];
