@@ -124,22 +124,30 @@ export async function inWorkerCpu(o: InWorkerOptions): Promise<void> {
       if (failed.length > 0) throw new Error(`in-Worker ${endpoint} (${mode}): ${failed.join("; ")}`);
       return { cpuMs, answered };
     };
-    /** ms a request over `repeat` passes of `modes`, taken in SLICES turns so that local D1's drift falls on each alike. */
-    const interleaved = async <M extends Mode>(endpoint: string, modes: M[]) => {
-      const sums = new Map<M, { cpuMs: number; answered: number }>(modes.map((m) => [m, { cpuMs: 0, answered: 0 }]));
+    /** ms a request of d1, replay and after over `repeat` passes, in SLICES turns so that local D1's drift falls on each alike. */
+    const inTurns = async (endpoint: string) => {
+      const modes = ["d1", "replay", "after"] as const;
+      const cpuMs = { d1: 0, replay: 0, after: 0 };
+      const answered = { d1: 0, replay: 0, after: 0 };
       const passes = Math.max(1, Math.round(o.repeat / SLICES));
       for (let slice = 0; slice < SLICES; slice++) {
         for (let i = 0; i < modes.length; i++) {
-          const mode = modes[(slice + i) % modes.length] as M;
-          const { cpuMs, answered } = await run(endpoint, passes, mode);
-          const sum = sums.get(mode) as { cpuMs: number; answered: number };
-          sum.cpuMs += cpuMs;
-          sum.answered += answered;
+          const mode = modes[(slice + i) % modes.length] ?? "d1";
+          const turn = await run(endpoint, passes, mode);
+          cpuMs[mode] += turn.cpuMs;
+          answered[mode] += turn.answered;
         }
       }
-      return Object.fromEntries(
-        modes.map((m) => [m, (sums.get(m)?.cpuMs ?? 0) / (sums.get(m)?.answered || 1)]),
-      ) as Record<M, number>;
+      return {
+        d1: cpuMs.d1 / answered.d1,
+        replay: cpuMs.replay / answered.replay,
+        after: cpuMs.after / answered.after,
+      };
+    };
+    /** ms a request of `mode` over `repeat` passes, in one run. */
+    const once = async (endpoint: string, mode: Mode) => {
+      const { cpuMs, answered } = await run(endpoint, o.repeat, mode);
+      return cpuMs / answered;
     };
     console.log(
       `CPU per request in workerd (bench/worker), ${o.filings.toLocaleString("en-US")} filings; ${TRIALS} trials of ${o.repeat} passes over each endpoint's requests, in one isolate (app and bare: the least trial; the rest: the middle trial):`,
@@ -152,15 +160,12 @@ export async function inWorkerCpu(o: InWorkerOptions): Promise<void> {
       await run(endpoint, 2, "d1");
       let app = Infinity;
       let bare = Infinity;
-      const trials: Record<"d1" | "replay" | "after", number>[] = [];
+      const trials: Awaited<ReturnType<typeof inTurns>>[] = [];
       for (let trial = 0; trial < TRIALS; trial++) {
         // Neither touches D1: one run each, the least trial kept.
-        for (const mode of ["app", "bare"] as const) {
-          const { cpuMs, answered } = await run(endpoint, o.repeat, mode);
-          if (mode === "app") app = Math.min(app, cpuMs / answered);
-          else bare = Math.min(bare, cpuMs / answered);
-        }
-        trials.push(await interleaved(endpoint, ["d1", "replay", "after"]));
+        app = Math.min(app, await once(endpoint, "app"));
+        bare = Math.min(bare, await once(endpoint, "bare"));
+        trials.push(await inTurns(endpoint));
       }
       const beyond = trials.map((t) => t.d1 - t.replay);
       const d1 = median(trials.map((t) => t.d1));
