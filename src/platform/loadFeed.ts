@@ -431,7 +431,15 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     // Read to its end: the backfills the load made are complete, and the states' next loads are announced.
     await new Backfills(shards, `load ${params.key}`, now, checkpoint.backfills ?? {}).complete(new Date());
     if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, false);
-    await saveCheckpoint(shardDb(shards), id, { ...checkpoint, finished: true }, new Date());
+    // The aggregates' counts are saved beside the checkpoint (saveProgress): kept, so a follower that read
+    // none of them while the steps ran still says how many debtors were rebuilt.
+    const { refreshing } = (await readLoad(shardDb(shards), id))?.checkpoint ?? {};
+    await saveCheckpoint(
+      shardDb(shards),
+      id,
+      { ...checkpoint, ...(refreshing ? { refreshing } : {}), finished: true },
+      new Date(),
+    );
     return summary;
   }
 
