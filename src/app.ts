@@ -119,17 +119,26 @@ export function createApp() {
       overwrite: false,
     }),
   );
-  app.use(
-    cors({
-      origin: "*",
-      allowMethods: ["GET", "HEAD", "OPTIONS"],
-      // Browser clients read the D1 bookmark and send it back (docs/read-replication.md),
-      // and revalidate with the ETag (If-None-Match is not a CORS-safelisted header).
-      allowHeaders: ["x-api-key", BOOKMARK_HEADER, "If-None-Match"],
-      exposeHeaders: ["x-request-id", "Retry-After", "Server-Timing", BOOKMARK_HEADER, "ETag", "x-cache"],
-      maxAge: 86_400,
-    }),
-  );
+  const corsHeaders = cors({
+    origin: "*",
+    allowMethods: ["GET", "HEAD", "OPTIONS"],
+    // Browser clients read the D1 bookmark and send it back (docs/read-replication.md),
+    // and revalidate with the ETag (If-None-Match is not a CORS-safelisted header).
+    allowHeaders: ["x-api-key", BOOKMARK_HEADER, "If-None-Match"],
+    exposeHeaders: ["x-request-id", "Retry-After", "Server-Timing", BOOKMARK_HEADER, "ETag", "x-cache"],
+    maxAge: 86_400,
+  });
+  // Hono's CORS answers a preflight itself; on any other request it writes its
+  // headers into c.res before the route runs, which makes an empty response
+  // that Hono then copies into the route's (a Response and every header more
+  // on each request). Run after the route instead, it writes them into the
+  // route's own response, the same headers.
+  const routeDone = async () => {};
+  app.use(async (c, next) => {
+    if (c.req.method === "OPTIONS") return corsHeaders(c, next);
+    await next();
+    await corsHeaders(c, routeDone);
+  });
 
   // After the headers above are in place, before any route parses a query.
   app.use(boundedUrl);

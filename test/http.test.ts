@@ -308,6 +308,27 @@ describe("HTTP behaviour", () => {
     expect(res.headers.get("access-control-expose-headers")).toContain("x-request-id");
   });
 
+  it("sends the CORS headers, once each, with every answer: a page, a 304, a refused key, a bad parameter, a 404 and a 405", async () => {
+    const page = await get(PATHS[0]!, TEST_KEY, { headers: { origin: "https://app.example" } });
+    expect(page.status).toBe(200);
+    const etag = page.headers.get("etag") ?? "";
+    const answers = [
+      page,
+      await get(PATHS[0]!, TEST_KEY, { headers: { origin: "https://app.example", "if-none-match": etag } }),
+      await get(PATHS[0]!, null, { headers: { origin: "https://app.example" } }),
+      await get("/filings/recent-by-state?state=XX", TEST_KEY, { headers: { origin: "https://app.example" } }),
+      await get("/filings/nope", TEST_KEY, { headers: { origin: "https://app.example" } }),
+      await get(PATHS[0]!, TEST_KEY, { method: "POST", headers: { origin: "https://app.example" } }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 304, 401, 400, 404, 405]);
+    for (const res of answers) {
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      expect(res.headers.get("access-control-expose-headers")).toBe(
+        "x-request-id,Retry-After,Server-Timing,x-d1-bookmark,ETag,x-cache",
+      );
+    }
+  });
+
   it("answers an unknown path with a JSON 404", async () => {
     const res = await get("/filings/nope");
     expect(res.status).toBe(404);
