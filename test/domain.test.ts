@@ -6,6 +6,7 @@ import { debtorNameKey, securedNameRange, securedNameWords } from "../src/domain
 import { isoDay, isoSeconds } from "../src/domain/time.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { lienSchema } from "../src/feed/schema.ts";
+import { mapsUrl } from "../src/http/present.ts";
 
 describe("debtor name keys (UCC standard search logic)", () => {
   it.each([
@@ -194,5 +195,23 @@ describe("timestamps as served", () => {
     expect(isoSeconds(253_402_300_800_000)).toBe("+010000-01-01T00:00:00Z");
     expect(isoSeconds(-62_167_219_200_001)).toBe("-000001-12-31T23:59:59Z");
     expect(() => isoSeconds(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe("a party's map link", () => {
+  const address = { street1: "1 Main St", city: "Hartford", state: "CT", zip: "06103", country: "US" };
+  const query = (a: typeof address | Record<keyof typeof address, string | null>) =>
+    decodeURIComponent(mapsUrl(a)?.split("&query=")[1] ?? "(none)");
+
+  it("searches the parts the office recorded, in order, the country only when it is not the US, and is null without any", () => {
+    expect(mapsUrl(address)).toBe(
+      "https://www.google.com/maps/search/?api=1&query=1%20Main%20St%2C%20Hartford%2C%20CT%2006103",
+    );
+    expect(query({ ...address, country: "CA" })).toBe("1 Main St, Hartford, CT 06103, CA");
+    expect(query({ ...address, street1: null, zip: "" })).toBe("Hartford, CT");
+    expect(query({ ...address, state: null, country: null })).toBe("1 Main St, Hartford, 06103");
+    expect(query({ street1: "", city: null, state: null, zip: "06103", country: "US" })).toBe("06103");
+    expect(mapsUrl({ street1: null, city: "", state: null, zip: null, country: "US" })).toBeNull();
+    expect(mapsUrl({ street1: null, city: null, state: null, zip: null, country: null })).toBeNull();
   });
 });

@@ -25,11 +25,15 @@ function addressA(a: Omit<Address, "country">) {
  * A map search for the parts the office recorded: `street, city, state ZIP`
  * (and the country when it is not the US); null when it recorded none.
  */
-function mapsUrl(a: Address): string | null {
-  const region = [a.state, a.zip].filter(Boolean).join(" ");
-  const parts = [a.street1, a.city, region, a.country === "US" ? null : a.country].filter(Boolean);
-  if (parts.length === 0) return null;
-  return `https://www.google.com/maps/search/?api=1&query=${encodeURIComponent(parts.join(", "))}`;
+export function mapsUrl(a: Address): string | null {
+  const region = a.state ? (a.zip ? `${a.state} ${a.zip}` : a.state) : a.zip;
+  const query = listed(listed(listed(a.street1, a.city), region), a.country === "US" ? null : a.country);
+  return query ? `https://www.google.com/maps/search/?api=1&query=${encodeURIComponent(query)}` : null;
+}
+
+/** `a, b`, or whichever of them is there (a page has a few hundred addresses: no arrays built for each). */
+function listed(a: string | null, b: string | null): string {
+  return a ? (b ? `${a}, ${b}` : a) : b || "";
 }
 
 function addressB(a: Address) {
