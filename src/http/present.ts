@@ -27,12 +27,12 @@ function addressA(a: Omit<Address, "country">) {
  */
 export function mapsUrl(a: Address): string | null {
   const region = a.state ? (a.zip ? `${a.state} ${a.zip}` : a.state) : a.zip;
-  const query = listed(listed(listed(a.street1, a.city), region), a.country === "US" ? null : a.country);
+  const query = commaJoined(commaJoined(commaJoined(a.street1, a.city), region), a.country === "US" ? null : a.country);
   return query ? `https://www.google.com/maps/search/?api=1&query=${encodeURIComponent(query)}` : null;
 }
 
 /** `a, b`, or whichever of them is there (a page has a few hundred addresses: no arrays built for each). */
-function listed(a: string | null, b: string | null): string {
+function commaJoined(a: string | null, b: string | null): string {
   return a ? (b ? `${a}, ${b}` : a) : b || "";
 }
 

@@ -433,13 +433,9 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, false);
     // The aggregates' counts are saved beside the checkpoint (saveProgress): kept, so a follower that read
     // none of them while the steps ran still says how many debtors were rebuilt.
-    const { refreshing } = (await readLoad(shardDb(shards), id))?.checkpoint ?? {};
-    await saveCheckpoint(
-      shardDb(shards),
-      id,
-      { ...checkpoint, ...(refreshing ? { refreshing } : {}), finished: true },
-      new Date(),
-    );
+    const db = shardDb(shards);
+    const { refreshing } = (await readLoad(db, id))?.checkpoint ?? {};
+    await saveCheckpoint(db, id, { ...checkpoint, ...(refreshing ? { refreshing } : {}), finished: true }, new Date());
     return summary;
   }
 
