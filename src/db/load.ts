@@ -33,6 +33,7 @@ import { type ChangeRow, changeStatements, changesOf } from "./changeRows.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { packedAddressKeys } from "./encodings.ts";
 import { type LenderRefs, lenderStatements, lookedUp, securedPartiesWhere, securedRow } from "./lenders.ts";
+import { listedText } from "./listed.ts";
 import { ANY_FACET, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
 import { digestStatements } from "./reports.ts";
 import {
@@ -93,7 +94,10 @@ export function facetCutoffDay(now: Date | number): string {
  */
 export function tableRows(rows: FilingRows[], refs: LenderRefs = lookedUp) {
   return [
-    { table: filings, rows: rows.map((r) => ({ ...r.filing, lenders: refs.lenders(r.securedParties) })) },
+    {
+      table: filings,
+      rows: rows.map((r) => ({ ...r.filing, lenders: refs.lenders(r.securedParties), listed: listedText(r) })),
+    },
     { table: debtorParties, rows: rows.flatMap((r) => r.debtors) },
     { table: securedParties, rows: rows.flatMap((r) => r.securedParties.map((s) => securedRow(s, refs))) },
     { table: amendments, rows: rows.flatMap((r) => r.amendments) },
@@ -625,13 +629,14 @@ export function storedFilingStatements(db: Db, numbers: string[]) {
 
 /** The answers of storedFilingStatements, as each stored filing's rows. */
 export function storedRows(
-  stored: (Filing & { lenders?: string })[],
+  stored: (Filing & { lenders?: string; listed?: string | null })[],
   debtors: DebtorParty[],
   secured: SecuredParty[],
   changes: Amendment[],
 ): FilingRows[] {
-  return stored.map(({ lenders: _, ...filing }) => ({
+  return stored.map(({ lenders: _, listed, ...filing }) => ({
     filing,
+    listed: listed ?? null,
     debtors: debtors.filter((d) => d.filingId === filing.id),
     securedParties: secured.filter((s) => s.filingId === filing.id),
     amendments: changes.filter((a) => a.filingId === filing.id),
@@ -859,9 +864,9 @@ async function upsertGroup(
   return counts;
 }
 
-/** The filing columns a replacement compares and updates: all but its id and its list of lenders. */
+/** The filing columns a replacement compares and updates: all but its id, its list of lenders and its listed form. */
 const FILING_COLUMNS = Object.keys(getTableColumns(filings)).filter(
-  (key) => key !== "id" && key !== "lenders",
+  (key) => key !== "id" && key !== "lenders" && key !== "listed",
 ) as (keyof Filing)[];
 
 /** The first position from which `before` and `after` (rows in position order) differ: their common prefix's length. */
@@ -938,12 +943,14 @@ function replacedStatements(db: Db, before: FilingRows[], after: FilingRows[]): 
       moved.push([now.filing.id, lapsesOn]);
       from[t] = Number.POSITIVE_INFINITY;
     });
-    // The filing's list of lenders follows its secured parties.
+    // The filing's list of lenders follows its secured parties, and its listed form what it shows of them all.
     const lenders = from[1] === Number.POSITIVE_INFINITY ? {} : { lenders: lookedUp.lenders(now.securedParties) };
+    const listed = listedText(now);
+    const shown = was.listed === listed ? {} : { listed };
     out.push(
       db
         .update(filings)
-        .set({ ...changed, ...lenders } as SQLiteUpdateSetSource<typeof filings>)
+        .set({ ...changed, ...lenders, ...shown } as SQLiteUpdateSetSource<typeof filings>)
         .where(and(eq(filings.id, now.filing.id), eq(filings.revision, was.filing.revision))),
     );
     parts.forEach(([b], t) => {

@@ -72,6 +72,8 @@ export interface FilingRows {
   debtors: DebtorParty[];
   securedParties: SecuredParty[];
   amendments: Amendment[];
+  /** Of a stored filing, its listed form as stored (src/db/listed.ts; null before migration 0025's rebuild). */
+  listed?: string | null;
 }
 
 /** Whether an address is in the United States (or a territory using US ZIPs), as far as it says. */

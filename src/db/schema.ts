@@ -135,6 +135,14 @@ export const filings = sqliteTable(
      */
     lenders: text().notNull().default("[]"),
     /**
+     * What a list and the change feed show of the filing's debtors, secured
+     * parties and amendments, as one JSON text written with them
+     * (src/db/listed.ts): a page reads this row instead of one row a party.
+     * Null on rows loaded before migration 0025 until `npm run db:rekey`
+     * writes it; a page makes it up from the tables meanwhile.
+     */
+    listed: text(),
+    /**
      * What the lien report counts of the filing, derived from its text when
      * it is loaded (records.ts, traitsOf): bit i for each collateral category
      * of COLLATERAL_CATEGORIES its current collateral names
@@ -1043,7 +1051,7 @@ export const heldCopies = sqliteTable(
 );
 
 /** A filing as loaders and pages handle it: its row, less the ids of its lenders (known to the database only). */
-export type Filing = Omit<typeof filings.$inferSelect, "lenders">;
+export type Filing = Omit<typeof filings.$inferSelect, "lenders" | "listed">;
 export type DebtorParty = typeof debtorParties.$inferSelect;
 /** A filing's secured party as loaders and pages handle it: its secured_parties row with its lender's details and name. */
 export type SecuredParty = Omit<typeof securedParties.$inferSelect, "nameId"> &

@@ -174,7 +174,10 @@ export function frozen(name: string, build: () => SQL): SQL {
 }
 
 /** A row of `columns` (key and column) from its stored values, each read back as Drizzle reads its column. */
-export function decoded<R>(columns: readonly [string, SQLiteColumn][], value: (key: string, i: number) => unknown): R {
+export function decoded<R>(
+  columns: readonly (readonly [string, SQLiteColumn])[],
+  value: (key: string, i: number) => unknown,
+): R {
   const row: Record<string, unknown> = {};
   columns.forEach(([key, column], i) => {
     const stored = value(key, i);

@@ -41,6 +41,7 @@ import {
 } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { D1_MAX_PARAMS, MAX_COMPOUND } from "../db/database.ts";
+import { type LISTED_AMENDMENT, type LISTED_DEBTOR, type LISTED_SECURED, listedColumns } from "../db/listed.ts";
 import { ANY_FACET, INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
 import {
   type Amendment,
@@ -639,30 +640,23 @@ export function byNumber(q: {
 }
 
 /**
- * The party columns a page reads: what the presenters show (src/http/
- * present.ts), and the position that orders them. The rest (search keys,
- * copies of the filing's own columns) would only lengthen every row D1
- * sends and the Worker parses. Amendments are read whole.
- */
-const ADDRESS = ["street1", "street2", "city", "state", "zip", "country"] as const;
-const SHOWN_DEBTOR = ["position", "type", "name", "industry", ...ADDRESS] as const;
-const SHOWN_SECURED = ["position", "name", "category", ...ADDRESS] as const;
-
-/**
  * What a listed filing shows (envelopes A and B, the change feed): of the
- * filing, its identity, dates and state; of each amendment, its number,
- * time, kind and description. The rest (collateral texts, the office's
- * own fields, load bookkeeping) is the public lookup's and the report's:
- * a page that does not show it does not read it (withParties, `listed`).
+ * filing, its identity, dates and state; of its parties, what the
+ * presenters show (src/http/present.ts) and the position that orders them;
+ * of each amendment, its number, time, kind and description
+ * (src/db/listed.ts: the parties and amendments are the filing's listed
+ * form). The rest (search keys, collateral texts, the office's own fields,
+ * load bookkeeping) is the public lookup's and the report's: a page that
+ * does not show it does not read it (withParties, `listed`). Parties are
+ * read with the same columns by both readings; amendments whole by `whole`.
  */
 const LISTED_FILING = ["id", "state", "number", "filedAt", "lapseDate", "terminatedAt"] as const;
-const LISTED_AMENDMENT = ["number", "filedAt", "kind", "description"] as const;
 
 /** A filing with the parties a page shows and its amendments, in filing order, as a list reads it. */
 export interface ListedFilingWithParties {
   filing: Pick<Filing, (typeof LISTED_FILING)[number]>;
-  debtors: Pick<DebtorParty, (typeof SHOWN_DEBTOR)[number]>[];
-  securedParties: Pick<SecuredParty, (typeof SHOWN_SECURED)[number]>[];
+  debtors: Pick<DebtorParty, (typeof LISTED_DEBTOR)[number]>[];
+  securedParties: Pick<SecuredParty, (typeof LISTED_SECURED)[number]>[];
   amendments: Pick<Amendment, (typeof LISTED_AMENDMENT)[number]>[];
 }
 
@@ -793,35 +787,29 @@ type Table = typeof filings | typeof debtorParties | typeof securedParties | typ
 /**
  * The columns a page reads of each table, in select order, listed once
  * (every page row reads them): a secured party's are its position and its
- * lender's details (lenders); a filing's, all but its list of lenders.
+ * lender's details (lenders), as the listed form holds them (src/db/
+ * listed.ts); a filing's, all but its list of lenders and its listed form.
  */
-const tableColumns = new Map<Table, [string, SQLiteColumn][]>();
-const listedColumns = new Map<Table, [string, SQLiteColumn][]>();
-function columnsOf(table: Table, listed = false): [string, SQLiteColumn][] {
-  const keep: readonly string[] | undefined =
-    table === filings ? LISTED_FILING : table === amendments ? LISTED_AMENDMENT : undefined;
-  if (listed && keep) {
-    let columns = listedColumns.get(table);
+type Columns = readonly (readonly [string, SQLiteColumn])[];
+const tableColumns = new Map<Table, Columns>();
+let listedFilingColumns: Columns | undefined;
+function columnsOf(table: Table, listed = false): Columns {
+  if (table === debtorParties) return listedColumns.debtors;
+  if (table === securedParties) return listedColumns.securedParties;
+  if (listed && table === amendments) return listedColumns.amendments;
+  if (listed) {
+    let columns = listedFilingColumns;
     if (!columns) {
-      columns = columnsOf(table).filter(([key]) => keep.includes(key));
-      listedColumns.set(table, columns);
+      columns = columnsOf(filings).filter(([key]) => (LISTED_FILING as readonly string[]).includes(key));
+      listedFilingColumns = columns;
     }
     return columns;
   }
   let columns = tableColumns.get(table);
   if (!columns) {
-    if (table === securedParties) {
-      const details = getTableColumns(lenders) as Record<string, SQLiteColumn>;
-      columns = SHOWN_SECURED.map((key) => [
-        key,
-        key === "position" ? securedParties.position : (details[key] as SQLiteColumn),
-      ]);
-    } else {
-      const shown: readonly string[] | undefined = table === debtorParties ? SHOWN_DEBTOR : undefined;
-      columns = Object.entries(getTableColumns(table)).filter(
-        ([key]) => (!shown || shown.includes(key)) && !(table === filings && key === "lenders"),
-      );
-    }
+    columns = Object.entries(getTableColumns(table)).filter(
+      ([key]) => !(table === filings && (key === "lenders" || key === "listed")),
+    );
     tableColumns.set(table, columns);
   }
   return columns;
@@ -831,14 +819,17 @@ function columnsOf(table: Table, listed = false): [string, SQLiteColumn][] {
 const rowOf = <R>(table: Table, value: (key: string, i: number) => unknown, listed = false): R =>
   decoded<R>(columnsOf(table, listed), value);
 
+type PartyTable = typeof debtorParties | typeof securedParties | typeof amendments;
+
+/** Rows of `table` from arrays of their stored values (in columnsOf order). */
+function valuesOf<R>(table: PartyTable, rows: unknown[][], listed = false): R[] {
+  return rows.map((values) => rowOf<R>(table, (_, i) => values[i], listed));
+}
+
 /** The rows a partiesOf() text holds. */
-function rowsOf<R>(
-  table: typeof debtorParties | typeof securedParties | typeof amendments,
-  json: string | null,
-  listed = false,
-): R[] {
+function rowsOf<R>(table: PartyTable, json: string | null): R[] {
   if (json === null || json === "[]") return [];
-  return (JSON.parse(json) as unknown[][]).map((values) => rowOf<R>(table, (_, i) => values[i], listed));
+  return valuesOf<R>(table, JSON.parse(json) as unknown[][]);
 }
 
 /**
@@ -849,11 +840,28 @@ function rowsOf<R>(
 export type Reading = "whole" | "listed";
 
 /**
+ * A listed filing's parties and amendments as one JSON text (src/db/
+ * listed.ts): its stored listed form, one column of the row a page has in
+ * hand, or for a row loaded before migration 0025 (null until `npm run
+ * db:rekey`), the same text made up from the tables (partiesOf). SQLite's
+ * coalesce stops at its first value that is not null: a row that has its
+ * form reads no party row.
+ */
+const listedForm = () =>
+  frozen(
+    "listedForm",
+    () =>
+      sql`coalesce(${filings.listed}, '[' || ${partiesOf(debtorParties)} || ',' || ${partiesOf(securedParties)} || ',' || ${partiesOf(amendments, true)} || ']')`,
+  );
+
+/**
  * The select list of a page row: the filing's columns named by their keys,
- * then its parties (and amendments, when asked for) as partiesOf() arrays
- * named debtors, secured and amended: what assemble() (assembleListed(),
- * for a listed reading) reads back. With `shown`, only a row for which it
- * holds reads them (the others get none). Its text is the same on every
+ * then, read `whole`, its parties (and amendments, when asked for) as
+ * partiesOf() arrays named debtors, secured and amended; read `listed`, its
+ * listed form (listedForm, with its amendments whether asked for or not:
+ * the presenters show them only when asked). assemble() (assembleListed(),
+ * for a listed reading) reads them back. With `shown`, only a row for which
+ * it holds reads them (the others get none). Its text is the same on every
  * request, so it is rendered once (frozen).
  */
 export function withParties(withAmendments: boolean, shown?: SQL, reading: Reading = "whole"): SQL {
@@ -864,27 +872,32 @@ export function withParties(withAmendments: boolean, shown?: SQL, reading: Readi
       sql`, `,
     ),
   );
+  if (listed) {
+    if (!shown) return frozen("withParties:listed", () => sql`${filingColumns}, ${listedForm()} as listed`);
+    return sql`${filingColumns}, case when ${shown} then ${listedForm()} end as listed`;
+  }
   if (!shown) {
     return frozen(
       `withParties:${withAmendments}:${reading}`,
       () =>
         sql`${filingColumns}, ${partiesOf(debtorParties)} as debtors, ${partiesOf(securedParties)} as secured, ${
-          withAmendments ? partiesOf(amendments, listed) : sql`null`
+          withAmendments ? partiesOf(amendments) : sql`null`
         } as amended`,
     );
   }
-  const read = (table: Parameters<typeof partiesOf>[0]) => sql`case when ${shown} then ${partiesOf(table, listed)} end`;
+  const read = (table: Parameters<typeof partiesOf>[0]) => sql`case when ${shown} then ${partiesOf(table)} end`;
   return sql`${filingColumns}, ${read(debtorParties)} as debtors, ${read(securedParties)} as secured, ${
     withAmendments ? read(amendments) : sql`null`
   } as amended`;
 }
 
-/** A row of a withParties() select, as D1 returns it. */
+/** A row of a withParties() select, as D1 returns it: a whole reading's three arrays, or a listed reading's form. */
 export interface PageRow {
   [column: string]: unknown;
-  debtors: string | null;
-  secured: string | null;
-  amended: string | null;
+  debtors?: string | null;
+  secured?: string | null;
+  amended?: string | null;
+  listed?: string | null;
 }
 
 /** After the page's index entries (`page`): their filings, in list order. */
@@ -960,15 +973,25 @@ export function assembleListed(rows: PageRow[]): ListedFilingWithParties[] {
 }
 
 function assembled<T extends ListedFilingWithParties>(rows: PageRow[], listed: boolean): T[] {
-  return rows.map(
-    (row) =>
-      ({
-        filing: rowOf<T["filing"]>(filings, (key) => row[key], listed),
-        debtors: rowsOf<T["debtors"][number]>(debtorParties, row.debtors).sort(byPosition),
-        securedParties: rowsOf<T["securedParties"][number]>(securedParties, row.secured).sort(byPosition),
-        amendments: rowsOf<T["amendments"][number]>(amendments, row.amended, listed).sort(byFiled),
-      }) as T,
-  );
+  return rows.map((row) => {
+    const filing = rowOf<T["filing"]>(filings, (key) => row[key], listed);
+    if (listed) {
+      // The listed form, or none for a row a page does not show (withParties' `shown`).
+      const [debtors = [], secured = [], amended = []] = row.listed ? (JSON.parse(row.listed) as unknown[][][]) : [];
+      return {
+        filing,
+        debtors: valuesOf<T["debtors"][number]>(debtorParties, debtors).sort(byPosition),
+        securedParties: valuesOf<T["securedParties"][number]>(securedParties, secured).sort(byPosition),
+        amendments: valuesOf<T["amendments"][number]>(amendments, amended, true).sort(byFiled),
+      } as T;
+    }
+    return {
+      filing,
+      debtors: rowsOf<T["debtors"][number]>(debtorParties, row.debtors ?? null).sort(byPosition),
+      securedParties: rowsOf<T["securedParties"][number]>(securedParties, row.secured ?? null).sort(byPosition),
+      amendments: rowsOf<T["amendments"][number]>(amendments, row.amended ?? null).sort(byFiled),
+    } as T;
+  });
 }
 
 /** A page with the total number of matches (envelope A), from its statements. */

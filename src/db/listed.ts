@@ -1,0 +1,55 @@
+/**
+ * A filing's listed form (filings.listed): what a list or the change feed
+ * shows of its debtors, secured parties and amendments, kept on the filing's
+ * own row so that a page reads one row a filing rather than one a party and
+ * amendment (src/queries/filings.ts, withParties).
+ *
+ * It is one JSON text, `[debtors, securedParties, amendments]`, each an
+ * array of rows, each row its stored values in the columns' order below:
+ * what SQLite's json_array writes from the tables themselves. A row loaded
+ * before migration 0025 has none until `npm run db:rekey` writes it, and a
+ * page makes the same text up from the tables for it meanwhile.
+ */
+import { getTableColumns } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { FilingRows } from "./records.ts";
+import { amendments, debtorParties, lenders, securedParties } from "./schema.ts";
+
+const ADDRESS = ["street1", "street2", "city", "state", "zip", "country"] as const;
+/** A debtor's columns in the listed form (debtor_parties). */
+export const LISTED_DEBTOR = ["position", "type", "name", "industry", ...ADDRESS] as const;
+/** A secured party's: its position on the filing, then its lender's details (lenders). */
+export const LISTED_SECURED = ["position", "name", "category", ...ADDRESS] as const;
+/** An amendment's: its number, time, kind and description (amendments). */
+export const LISTED_AMENDMENT = ["number", "filedAt", "kind", "description"] as const;
+
+type Columns = readonly (readonly [string, SQLiteColumn])[];
+const pick = (table: SQLiteTable, keys: readonly string[]): Columns => {
+  const columns = getTableColumns(table) as Record<string, SQLiteColumn>;
+  return keys.map((key) => [key, columns[key] as SQLiteColumn] as const);
+};
+
+/** The stored column of each listed field, in order: the table's own, a secured party's details its lender's. */
+export const listedColumns = {
+  debtors: pick(debtorParties, LISTED_DEBTOR),
+  securedParties: [["position", securedParties.position] as const, ...pick(lenders, LISTED_SECURED.slice(1))],
+  amendments: pick(amendments, LISTED_AMENDMENT),
+} as const;
+
+/** A row's stored values in `columns` order, as the column stores each (null for none). */
+function storedValues(row: Record<string, unknown>, columns: Columns): unknown[] {
+  return columns.map(([key, column]) => {
+    const value = row[key];
+    return value === null || value === undefined ? null : column.mapToDriverValue(value);
+  });
+}
+
+/** The listed form of a filing's rows (toRows, or as read back), its parties and amendments in position order. */
+export function listedText(rows: Pick<FilingRows, "debtors" | "securedParties" | "amendments">): string {
+  const byPosition = <T extends { position: number }>(list: T[]) => [...list].sort((a, b) => a.position - b.position);
+  return JSON.stringify([
+    byPosition(rows.debtors).map((d) => storedValues(d, listedColumns.debtors)),
+    byPosition(rows.securedParties).map((s) => storedValues(s, listedColumns.securedParties)),
+    byPosition(rows.amendments).map((a) => storedValues(a, listedColumns.amendments)),
+  ]);
+}
