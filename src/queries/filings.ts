@@ -840,12 +840,12 @@ function rowsOf<R>(table: PartyTable, json: string | null): R[] {
 export type Reading = "whole" | "listed";
 
 /**
- * A listed filing's parties and amendments as one JSON text (src/db/
- * listed.ts): its stored listed form, one column of the row a page has in
- * hand, or for a row loaded before migration 0025 (null until `npm run
- * db:rekey`), the same text made up from the tables (partiesOf). SQLite's
- * coalesce stops at its first value that is not null: a row that has its
- * form reads no party row.
+ * A filing's parties and amendments as a list shows them, one JSON text
+ * (src/db/listed.ts): its stored listed form, one column of the row a page
+ * has in hand, or for a row loaded before migration 0025 (null until `npm
+ * run db:rekey`), the same text made up from the tables (partiesOf).
+ * SQLite's coalesce stops at its first value that is not null: a row that
+ * has its form reads no party row.
  */
 const listedForm = () =>
   frozen(
@@ -856,13 +856,13 @@ const listedForm = () =>
 
 /**
  * The select list of a page row: the filing's columns named by their keys,
- * then, read `whole`, its parties (and amendments, when asked for) as
- * partiesOf() arrays named debtors, secured and amended; read `listed`, its
- * listed form (listedForm, with its amendments whether asked for or not:
- * the presenters show them only when asked). assemble() (assembleListed(),
- * for a listed reading) reads them back. With `shown`, only a row for which
- * it holds reads them (the others get none). Its text is the same on every
- * request, so it is rendered once (frozen).
+ * then its listed form (listedForm): its parties as either reading shows
+ * them, and a listed reading's amendments, whether asked for or not (the
+ * presenters show them only when asked). Read `whole`, the amendments asked
+ * for come whole from their table (partiesOf), named amended. assemble()
+ * (assembleListed(), for a listed reading) reads them back. With `shown`,
+ * only a row for which it holds reads them (the others get none). Its text
+ * is the same on every request, so it is rendered once (frozen).
  */
 export function withParties(withAmendments: boolean, shown?: SQL, reading: Reading = "whole"): SQL {
   const listed = reading === "listed";
@@ -872,32 +872,20 @@ export function withParties(withAmendments: boolean, shown?: SQL, reading: Readi
       sql`, `,
     ),
   );
-  if (listed) {
-    if (!shown) return frozen("withParties:listed", () => sql`${filingColumns}, ${listedForm()} as listed`);
-    return sql`${filingColumns}, case when ${shown} then ${listedForm()} end as listed`;
-  }
-  if (!shown) {
-    return frozen(
-      `withParties:${withAmendments}:${reading}`,
-      () =>
-        sql`${filingColumns}, ${partiesOf(debtorParties)} as debtors, ${partiesOf(securedParties)} as secured, ${
-          withAmendments ? partiesOf(amendments) : sql`null`
-        } as amended`,
-    );
-  }
-  const read = (table: Parameters<typeof partiesOf>[0]) => sql`case when ${shown} then ${partiesOf(table)} end`;
-  return sql`${filingColumns}, ${read(debtorParties)} as debtors, ${read(securedParties)} as secured, ${
-    withAmendments ? read(amendments) : sql`null`
-  } as amended`;
+  const whole = !listed && withAmendments;
+  const select = (when?: SQL) => {
+    const read = (part: SQL) => (when ? sql`case when ${when} then ${part} end` : part);
+    const amended = whole ? sql`, ${read(partiesOf(amendments))} as amended` : sql``;
+    return sql`${filingColumns}, ${read(listedForm())} as listed${amended}`;
+  };
+  return shown ? select(shown) : frozen(`withParties:${reading}:${whole}`, () => select());
 }
 
-/** A row of a withParties() select, as D1 returns it: a whole reading's three arrays, or a listed reading's form. */
+/** A row of a withParties() select, as D1 returns it: the filing's listed form, and a whole reading's amendments. */
 export interface PageRow {
   [column: string]: unknown;
-  debtors?: string | null;
-  secured?: string | null;
+  listed: string | null;
   amended?: string | null;
-  listed?: string | null;
 }
 
 /** After the page's index entries (`page`): their filings, in list order. */
@@ -974,22 +962,16 @@ export function assembleListed(rows: PageRow[]): ListedFilingWithParties[] {
 
 function assembled<T extends ListedFilingWithParties>(rows: PageRow[], listed: boolean): T[] {
   return rows.map((row) => {
-    const filing = rowOf<T["filing"]>(filings, (key) => row[key], listed);
-    if (listed) {
-      // The listed form, or none for a row a page does not show (withParties' `shown`).
-      const [debtors = [], secured = [], amended = []] = row.listed ? (JSON.parse(row.listed) as unknown[][][]) : [];
-      return {
-        filing,
-        debtors: valuesOf<T["debtors"][number]>(debtorParties, debtors).sort(byPosition),
-        securedParties: valuesOf<T["securedParties"][number]>(securedParties, secured).sort(byPosition),
-        amendments: valuesOf<T["amendments"][number]>(amendments, amended, true).sort(byFiled),
-      } as T;
-    }
+    // The listed form, or none for a row a page does not show (withParties' `shown`).
+    const [debtors = [], secured = [], amended = []] = row.listed ? (JSON.parse(row.listed) as unknown[][][]) : [];
     return {
-      filing,
-      debtors: rowsOf<T["debtors"][number]>(debtorParties, row.debtors ?? null).sort(byPosition),
-      securedParties: rowsOf<T["securedParties"][number]>(securedParties, row.secured ?? null).sort(byPosition),
-      amendments: rowsOf<T["amendments"][number]>(amendments, row.amended ?? null).sort(byFiled),
+      filing: rowOf<T["filing"]>(filings, (key) => row[key], listed),
+      debtors: valuesOf<T["debtors"][number]>(debtorParties, debtors).sort(byPosition),
+      securedParties: valuesOf<T["securedParties"][number]>(securedParties, secured).sort(byPosition),
+      amendments: (listed
+        ? valuesOf<T["amendments"][number]>(amendments, amended, true)
+        : rowsOf<T["amendments"][number]>(amendments, row.amended ?? null)
+      ).sort(byFiled),
     } as T;
   });
 }
