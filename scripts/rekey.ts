@@ -37,7 +37,7 @@ try {
       let tenths = 0;
       const summary = await rekeyStored(db, {
         onPage: (s, done, last) => {
-          const line = `  ${shard}: ${number(done)} of ${number(last)} filing ids, ${number(s.debtors)} debtor and ${number(s.lenders)} lender keys rewritten`;
+          const line = `  ${shard}: ${number(done)} of ${number(last)} filing ids, ${number(s.debtors)} debtor and ${number(s.lenders)} lender keys rewritten, ${number(s.listed)} listed forms written`;
           if (process.stderr.isTTY) process.stderr.write(`\r${line}\u001b[K`);
           else if (Math.floor((10 * done) / last) > tenths) {
             tenths = Math.floor((10 * done) / last);
@@ -48,7 +48,7 @@ try {
       if (process.stderr.isTTY) process.stderr.write("\r\u001b[K");
       const seconds = (Date.now() - started) / 1000;
       console.error(
-        `  ${shard}: ${number(summary.filings)} filings read; ${number(summary.debtors)} debtor keys, ${number(summary.lenders)} lender keys and ${number(summary.traits)} filings' traits rewritten, ${number(summary.listed)} filings' listed forms written, in ${seconds.toFixed(1)}s`,
+        `  ${shard}: ${number(summary.filings)} filings read; ${number(summary.debtors)} debtor keys, ${number(summary.lenders)} lender keys and ${number(summary.traits)} filings' traits rewritten; ${number(summary.listed)} filings' listed forms written; in ${seconds.toFixed(1)}s`,
       );
       // The change feed's name index follows the parties' keys (src/changes/reindex.ts).
       const changes = await reindexChanges(db);
