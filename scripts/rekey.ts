@@ -4,8 +4,7 @@
  * src/domain/names.ts, and the lien report's traits of each filing (its
  * collateral categories, a funding company among its lenders) after a
  * change to src/domain/collateral.ts or securedPartyKinds.ts, or after
- * migration 0023, and each filing's listed form after migration 0025
- * (src/db/listed.ts); docs/deploying.md says when. Run through npm:
+ * migration 0023; docs/deploying.md says when. Run through npm:
  *
  *   npm run db:rekey                              # the local D1 state
  *   npm run db:rekey -- --remote                  # production's databases
@@ -37,7 +36,7 @@ try {
       let tenths = 0;
       const summary = await rekeyStored(db, {
         onPage: (s, done, last) => {
-          const line = `  ${shard}: ${number(done)} of ${number(last)} filing ids, ${number(s.debtors)} debtor and ${number(s.lenders)} lender keys rewritten, ${number(s.listed)} listed forms written`;
+          const line = `  ${shard}: ${number(done)} of ${number(last)} filing ids, ${number(s.debtors)} debtor and ${number(s.lenders)} lender keys rewritten`;
           if (process.stderr.isTTY) process.stderr.write(`\r${line}\u001b[K`);
           else if (Math.floor((10 * done) / last) > tenths) {
             tenths = Math.floor((10 * done) / last);
@@ -48,7 +47,7 @@ try {
       if (process.stderr.isTTY) process.stderr.write("\r\u001b[K");
       const seconds = (Date.now() - started) / 1000;
       console.error(
-        `  ${shard}: ${number(summary.filings)} filings read; ${number(summary.debtors)} debtor keys, ${number(summary.lenders)} lender keys and ${number(summary.traits)} filings' traits rewritten; ${number(summary.listed)} filings' listed forms written; in ${seconds.toFixed(1)}s`,
+        `  ${shard}: ${number(summary.filings)} filings read; ${number(summary.debtors)} debtor keys, ${number(summary.lenders)} lender keys and ${number(summary.traits)} filings' traits rewritten, in ${seconds.toFixed(1)}s`,
       );
       // The change feed's name index follows the parties' keys (src/changes/reindex.ts).
       const changes = await reindexChanges(db);

@@ -1,19 +1,20 @@
 /**
  * Each filing's listed form (src/db/listed.ts): what the lists and the
- * change feed show of its parties and amendments, kept on the filing's row
- * so a page reads one row a filing. A load keeps it as the filing's rows
- * stand through every kind of change; a filing loaded before migration
- * 0025, which has none until `npm run db:rekey` writes it, is listed the
- * same from its tables meanwhile; and the rebuild writes what a load writes.
+ * change feed show of its parties and amendments, kept on the row of a
+ * filing whose change the feed keeps, so a page reads one row a filing. A
+ * load that records a change writes it as the filing's rows stand, through
+ * every kind of change, and any load keeps it current; the daily job gives
+ * a lapsed filing its form and takes it off one whose last change passes
+ * retention; and a filing without one is listed the same from its tables.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
+import { runDaily } from "../src/changes/daily.ts";
 import { listedText } from "../src/db/listed.ts";
-import { storedFilingStatements, storedRows } from "../src/db/load.ts";
+import { storedFilingStatements, storedRows, upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord } from "../src/db/records.ts";
-import { rekeyStored } from "../src/db/rekey.ts";
 import { fresh } from "./feeds.ts";
-import { allD1, daysAgo, drizzleOf, get, loadDelta, party, registerKeys } from "./helpers.ts";
+import { allD1, daysAgo, dbOf, drizzleOf, filing, get, loadDelta, party, registerKeys } from "./helpers.ts";
 
 const NOW = Date.now();
 /** Generated filings over the states of every shard, with their amendments of every kind. */
@@ -88,14 +89,25 @@ async function answers(): Promise<Record<string, unknown>> {
   return out;
 }
 
-/** Every stored filing's listed form, by shard and filing id. */
-async function storedForms(): Promise<Record<string, string | null>> {
-  const out: Record<string, string | null> = {};
-  for (const [shard, d1] of allD1.entries()) {
-    const { results } = await d1
-      .prepare("select id, listed from filings order by id")
-      .all<{ id: number; listed: string | null }>();
-    for (const { id, listed } of results) out[`${shard}:${id}`] = listed;
+/** Each shard's last change of the first load. */
+const firstLoad: number[] = [];
+
+/** Every stored filing of every shard with its rows, as a load reads them back. */
+async function storedFilings() {
+  const out = [];
+  for (const d1 of allD1) {
+    const db = drizzleOf(d1);
+    const { results } = await d1.prepare("select distinct number from filings").all<{ number: string }>();
+    const numbers = results.map((r) => r.number);
+    for (let i = 0; i < numbers.length; i += 90) {
+      const [stored, debtors, secured, amended] = await db.batch(storedFilingStatements(db, numbers.slice(i, i + 90)));
+      const { results: logged } = await d1
+        .prepare("select distinct filing_id as id from changes")
+        .all<{ id: number }>();
+      const changed = new Set(logged.map((r) => r.id));
+      for (const rows of storedRows(stored, debtors, secured, amended))
+        out.push({ rows, logged: changed.has(rows.filing.id) });
+    }
   }
   return out;
 }
@@ -103,28 +115,41 @@ async function storedForms(): Promise<Record<string, string | null>> {
 beforeAll(async () => {
   await registerKeys();
   await loadDelta(RECORDS, new Date(NOW - 86_400_000));
+  for (const d1 of allD1) {
+    firstLoad.push(
+      Number((await d1.prepare("select coalesce(max(seq), 0) as seq from changes").first<{ seq: number }>())?.seq),
+    );
+  }
   await loadDelta(CHANGED, new Date(NOW));
 });
 
 describe("a filing's listed form", () => {
-  it("is written by a load as the filing's rows stand, through amendments, moved, dropped and added parties", async () => {
+  it("is written by a load that records its change, as its rows stand through amendments, moved, dropped and added parties", async () => {
     expect(CHANGED.length).toBeGreaterThan(30);
-    let compared = 0;
-    for (const d1 of allD1) {
-      const db = drizzleOf(d1);
-      const { results } = await d1.prepare("select distinct number from filings").all<{ number: string }>();
-      const numbers = results.map((r) => r.number);
-      for (let i = 0; i < numbers.length; i += 90) {
-        const [stored, debtors, secured, amended] = await db.batch(
-          storedFilingStatements(db, numbers.slice(i, i + 90)),
-        );
-        for (const rows of storedRows(stored, debtors, secured, amended)) {
-          expect(rows.listed, rows.filing.number).toBe(listedText(rows));
-          compared += 1;
-        }
-      }
-    }
-    expect(compared).toBe(RECORDS.length);
+    const stored = await storedFilings();
+    for (const { rows } of stored) expect(rows.listed, rows.filing.number).toBe(listedText(rows));
+    expect(stored).toHaveLength(RECORDS.length);
+  });
+
+  it("is not written by a load that records no change (a backfill), which keeps one a filing has current", async () => {
+    const fresh = filing({ state: "CA", number: "LF-BACKFILL-1" });
+    const db = dbOf("CA");
+    await upsertFilings(db, [fresh], { recordChanges: false, record: false });
+    const had = RECORDS.find(
+      (r) => r.state === "CA" && !CHANGED.some((c) => c.number === r.number && c.state === r.state),
+    );
+    if (!had) throw new Error("no CA filing loaded once");
+    const moved = { ...had, debtors: had.debtors.map((d) => ({ ...d, address: { ...d.address, city: "Elsewhere" } })) };
+    await upsertFilings(db, [moved, { ...fresh, collateral: "All equipment" }], {
+      recordChanges: false,
+      record: false,
+    });
+    const found = (await storedFilings()).filter(({ rows }) => [fresh.number, had.number].includes(rows.filing.number));
+    const form = (number: string) => found.find(({ rows }) => rows.filing.number === number)?.rows;
+    expect(form(fresh.number)?.listed).toBeNull();
+    const current = form(had.number);
+    expect(current?.listed).toContain('"Elsewhere"');
+    expect(current?.listed).toBe(current && listedText(current));
   });
 
   it("lets a state's page of changes read two rows a change, its own and its filing's, whatever the filing holds", async () => {
@@ -149,22 +174,45 @@ describe("a filing's listed form", () => {
     expect(rowsRead).toBeLessThanOrEqual(2 * (shown.length + 1) + 3);
   });
 
-  it("missing, as on a filing loaded before migration 0025, lists the filing the same from its tables; db:rekey writes it as a load did", async () => {
+  it("missing, lists the filing the same from its tables", async () => {
     const withForms = await answers();
-    const forms = await storedForms();
-    expect(Object.values(forms).every((f) => f !== null)).toBe(true);
     // Every page of the set shows filings with their parties.
     for (const [path, answer] of Object.entries(withForms)) {
       expect(answer, path).toMatchObject({ status: 200 });
       expect(JSON.stringify(answer), path).toMatch(/"debtor(_parties)?":\[?\{"name"/);
     }
-
+    const kept = await Promise.all(
+      allD1.map((d1) => d1.prepare("select id, listed from filings").all<{ id: number; listed: string | null }>()),
+    );
     for (const d1 of allD1) await d1.prepare("update filings set listed = null").run();
     expect(await answers()).toEqual(withForms);
-
-    let written = 0;
-    for (const d1 of allD1) written += (await rekeyStored(drizzleOf(d1), { now: new Date(NOW) })).listed;
-    expect(written).toBe(RECORDS.length);
-    expect(await storedForms()).toEqual(forms);
+    // The forms back, for the tests below.
+    for (const [i, d1] of allD1.entries()) {
+      const update = d1.prepare("update filings set listed = ? where id = ?");
+      await d1.batch((kept[i]?.results ?? []).map(({ id, listed }) => update.bind(listed, id)));
+    }
+  });
+  it("goes with a filing's last change kept, and comes with a lapse the daily job records", async () => {
+    // The first load's changes recorded 200 days ago: past 90 days' retention, where the second load's are not.
+    for (const [i, d1] of allD1.entries()) {
+      await d1
+        .prepare("update changes set recorded_at = recorded_at - 200 * 86400 where seq <= ?")
+        .bind(firstLoad[i])
+        .run();
+    }
+    let lapsed = 0;
+    for (const d1 of allD1) {
+      await runDaily(drizzleOf(d1), new Date(NOW), 90);
+      // Sixty days on: the lapses since, of filings whose form went with their first change.
+      lapsed += (await runDaily(drizzleOf(d1), new Date(NOW + 60 * 86_400_000), 90)).lapsed;
+    }
+    expect(lapsed).toBeGreaterThan(0);
+    const stored = await storedFilings();
+    // A form on every filing with a change kept, and on no other; made up by SQL for a lapse, the same form.
+    for (const { rows, logged } of stored) {
+      if (logged) expect(JSON.parse(rows.listed ?? "null"), rows.filing.number).toEqual(JSON.parse(listedText(rows)));
+      else expect(rows.listed, rows.filing.number).toBeNull();
+    }
+    expect(stored.filter((s) => !s.logged).length).toBeGreaterThan(100);
   });
 });

@@ -14,7 +14,9 @@
  *   them; a backlog of days is written a few thousand lapses (whole days)
  *   per batch, each moving the mark to its last day. The same batch
  *   rebuilds the lien report's digests of the lapsed filings' debtors, whose
- *   live counts held only until those lapse dates (src/db/reports.ts). Then
+ *   live counts held only until those lapse dates (src/db/reports.ts), and
+ *   gives each lapsed filing its listed form, which the feed lists it from
+ *   (src/db/listed.ts). Then
  *   each state's summary is written as of today, so GET /states counts its
  *   live filings from it alone (src/queries/states.ts), and the facets'
  *   days that left the recency window are counted aged, so a count since
@@ -22,9 +24,10 @@
  * - Retention. Changes recorded before the retention window are deleted,
  *   oldest first, a bounded number per statement, and the newest deleted
  *   becomes change_marks.purged_through: a cursor at or before it has lost
- *   changes (410 cursor_expired). Their name-index rows go with them.
+ *   changes (410 cursor_expired). Their name-index rows go with them, and
+ *   the listed form of each filing whose last change kept they were.
  */
-import { and, eq, isNull, lt, lte, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, lt, lte, sql } from "drizzle-orm";
 import { recordedNow } from "../db/changeRows.ts";
 import type { Db } from "../db/database.ts";
 import { facetCutoffDay, stateSummaryStatement } from "../db/load.ts";
@@ -34,6 +37,7 @@ import { changeMarks, changeNames, changes, debtorParties, facetCounts, filings 
 import { windowStatements } from "../db/tallies.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
 import { isoSeconds } from "../domain/time.ts";
+import { listedFromTables } from "../queries/filings.ts";
 
 /** Days changes are kept unless CHANGE_RETENTION_DAYS says more. */
 const MIN_RETENTION_DAYS = 90;
@@ -111,6 +115,11 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
           .orderBy(...order),
       ),
       lapseNames(db, await storedKeys(db, ids), ids.length),
+      // The feed lists each from its listed form, made up from its tables (src/db/listed.ts).
+      db
+        .update(filings)
+        .set({ listed: listedFromTables() })
+        .where(and(due(through), inIds, isNull(filings.listed))),
       // The lien report's digests of the lapsed filings' debtors count them lapsed from now (src/db/reports.ts).
       ...digestStatements(
         db,
@@ -201,7 +210,18 @@ async function purge(db: Db, now: Date, retention: number): Promise<number> {
   for (let i = 0; i < PURGE_STATEMENTS; i++) {
     // The same bound for the name index, first (it reads the oldest change still kept).
     const through = sql`min(${last.seq}, (select min(${changes.seq}) from ${changes}) + ${PURGE_CHUNK - 1})`;
-    const [, deleted] = await db.batch([
+    const [, , deleted] = await db.batch([
+      // A filing's listed form goes with the last of its changes kept (src/db/listed.ts).
+      db
+        .update(filings)
+        .set({ listed: null })
+        .where(
+          and(
+            isNotNull(filings.listed),
+            sql`${filings.id} in (select ${changes.filingId} from ${changes} where ${changes.seq} <= ${through})`,
+            sql`${filings.id} not in (select ${changes.filingId} from ${changes} where ${changes.seq} > ${through})`,
+          ),
+        ),
       db.delete(changeNames).where(lt(changeNames.id, sql`(${through} + 1) * ${NAME_SLOTS_SQL}`)),
       db.delete(changes).where(lte(changes.seq, through)),
       db

@@ -96,7 +96,7 @@ export function tableRows(rows: FilingRows[], refs: LenderRefs = lookedUp) {
   return [
     {
       table: filings,
-      rows: rows.map((r) => ({ ...r.filing, lenders: refs.lenders(r.securedParties), listed: listedText(r) })),
+      rows: rows.map((r) => ({ ...r.filing, lenders: refs.lenders(r.securedParties), listed: r.listed ?? null })),
     },
     { table: debtorParties, rows: rows.flatMap((r) => r.debtors) },
     { table: securedParties, rows: rows.flatMap((r) => r.securedParties.map((s) => securedRow(s, refs))) },
@@ -543,6 +543,8 @@ export async function insertFilings(
   const cutoff = facetCutoffDay(now);
   for (const group of groups(records, FILINGS_PER_GROUP)) {
     const rows = group.map((r, i) => toRows(r, firstId + written + i));
+    // Each records its change: the feed lists it, from its listed form.
+    for (const r of rows) r.listed = listedText(r);
     await runBatches(db, [
       ...insertStatements(db, rows),
       ...changeStatements(
@@ -802,7 +804,10 @@ async function upsertGroup(
       const after = toRows(record, -(newRows.length + 1));
       newRows.push(after);
       counts.inserted += 1;
-      if (recordsChanges(options, after.filing.state)) changed.push(...changesOf(undefined, after));
+      if (recordsChanges(options, after.filing.state)) {
+        changed.push(...changesOf(undefined, after));
+        after.listed = listedText(after);
+      }
       continue;
     }
     const after = toRows(record, before.filing.id);
@@ -814,7 +819,10 @@ async function upsertGroup(
     removed.push(before);
     replacedRows.push(after);
     counts.updated += 1;
-    if (recordsChanges(options, after.filing.state)) changed.push(...changesOf(before, after));
+    const records = recordsChanges(options, after.filing.state);
+    if (records) changed.push(...changesOf(before, after));
+    // A filing the change feed lists gets its listed form; one it has is kept current, whatever the load.
+    if (records || before.listed != null) after.listed = listedText(after);
   }
   const added = [...replacedRows, ...newRows];
   if (added.length === 0) return counts;
@@ -945,8 +953,8 @@ function replacedStatements(db: Db, before: FilingRows[], after: FilingRows[]): 
     });
     // The filing's list of lenders follows its secured parties, and its listed form what it shows of them all.
     const lenders = from[1] === Number.POSITIVE_INFINITY ? {} : { lenders: lookedUp.lenders(now.securedParties) };
-    const listed = listedText(now);
-    const shown = was.listed === listed ? {} : { listed };
+    const listed = now.listed ?? null;
+    const shown = (was.listed ?? null) === listed ? {} : { listed };
     out.push(
       db
         .update(filings)

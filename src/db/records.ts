@@ -72,7 +72,11 @@ export interface FilingRows {
   debtors: DebtorParty[];
   securedParties: SecuredParty[];
   amendments: Amendment[];
-  /** Of a stored filing, its listed form as stored (src/db/listed.ts; null before migration 0025's rebuild). */
+  /**
+   * Its listed form (src/db/listed.ts): as stored, of a filing read back; to
+   * be written, of one loaded. None (null or absent) on a filing without a
+   * change the feed keeps.
+   */
   listed?: string | null;
 }
 

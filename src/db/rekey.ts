@@ -17,21 +17,17 @@
  * - changed traits (records.ts, traitsOf: what the lien report counts of a
  *   filing's collateral and lenders, or none yet on rows loaded before
  *   migration 0023): rewritten, and the filing's debtors queued, whose
- *   report digests are rebuilt with their other aggregates;
- * - a missing listed form (src/db/listed.ts: what a list shows of the
- *   filing's parties and amendments; none on rows loaded before migration
- *   0025): written from the filing's stored rows.
+ *   report digests are rebuilt with their other aggregates.
  * A page whose keys are all current writes nothing, so a second run
  * changes nothing; a run cut short leaves its queue and stale totals, which
  * the next run refreshes.
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lte, max, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull, lte, max, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { debtorKey, securedNameWords } from "../domain/names.ts";
 import type { Db } from "./database.ts";
 import { lenderStatements, lookedUp, securedPartiesWhere } from "./lenders.ts";
-import { listedText } from "./listed.ts";
 import { facetCutoffDay, queueKeyStatements, refreshQueued, storedRows } from "./load.ts";
 import { facetDayRows, traitsOf } from "./records.ts";
 import { amendments, debtorParties, debtorsToRefresh, filings, securedParties, staleTallies } from "./schema.ts";
@@ -56,8 +52,6 @@ export interface RekeySummary {
   lenders: number;
   /** Filings whose traits (collateral categories, funding company) were rewritten. */
   traits: number;
-  /** Filings whose listed form was written (they had none). */
-  listed: number;
 }
 
 type Statement = BatchItem<"sqlite">;
@@ -103,39 +97,6 @@ function changedTraits(
     });
     return traits === f.traits ? [] : [{ id: f.id, traits }];
   });
-}
-
-/**
- * Writes the listed form of the filings with ids in (from, to] that have
- * none, from their stored rows (as a load writes it: listedText); returns
- * how many. Filings without one are named by a subquery, not a list: a page
- * holds more ids than D1 binds to a statement.
- */
-async function listPage(db: Db, from: number, to: number): Promise<number> {
-  const unlisted = db
-    .select({ id: filings.id })
-    .from(filings)
-    .where(and(gt(filings.id, from), lte(filings.id, to), isNull(filings.listed)));
-  const [stored, debtors, secured, amended] = await db.batch([
-    unlisted,
-    db.select().from(debtorParties).where(inArray(debtorParties.filingId, unlisted)),
-    securedPartiesWhere(db, inArray(securedParties.filingId, unlisted)),
-    db.select().from(amendments).where(inArray(amendments.filingId, unlisted)),
-  ]);
-  const ofFiling = <T extends { filingId: number }>(rows: T[]) => Map.groupBy(rows, (r) => r.filingId);
-  const [d, s, a] = [ofFiling(debtors), ofFiling(secured), ofFiling(amended)];
-  const writes: Statement[] = stored.map(({ id }) =>
-    db
-      .update(filings)
-      .set({
-        listed: listedText({ debtors: d.get(id) ?? [], securedParties: s.get(id) ?? [], amendments: a.get(id) ?? [] }),
-      })
-      .where(and(eq(filings.id, id), isNull(filings.listed))),
-  );
-  for (let i = 0; i < writes.length; i += FILINGS_PER_BATCH * 4) {
-    await db.batch(writes.slice(i, i + FILINGS_PER_BATCH * 4) as [Statement, ...Statement[]]);
-  }
-  return stored.length;
 }
 
 /** Re-keys the parties of filings with ids in (from, to], and brings their traits up to the rules. */
@@ -229,7 +190,6 @@ async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Prom
     debtors: newDebtors.length,
     lenders: newLenders.length,
     traits: traits.length,
-    listed: await listPage(db, from, to),
   };
 }
 
@@ -251,7 +211,7 @@ export async function rekeyStored(
   const pageIds = options.pageIds ?? PAGE_IDS;
   const [top] = await db.select({ id: max(filings.id) }).from(filings);
   const last = top?.id ?? 0;
-  const summary: RekeySummary = { filings: 0, debtors: 0, lenders: 0, traits: 0, listed: 0 };
+  const summary: RekeySummary = { filings: 0, debtors: 0, lenders: 0, traits: 0 };
   for (let from = 0; from < last; from += pageIds) {
     const to = Math.min(from + pageIds, last);
     const page = await rekeyPage(db, from, to, cutoff);
@@ -259,7 +219,6 @@ export async function rekeyStored(
     summary.debtors += page.debtors;
     summary.lenders += page.lenders;
     summary.traits += page.traits;
-    summary.listed += page.listed;
     options.onPage?.(summary, to, last);
   }
   // What a run cut short between a page's writes and its refresh left behind.

@@ -840,19 +840,29 @@ function rowsOf<R>(table: PartyTable, json: string | null): R[] {
 export type Reading = "whole" | "listed";
 
 /**
- * A filing's parties and amendments as a list shows them, one JSON text
- * (src/db/listed.ts): its stored listed form, one column of the row a page
- * has in hand, or for a row loaded before migration 0025 (null until `npm
- * run db:rekey`), the same text made up from the tables (partiesOf).
- * SQLite's coalesce stops at its first value that is not null: a row that
- * has its form reads no party row.
+ * A filing's listed form (src/db/listed.ts) made up from its tables
+ * (partiesOf): what a page reads of a filing that has none, and what the
+ * daily job writes onto a filing it records lapsed (src/changes/daily.ts).
+ * Without `withAmendments`, its amendments are left empty: a page that reads
+ * them whole reads them once.
  */
-const listedForm = () =>
+export const listedFromTables = (withAmendments = true) =>
   frozen(
-    "listedForm",
+    `listedFromTables:${withAmendments}`,
     () =>
-      sql`coalesce(${filings.listed}, '[' || ${partiesOf(debtorParties)} || ',' || ${partiesOf(securedParties)} || ',' || ${partiesOf(amendments, true)} || ']')`,
+      sql`'[' || ${partiesOf(debtorParties)} || ',' || ${partiesOf(securedParties)} || ',' || ${withAmendments ? partiesOf(amendments, true) : sql`'[]'`} || ']'`,
   );
+
+/**
+ * A filing's parties and amendments as a list shows them, one JSON text:
+ * its listed form, one column of the row a page has in hand, or for a
+ * filing without one (no change the feed keeps), the same text made up from
+ * the tables (without the amendments for a `whole` reading, which reads
+ * them whole). SQLite's coalesce stops at its first value that is not null:
+ * a filing with its form reads no party row.
+ */
+const listedForm = (reading: Reading) =>
+  frozen(`listedForm:${reading}`, () => sql`coalesce(${filings.listed}, ${listedFromTables(reading === "listed")})`);
 
 /**
  * The select list of a page row: the filing's columns named by their keys,
@@ -876,7 +886,7 @@ export function withParties(withAmendments: boolean, shown?: SQL, reading: Readi
   const select = (when?: SQL) => {
     const read = (part: SQL) => (when ? sql`case when ${when} then ${part} end` : part);
     const amended = whole ? sql`, ${read(partiesOf(amendments))} as amended` : sql``;
-    return sql`${filingColumns}, ${read(listedForm())} as listed${amended}`;
+    return sql`${filingColumns}, ${read(listedForm(reading))} as listed${amended}`;
   };
   return shown ? select(shown) : frozen(`withParties:${reading}:${whole}`, () => select());
 }
