@@ -16,11 +16,11 @@
  *   rebuilds the lien report's digests of the lapsed filings' debtors, whose
  *   live counts held only until those lapse dates (src/db/reports.ts), and
  *   gives each lapsed filing its listed form, which the feed lists it from
- *   (src/db/listed.ts). Then
- *   each state's summary is written as of today, so GET /states counts its
- *   live filings from it alone (src/queries/states.ts), and the facets'
- *   days that left the recency window are counted aged, so a count since
- *   its start reads a facet's totals alone (src/db/tallies.ts).
+ *   (src/db/listed.ts). Then each state's summary is written as of today, so
+ *   GET /states counts its live filings from it alone
+ *   (src/queries/states.ts), and the facets' days that left the recency
+ *   window are counted aged, so a count since its start reads a facet's
+ *   totals alone (src/db/tallies.ts).
  * - Retention. Changes recorded before the retention window are deleted,
  *   oldest first, a bounded number per statement, and the newest deleted
  *   becomes change_marks.purged_through: a cursor at or before it has lost

@@ -12,14 +12,13 @@
  * Only a filing with a change the feed keeps has one: every page of the
  * change feed, and the recent lists, whose filings are mostly new, read it;
  * the rest of a state's filings (a backfill's, which record no change) are
- * read from the tables as before. It repeats the parties' names and
- * addresses and the lenders' details, which the tables hold once: on every
- * filing it took 20,630 seeded filings from 1,306 bytes a filing to 1,600
- * (bench/STORAGE.md). A load
- * that records a filing's change writes its form, and any load keeps a form
- * current; the daily job gives a lapsed filing its form with its change, and
- * takes the form off a filing whose last change passes retention
- * (src/changes/daily.ts).
+ * read from the tables as before. It repeats the parties' names and addresses
+ * and the lenders' details, which the tables hold once: on every filing it
+ * took 20,630 seeded filings from 1,306 bytes a filing to 1,600
+ * (bench/STORAGE.md). A load that records a filing's change writes its form,
+ * and any load keeps a form current; the daily job gives a lapsed filing its
+ * form with its change, and takes the form off a filing whose last change
+ * passes retention (src/changes/daily.ts).
  */
 import { getTableColumns } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
