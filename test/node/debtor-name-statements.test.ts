@@ -1,9 +1,10 @@
 /**
  * The statements of the exact-name endpoints (src/queries/filings.ts,
- * byDebtorName; src/queries/debtors.ts) keep within D1's 100 bound
- * parameters for any name: each reading of a name (names.ts, debtorQuery)
- * adds key spans, and each span its parameters to every statement that
- * matches keys. Local D1 takes more, so only this test would notice.
+ * byDebtorName; src/queries/debtors.ts; the lien report's batch,
+ * src/report/query.ts) keep within D1's 100 bound parameters for any name:
+ * each reading of a name (names.ts, debtorQuery) adds key spans, and each
+ * span its parameters to every statement that matches keys. Local D1 takes
+ * more, so only this test would notice.
  */
 import type { SQLInputValue } from "node:sqlite";
 import { drizzle } from "drizzle-orm/sqlite-proxy";
@@ -17,6 +18,7 @@ import {
   knownAddressCandidates,
 } from "../../src/queries/debtors.ts";
 import { byDebtorName, fetchCountedPage } from "../../src/queries/filings.ts";
+import { readShardReport, reportStatements } from "../../src/report/query.ts";
 import { migratedDatabase } from "./migrated.ts";
 
 /** A handle over an empty migrated database that runs each statement, and each statement's parameter count. */
@@ -53,6 +55,12 @@ describe("the exact-name statements", () => {
         await knownAddressCandidates(db, addressStatements(n, 15));
         await associatedCandidates(db, { name: n, state: "CA" }, 45);
         await associatedKeys(db, { name: n, state: "CA" });
+        // The lien report's batch, a later page in listed states (its page binds the position in each range).
+        const after = { at: 1_700_000_000, st: "CA", num: "2024-000001" };
+        await readShardReport(
+          db,
+          reportStatements({ name: n, states: ["CA", "TX"], today: "2026-11-30", size: 26, after }),
+        );
         expect(counts.length).toBeGreaterThan(0);
         expect(Math.max(...counts)).toBeLessThanOrEqual(100);
       }),
