@@ -10,9 +10,8 @@
  * a digest is one row however many filings it counts, and the page takes
  * each found debtor's first `size` filings after the position from its
  * index range (a correlated subquery with a LIMIT, which SQLite runs once
- * per found debtor), then the first `size` of those in report order, or
- * merges their ranges when that reads fewer; a name that finds one debtor
- * reads its range alone (page).
+ * per found debtor), then the first `size` of those in report order; a
+ * name that finds one debtor reads its range alone (page).
  */
 import { and, type SQL, sql } from "drizzle-orm";
 import { digestSelect } from "../db/reports.ts";
@@ -116,9 +115,6 @@ const currency = template("reportStates", (f: Shape & { listed: number }, v: Hol
 /** The shard's newest change: where a changes cursor made now starts. */
 const newestChange = () => frozen("reportNewestChange", () => sql`select coalesce(max(seq), 0) as seq from changes`);
 
-/** Past every filing time (seconds): where a merged range with no entry left sorts. */
-const END = sql.raw("9e18");
-
 /**
  * The page: the first `size` filings after the position in report order
  * (filing time, state, number), with their parties and amendments, one
@@ -128,69 +124,35 @@ const END = sql.raw("9e18");
  *   that debtor's range straight through, already in report order: its
  *   first `size` filings after the position, a filing that names the debtor
  *   twice once (DISTINCT in the range's own order: no sort).
- * - A name that finds several debtors takes each one's first `size`
- *   filings after the position from its range (a correlated subquery with
- *   a LIMIT, which SQLite runs once per found debtor), then the first
- *   `size` of them all: up to `size` entries a debtor, and each entry's
- *   filing.
- * - Unless it would read fewer rows merging their ranges (`merging`), which
- *   needs each found debtor in a state of its own (two in one state, `J
- *   Smith` finding John and Jane, may list one filing twice): a recursive
- *   CTE whose queue SQLite keeps in its ORDER BY, so each step takes the
- *   earliest entry of any range and puts in that range's next (each of its
- *   columns a seek of its own), and stops at `size`. That reads three rows
- *   a found debtor and three an entry of the page, where the above reads
- *   about two for each of each debtor's first `size` (their filing counts
- *   say how many). A name found in 42 states of one shard at a million
- *   filings: the report's batch read 2,968 rows over four shards, where it
- *   read 4,407.
- * Which one reads is settled by `found` (the found debtors, with their
- * filing counts) before any range is read, the others reading nothing past
- * it. For the busiest debtor of five million filings the page reads 128
- * rows, where the second form alone read 170.
+ * - A name that finds several takes each one's first `size` filings after
+ *   the position from its range (a correlated subquery with a LIMIT, which
+ *   SQLite runs once per found debtor), then the first `size` of them all.
+ * Which one reads is settled by `one` (the found debtors, two at most),
+ * the other reading nothing past it. For the busiest debtor of five
+ * million filings the page reads 128 rows, where the second form alone
+ * read 170.
  */
 const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
   // A debtor's index entries (d) after the position.
   const after = f.after
     ? sql` and d.filed_at >= ${v.at} and (d.filed_at > ${v.at} or d.filing_state > ${v.st} or (d.filing_state = ${v.st} and d.filing_number > ${v.num}))`
     : sql``;
-  const found = sql`select ${debtorNames.nameKey} as k, ${debtorNames.state} as s, ${debtorNames.filingCount} as n from ${debtorNames} where ${foundWhere(f, v)}`;
+  const one = sql`select ${debtorNames.nameKey} as k, ${debtorNames.state} as s from ${debtorNames} where ${foundWhere(f, v)} limit 2`;
   const ofOne = sql`select f.* from (
       select distinct d.filed_at, d.filing_number, d.filing_id from debtor_parties d
       where d.name_key = (select k from one where (select count(*) from one) = 1) and d.filing_state = (select s from one)${after}
       order by d.filed_at, d.filing_number, d.filing_id limit ${v.size}) as p
     join ${filings} f on f.id = p.filing_id`;
-  // A range's first entry from the position (a head) or after entry m (a step), one column of it.
-  const range = sql`from debtor_parties d where d.name_key = h.k and d.filing_state = h.s`;
-  const order = sql`order by d.filed_at, d.filing_number, d.filing_id limit 1`;
-  const head = (column: string) => sql`(select d.${sql.raw(column)} ${range}${after} ${order})`;
-  const next = sql` and d.filed_at >= h.at and (d.filed_at > h.at or d.filing_number > h.num or (d.filing_number = h.num and d.filing_id > h.fid))`;
-  const step = (column: string) => sql`(select d.${sql.raw(column)} ${range}${next} ${order})`;
-  // A range with no entry left sorts last, at END, and is not followed.
-  const merged = sql`merged(k, s, at, num, fid) as (
-      select h.k as k, h.s as s, coalesce(${head("filed_at")}, ${END}) as at, ${head("filing_number")} as num, ${head("filing_id")} as fid
-      from found h where exists (select 1 from merging)
-      union all
-      select h.k as k, h.s as s, coalesce(${step("filed_at")}, ${END}) as at, ${step("filing_number")} as num, ${step("filing_id")} as fid
-      from merged h where h.at < ${END}
-      order by at, s, num, fid
-      limit ${v.size})`;
-  // CROSS JOIN keeps SQLite's join order: the merged entries, then each one's filing by id.
-  const ofMerged = sql`select f.* from merged m cross join ${filings} f on f.id = m.fid where m.at < ${END}`;
-  const ofSeveral = sql`select distinct f.* from found cross join ${filings} f on f.id in (
+  const ofSeveral = sql`select distinct f.* from ${debtorNames} join ${filings} f on f.id in (
       select d.filing_id from debtor_parties d
-      where d.name_key = found.k and d.filing_state = found.s${after}
+      where d.name_key = ${debtorNames.nameKey} and d.filing_state = ${debtorNames.state}${after}
       order by d.filed_at, d.filing_number, d.filing_id limit ${v.size})
-    where (select count(*) from one) <> 1 and not exists (select 1 from merging)
+    where ${foundWhere(f, v)} and (select count(*) from one) <> 1
     order by f.filed_at, f.state, f.number, f.id limit ${v.size}`;
   // The page's filings whole, under the name "filings", so the party
   // lookups (withParties) read the page's rows rather than each filing again.
-  return sql`with recursive found as materialized (${found}),
-    one as (select k, s from found limit 2),
-    merging as (select 1 where (select count(*) > 1 and count(distinct s) = count(*)
-      and 3 * count(*) + 3 * ${v.size} < 2 * sum(min(n, ${v.size})) from found)),
-    ${merged}
-    select ${withParties(true)} from (select * from (${ofOne}) union all select * from (${ofMerged}) union all select * from (${ofSeveral})) as ${filings}`;
+  return sql`with one as (${one})
+    select ${withParties(true)} from (select * from (${ofOne}) union all select * from (${ofSeveral})) as ${filings}`;
 });
 
 /** A found debtor's digest as stored (null columns when it has none). */
