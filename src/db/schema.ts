@@ -136,10 +136,10 @@ export const filings = sqliteTable(
     lenders: text().notNull().default("[]"),
     /**
      * What a list and the change feed show of the filing's debtors, secured
-     * parties and amendments, as one JSON text written with them
-     * (src/db/listed.ts): a page reads this row instead of one row a party.
-     * Null on rows loaded before migration 0025 until `npm run db:rekey`
-     * writes it; a page makes it up from the tables meanwhile.
+     * parties and amendments, as one JSON text (src/db/listed.ts): a page
+     * reads this row instead of one row a party. Held only while the change
+     * feed keeps a change of the filing; null otherwise (and on rows stored
+     * before migration 0025), when a page makes it up from the tables.
      */
     listed: text(),
     /**
