@@ -12,23 +12,26 @@
  * returns fewer changes, never lets it move back.
  *
  * A page of several shards is read in two round trips: each shard's next
- * `limit` + 1 keys (seq and time, the change rows alone), merged; then,
- * from each shard that has changes on the merged page, exactly those
- * changes with their filings. Each shard reads its filings for what the
- * page shows, not a page of its own to be cut by the merge. One shard (a
- * state asked for, or one database), or a party filter, whose page
- * examines a window of changes, is one round trip: the shard's page whole.
+ * `limit` + 1 changes (the change rows alone), merged; then, from each
+ * shard that has changes on the merged page, exactly those changes'
+ * filings, by id. Each shard reads its filings for what the page shows, not
+ * a page of its own to be cut by the merge, and no change twice: the shard
+ * that holds the whole page reads its 101 changes and 100 filings. One
+ * shard (a state asked for, or one database), or a party filter, whose
+ * page examines a window of changes, is one round trip: the shard's page
+ * whole.
  */
 import type { ShardReader } from "../queries/db.ts";
 import {
   type ChangeFilter,
+  type ChangeHead,
   type ChangeItem,
   type ChangeKey,
   type ShardChanges,
   type Start,
   scans,
-  shardChangeKeys,
-  shardChangePage,
+  shardChangeFilings,
+  shardChangeHeads,
   shardChanges,
 } from "./read.ts";
 
@@ -47,13 +50,13 @@ export interface FeedPage<T extends ChangeKey = ChangeItem> {
 export interface Part {
   shard: string;
   index: number;
-  part: ShardChanges<ChangeKey>;
+  part: ShardChanges<ChangeHead | ChangeItem>;
 }
 
 /**
  * The first round trip of a page: each of the shards `read` (bindings, in
  * layout order: `all`), from its start. Changes come whole from one shard
- * or with a party filter, else as keys (see above).
+ * or with a party filter, else without their filings (see above).
  */
 export async function readParts(
   reader: ShardReader,
@@ -63,8 +66,10 @@ export async function readParts(
   limit: number,
 ): Promise<Part[]> {
   const whole = read.length === 1 || scans(filter);
-  const parts = await reader.read(read, (db, shard): Promise<ShardChanges<ChangeKey>> => {
-    return whole ? shardChanges(db, filter, startAt(shard), limit) : shardChangeKeys(db, filter, startAt(shard), limit);
+  const parts = await reader.read(read, (db, shard): Promise<ShardChanges<ChangeHead | ChangeItem>> => {
+    return whole
+      ? shardChanges(db, filter, startAt(shard), limit)
+      : shardChangeHeads(db, filter, startAt(shard), limit);
   });
   return parts.map((part, i) => {
     const shard = read[i] ?? "";
@@ -72,36 +77,31 @@ export async function readParts(
   });
 }
 
-const isItem = (key: ChangeKey): key is ChangeItem => "filing" in key;
+const isItem = (change: ChangeHead | ChangeItem): change is ChangeItem => "filing" in change;
 
 /**
  * The page of `limit` changes merged from `parts` (readParts), and the
  * positions after it, starting from `positions` (of every shard); the
- * changes of parts read as keys are read now, from their shards (the
- * second round trip), exactly those the page holds.
+ * filings of the changes read without them are read now, from their shards
+ * (the second round trip), exactly those the page holds.
  */
 export async function feedPage(
   reader: ShardReader,
   parts: Part[],
   positions: Positions,
   limit: number,
-  filter: ChangeFilter,
 ): Promise<FeedPage> {
   const merged = mergePage(parts, positions, limit);
-  const wanted = new Map<string, { after: number; count: number }>();
-  for (const { shard, part } of parts) {
-    const count = merged.shown.get(shard) ?? 0;
-    if (count > 0 && !part.items.every(isItem)) wanted.set(shard, { after: part.start, count });
+  // Each shard's changes on the page that came without their filings.
+  const wanted = new Map<string, ChangeHead[]>();
+  for (const { shard, item } of merged.page) {
+    if (!isItem(item)) wanted.set(shard, [...(wanted.get(shard) ?? []), item]);
   }
   const read = [...wanted.keys()];
-  const pages = await reader.read(read, (db, shard) => {
-    const { after, count } = wanted.get(shard) ?? { after: 0, count: 0 };
-    return shardChangePage(db, filter, after, count);
-  });
-  const fetched = new Map(read.map((shard, i) => [shard, new Map((pages[i] ?? []).map((c) => [c.seq, c]))]));
+  const filed = await reader.read(read, (db, shard) => shardChangeFilings(db, wanted.get(shard) ?? []));
+  const fetched = new Map(read.map((shard, i) => [shard, new Map((filed[i] ?? []).map((c) => [c.seq, c]))]));
   const changes = merged.page.flatMap(({ shard, item }) => {
     if (isItem(item)) return [item];
-    // A change of the keys is there still (changes are never deleted but by retention, oldest first).
     const found = fetched.get(shard)?.get(item.seq);
     return found ? [found] : [];
   });

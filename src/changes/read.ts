@@ -23,9 +23,9 @@
  *   is.
  *
  * A page of several shards without a party filter is read in two parts
- * (src/changes/feed.ts): each shard's next keys (seq and time, no filing),
- * then, from the shards whose changes the merged page holds, exactly
- * those changes with their filings.
+ * (src/changes/feed.ts): each shard's next changes without their filings,
+ * then, from the shards whose changes the merged page holds, exactly those
+ * changes' filings, one row each.
  */
 import { and, eq, gt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { MAX_COMPOUND } from "../db/database.ts";
@@ -36,6 +36,7 @@ import {
   changes,
   dataLoads,
   debtorParties,
+  filings,
   lenderNames,
   securedParties,
   stateLoads,
@@ -73,13 +74,18 @@ export interface ChangeKey {
   recordedAt: string;
 }
 
-/** One change as read, with its filing as it stands now. */
-export interface ChangeItem extends ChangeKey {
+/** One change as read without its filing: the first part of a page merged over several shards. */
+export interface ChangeHead extends ChangeKey {
   type: ChangeType;
   state: string;
   amendment: string | null;
   changedFields: string | null;
   occurredAt: string;
+  filingId: number;
+}
+
+/** One change as read, with its filing as it stands now. */
+export interface ChangeItem extends Omit<ChangeHead, "filingId"> {
   filing: ListedFilingWithParties;
 }
 
@@ -112,10 +118,10 @@ type ChangeForm = {
   scanning: boolean;
   /**
    * What is read: the page with its start, purge mark and data-load time
-   * (`whole`); the window's keys with those (`keys`); or the page alone
-   * (`page`: the second part of a page merged from keys).
+   * (`whole`); or the window's changes without their filings, with those
+   * (`heads`: the first part of a page merged over several shards).
    */
-  part: "whole" | "keys" | "page";
+  part: "whole" | "heads";
 };
 
 type ChangeValues = {
@@ -251,21 +257,24 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
     ? sql`select ${stateLoads.lastLoadedAt} as at from ${stateLoads} where ${stateLoads.state} = ${v.state}`
     : sql`select max(${dataLoads.loadedAt}) as at from ${dataLoads}`;
   const examined = sql`select max(seq) / ${NAME_SLOTS_SQL} as through, count(*) as n from (${entries ?? w})`;
-  if (form.part === "page") return [page];
-  if (form.part === "keys") return [sql`select seq, recorded_at from (${w})`, marks, loaded];
+  if (form.part === "heads") return [sql`select * from (${w})`, marks, loaded];
   return form.scanning ? [page, marks, loaded, examined] : [page, marks, loaded];
 });
 
-/** A row of the page statement. */
-type Row = PageRow & {
+/** A change's row, as the window reads it. */
+type ChangeRow = {
   seq: number;
   change_state: string;
   type: number;
+  filing_id: number;
   amendment: string | null;
   changed_fields: number | null;
   recorded_at: number;
   occurred_at: number;
 };
+
+/** A row of the page statement: a change with its filing. */
+type Row = PageRow & Omit<ChangeRow, "filing_id">;
 
 /** A stored instant (seconds) as the API writes it: the column's own reading (src/db/encodings.ts, instant). */
 const iso = (s: number) => changes.recordedAt.mapFromDriverValue(s) as string;
@@ -320,27 +329,27 @@ function loadedAt(filter: ChangeFilter, last: Loaded | undefined): string | null
 }
 
 /**
- * The keys of one shard's next changes of `filter` (no party filter) from
- * `start`, at most `limit` + 1, with where it starts and its marks: the
- * first part of a page merged over several shards (src/changes/feed.ts).
- * It reads the changes alone, never their filings.
+ * One shard's next changes of `filter` (no party filter) from `start`, at
+ * most `limit` + 1, without their filings, with where it starts and its
+ * marks: the first part of a page merged over several shards
+ * (src/changes/feed.ts). It reads the change rows alone.
  */
-export async function shardChangeKeys(
+export async function shardChangeHeads(
   db: Db,
   filter: ChangeFilter,
   start: Start,
   limit: number,
-): Promise<ShardChanges<ChangeKey>> {
+): Promise<ShardChanges<ChangeHead>> {
   if (scans(filter)) throw new Error("changes: a party filter is read whole (shardChanges)");
-  const [keys, marks, loaded] = formOf(filter, start, "keys", limit + 1, limit + 1);
-  if (!keys || !marks || !loaded) throw new Error("changes: three statements");
+  const [heads, marks, loaded] = formOf(filter, start, "heads", limit + 1, limit + 1);
+  if (!heads || !marks || !loaded) throw new Error("changes: three statements");
   const [rows, [mark], [last]] = await db.batch([
-    db.all<{ seq: number; recorded_at: number }>(keys),
+    db.all<ChangeRow>(heads),
     db.all<Mark>(marks),
     db.all<Loaded>(loaded),
   ]);
   return {
-    items: rows.map((r) => ({ seq: Number(r.seq), recordedAt: iso(Number(r.recorded_at)) })),
+    items: rows.map((r) => ({ ...changeOf(r), filingId: Number(r.filing_id) })),
     start: Number(mark?.start ?? 0),
     purged: Number(mark?.purged ?? 0),
     dataLoadedAt: loadedAt(filter, last),
@@ -348,20 +357,31 @@ export async function shardChangeKeys(
 }
 
 /**
- * One shard's `count` changes of `filter` (no party filter) after the
- * position `after`, with their filings: the second part of a merged page,
- * exactly the changes of this shard the page holds.
+ * The filings `ids` (a JSON array) of one shard as a list shows them (their
+ * listed forms), in one statement of one text whatever the page: each
+ * sought by key from the list, one row read a filing.
  */
-export async function shardChangePage(
-  db: Db,
-  filter: ChangeFilter,
-  after: number,
-  count: number,
-): Promise<ChangeItem[]> {
-  const [page] = formOf(filter, { after }, "page", count, count);
-  if (!page) throw new Error("changes: one statement");
-  const [rows] = await db.batch([db.all<Row>(page)]);
-  return itemsOf(rows);
+const filingsById = template(
+  "changeFilings",
+  (_: Record<string, never>, v: Holes<{ ids: string }>) =>
+    sql`select ${withParties(true, undefined, "listed")} from json_each(${v.ids}) as j cross join ${filings} on ${filings.id} = j.value`,
+);
+
+/**
+ * The filings of one shard's changes on a merged page (`heads`), each
+ * change with its filing as it stands now: the second part of a page merged
+ * over several shards, one row a filing.
+ */
+export async function shardChangeFilings(db: Db, heads: ChangeHead[]): Promise<ChangeItem[]> {
+  const ids = [...new Set(heads.map((h) => h.filingId))];
+  const [rows] = await db.batch([db.all<PageRow>(filingsById({}, { ids: JSON.stringify(ids) }))]);
+  const listed = assembleListed(rows);
+  const byId = new Map(listed.map((f) => [Number(f.filing.id), f]));
+  return heads.flatMap(({ filingId, ...head }) => {
+    const filing = byId.get(filingId);
+    // A change's filing is there still: filings are never deleted.
+    return filing ? [{ ...head, filing }] : [];
+  });
 }
 
 /** One shard's changes of `filter` from `start`, at most `limit` + 1 (one past the page: is there more). */
@@ -385,10 +405,9 @@ export async function shardChanges(db: Db, filter: ChangeFilter, start: Start, l
   };
 }
 
-/** Page rows as changes, each with its filing. */
-function itemsOf(rows: Row[]): ChangeItem[] {
-  const filings = assembleListed(rows);
-  return rows.map((r, i) => ({
+/** A change's row as the API reads it, without its filing. */
+function changeOf(r: Omit<ChangeRow, "filing_id">): Omit<ChangeItem, "filing"> {
+  return {
     seq: Number(r.seq),
     type: CHANGE_TYPES[Number(r.type)] as ChangeType,
     state: r.change_state,
@@ -396,6 +415,11 @@ function itemsOf(rows: Row[]): ChangeItem[] {
     changedFields: fieldsOf(r.changed_fields === null ? null : Number(r.changed_fields)),
     recordedAt: iso(Number(r.recorded_at)),
     occurredAt: iso(Number(r.occurred_at)),
-    filing: filings[i] as ListedFilingWithParties,
-  }));
+  };
+}
+
+/** Page rows as changes, each with its filing. */
+function itemsOf(rows: Row[]): ChangeItem[] {
+  const filings = assembleListed(rows);
+  return rows.map((r, i) => ({ ...changeOf(r), filing: filings[i] as ListedFilingWithParties }));
 }

@@ -103,7 +103,7 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
     }
     const positions: Positions = { ...given };
     for (const { shard, part } of parts) positions[shard] = part.start;
-    const page = await feedPage(reader, parts, positions, q.limit, filter);
+    const page = await feedPage(reader, parts, positions, q.limit);
     const next = await encodeCursor("changes", { p: page.next });
     if (page.changes.length === 0 && !page.hasMore) c.header("Retry-After", String(EMPTY_POLL_SECONDS));
     return c.json(changePageBody(c, page, next), 200);
