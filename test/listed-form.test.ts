@@ -99,12 +99,10 @@ async function storedFilings() {
     const db = drizzleOf(d1);
     const { results } = await d1.prepare("select distinct number from filings").all<{ number: string }>();
     const numbers = results.map((r) => r.number);
+    const { results: logged } = await d1.prepare("select distinct filing_id as id from changes").all<{ id: number }>();
+    const changed = new Set(logged.map((r) => r.id));
     for (let i = 0; i < numbers.length; i += 90) {
       const [stored, debtors, secured, amended] = await db.batch(storedFilingStatements(db, numbers.slice(i, i + 90)));
-      const { results: logged } = await d1
-        .prepare("select distinct filing_id as id from changes")
-        .all<{ id: number }>();
-      const changed = new Set(logged.map((r) => r.id));
       for (const rows of storedRows(stored, debtors, secured, amended))
         out.push({ rows, logged: changed.has(rows.filing.id) });
     }

@@ -95,7 +95,10 @@ export async function feedPage(
   // Each shard's changes on the page that came without their filings.
   const wanted = new Map<string, ChangeHead[]>();
   for (const { shard, item } of merged.page) {
-    if (!isItem(item)) wanted.set(shard, [...(wanted.get(shard) ?? []), item]);
+    if (isItem(item)) continue;
+    const heads = wanted.get(shard);
+    if (heads) heads.push(item);
+    else wanted.set(shard, [item]);
   }
   const read = [...wanted.keys()];
   const filed = await reader.read(read, (db, shard) => shardChangeFilings(db, wanted.get(shard) ?? []));
@@ -110,19 +113,17 @@ export async function feedPage(
 
 /**
  * The merge of `parts` (in layout order, each with its index in the
- * layout) into a page of `limit`: which changes (or keys), how many of
- * each shard, and every shard's position after it, from `positions`.
+ * layout) into a page of `limit`: which changes (whole, or without their
+ * filings), and every shard's position after it, from `positions`.
  */
 function mergePage(parts: Part[], positions: Positions, limit: number) {
   const all = parts.flatMap(({ shard, index, part }) => part.items.map((item) => ({ shard, index, item })));
   all.sort((a, b) => compare(a.item.recordedAt, b.item.recordedAt) || a.index - b.index || a.item.seq - b.item.seq);
   const page = all.slice(0, limit);
   const next: Positions = { ...positions };
-  const shown = new Map<string, number>();
   let hasMore = false;
   for (const { shard, part } of parts) {
     const seqs = page.filter((p) => p.shard === shard).map((p) => p.item.seq);
-    shown.set(shard, seqs.length);
     const last = seqs.at(-1) ?? part.start;
     if (seqs.length < part.items.length) {
       // Some of its changes did not fit: resume right after the last shown.
@@ -134,7 +135,7 @@ function mergePage(parts: Part[], positions: Positions, limit: number) {
       hasMore ||= part.examined.full;
     } else next[shard] = last;
   }
-  return { page, shown, next, hasMore, dataLoadedAt: newest(parts.map((p) => p.part.dataLoadedAt)) };
+  return { page, next, hasMore, dataLoadedAt: newest(parts.map((p) => p.part.dataLoadedAt)) };
 }
 
 function compare(a: string, b: string): number {

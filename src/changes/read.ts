@@ -89,7 +89,7 @@ export interface ChangeItem extends Omit<ChangeHead, "filingId"> {
   filing: ListedFilingWithParties;
 }
 
-/** A shard's part of a page: its changes (or only their keys: shardChangeKeys), and where it stands. */
+/** A shard's part of a page: its changes (or only their heads: shardChangeHeads), and where it stands. */
 export interface ShardChanges<T extends ChangeKey = ChangeItem> {
   /** Up to `limit` + 1 changes after the start, in seq order. */
   items: T[];
