@@ -51,8 +51,12 @@ export function startDevServer(
  * (<state>/v3/d1/<Durable Object class>/<file>): its D1 directory becomes a
  * link to that one, while the rest of its state (cache, trace collector) is
  * its own. What was there (a link, or a directory an earlier run made) goes.
+ * So does its local trace store (wrangler's dev dashboard, which no
+ * benchmark reads): the collector keeps every span of every run, about 2 GB
+ * a full `--in-worker` run, and would fill the disk over a few.
  */
 export function shareLocalD1(state: string, d1File: string): void {
+  rmSync(`${state}/v3/observability`, { force: true, recursive: true });
   const link = `${state}/v3/d1`;
   mkdirSync(dirname(link), { recursive: true });
   rmSync(link, { force: true, recursive: true });
