@@ -6,11 +6,8 @@
  * span its parameters to every statement that matches keys. Local D1 takes
  * more, so only this test would notice.
  */
-import type { SQLInputValue } from "node:sqlite";
-import { drizzle } from "drizzle-orm/sqlite-proxy";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Db } from "../../src/queries/db.ts";
 import {
   addressStatements,
   associatedCandidates,
@@ -19,25 +16,7 @@ import {
 } from "../../src/queries/debtors.ts";
 import { byDebtorName, fetchCountedPage } from "../../src/queries/filings.ts";
 import { readShardReport, reportStatements } from "../../src/report/query.ts";
-import { migratedDatabase } from "./migrated.ts";
-
-/** A handle over an empty migrated database that runs each statement, and each statement's parameter count. */
-function countingDb() {
-  const sqlite = migratedDatabase();
-  const counts: number[] = [];
-  const run = (sql: string, params: unknown[]) => {
-    counts.push(params.length);
-    const stmt = sqlite.prepare(sql);
-    stmt.setReturnArrays(true);
-    return { rows: stmt.all(...(params as SQLInputValue[])) };
-  };
-  const db = drizzle(
-    async (sql, params) => run(sql, params),
-    async (batch) => batch.map((q) => run(q.sql, q.params)),
-    { casing: "snake_case" },
-  ) as unknown as Db;
-  return { db, counts };
-}
+import { countingDb } from "./migrated.ts";
 
 /** Words that take each path of a name's readings: initials, particles, suffixes, a comma. */
 const WORD = fc.constantFrom("j", "a", "b", "smith", "jones", "mary", "allen", "de", "la", "jr", "inc", "&");

@@ -3,12 +3,14 @@
  * applies them to D1: each file in order, split at drizzle-kit's breakpoints.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { getTableColumns, getTableName, is } from "drizzle-orm";
 import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { drizzle } from "drizzle-orm/sqlite-proxy";
 import { refreshAll, writeFilings } from "../../scripts/bulk/load.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
 import * as schema from "../../src/db/schema.ts";
+import type { Db } from "../../src/queries/db.ts";
 
 /** Runs one migration file of migrations/ on `db`. */
 export function runMigration(db: DatabaseSync, file: string): void {
@@ -132,4 +134,24 @@ export function facetRows(db: DatabaseSync) {
       .prepare("select scope, place, name, facet, filings, ref from facet_counts order by scope, place, name, facet")
       .all(),
   ];
+}
+
+/** A handle over an empty migrated database that runs each statement, and each statement's text and parameter count. */
+export function countingDb() {
+  const sqlite = migratedDatabase();
+  const counts: number[] = [];
+  const texts: string[] = [];
+  const run = (sql: string, params: unknown[]) => {
+    counts.push(params.length);
+    texts.push(sql);
+    const stmt = sqlite.prepare(sql);
+    stmt.setReturnArrays(true);
+    return { rows: stmt.all(...(params as SQLInputValue[])) };
+  };
+  const db = drizzle(
+    async (sql, params) => run(sql, params),
+    async (batch) => batch.map((q) => run(q.sql, q.params)),
+    { casing: "snake_case" },
+  ) as unknown as Db;
+  return { db, counts, texts };
 }
