@@ -635,9 +635,9 @@ export const debtorReports = sqliteTable(
     terminated: integer().notNull(),
     /** Filings live on `as_of`. */
     active: integer().notNull(),
-    /** Live filings by kind: a JSON array of counts in FILING_KINDS order; null when none is live. */
+    /** Live filings by kind: a JSON array of counts in FILING_KINDS order, trailing zeros left off; null when none is live. */
     kinds: text(),
-    /** Live filings by collateral category: a JSON array in COLLATERAL_CATEGORIES order; null when none is live. */
+    /** Live filings by collateral category: a JSON array in COLLATERAL_CATEGORIES order, likewise; null when none is live. */
     categories: text(),
     /** Each secured party's name on live filings, with their number: JSON `[[name, filings], ...]`; null when none. */
     lenders: text(),
