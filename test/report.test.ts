@@ -299,16 +299,24 @@ describe("GET /debtors/report", () => {
       .sort((a, b) => (a.filedAt < b.filedAt ? -1 : a.filedAt > b.filedAt ? 1 : a.state < b.state ? -1 : 1))
       .map((f) => f.number);
     const seen: string[] = [];
+    const oldest: (string | undefined)[] = [];
     let cursor: string | undefined;
     do {
       const res = await get(
         `/debtors/report?name=Many%20States%20Co${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
       );
-      const body = (await res.json()) as { filings: { initial_financing_number: string }[]; next_cursor?: string };
+      const body = (await res.json()) as {
+        filings: { initial_financing_number: string }[];
+        summary: { first_active_filing: { initial_financing_number: string } | null };
+        next_cursor?: string;
+      };
       seen.push(...body.filings.map((f) => f.initial_financing_number));
+      oldest.push(body.summary.first_active_filing?.initial_financing_number);
       cursor = body.next_cursor;
     } while (cursor);
     expect(seen).toEqual(expected);
+    // The shard sends the oldest of its twelve states' oldest live filings, on every page.
+    expect(new Set(oldest)).toEqual(new Set([expected[0]]));
   });
 
   it("hands back a changes cursor that returns the changes recorded after the report and nothing before", async () => {
