@@ -33,7 +33,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue, SQLOutputValue } from "node:sqlite";
 import type { unstable_readConfig } from "wrangler";
 import { profiled } from "./cpuProfile.ts";
 import { shareLocalD1, startDevServer, workerdCpuMs } from "./devServer.ts";
@@ -66,6 +66,20 @@ export interface InWorkerOptions {
   filings: number;
 }
 
+/**
+ * A row as D1 sends it over JSON: a blob (a Uint8Array from node:sqlite,
+ * which JSON would make an object of numbered keys that reads as no bytes)
+ * as the array of its byte values, one of the forms D1 hands a blob back
+ * in (src/db/encodings.ts, addressKeySet). Without it the app loop decoded
+ * no address keys and understated the known-address lookup's own cost.
+ */
+function asSent(row: Record<string, SQLOutputValue>): Record<string, unknown> {
+  const sent: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row))
+    sent[column] = ArrayBuffer.isView(value) ? Array.from(value) : value;
+  return sent;
+}
+
 export async function inWorkerCpu(o: InWorkerOptions): Promise<void> {
   // Each statement's rows, by binding (every shard's, read or not: the app checks the whole layout).
   const rows: Record<string, Record<string, unknown[]>> = Object.fromEntries(o.databases.map((d) => [d.binding, {}]));
@@ -75,7 +89,10 @@ export async function inWorkerCpu(o: InWorkerOptions): Promise<void> {
       const known = rows[binding];
       if (!db || !known) throw new Error(`no database ${binding}`);
       for (const { sql, params } of statements)
-        known[`${sql}\u0000${JSON.stringify(params)}`] ??= db.prepare(sql).all(...params);
+        known[`${sql}\u0000${JSON.stringify(params)}`] ??= db
+          .prepare(sql)
+          .all(...params)
+          .map(asSent);
     }
   }
   const vars = o.requestLog ? (o.config.vars ?? {}) : { ...o.config.vars, REQUEST_LOG_SAMPLE: "0" };
