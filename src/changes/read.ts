@@ -42,6 +42,7 @@ import {
   stateLoads,
 } from "../db/schema.ts";
 import { CHANGE_TYPES, type ChangeType } from "../domain/kinds.ts";
+import { MAX_CHANGES_LIMIT } from "../domain/limits.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
 import { type Db, type Holes, template } from "../queries/db.ts";
 import { assembleListed, type ListedFilingWithParties, type PageRow, withParties } from "../queries/filings.ts";
@@ -357,18 +358,12 @@ export async function shardChangeHeads(
 }
 
 /**
- * Most filings one shard's part of a merged page holds: the page's size
- * at most (src/http/params.ts, MAX_CHANGES_LIMIT).
- */
-const PAGE_FILINGS = 100;
-
-/**
  * The filings `ids` of one shard as a list shows them (their listed forms),
  * in one statement of one text whatever the page: each sought by key from
- * a list of PAGE_FILINGS bound values (null past the page's), one row read
- * a filing. A VALUES list is read as SQLite makes it, not as a table, so D1
- * counts no row for it; a JSON list (json_each) or an `in` list counted a
- * row more per filing.
+ * a list of MAX_CHANGES_LIMIT bound values (the most a page holds; null
+ * past the page's), one row read a filing. A VALUES list is read as SQLite
+ * makes it, not as a table, so D1 counts no row for it; a JSON list
+ * (json_each) or an `in` list counted a row more per filing.
  */
 const filingsById = template(
   "changeFilings",
@@ -386,8 +381,8 @@ const filingsById = template(
  */
 export async function shardChangeFilings(db: Db, heads: ChangeHead[]): Promise<ChangeItem[]> {
   const unique = [...new Set(heads.map((h) => h.filingId))];
-  if (unique.length > PAGE_FILINGS) throw new Error(`changes: ${unique.length} filings on one page`);
-  const ids = Array.from({ length: PAGE_FILINGS }, (_, i) => unique[i] ?? null);
+  if (unique.length > MAX_CHANGES_LIMIT) throw new Error(`changes: ${unique.length} filings on one page`);
+  const ids = Array.from({ length: MAX_CHANGES_LIMIT }, (_, i) => unique[i] ?? null);
   const [rows] = await db.batch([db.all<PageRow>(filingsById({}, { ids }))]);
   const listed = assembleListed(rows);
   const byId = new Map(listed.map((f) => [Number(f.filing.id), f]));

@@ -1,7 +1,15 @@
 /**
  * Limits and formats that the API's parameters and the feed importer share,
- * each defined once: whatever the importer loads, a request can ask for.
+ * each defined once: whatever the importer loads, a request can ask for;
+ * and the limits the queries behind a parameter are built for.
  */
+
+/**
+ * Most changes a page of the change feed holds (its `limit`): a merged
+ * page's filings are sought by key from a list of this many bound values
+ * (src/changes/read.ts), within D1's 100 a statement.
+ */
+export const MAX_CHANGES_LIMIT = 100;
 
 /**
  * Longest party name, in characters. Real registers hold debtor names of

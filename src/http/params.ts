@@ -7,7 +7,13 @@ import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { canonicalIndustry, INDUSTRIES, type Industry } from "../domain/industries.ts";
 import { CHANGE_TYPES, PARTY_TYPES } from "../domain/kinds.ts";
-import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH, US_ZIP } from "../domain/limits.ts";
+import {
+  FILING_NUMBER,
+  MAX_CHANGES_LIMIT,
+  MAX_FILING_NUMBER_LENGTH,
+  MAX_NAME_LENGTH,
+  US_ZIP,
+} from "../domain/limits.ts";
 import { debtorNameKey, securedNameWords } from "../domain/names.ts";
 import { isStateCode, STATE_CODES } from "../domain/states.ts";
 import { isoSeconds } from "../domain/time.ts";
@@ -341,9 +347,6 @@ export const lapsingQuery = paged({
     ctx.addIssue({ code: "custom", path: ["to"], message: `must not be before from (${q.from})` });
   }
 });
-
-/** Most changes a page holds. */
-const MAX_CHANGES_LIMIT = 100;
 
 /** A comma list of change types, each once, exactly as named. */
 const changeTypes = optional(
