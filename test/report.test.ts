@@ -372,6 +372,24 @@ describe("GET /debtors/report", () => {
     expect(stale.report.states).toEqual(fresh.report.states);
   });
 
+  it("stores each digest's counts by kind and collateral category without trailing zeros", async () => {
+    const stored: { kinds: string; categories: string }[] = [];
+    for (const d1 of allD1) {
+      const { results } = await d1
+        .prepare("select kinds, categories from debtor_reports where kinds is not null")
+        .all<{ kinds: string; categories: string }>();
+      stored.push(...results);
+    }
+    expect(stored.length).toBeGreaterThan(3);
+    for (const { kinds, categories } of stored) {
+      expect(kinds).not.toMatch(/(^\[0\]|,0\])$/);
+      expect(categories).not.toMatch(/(^\[0\]|,0\])$/);
+    }
+    // Harbor's counts (the summary above) come from these: some categories are counted, the rest left off.
+    expect(stored.some((d) => d.categories === "[]")).toBe(true);
+    expect(stored.some((d) => d.categories.length > 2)).toBe(true);
+  });
+
   it("has the daily job rebuild the digest of a debtor whose filing lapsed, counting it lapsed", async () => {
     const tomorrow = new Date(Date.now() + 86_400_000);
     const day = tomorrow.toISOString().slice(0, 10);
