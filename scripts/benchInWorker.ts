@@ -73,7 +73,7 @@ export interface InWorkerOptions {
  * in (src/db/encodings.ts, addressKeySet). Without it the app loop decoded
  * no address keys and understated the known-address lookup's own cost.
  */
-function asSent(row: Record<string, SQLOutputValue>): Record<string, unknown> {
+export function asSent(row: Record<string, SQLOutputValue>): Record<string, unknown> {
   const sent: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(row))
     sent[column] = ArrayBuffer.isView(value) ? Array.from(value) : value;
