@@ -150,7 +150,7 @@ sqlite.close();
 
 const total = (r: Result) => Object.values(r.written).reduce((a, b) => a + b, 0);
 /** The running totals of the counted lists (src/db/tallies.ts), and the per-debtor tables the refresh rebuilds. */
-const COUNTS = ["facet_tallies", "facet_counts", "stale_tallies"];
+const COUNTS = ["facet_tallies", "facet_counts", "stale_tallies", "lapse_set_changes"];
 const AGGREGATES = ["debtor_addresses", "debtor_address_sets", "debtor_links", "debtor_link_sets", "debtor_names"];
 const sumOf = (r: Result, tables: string[]) => tables.reduce((n, t) => n + (r.written[t] ?? 0), 0);
 const fmt = (n: number, digits = 1) => n.toLocaleString("en-US", { maximumFractionDigits: digits });

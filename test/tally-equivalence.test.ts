@@ -20,6 +20,7 @@ import { env } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import migration from "../migrations/0024_bounded_writes.sql?raw";
+import lapseSets from "../migrations/0027_lapse_sets.sql?raw";
 import { createApp } from "../src/app.ts";
 import { facetCutoffDay, insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
 import { type FilingRecord, facetDayRows, toRows } from "../src/db/records.ts";
@@ -127,7 +128,7 @@ function delta(records: FilingRecord[]): FilingRecord[] {
 
 /**
  * The database `d1`, holding `stored` (each filing as last loaded), as it
- * was before migration 0024, then migrated in place by it.
+ * was before migration 0024, then migrated in place by it (and by 0027).
  */
 async function migrateInPlace(d1: D1Database, stored: FilingRecord[]) {
   // facet_days as the loaders before 0024 kept it: the stored filings' counts by day, the old bucket a day
@@ -161,6 +162,7 @@ async function migrateInPlace(d1: D1Database, stored: FilingRecord[]) {
           and facet_days.facet = r.facet and facet_days.day = r.day`,
       "drop table facet_tallies",
       "drop table stale_tallies",
+      "drop table lapse_set_changes",
       "drop table debtor_link_sets",
       "drop index debtor_links_recent",
       "alter table facet_counts drop column old",
@@ -171,9 +173,12 @@ async function migrateInPlace(d1: D1Database, stored: FilingRecord[]) {
       "alter table state_summaries drop column lapsed_on",
     ].map((q) => d1.prepare(q)),
   );
-  // As wrangler applies it: split at drizzle-kit's breakpoints.
-  const statements = migration.split("--> statement-breakpoint").filter((q) => q.trim() !== "");
-  await d1.batch(statements.map((q) => d1.prepare(q)));
+  // As wrangler applies them: split at drizzle-kit's breakpoints. Then 0027, which builds the lapse
+  // facet's sets from the stored filings, as a database of 0024's tallies gets them.
+  for (const file of [migration, lapseSets]) {
+    const statements = file.split("--> statement-breakpoint").filter((q) => q.trim() !== "");
+    await d1.batch(statements.map((q) => d1.prepare(q)));
+  }
 }
 
 const records = [...Array.from({ length: 300 }, (_, i) => dense(i)), ...sampleFilings(now), ...boundaries()];

@@ -239,7 +239,17 @@ export function soundKeyRows(debtors: Iterable<{ name: string; nameKey: string; 
   return [...out.values()];
 }
 
-export type FacetDay = Omit<typeof facetTallies.$inferInsert, "through">;
+/**
+ * A count by day of a facet (scope of facet_tallies), or, scope "w"
+ * (LAPSE_SETS), of the "x" facet's sets: place the state, name the exact
+ * industry set (schema.ts, facet_tallies.sets; written by tallies.ts).
+ */
+export type FacetDay = Omit<typeof facetTallies.$inferInsert, "through" | "sets" | "scope"> & {
+  scope: (typeof facetTallies.$inferInsert)["scope"] | typeof LAPSE_SETS;
+};
+
+/** The scope of a FacetDay that counts a lapse day's exact industry set ("x" facet's sets). */
+export const LAPSE_SETS = "w";
 
 /**
  * Each whole-word prefix that two or more of a filing's lender names start
@@ -314,7 +324,10 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
   const counts = new Map<string, FacetDay>();
   const add = (scope: FacetDay["scope"], place: string, name: string, facet: string, at: string, weight = 1) => {
     // Lapse days are all kept: a lapse window is any range of days.
-    const day = scope !== "x" && scope !== "y" && at.slice(0, 10) < cutoffDay ? OLD_DAYS : at.slice(0, 10);
+    const day =
+      scope !== "x" && scope !== "y" && scope !== LAPSE_SETS && at.slice(0, 10) < cutoffDay
+        ? OLD_DAYS
+        : at.slice(0, 10);
     const id = [scope, place, name, facet, day].join("\u0000");
     const seen = counts.get(id);
     if (seen) seen.filings += sign * weight;
@@ -341,6 +354,11 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
         for (const f of industryFacets(debtors.map((d) => d.industry))) {
           if (f.name.startsWith("i") || f.facet.length > INCLUDED_MAX) {
             add("y", filing.state, f.name, f.facet, filing.lapseDate);
+          }
+          // And its exact set of one or two, for the "x" facet's sets (a larger one is read from "y").
+          const size = f.facet.length;
+          if (f.name.startsWith("e") && size > 0 && size <= INCLUDED_MAX) {
+            add(LAPSE_SETS, filing.state, f.facet, "", filing.lapseDate);
           }
         }
       }

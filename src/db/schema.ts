@@ -47,6 +47,7 @@ export const WITHOUT_ROWID = [
   "facet_days",
   "facet_tallies",
   "stale_tallies",
+  "lapse_set_changes",
   "debtor_addresses",
   "debtor_address_sets",
   "debtor_links",
@@ -394,10 +395,15 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  *   filings only (not terminated); one that never lapses is dated
  *   "9999-12-31". Every day is kept (none is old): a lapse window is any
  *   range of days, and "live on day D" is the total less the tally through D.
+ *   Each of its rows also holds its tally by exact industry set of one or
+ *   two (facet_tallies.sets), from which a lapse list filtered by any
+ *   number of industries is counted (src/queries/lapsing.ts).
  * - "y": as "x", by its debtors' industries, for live filings that lapse:
  *   the "s" facets' sets of one or two ("i1", "i2") and its exact set
- *   when larger, so a lapse list filtered by industry is counted from a
- *   few facets (src/queries/lapsing.ts).
+ *   when larger. A count reads the larger exact sets alone (rare); the sets
+ *   of one or two are kept, written and unread, for the Worker that counted
+ *   from them until the deploy after migration 0027, and a later migration
+ *   drops them.
  * Sets of "l" are sorted and joined with "|", so every filing has
  * exactly one facet per lender name, and a filter ("any of these debtor
  * types") is a sum over the facets it matches: exact, with no double
@@ -492,8 +498,31 @@ export const facetTallies = sqliteTable(
      * facet's months (src/db/tallies.ts).
      */
     through: integer().notNull(),
+    /**
+     * On the "x" facet's rows alone (null on every other): the same tally
+     * of its filings that lapse, by the exact set of their debtors'
+     * industries when it holds one or two (a JSON object of set letters,
+     * records.ts industryLetter, to filings: {"a":12,"ak":3}). A lapse
+     * list's count by any number of industries reads these four rows
+     * (src/queries/lapsing.ts), where the "y" facets take four rows per
+     * industry and pair asked for. A load adds what it changes to
+     * lapse_set_changes and the refresh adds those to every row on or after
+     * each change's day in its group (src/db/tallies.ts).
+     */
+    sets: text(),
   },
   (t) => [primaryKey({ columns: [t.scope, t.place, t.name, t.facet, t.day] })],
+);
+
+/**
+ * What a load changed of the "x" facet's sets (facet_tallies.sets), by
+ * state (place), lapse day and exact industry set: the refresh adds each
+ * to the rows of its day's group from that day on, then empties the table.
+ */
+export const lapseSetChanges = sqliteTable(
+  "lapse_set_changes",
+  { place: text().notNull(), day: text().notNull(), letters: text().notNull(), filings: integer().notNull() },
+  (t) => [primaryKey({ columns: [t.place, t.day, t.letters] })],
 );
 
 /**

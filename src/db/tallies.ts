@@ -34,10 +34,13 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { lookedUp } from "./lenders.ts";
-import { type FacetDay, OLD_DAYS } from "./records.ts";
-import { facetCounts, facetTallies, staleTallies, tallyMarks } from "./schema.ts";
+import { type FacetDay, LAPSE_SETS, OLD_DAYS } from "./records.ts";
+import { facetCounts, facetTallies, lapseSetChanges, staleTallies, tallyMarks } from "./schema.ts";
 
 type Statement = BatchItem<"sqlite">;
+
+/** A count by day of a facet of facet_tallies (not of the "x" facet's sets). */
+type TallyDay = FacetDay & { scope: Exclude<FacetDay["scope"], typeof LAPSE_SETS> };
 
 /** Tally rows sent per statement (one JSON parameter): well under D1's limits on a value. */
 const ROWS_PER_STATEMENT = 1_000;
@@ -126,11 +129,15 @@ export function facetStatements(
   maxParams = D1_MAX_PARAMS,
   nameIdOf: NameIdOf = lookedUpName,
 ): Statement[] {
-  const changed = netted(days);
-  const statements: Statement[] = [];
+  const all = netted(days);
+  const changed = all.filter((d): d is TallyDay => d.scope !== LAPSE_SETS);
+  const statements: Statement[] = lapseSetStatements(
+    db,
+    all.filter((d) => d.scope === LAPSE_SETS),
+  );
   const totals = new Map<
     string,
-    { scope: FacetDay["scope"]; place: string; name: string; facet: string; filings: number; old: number }
+    { scope: TallyDay["scope"]; place: string; name: string; facet: string; filings: number; old: number }
   >();
   for (const d of changed) {
     const id = [d.scope, d.place, d.name, d.facet].join("\u0000");
@@ -169,11 +176,14 @@ export function facetStatements(
     const json = sql`json_each(${rows}) j`;
     // A row's tally: its own plus what it adds, or, new, the last earlier row's of its group plus what it holds.
     const before = sql`(select p.through from ${t} p where ${sameFacet("p")} and p.day < ${field(4)} and p.day >= ${field(6)} order by p.day desc limit 1)`;
+    // A new row of the "x" facet starts from the sets of the row before it, as they stood before the load:
+    // the refresh adds the load's (lapse_set_changes) to both.
+    const setsBefore = sql`case when ${field(0)} = 'x' then coalesce((select p.sets from ${t} p where ${sameFacet("p")} and p.day < ${field(4)} and p.day >= ${field(6)} order by p.day desc limit 1), '{}') end`;
     statements.push(
       db
         .insert(t)
         .select(
-          sql`select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(4)}, ${field(5)}, ${field(5)} + coalesce(${before}, 0)
+          sql`select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(4)}, ${field(5)}, ${field(5)} + coalesce(${before}, 0), ${setsBefore}
           from ${json} where true`,
         )
         .onConflictDoUpdate({
@@ -188,6 +198,7 @@ export function facetStatements(
           sql`select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(6)}, min(${field(4)}) from ${json}
             where exists (select 1 from ${t} n where ${sameFacet("n")} and n.day > ${field(4)} and n.day < ${field(7)})
               or (${field(0)} not in ${LAPSE_SQL} and ${field(4)} < ${windowFrom})
+              or (${field(0)} = 'x' and ${field(5)} < 0)
             group by 1, 2, 3, 4, 5`,
         )
         .onConflictDoUpdate({
@@ -198,12 +209,15 @@ export function facetStatements(
     );
     if (part.some((d) => d.filings < 0)) {
       // A row left at zero goes: its tally is the row before's, which every later row of its group reads the same.
+      // The "x" facet's stay until the refresh, which reads their sets as they stood before the load (and marks
+      // them stale above): a row taken away and made again within a load would start from the row before's.
       statements.push(
         db
           .delete(t)
           .where(
             and(
               eq(t.filings, 0),
+              sql`${t.scope} <> 'x'`,
               sql`(${t.scope}, ${t.place}, ${t.name}, ${t.facet}, ${t.day}) in (select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(4)} from ${json})`,
             ),
           ),
@@ -229,6 +243,7 @@ export function facetStatements(
         .where(
           and(
             sql`(${t.scope}, ${t.place}, ${t.name}, ${t.facet}) in ${listed}`,
+            sql`${t.scope} <> 'x'`,
             sql`not exists (select 1 from ${c} where ${c.scope} = ${t.scope} and ${c.place} = ${t.place} and ${c.name} = ${t.name} and ${c.facet} = ${t.facet})`,
           ),
         ),
@@ -236,6 +251,64 @@ export function facetStatements(
   }
   return statements;
 }
+
+/**
+ * A load's changes to the "x" facet's sets (LAPSE_SETS days, records.ts):
+ * added to lapse_set_changes, and the facet's month of days and its months
+ * marked stale from each change's day, so that the refresh, which adds them
+ * to those rows (tallyRefreshStatements), reads them.
+ */
+function lapseSetStatements(db: Db, changes: FacetDay[]): Statement[] {
+  const statements: Statement[] = [];
+  const c = lapseSetChanges;
+  for (const part of chunk(changes, ROWS_PER_STATEMENT)) {
+    const json = sql`json_each(${JSON.stringify(part.map((d) => [d.place, d.day, d.name, d.filings]))}) j`;
+    statements.push(
+      db
+        .insert(c)
+        .select(sql`select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)} from ${json} where true`)
+        .onConflictDoUpdate({
+          target: [c.place, c.day, c.letters],
+          set: { filings: sql`${c.filings} + excluded.filings` },
+        }),
+      db
+        .insert(staleTallies)
+        .select(
+          sql`select * from (
+            select 'x', ${field(0)}, '', '', substr(${field(1)}, 1, 7), min(${field(1)}) from ${json} group by 2, 5
+            union all
+            select 'x', ${field(0)}, '', '', 'm', 'm' || min(substr(${field(1)}, 1, 7)) from ${json} group by 2
+          ) where true`,
+        )
+        .onConflictDoUpdate({
+          target: [staleTallies.scope, staleTallies.place, staleTallies.name, staleTallies.facet, staleTallies.part],
+          set: { day: sql`excluded.day` },
+          setWhere: sql`excluded.day < ${staleTallies.day}`,
+        }),
+    );
+  }
+  return statements;
+}
+
+/**
+ * The sets of the "x" facet's row `d` (its place and day) with the load's
+ * changes on its group's days through its own added (lapse_set_changes): a
+ * day's row, its month's days through it; a month's row, every day of its
+ * month and earlier ones. Built afresh in key order, without the sets at
+ * zero, so that the same counts are the same text however the loads came.
+ */
+const setsWithChanges = sql.raw(`(
+    select coalesce(json_group_object(k, n), '{}') from (
+      select k, sum(n) as n from (
+        select j.key as k, j.value as n from json_each(coalesce(d.sets, '{}')) j
+        union all
+        select l.letters, l.filings from lapse_set_changes l
+        where d.day not like 'm%' and l.place = d.place and l.day >= substr(d.day, 1, 7) and l.day <= d.day
+        union all
+        select l.letters, l.filings from lapse_set_changes l
+        where d.day like 'm%' and l.place = d.place and l.day < substr(d.day, 2) || '~'
+      ) group by k having sum(n) <> 0 order by k
+    ))`);
 
 /** SQL naming the group of the row `day` of a facet of scope `scope` (groupOf): the first key of its range. */
 const groupSql = (scope: string, day: string) =>
@@ -265,9 +338,11 @@ export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
   const tally = sql`sum(d.filings) over (${partition})`;
   // Each row's tally as it stands and as it should: the marks first (CROSS JOIN keeps them the outer
   // loop), then each marked group's rows from its mark on, by key.
+  // The "x" facet's rows also take the load's changes to their sets.
+  const sets = sql`case when d.scope = 'x' then ${setsWithChanges} else d.sets end`;
   const fresh = all
-    ? sql`select d.scope, d.place, d.name, d.facet, d.day, d.through, ${tally} as fresh from ${t} d`
-    : sql`select d.scope, d.place, d.name, d.facet, d.day, d.through, s.base + ${tally} as fresh
+    ? sql`select d.scope, d.place, d.name, d.facet, d.day, d.through, ${tally} as fresh, d.sets, ${sets} as fresh_sets from ${t} d`
+    : sql`select d.scope, d.place, d.name, d.facet, d.day, d.through, s.base + ${tally} as fresh, d.sets, ${sets} as fresh_sets
         from (
           select q.scope, q.place, q.name, q.facet, q.part, q.day, coalesce((select p.through from ${t} p
             where p.scope = q.scope and p.place = q.place and p.name = q.name and p.facet = q.facet
@@ -280,15 +355,25 @@ export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
   const statements = [
     // Written as an upsert of rows that are there: the rows read drive it, each written by its key (an
     // UPDATE ... FROM lets SQLite walk the whole table instead).
-    db.run(sql`insert into ${t} (scope, place, name, facet, day, filings, through)
-      select scope, place, name, facet, day, 0, fresh from (${fresh}) where fresh <> through
-      on conflict (scope, place, name, facet, day) do update set through = excluded.through`),
+    db.run(sql`insert into ${t} (scope, place, name, facet, day, filings, through, sets)
+      select scope, place, name, facet, day, 0, fresh, fresh_sets from (${fresh}) where fresh <> through or fresh_sets is not sets
+      on conflict (scope, place, name, facet, day) do update set through = excluded.through, sets = excluded.sets`),
     agedStatement(
       db,
       all
         ? undefined
         : sql`(${c.scope}, ${c.place}, ${c.name}, ${c.facet}) in (select scope, place, name, facet from ${staleTallies})`,
     ),
+    // The "x" facet's rows a load left at zero (facetStatements), their sets read.
+    db.run(
+      all
+        ? sql`delete from ${t} where scope = 'x' and filings = 0`
+        : sql`delete from ${t} where scope = 'x' and filings = 0 and (scope, place, name, facet, day) in (
+          select d.scope, d.place, d.name, d.facet, d.day from ${staleTallies} q join ${t} d on d.scope = q.scope
+            and d.place = q.place and d.name = q.name and d.facet = q.facet and d.day >= q.day and d.day < ${groupEndSql("q.part")}
+          where q.scope = 'x' and d.filings = 0)`,
+    ),
+    db.delete(lapseSetChanges),
     db.delete(staleTallies),
   ];
   for (const statement of statements.slice(0, -1)) tiedToNext.add(statement);

@@ -16,7 +16,7 @@
  *   beyond the page).
  * - Counts (envelope A): the whole state's from its "x" facet (live
  *   filings by lapse day, schema.ts), four rows of its tallies; by industry
- *   from its "y" facets, four rows per industry and pair asked for
+ *   from the same four rows' tallies by industry set, however many are asked
  *   (industriesBetween);
  *   a lender's by counting its entries in the window, which reads the
  *   lender's window, not the state.
@@ -30,10 +30,11 @@ import { and, eq, gt, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
 import { debtorParties, facetCounts, filings, securedParties } from "../db/schema.ts";
+import { INDUSTRIES } from "../domain/industries.ts";
 import { securedNameRange } from "../domain/names.ts";
 import { type Holes, query, template } from "./db.ts";
 import { arm, type CountedFilter, type ListedFilingWithParties, type ListPosition, NAME_SLOTS } from "./filings.ts";
-import { between } from "./tallies.ts";
+import { between, windowSets } from "./tallies.ts";
 
 /** A day (YYYY-MM-DD) as lapse dates are stored (a day number), as a template binds it. */
 const dayNumber = (day: string) => Number(filings.lapseDate.mapToDriverValue(day));
@@ -199,19 +200,21 @@ export function lapsing(q: LapsingQuery): CountedFilter {
 const industriesAsked = (industries: string[]) =>
   [...new Set(industries.map(industryLetter))].filter((l): l is string => l !== undefined).sort();
 
+/** Every industry's letter, in order (src/db/records.ts, industryLetter). */
+const LETTERS = INDUSTRIES.map((_, i) => String.fromCharCode(97 + i));
+
 /**
  * Live filings of `state` lapsing on days `from` to `to` with a debtor in
- * one of `industries`, from the state's "y" facets (schema.ts): by
- * inclusion-exclusion, each industry's facet of one, less each pair's
- * facet of two (a filing with two of them is in both ones and the pair),
- * and a filing with more than two industries made up from its exact set's
- * facet, weighted by how many of them it holds (as industryTotal does for
- * recent filings, src/queries/filings.ts): with three or more asked, each
- * larger set of the state is looked at (a row), and its tallies read only
- * when it holds three of them. Each facet's filings in the
- * window are those through `to` less those before `from` (src/queries/tallies.ts,
- * between): four rows (two within one month), so a count reads four rows per
- * industry and pair asked for, whatever the data.
+ * one of `industries` (letters), from the state's "x" facet: each of its
+ * rows holds its tally by exact set of one or two industries (schema.ts,
+ * facet_tallies.sets), so the count is the window's filings of every such
+ * set that holds one asked for, read from the four rows a window's count
+ * reads (two within one month: src/queries/tallies.ts, windowSets), however
+ * many industries are asked. The sets are JSON paths in a VALUES list,
+ * which D1 does not count as rows read (json_each would be a row a set).
+ * A filing with three industries or more, rare, is counted from its exact
+ * set's "y" facet: each such set of the state is looked at (a row), and
+ * its tallies read (four rows) when it holds one asked for.
  * The sets are written into the text (validated letters) and the window
  * bound once, so any number of industries stays within D1's 100 bound
  * parameters.
@@ -219,23 +222,28 @@ const industriesAsked = (industries: string[]) =>
 const industriesBetween = template(
   "industriesBetween",
   (asked: string[], v: Holes<{ state: string; from: string; to: string }>): SQL<number> => {
-    const sets = [...asked, ...asked.flatMap((a, i) => asked.slice(i + 1).map((b) => `${a}${b}`))];
-    if (sets.length === 0) return sql<number>`0`;
-    // A facet's filings lapsing from `from` to `to`, from its tallies (four rows).
-    const inWindow = (name: SQL, facet: SQL) =>
-      between({ scope: "y", place: sql`w.place`, name, facet }, sql`w.since`, sql`w.through`);
-    const terms = sql.raw(`(values ${sets.map((set) => `('${set}')`).join(", ")}) as term`);
-    const size = sql`length(term.column1)`;
-    const summed = sql`(select coalesce(sum((3 - 2 * ${size}) * ${inWindow(sql`'i' || ${size}`, sql`term.column1`)}), 0) from ${terms})`;
-    // Larger sets: the terms counted one holding m of them m - m(m-1)/2 times, not once, which
-    // differs only for m > 2: with one or two asked, none is read.
-    const held = sql.raw(asked.map((letter) => `(instr(c.facet, '${letter}') > 0)`).join(" + "));
-    const weight = sql`(select case when m = 0 then 0 else 1 - m + m * (m - 1) / 2 end from (select ${held} as m))`;
-    const larger =
-      asked.length <= INCLUDED_MAX
-        ? sql`0`
-        : sql`(select coalesce(sum(${weight} * ${inWindow(sql`c.name`, sql`c.facet`)}), 0) from ${facetCounts} c
-    where c.scope = 'y' and c.place = w.place and c.name > ${industryFacetName("e", INCLUDED_MAX)} and c.name < 'f' and ${held} >= 3)`;
-    return sql<number>`(select ${summed} + ${larger} from (select ${v.state} as place, ${v.from} as since, ${v.to} as through) as w)`;
+    if (asked.length === 0) return sql<number>`0`;
+    const holds = (set: string) => [...set].some((letter) => asked.includes(letter));
+    const sets = [...LETTERS, ...LETTERS.flatMap((a, i) => LETTERS.slice(i + 1).map((b) => `${a}${b}`))].filter(holds);
+    const paths = sql.raw(`(values ${sets.map((set) => `('$.${set}')`).join(", ")}) as p`);
+    const ends = windowSets({ scope: "x", place: sql`w.place`, name: "", facet: "" }, sql`w.since`, sql`w.through`);
+    const held = (end: string) => sql.raw(`total(s.${end} ->> p.column1)`);
+    const summed = sql`(select cast(${held("to_months")} + ${held("to_days")} - ${held("before_months")} - ${held("before_days")} as integer) from ${paths})`;
+    // Larger sets: each one holding any asked for, once.
+    const holding = sql.raw(asked.map((letter) => `(instr(c.facet, '${letter}') > 0)`).join(" or "));
+    const inWindow = between(
+      { scope: "y", place: sql`w.place`, name: sql`c.name`, facet: sql`c.facet` },
+      sql`w.since`,
+      sql`w.through`,
+    );
+    const larger = sql`(select coalesce(sum(${inWindow}), 0) from ${facetCounts} c
+      where c.scope = 'y' and c.place = w.place and c.name > ${industryFacetName("e", INCLUDED_MAX)} and c.name < 'f' and (${holding}))`;
+    // The rows' sets are read once (a materialized CTE: a subquery flattened into the VALUES list's loop
+    // would read them again for each set), then the VALUES list runs over them.
+    return sql<number>`(with s as materialized (
+      select ${ends.toMonths} as to_months, ${ends.toDays} as to_days, ${ends.beforeMonths} as before_months,
+        ${ends.beforeDays} as before_days, ${larger} as larger
+      from (select ${v.state} as place, ${v.from} as since, ${v.to} as through) as w)
+    select ${summed} + s.larger from s)`;
   },
 );

@@ -27,16 +27,19 @@ export interface FacetRef {
 
 const t = facetTallies;
 
-/** The tally of the facet's last day that `bound` keeps (every day when none), 0 when there is none. */
-function lastTally(f: FacetRef, bound?: SQL): SQL<number> {
+/** `column` of the facet's last row that `bound` keeps (every row when none), null when there is none. */
+function lastRow(f: FacetRef, column: "through" | "sets", bound?: SQL): SQL {
   const last = query
-    .select({ through: t.through })
+    .select({ value: t[column] })
     .from(t)
     .where(and(eq(t.scope, f.scope), eq(t.place, f.place), eq(t.name, f.name), eq(t.facet, f.facet), bound))
     .orderBy(desc(t.day))
     .limit(1);
-  return sql<number>`coalesce((${last}), 0)`;
+  return sql`(${last})`;
 }
+
+/** The tally of the facet's last day that `bound` keeps (every day when none), 0 when there is none. */
+const lastTally = (f: FacetRef, bound?: SQL): SQL<number> => sql<number>`coalesce(${lastRow(f, "through", bound)}, 0)`;
 
 /**
  * The filings on days `day` and after of the facet whose facet_counts row
@@ -67,16 +70,23 @@ export function filedSince(f: FacetRef, day: SQLWrapper | string): SQL<number> {
 /** The facet's filings before `day`, its old bucket left out: the tally of its last day before `day`. */
 const tallyBefore = (f: FacetRef, day: SQLWrapper | string): SQL<number> => lastTally(f, lt(t.day, day));
 
+/** A facet dated by lapse: which of its rows tallies the days of `day`'s month before `day` (`upTo`: through it). */
+const monthDaysRow = (day: SQLWrapper | string, upTo: boolean) =>
+  and(gte(t.day, sql`substr(${day}, 1, 7)`), upTo ? lte(t.day, day) : lt(t.day, day));
+
+/** A facet dated by lapse: which of its rows tallies the months before `day`'s month. */
+const monthsRow = (day: SQLWrapper | string) => and(gte(t.day, "m"), lt(t.day, sql`'m' || substr(${day}, 1, 7)`));
+
 /** A facet dated by lapse: its filings on the days of `day`'s month before `day` (`upTo`: through it). */
 const monthDays = (f: FacetRef, day: SQLWrapper | string, upTo: boolean): SQL<number> =>
-  lastTally(f, and(gte(t.day, sql`substr(${day}, 1, 7)`), upTo ? lte(t.day, day) : lt(t.day, day)));
+  lastTally(f, monthDaysRow(day, upTo));
 
 /**
  * A facet dated by lapse: its filings on days before `day` (`upTo`: through
  * it), the months before the day's month ("m" rows) and the month's days.
  */
 function lapsingBefore(f: FacetRef, day: SQLWrapper | string, upTo: boolean): SQL<number> {
-  const months = lastTally(f, and(gte(t.day, "m"), lt(t.day, sql`'m' || substr(${day}, 1, 7)`)));
+  const months = lastTally(f, monthsRow(day));
   return sql<number>`(${months} + ${monthDays(f, day, upTo)})`;
 }
 
@@ -90,4 +100,26 @@ export function between(f: FacetRef, from: SQLWrapper | string, to: SQLWrapper |
   return sql<number>`(case when substr(${from}, 1, 7) = substr(${to}, 1, 7)
     then ${monthDays(f, to, true)} - ${monthDays(f, from, false)}
     else ${lapsingBefore(f, to, true)} - ${lapsingBefore(f, from, false)} end)`;
+}
+
+/**
+ * The sets (facet_tallies.sets) of the rows a lapse window's count takes
+ * of the "x" facet `f` (as between takes their tallies): through `to`, the
+ * months before its month and its month's days (`to`), and before `from`,
+ * the same (`before`). Within one month the months before it cancel out:
+ * they are null, and not read. Null where the facet has no such row.
+ */
+export function windowSets(
+  f: FacetRef,
+  from: SQLWrapper | string,
+  to: SQLWrapper | string,
+): { toMonths: SQL; toDays: SQL; beforeMonths: SQL; beforeDays: SQL } {
+  const apart = (months: SQL) =>
+    sql`(case when substr(${from}, 1, 7) = substr(${to}, 1, 7) then null else ${months} end)`;
+  return {
+    toMonths: apart(lastRow(f, "sets", monthsRow(to))),
+    toDays: lastRow(f, "sets", monthDaysRow(to, true)),
+    beforeMonths: apart(lastRow(f, "sets", monthsRow(from))),
+    beforeDays: lastRow(f, "sets", monthDaysRow(from, false)),
+  };
 }

@@ -16,7 +16,7 @@ import type { FilingRecord } from "../../src/db/records.ts";
 import { isoSeconds } from "../../src/domain/time.ts";
 import { loadedBefore, migratedDatabase, runMigration } from "./migrated.ts";
 
-const FACETS = ["facet_tallies", "facet_counts", "stale_tallies"];
+const FACETS = ["facet_tallies", "facet_counts", "stale_tallies", "lapse_set_changes"];
 
 /** A database of 1,500 Californian filings loaded as an import loads them, counting what each later load writes. */
 async function loaded(now: number) {
@@ -74,6 +74,7 @@ function wrongTallies(db: DatabaseSync) {
           where c.scope = t.scope and c.place = t.place and c.name = t.name and c.facet = t.facet)`,
       )
       .all(),
+    wrongSets(db),
     // A facet's aged filings: its days before the window the daily job marked.
     db
       .prepare(
@@ -83,6 +84,44 @@ function wrongTallies(db: DatabaseSync) {
       )
       .all(),
   ];
+}
+
+/**
+ * Every row of a state's "x" facet whose sets (schema.ts, facet_tallies.sets)
+ * are not its group's live filings that lapse, by the exact set of one or
+ * two of their debtors' industries, counted here from the filings: a day's
+ * row its month's days through its own, a month's row its month and every
+ * earlier one.
+ */
+function wrongSets(db: DatabaseSync) {
+  const lapsing = db
+    .prepare(
+      `select f.state, date(f.lapse_date * 86400, 'unixepoch') as day, (select group_concat(l, '') from (
+          select distinct char(97 + cast(d.industry as integer)) as l from debtor_parties d
+          where d.filing_id = f.id and typeof(d.industry) in ('integer', 'real') order by l)) as letters
+        from filings f where f.terminated_at is null and f.lapse_date is not null`,
+    )
+    .all() as { state: string; day: string; letters: string | null }[];
+  const rows = db.prepare("select place, day, sets from facet_tallies where scope = 'x'").all() as {
+    place: string;
+    day: string;
+    sets: string | null;
+  }[];
+  return rows.flatMap((row) => {
+    const month = row.day.startsWith("m") ? row.day.slice(1) : row.day.slice(0, 7);
+    const expected: Record<string, number> = {};
+    for (const f of lapsing) {
+      if (f.state !== row.place || !f.letters || f.letters.length > 2) continue;
+      const counted = row.day.startsWith("m")
+        ? f.day.slice(0, 7) <= month
+        : f.day.slice(0, 7) === month && f.day <= row.day;
+      if (counted) expected[f.letters] = (expected[f.letters] ?? 0) + 1;
+    }
+    const held = JSON.parse(row.sets ?? "null") as Record<string, number> | null;
+    const sorted = (o: Record<string, number> | null) =>
+      JSON.stringify(o && Object.fromEntries(Object.entries(o).sort()));
+    return sorted(held) === sorted(expected) ? [] : [{ ...row, expected: sorted(expected) }];
+  });
 }
 
 const DAY = 86_400_000;
@@ -105,7 +144,7 @@ describe("facet tallies", () => {
     // Two rows a facet at most (its total and its day), a handful of facets a filing.
     expect(added.written / fresh.length).toBeLessThan(15);
     expect(added.refreshed / fresh.length).toBeLessThan(2);
-    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], [], []]);
 
     // A collateral amendment replaces the filing on the same days: nothing to count.
     const record = records.find((r) => r.amendments.length === 0 && r.debtors.some((d) => d.label !== null))!;
@@ -130,7 +169,7 @@ describe("facet tallies", () => {
       ],
     }));
     const stale = await load(terminated);
-    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], [], []]);
     // The refresh wrote no more rows than the stale facets have days.
     const days = Number(
       (db.prepare(`select count(*) as n from facet_tallies where scope in ('x', 'y')`).get() as { n: number }).n,
@@ -146,7 +185,44 @@ describe("facet tallies", () => {
     }));
     await load(late);
     await load(live);
-    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], [], []]);
+  });
+});
+
+describe("the lapse facet's sets", () => {
+  it("stay right when a day's one filing is terminated and another made for that day before the refresh", async () => {
+    const now = Date.now();
+    const db = migratedDatabase();
+    const local = localD1Database(db);
+    const records = [...generateFilings({ filings: 400, seed: 9, now, state: "CA" })];
+    await upsertFilings(local, records, { now: new Date(now) });
+    const lapseDay = (r: FilingRecord) =>
+      (
+        db
+          .prepare("select date(lapse_date * 86400, 'unixepoch') as day from filings where number = ?")
+          .get(r.number) as { day: string }
+      ).day;
+    // A live filing alone on its lapse day, with a debtor in an industry.
+    const alone = records.find((r) => {
+      if (r.amendments.length > 0 || !r.debtors.some((d) => d.label)) return false;
+      const day = lapseDay(r);
+      const n = db
+        .prepare("select count(*) as n from facet_tallies where scope = 'x' and day = ? and filings = 1")
+        .get(day) as { n: number };
+      return n.n === 1;
+    })!;
+    const termination = {
+      number: `${alone.number}-T`,
+      filedAt: isoSeconds(now),
+      kind: "termination" as const,
+      description: "Termination",
+    };
+    // Its day's row goes to nothing in one load, and is made again by the next, both before the refresh.
+    await upsertFilings(local, [{ ...alone, amendments: [termination] }], { now: new Date(now), refresh: false });
+    await upsertFilings(local, [{ ...alone, number: `${alone.number}-AGAIN` }], { now: new Date(now), refresh: false });
+    await refreshQueued(local);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], [], []]);
+    expect(db.prepare("select * from lapse_set_changes").all()).toEqual([]);
   });
 });
 
@@ -158,18 +234,18 @@ describe("the daily job", () => {
     await runDaily(local, new Date(now), 90);
     const mark = () => (db.prepare("select window_from as day from tally_marks").get() as { day: string }).day;
     expect(mark()).toBe(facetCutoffDay(now));
-    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], [], []]);
     for (const days of [1, 2, 30, 95]) {
       const later = new Date(now + days * DAY);
       await runDaily(local, later, 90);
       expect(mark()).toBe(facetCutoffDay(later));
-      expect(wrongTallies(db), `${days}`).toEqual([[], [], [], [], [], []]);
+      expect(wrongTallies(db), `${days}`).toEqual([[], [], [], [], [], [], []]);
     }
     const aged = Number((db.prepare("select sum(aged) as n from facet_counts").get() as { n: number }).n);
     expect(aged).toBeGreaterThan(0);
     // A load dated before the window the job marked: its days before it are aged at once, by its refresh.
     await load(records.slice(0, 20).map((r) => ({ ...r, number: `${r.number}-EARLY`, filedAt: isoSeconds(now) })));
-    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], [], []]);
   });
 });
 
@@ -195,7 +271,7 @@ describe("a facet taken back to nothing", () => {
     await upsertFilings(local, [lent("A1", now - 10 * DAY, "Other Lending LLC")], { now: new Date(later) });
     const zephyr = "select * from facet_tallies where scope = 'l' and name = 'zephyr lending llc'";
     expect(db.prepare(zephyr).all()).toEqual([]);
-    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], [], []]);
     // The lender's next filings are counted from nothing, and its aged days are its own when the job moves them.
     await upsertFilings(
       local,
@@ -203,7 +279,7 @@ describe("a facet taken back to nothing", () => {
       { now: new Date(later) },
     );
     await runDaily(local, new Date(later + DAY), 90);
-    expect(wrongTallies(db)).toEqual([[], [], [], [], [], []]);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], [], []]);
     const since = db
       .prepare(
         "select filings - old - aged as n, aged from facet_counts where scope = 'l' and name = 'zephyr lending llc'",
@@ -214,6 +290,28 @@ describe("a facet taken back to nothing", () => {
   });
 });
 
+describe("migration 0027", () => {
+  it("builds the lapse facet's sets the loaders write from a database loaded before it", () => {
+    const now = Date.now();
+    const records = [...generateFilings({ filings: 2000, seed: 7, now })];
+    const db = loadedBefore("0027_lapse_sets.sql", records, now);
+    const sets = () =>
+      (
+        db.prepare("select place, day, sets from facet_tallies where scope = 'x' order by place, day").all() as {
+          sets: string;
+        }[]
+      ).map((r) => ({ ...r, sets: Object.fromEntries(Object.entries(JSON.parse(r.sets) as object).sort()) }));
+    const written = sets();
+    expect(written.filter((r) => Object.keys(r.sets).length > 3).length).toBeGreaterThan(100);
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], [], []]);
+    // What a database before 0027 holds: the tallies without their sets, and no table of changes.
+    db.exec("drop table lapse_set_changes");
+    db.exec("alter table facet_tallies drop column sets");
+    runMigration(db, "0027_lapse_sets.sql");
+    expect(sets()).toEqual(written);
+  });
+});
+
 describe("migration 0024", () => {
   it("builds the tallies, co-debtor sets and live filings the loaders write from a database loaded before it", () => {
     const now = Date.now();
@@ -221,7 +319,7 @@ describe("migration 0024", () => {
     const db = loadedBefore("0024_bounded_writes.sql", records, now);
     const rows = () =>
       [
-        "select * from facet_tallies order by scope, place, name, facet, day",
+        "select scope, place, name, facet, day, filings, through from facet_tallies order by scope, place, name, facet, day",
         "select * from debtor_links order by name_key, filing_state, other_key, other_address_key",
         "select * from debtor_link_sets order by name_key, filing_state",
         "select state, live, lapsed, lapsed_on from state_summaries order by state",
@@ -233,6 +331,7 @@ describe("migration 0024", () => {
     // What a database before 0024 holds: facet_days (written from the tallies), and none of the new.
     db.exec("drop table facet_tallies");
     db.exec("drop table stale_tallies");
+    db.exec("drop table lapse_set_changes");
     db.exec("drop table debtor_link_sets");
     db.exec("alter table state_summaries drop column live");
     db.exec("alter table state_summaries drop column lapsed");
