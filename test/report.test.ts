@@ -370,6 +370,8 @@ describe("GET /debtors/report", () => {
     const stale = await report(query);
     expect(stale.summary).toEqual(fresh.summary);
     expect(stale.report.states).toEqual(fresh.report.states);
+    // Its oldest live filing too, sought by id once the count is made (with its parties).
+    expect(fresh.summary.first_active_filing?.secured_parties.length).toBeGreaterThan(0);
   });
 
   it("stores each digest's counts by kind and collateral category without trailing zeros", async () => {
