@@ -31,18 +31,21 @@ WITH `letters` AS (
 	GROUP BY `filing_id`
 ),
 `own` AS MATERIALIZED (
-	SELECT `f`.`state` AS `place`, date(`f`.`lapse_date` * 86400, 'unixepoch') AS `day`,
+	SELECT `f`.`state` AS `place`, CAST(date(`f`.`lapse_date` * 86400, 'unixepoch') AS TEXT) AS `day`,
 		substr(date(`f`.`lapse_date` * 86400, 'unixepoch'), 1, 7) AS `month`, `s`.`letters`, count(*) AS `n`
 	FROM `sets` `s` JOIN `filings` `f` ON `f`.`id` = `s`.`filing_id`
 	WHERE length(`s`.`letters`) <= 2
 	GROUP BY 1, 2, 3, 4
 ),
-`monthly` AS MATERIALIZED (
-	SELECT `place`, `month`, `letters`, sum(`n`) AS `n` FROM `own` GROUP BY 1, 2, 3
-),
 `x_rows` AS MATERIALIZED (
 	SELECT `place`, `day`, CASE WHEN `day` LIKE 'm%' THEN substr(`day`, 2) ELSE substr(`day`, 1, 7) END AS `month`
 	FROM `facet_tallies` WHERE `scope` = 'x' AND `name` = '' AND `facet` = ''
+),
+`monthly` AS MATERIALIZED (
+	SELECT `place`, `month`, `letters`, sum(`n`) AS `n` FROM `own` GROUP BY 1, 2, 3
+),
+`month_sets` AS MATERIALIZED (
+	SELECT DISTINCT `place`, `letters` FROM `monthly`
 ),
 `cells` AS (
 	-- A day's row: its month's filings through the day.
@@ -51,11 +54,16 @@ WITH `letters` AS (
 	WHERE `r`.`day` NOT LIKE 'm%'
 	GROUP BY 1, 2, 3
 	UNION ALL
-	-- A month's row: the filings of its month and every earlier one.
-	SELECT `r`.`place`, `r`.`day`, `m`.`letters`, sum(`m`.`n`)
-	FROM `x_rows` `r` JOIN `monthly` `m` ON `m`.`place` = `r`.`place` AND `m`.`month` <= `r`.`month`
-	WHERE `r`.`day` LIKE 'm%'
-	GROUP BY 1, 2, 3
+	-- A month's row: the filings of its month and every earlier one, a running sum over the months of
+	-- each set the state holds.
+	SELECT `place`, `day`, `letters`, `n` FROM (
+		SELECT `r`.`place`, `r`.`day`, `s`.`letters`,
+			sum(coalesce(`m`.`n`, 0)) OVER (PARTITION BY `r`.`place`, `s`.`letters` ORDER BY `r`.`day`) AS `n`
+		FROM `x_rows` `r`
+		JOIN `month_sets` `s` ON `s`.`place` = `r`.`place`
+		LEFT JOIN `monthly` `m` ON `m`.`place` = `r`.`place` AND `m`.`month` = `r`.`month` AND `m`.`letters` = `s`.`letters`
+		WHERE `r`.`day` LIKE 'm%'
+	) WHERE `n` > 0
 )
 SELECT 'x', `place`, '', '', `day`, 0, 0, json_group_object(`letters`, `n`)
 FROM (SELECT * FROM `cells` ORDER BY `place`, `day`, `letters`)
