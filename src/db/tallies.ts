@@ -310,6 +310,63 @@ const setsWithChanges = sql.raw(`(
       ) group by k having sum(n) <> 0 order by k
     ))`);
 
+/**
+ * Every row of the "x" facets' sets made from the stored filings (as
+ * migration 0027 made them first), written where they differ: each live
+ * filing that lapses, by the exact set of its debtors' industries when it
+ * holds one or two; a day's row its month's filings through the day, a
+ * month's row a running sum over the months of each set the state holds.
+ */
+const setsFromFilings = sql.raw(`insert into facet_tallies (scope, place, name, facet, day, filings, through, sets)
+  with letters as (
+    select distinct d.filing_id, char(97 + cast(d.industry as integer)) as letter
+    from debtor_parties d join filings f on f.id = d.filing_id
+    where typeof(d.industry) in ('integer', 'real') and f.terminated_at is null and f.lapse_date is not null
+  ),
+  filing_sets as (
+    select filing_id, group_concat(letter, '') as letters
+    from (select filing_id, letter from letters order by filing_id, letter)
+    group by filing_id
+  ),
+  own as materialized (
+    -- The day as text (CAST), as the tallies' days are: a join on it then uses an index.
+    select f.state as place, cast(date(f.lapse_date * 86400, 'unixepoch') as text) as day,
+      substr(date(f.lapse_date * 86400, 'unixepoch'), 1, 7) as month, s.letters, count(*) as n
+    from filing_sets s join filings f on f.id = s.filing_id
+    where length(s.letters) <= 2
+    group by 1, 2, 3, 4
+  ),
+  x_rows as materialized (
+    select place, day, case when day like 'm%' then substr(day, 2) else substr(day, 1, 7) end as month, sets
+    from facet_tallies where scope = 'x' and name = '' and facet = ''
+  ),
+  monthly as materialized (select place, month, letters, sum(n) as n from own group by 1, 2, 3),
+  month_sets as materialized (select distinct place, letters from monthly),
+  cells as (
+    select r.place, r.day, o.letters, sum(o.n) as n
+    from x_rows r join own o on o.place = r.place and o.month = r.month and o.day <= r.day
+    where r.day not like 'm%'
+    group by 1, 2, 3
+    union all
+    select place, day, letters, n from (
+      select r.place, r.day, m.letters,
+        sum(coalesce(k.n, 0)) over (partition by r.place, m.letters order by r.day) as n
+      from x_rows r
+      join month_sets m on m.place = r.place
+      left join monthly k on k.place = r.place and k.month = r.month and k.letters = m.letters
+      where r.day like 'm%'
+    ) where n > 0
+  ),
+  built as (
+    select place, day, json_group_object(letters, n) as sets
+    from (select * from cells order by place, day, letters)
+    group by place, day
+  )
+  select 'x', r.place, '', '', r.day, 0, 0, coalesce(b.sets, '{}')
+  from x_rows r left join built b on b.place = r.place and b.day = r.day
+  where r.sets is not coalesce(b.sets, '{}')
+  on conflict (scope, place, name, facet, day) do update set sets = excluded.sets`);
+
 /** SQL naming the group of the row `day` of a facet of scope `scope` (groupOf): the first key of its range. */
 const groupSql = (scope: string, day: string) =>
   sql.raw(`case when ${scope} not in ('x', 'y') then '' when ${day} like 'm%' then 'm' else substr(${day}, 1, 7) end`);
@@ -338,8 +395,9 @@ export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
   const tally = sql`sum(d.filings) over (${partition})`;
   // Each row's tally as it stands and as it should: the marks first (CROSS JOIN keeps them the outer
   // loop), then each marked group's rows from its mark on, by key.
-  // The "x" facet's rows also take the load's changes to their sets.
-  const sets = sql`case when d.scope = 'x' then ${setsWithChanges} else d.sets end`;
+  // The "x" facet's rows also take the load's changes to their sets; after a bulk load, every row's sets are
+  // built again from the filings instead (setsFromFilings), which reads them once rather than a row at a time.
+  const sets = all ? sql`d.sets` : sql`case when d.scope = 'x' then ${setsWithChanges} else d.sets end`;
   const fresh = all
     ? sql`select d.scope, d.place, d.name, d.facet, d.day, d.through, ${tally} as fresh, d.sets, ${sets} as fresh_sets from ${t} d`
     : sql`select d.scope, d.place, d.name, d.facet, d.day, d.through, s.base + ${tally} as fresh, d.sets, ${sets} as fresh_sets
@@ -373,6 +431,7 @@ export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
             and d.place = q.place and d.name = q.name and d.facet = q.facet and d.day >= q.day and d.day < ${groupEndSql("q.part")}
           where q.scope = 'x' and d.filings = 0)`,
     ),
+    ...(all ? [db.run(setsFromFilings)] : []),
     db.delete(lapseSetChanges),
     db.delete(staleTallies),
   ];
