@@ -507,7 +507,8 @@ export const facetTallies = sqliteTable(
      * (src/queries/lapsing.ts), where the "y" facets take four rows per
      * industry and pair asked for. A load adds what it changes to
      * lapse_set_changes and the refresh adds those to every row on or after
-     * each change's day in its group (src/db/tallies.ts).
+     * each change's day in its group; after a bulk load it builds them from
+     * the filings instead (src/db/tallies.ts).
      */
     sets: text(),
   },
