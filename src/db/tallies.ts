@@ -25,6 +25,12 @@
  * load, whatever the number of batches that marked it, and writes those
  * whose tally moved.
  *
+ * The "x" facet's rows also tally its filings by exact industry set
+ * (facet_tallies.sets, JSON). A load does not touch them: it adds its
+ * changes by day and set to lapse_set_changes and marks the groups stale
+ * from those days, and the refresh writes each row's sets with its tally,
+ * the row's own plus the changes on or before its day.
+ *
  * Rows written per facet a batch changes: its facet_counts row, its day's
  * row (and, dated by lapse, its month's); per stale group, its
  * stale_tallies row (and its deletion) and the later rows whose tally
