@@ -36,7 +36,6 @@ import {
   changes,
   dataLoads,
   debtorParties,
-  filings,
   lenderNames,
   securedParties,
   stateLoads,
@@ -45,7 +44,14 @@ import { CHANGE_TYPES, type ChangeType } from "../domain/kinds.ts";
 import { MAX_CHANGES_LIMIT } from "../domain/limits.ts";
 import { debtorQuery, securedNameRange } from "../domain/names.ts";
 import { type Db, type Holes, template } from "../queries/db.ts";
-import { assembleListed, type ListedFilingWithParties, type PageRow, withParties } from "../queries/filings.ts";
+import {
+  assembleListed,
+  filingsInList,
+  idSlots,
+  type ListedFilingWithParties,
+  type PageRow,
+  withParties,
+} from "../queries/filings.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch } from "../queries/nameMatch.ts";
 
 /** Name-index entries a page filtered by a party examines per change it may hold, and at most. */
@@ -359,19 +365,14 @@ export async function shardChangeHeads(
 
 /**
  * The filings `ids` of one shard as a list shows them (their listed forms),
- * in one statement of one text whatever the page: each sought by key from
- * a list of MAX_CHANGES_LIMIT bound values (the most a page holds; null
- * past the page's), one row read a filing. A VALUES list is read as SQLite
- * makes it, not as a table, so D1 counts no row for it; a JSON list
- * (json_each) or an `in` list counted a row more per filing.
+ * in one statement of one text whatever the page, from a list of
+ * MAX_CHANGES_LIMIT bound ids (the most a page holds: filingsInList), one
+ * row read a filing.
  */
 const filingsById = template(
   "changeFilings",
   (_: Record<string, never>, v: Holes<{ ids: (number | null)[] }>) =>
-    sql`select ${withParties(true, undefined, "listed")} from (values ${sql.join(
-      v.ids.map((id) => sql`(${id})`),
-      sql`, `,
-    )}) as j cross join ${filings} on ${filings.id} = j.column1`,
+    sql`select ${withParties(true, undefined, "listed")} from ${filingsInList(v.ids)}`,
 );
 
 /**
@@ -382,8 +383,7 @@ const filingsById = template(
 export async function shardChangeFilings(db: Db, heads: ChangeHead[]): Promise<ChangeItem[]> {
   const unique = [...new Set(heads.map((h) => h.filingId))];
   if (unique.length > MAX_CHANGES_LIMIT) throw new Error(`changes: ${unique.length} filings on one page`);
-  const ids = Array.from({ length: MAX_CHANGES_LIMIT }, (_, i) => unique[i] ?? null);
-  const [rows] = await db.batch([db.all<PageRow>(filingsById({}, { ids }))]);
+  const [rows] = await db.batch([db.all<PageRow>(filingsById({}, { ids: idSlots(unique, MAX_CHANGES_LIMIT) }))]);
   const listed = assembleListed(rows);
   const byId = new Map(listed.map((f) => [Number(f.filing.id), f]));
   return heads.flatMap(({ filingId, ...head }) => {

@@ -5,6 +5,7 @@
  * place derived data is computed, so every loader stays consistent.
  */
 
+import { type SQL, sql } from "drizzle-orm";
 import { COLLATERAL_CATEGORIES, collateralCategories, currentCollateral } from "../domain/collateral.ts";
 import { ZIP_COUNTRIES } from "../domain/countries.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
@@ -280,6 +281,14 @@ export function industryLetter(industry: string): string | undefined {
   const code = INDUSTRIES.indexOf(industry as (typeof INDUSTRIES)[number]);
   return code < 0 ? undefined : String.fromCharCode(97 + code);
 }
+
+/**
+ * industryLetter in SQL, of a stored industry (`column`, debtor_parties.
+ * industry: an INDUSTRIES position, or text for another label): its letter,
+ * or null for a label that is not one of them.
+ */
+export const industryLetterSql = (column: SQL) =>
+  sql`(case when typeof(${column}) in ('integer', 'real') then char(97 + cast(${column} as integer)) end)`;
 
 /** The facet name of an industry set of `size` (one hex digit): `prefix` "e" exact, "i" included. */
 export const industryFacetName = (prefix: "e" | "i", size: number) => `${prefix}${size.toString(16)}`;

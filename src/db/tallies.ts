@@ -40,7 +40,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { lookedUp } from "./lenders.ts";
-import { type FacetDay, LAPSE_SETS, OLD_DAYS } from "./records.ts";
+import { type FacetDay, industryLetterSql, LAPSE_SETS, OLD_DAYS } from "./records.ts";
 import { facetCounts, facetTallies, lapseSetChanges, staleTallies, tallyMarks } from "./schema.ts";
 
 type Statement = BatchItem<"sqlite">;
@@ -181,10 +181,13 @@ export function facetStatements(
     );
     const json = sql`json_each(${rows}) j`;
     // A row's tally: its own plus what it adds, or, new, the last earlier row's of its group plus what it holds.
-    const before = sql`(select p.through from ${t} p where ${sameFacet("p")} and p.day < ${field(4)} and p.day >= ${field(6)} order by p.day desc limit 1)`;
+    // `column` of the last earlier row of the row's group.
+    const rowBefore = (column: "through" | "sets") =>
+      sql`(select p.${sql.raw(column)} from ${t} p where ${sameFacet("p")} and p.day < ${field(4)} and p.day >= ${field(6)} order by p.day desc limit 1)`;
+    const before = rowBefore("through");
     // A new row of the "x" facet starts from the sets of the row before it, as they stood before the load:
     // the refresh adds the load's (lapse_set_changes) to both.
-    const setsBefore = sql`case when ${field(0)} = 'x' then coalesce((select p.sets from ${t} p where ${sameFacet("p")} and p.day < ${field(4)} and p.day >= ${field(6)} order by p.day desc limit 1), '{}') end`;
+    const setsBefore = sql`case when ${field(0)} = 'x' then coalesce(${rowBefore("sets")}, '{}') end`;
     statements.push(
       db
         .insert(t)
@@ -323,11 +326,11 @@ const setsWithChanges = sql.raw(`(
  * holds one or two; a day's row its month's filings through the day, a
  * month's row a running sum over the months of each set the state holds.
  */
-const setsFromFilings = sql.raw(`insert into facet_tallies (scope, place, name, facet, day, filings, through, sets)
+const setsFromFilings = sql`insert into facet_tallies (scope, place, name, facet, day, filings, through, sets)
   with letters as (
-    select distinct d.filing_id, char(97 + cast(d.industry as integer)) as letter
+    select distinct d.filing_id, ${industryLetterSql(sql.raw("d.industry"))} as letter
     from debtor_parties d join filings f on f.id = d.filing_id
-    where typeof(d.industry) in ('integer', 'real') and f.terminated_at is null and f.lapse_date is not null
+    where letter is not null and f.terminated_at is null and f.lapse_date is not null
   ),
   filing_sets as (
     select filing_id, group_concat(letter, '') as letters
@@ -371,7 +374,7 @@ const setsFromFilings = sql.raw(`insert into facet_tallies (scope, place, name, 
   select 'x', r.place, '', '', r.day, 0, 0, coalesce(b.sets, '{}')
   from x_rows r left join built b on b.place = r.place and b.day = r.day
   where r.sets is not coalesce(b.sets, '{}')
-  on conflict (scope, place, name, facet, day) do update set sets = excluded.sets`);
+  on conflict (scope, place, name, facet, day) do update set sets = excluded.sets`;
 
 /** SQL naming the group of the row `day` of a facet of scope `scope` (groupOf): the first key of its range. */
 const groupSql = (scope: string, day: string) =>

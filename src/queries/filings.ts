@@ -891,6 +891,23 @@ export function withParties(withAmendments: boolean, shown?: SQL, reading: Readi
   return shown ? select(shown) : frozen(`withParties:${reading}:${whole}`, () => select());
 }
 
+/**
+ * Filings sought by key from a VALUES list of bound ids, `slots` long (null
+ * past the ids given), so one statement text serves any number up to it. A
+ * VALUES list is read as SQLite makes it, not as a table, so D1 counts no
+ * row for it; a JSON list (json_each) or an `in` list counted a row an id.
+ * The caller refuses more ids than slots, rather than leave some out.
+ */
+export const filingsInList = (ids: readonly SQLWrapper[]) =>
+  sql`(values ${sql.join(
+    ids.map((id) => sql`(${id})`),
+    sql`, `,
+  )}) as j cross join ${filings} on ${filings.id} = j.column1`;
+
+/** `ids` as filingsInList binds them: `slots` values, null past the ids. */
+export const idSlots = (ids: readonly number[], slots: number): (number | null)[] =>
+  Array.from({ length: slots }, (_, i) => ids[i] ?? null);
+
 /** A row of a withParties() select, as D1 returns it: the filing's listed form, and a whole reading's amendments. */
 export interface PageRow {
   [column: string]: unknown;

@@ -201,7 +201,7 @@ const industriesAsked = (industries: string[]) =>
   [...new Set(industries.map(industryLetter))].filter((l): l is string => l !== undefined).sort();
 
 /** Every industry's letter, in order (src/db/records.ts, industryLetter). */
-const LETTERS = INDUSTRIES.map((_, i) => String.fromCharCode(97 + i));
+const LETTERS = INDUSTRIES.map((i) => industryLetter(i) ?? "");
 
 /**
  * Live filings of `state` lapsing on days `from` to `to` with a debtor in

@@ -19,7 +19,14 @@ import { debtorLinks, debtorNames, debtorReports, filings, stateSummaries } from
 import { debtorQuery } from "../domain/names.ts";
 import { STATE_CODES } from "../domain/states.ts";
 import { type Db, frozen, type Holes, template } from "../queries/db.ts";
-import { assemble, type FilingWithParties, type PageRow, withParties } from "../queries/filings.ts";
+import {
+  assemble,
+  type FilingWithParties,
+  filingsInList,
+  idSlots,
+  type PageRow,
+  withParties,
+} from "../queries/filings.ts";
 import { type SpanForm, spanForms, spansIn, spansMatch } from "../queries/nameMatch.ts";
 
 /** Where a report's page resumes: after the filing at this time (seconds), state and number. */
@@ -251,25 +258,19 @@ export async function readNewestChange(db: Db): Promise<number> {
 }
 
 /**
- * Filings by id with their parties, in one statement of one text: each
- * sought by key from a list of one bound value a state (at most one id a
- * state the shard holds; null past the ids). A VALUES list is read as
- * SQLite makes it, so D1 counts no row for it, where a JSON list
- * (json_each) counted a row an id.
+ * The oldest live filings of states counted afresh (at most one a state
+ * the shard holds), with their parties, in one statement of one text: from
+ * a list of one bound id a state (filingsInList).
  */
 const filingsById = template(
   "reportFilings",
   (_: Record<string, never>, v: Holes<{ ids: (number | null)[] }>) =>
-    sql`select ${withParties(false)} from (values ${sql.join(
-      v.ids.map((id) => sql`(${id})`),
-      sql`, `,
-    )}) as j cross join ${filings} on ${filings.id} = j.column1`,
+    sql`select ${withParties(false)} from ${filingsInList(v.ids)}`,
 );
 
 /** The oldest live filings of states counted afresh (one a state), with their parties. */
 export async function readFilings(db: Db, ids: number[]): Promise<FilingWithParties[]> {
   if (ids.length > STATE_CODES.length) throw new Error(`report: ${ids.length} filings sought in one shard`);
-  const slots = Array.from({ length: STATE_CODES.length }, (_, i) => ids[i] ?? null);
-  const [rows] = await db.batch([db.all<PageRow>(filingsById({}, { ids: slots }))]);
+  const [rows] = await db.batch([db.all<PageRow>(filingsById({}, { ids: idSlots(ids, STATE_CODES.length) }))]);
   return assemble(rows);
 }
