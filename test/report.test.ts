@@ -374,6 +374,50 @@ describe("GET /debtors/report", () => {
     expect(fresh.summary.first_active_filing?.secured_parties.length).toBeGreaterThan(0);
   });
 
+  it("adds the digests of found debtors that share no filing, counting afresh only those that do or are stale", async () => {
+    const doe = (first: string) => party(`Doe, ${first}`, { type: "Individual" });
+    await loadDelta([
+      filing({ number: "D-CA-1", filedAt: daysAgo(50), debtors: [doe("Jack"), doe("Jill")] }),
+      filing({ number: "D-CA-2", filedAt: daysAgo(40), debtors: [doe("Jill")] }),
+      filing({ number: "D-CA-3", filedAt: daysAgo(30), debtors: [doe("Joan")] }),
+      filing({
+        number: "D-CA-4",
+        filedAt: daysAgo(20),
+        debtors: [doe("Joan")],
+        amendments: [{ number: "D-CA-4-T", filedAt: daysAgo(5), kind: "termination", description: "Termination" }],
+      }),
+      filing({
+        number: "D-CA-5",
+        filedAt: daysAgo(10),
+        kind: "federal_tax_lien",
+        debtors: [doe("Jude")],
+        securedParties: [IRS],
+      }),
+    ]);
+    const query = "name=J%20Doe&state=CA";
+    const fresh = await report(query);
+    // Jack and Jill share D-CA-1 (counted afresh together, once); Joan's and Jude's digests add.
+    expect(fresh.summary).toMatchObject({ filings: 5, active: 4, terminated: 1 });
+    expect(fresh.summary.active_by_kind).toMatchObject({ standard: 3, federal_tax_lien: 1 });
+    expect(fresh.summary.first_active_filing?.initial_financing_number).toBe("D-CA-1");
+    expect(fresh.filings.map((f) => f.initial_financing_number)).toEqual([
+      "D-CA-1",
+      "D-CA-2",
+      "D-CA-3",
+      "D-CA-4",
+      "D-CA-5",
+    ]);
+    // Jude's digest stale too: counted afresh beside the spouses, the same answer.
+    await d1Of("CA")
+      .prepare(
+        "update debtor_reports set as_of = as_of - 4000, lapses_next = as_of - 4000 where name_key like 'doe jude%'",
+      )
+      .run();
+    const stale = await report(query);
+    expect(stale.summary).toEqual(fresh.summary);
+    expect(stale.report.states).toEqual(fresh.report.states);
+  });
+
   it("stores each digest's counts by kind and collateral category without trailing zeros", async () => {
     const stored: { kinds: string; categories: string }[] = [];
     for (const d1 of allD1) {

@@ -3,10 +3,10 @@
  * state's count and currency, the page in report order, and every shard's
  * newest change.
  *
- * Per shard and state, the state's fresh count stands if the shard made
- * one; else its found debtors' digests add up (a filing names one debtor
- * of those found there, or the state is counted afresh). Shards add up: a
- * filing lives in one shard.
+ * Per shard and state, the found debtors' digests that can add up do (no
+ * filing names two of them), plus the fresh count of the others' filings,
+ * each once, where the shard made one. Shards add up: a filing lives in one
+ * shard.
  */
 import { COLLATERAL_CATEGORIES } from "../domain/collateral.ts";
 import { FILING_KINDS } from "../domain/kinds.ts";
@@ -69,7 +69,7 @@ function add(t: Tally, d: DigestRow): void {
   if (d.lapses_next !== null && (t.lapsesNext === null || d.lapses_next < t.lapsesNext)) t.lapsesNext = d.lapses_next;
 }
 
-/** One shard's tally by state: its fresh counts where it made them, else its digests added. */
+/** One shard's tally by state: its fresh counts where it made them, with the digests that add. */
 function shardTallies(part: ShardReport): Map<string, Tally> {
   const out = new Map<string, Tally>();
   const tally = (state: string) => {
@@ -79,9 +79,9 @@ function shardTallies(part: ShardReport): Map<string, Tally> {
     out.set(state, t);
     return t;
   };
-  const recounted = new Set(part.recounted.map((r) => r.s));
   for (const r of part.recounted) add(tally(r.s), r);
-  for (const d of part.digests) if (!recounted.has(d.s)) add(tally(d.s), d);
+  // A digest whose debtor was counted afresh (query.ts, counted) does not add: its filings are in the fresh count.
+  for (const d of part.digests) if (Number(d.adds) === 1) add(tally(d.s), d);
   return out;
 }
 
