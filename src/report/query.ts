@@ -149,45 +149,52 @@ const after = (f: Shape, v: Holes<Values>) =>
     ? sql`d.filed_at >= ${v.at} and (d.filed_at > ${v.at} or d.filing_state > ${v.st} or (d.filing_state = ${v.st} and d.filing_number > ${v.num}))`
     : sql`1`;
 
-/** The most found debtors whose page takes each one's first filings; more are merged (page). */
-const FEW = 4;
+/**
+ * Which way a page of several found debtors reads fewer rows (page, `form`),
+ * as fitted to 37 names and states at one and five million filings
+ * (docs/api/lien-report.md): taking each debtor's first filings reads about
+ * 3.5 rows a filing taken plus 10 a debtor; merging their ranges about 12 a
+ * debtor plus 6 a filing of the page more. So the lists read fewer when
+ * 7 × filings taken ≤ 4 × debtors + 12 × page.
+ */
+const LISTS_WHEN = { taken: 7, debtors: 4, page: 12 } as const;
 
 /**
  * The page: the first `size` filings after the position in report order
  * (filing time, state, number), with their parties and amendments, one
  * statement whatever the name finds. Its rows come in no particular order:
- * combine.ts sorts every shard's page into report order. By the debtors the
- * name finds (`one`: FEW + 1 at most), one of three forms reads, the others
- * reading nothing past their guard:
- * - One debtor (most: one name, filed in one state): its range straight
- *   through, already in report order, a filing that names the debtor twice
- *   once (DISTINCT in the range's own order: no sort). For the busiest
- *   debtor of five million filings the page reads 128 rows.
- * - A few (`ofFew`): each one's first `size` filings after the position
- *   from its range (a correlated subquery with a LIMIT, once per debtor),
- *   then the first `size` of them all: about four rows a filing read.
- * - More (`ofMany`): their ranges merged by a recursive query whose queue,
- *   ordered, holds each found debtor's next index entry; each step takes the
- *   first of all and queues that debtor's next. About eight rows a debtor
- *   and nine a filing taken, however many filings each has: for the 162
- *   debtors "J Smith" finds in five million filings, 1,928 rows where taking
- *   25 of each read 10,090; for three (Owner 3 in test/bounded-work.test.ts)
- *   259 where taking each one's read 127. A filing that names two found
- *   debtors is taken from the range of the one with the lesser key only.
+ * combine.ts sorts every shard's page into report order. The debtors the
+ * name finds (`found`, with their filing counts) settle which of three
+ * forms reads (`form`), the others reading nothing past their guard:
+ * 1. One debtor (most: one name, filed in one state): its range straight
+ *    through, already in report order, a filing that names the debtor twice
+ *    once (DISTINCT in the range's own order: no sort). For the busiest
+ *    debtor of five million filings the page reads 128 rows.
+ * 2. Several (`lists`): each one's first `size` filings after the position
+ *    from its range (a correlated subquery with a LIMIT, once per debtor),
+ *    then the first `size` of them all.
+ * 3. Several with many filings between them (`merged`): their ranges merged
+ *    by a recursive query whose queue, ordered, holds each found debtor's
+ *    next index entry; each step takes the first of all and queues that
+ *    debtor's next, however many filings each has. A filing that names two
+ *    found debtors is taken from the range of the one with the lesser key.
+ * Which reads fewer rows is settled from the found debtors' filing counts
+ * (LISTS_WHEN): for the 162 debtors "J Smith" finds in five million filings
+ * the merge reads 1,946 rows where the lists read 10,090; for the 28 it finds
+ * in Texas at one million, the lists 524 where the merge reads 670.
  */
 const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
-  const one = sql`select ${debtorNames.nameKey} as k, ${debtorNames.state} as s from ${debtorNames} where ${foundWhere(f, v)} limit ${sql.raw(String(FEW + 1))}`;
-  const found = (n: string) => sql`(select count(*) from one) ${sql.raw(n)}`;
+  const form = (n: 1 | 2 | 3) => sql.raw(`(select form from shape) = ${n}`);
   const ofOne = sql`select f.* from (
       select distinct d.filed_at, d.filing_number, d.filing_id from debtor_parties d
-      where d.name_key = (select k from one where ${found("= 1")}) and d.filing_state = (select s from one)
+      where d.name_key = (select k from found where ${form(1)}) and d.filing_state = (select s from found where ${form(1)})
         and ${after(f, v)}
       order by d.filed_at, d.filing_number, d.filing_id limit ${v.size}) as p
     join ${filings} f on f.id = p.filing_id`;
-  const ofFew = sql`select distinct f.* from (select 1 where ${found(`between 2 and ${FEW}`)}) as few
-    cross join one cross join ${filings} f on f.id in (
+  const lists = sql`select distinct f.* from (select 1 where ${form(2)}) as lists
+    cross join found x cross join ${filings} f on f.id in (
       select d.filing_id from debtor_parties d
-      where d.name_key = one.k and d.filing_state = one.s and ${after(f, v)}
+      where d.name_key = x.k and d.filing_state = x.s and ${after(f, v)}
       order by d.filed_at, d.filing_number, d.filing_id limit ${v.size})
     order by f.filed_at, f.state, f.number, f.id limit ${v.size}`;
   // Debtor k's first index entry in state s from `from` on whose filing names no found debtor of a lesser key.
@@ -205,20 +212,26 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
   // UNION, not UNION ALL: a debtor named twice on a filing has two entries of one key, queued once.
   const merged = sql`merged(k, s, at, num, fid) as (
       select x.k, x.s, e.filed_at, e.filing_number, e.filing_id
-      from (select 1 where ${found(`> ${FEW}`)}) as many cross join found x cross join ${entry("x.k", "x.s", after(f, v))}
+      from (select 1 where ${form(3)}) as merge cross join found x cross join ${entry("x.k", "x.s", after(f, v))}
       union
       select m.k, m.s, e.filed_at, e.filing_number, e.filing_id
       from merged m cross join ${entry("m.k", "m.s", sql`(d.filed_at, d.filing_number, d.filing_id) > (m.at, m.num, m.fid)`)}
       order by 3, 2, 4, 5 limit ${v.size})`;
   // CROSS JOIN keeps the merged entries outside: the planner may otherwise scan filings for them.
-  const ofMany = sql`select f.* from merged cross join ${filings} f on f.id = merged.fid`;
+  const ofMerged = sql`select f.* from merged cross join ${filings} f on f.id = merged.fid`;
   // The page's filings whole, under the name "filings", so the party
   // lookups (withParties) read the page's rows rather than each filing again.
-  return sql`with recursive one as (${one}),
-    found as materialized (select ${debtorNames.nameKey} as k, ${debtorNames.state} as s from ${debtorNames} where ${foundWhere(f, v)}),
+  // A DISTINCT term keeps SQLite from copying withParties into each term
+  // (each copy cost 0.12 ms a statement, read or not).
+  return sql`with recursive found as materialized (
+      select ${debtorNames.nameKey} as k, ${debtorNames.state} as s, ${debtorNames.filingCount} as c
+      from ${debtorNames} where ${foundWhere(f, v)}),
+    shape as materialized (select case when count(*) = 0 then 0 when count(*) = 1 then 1
+      when ${sql.raw(String(LISTS_WHEN.taken))} * total(min(c, ${v.size})) <= ${sql.raw(String(LISTS_WHEN.debtors))} * count(*) + ${sql.raw(String(LISTS_WHEN.page))} * ${v.size} then 2
+      else 3 end as form from found),
     ${merged}
     select ${withParties(true)} from (
-      select * from (${ofOne}) union all select * from (${ofFew}) union all select distinct * from (${ofMany})) as ${filings}`;
+      select * from (${ofOne}) union all select * from (${lists}) union all select distinct * from (${ofMerged})) as ${filings}`;
 });
 
 /** A found debtor's digest as stored (null columns when it has none). */
