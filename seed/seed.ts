@@ -36,7 +36,6 @@ export const LOCAL_DEV_KEY = "local-dev-key";
 
 const TABLES = [
   "facet_counts",
-  "facet_days",
   "facet_tallies",
   "stale_tallies",
   "debtor_addresses",

@@ -21,6 +21,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import migration from "../migrations/0024_bounded_writes.sql?raw";
 import lapseSets from "../migrations/0027_lapse_sets.sql?raw";
+import unreadFacets from "../migrations/0028_drop_unread_facets.sql?raw";
 import { createApp } from "../src/app.ts";
 import { facetCutoffDay, insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
 import { type FilingRecord, facetDayRows, toRows } from "../src/db/records.ts";
@@ -128,9 +129,17 @@ function delta(records: FilingRecord[]): FilingRecord[] {
 
 /**
  * The database `d1`, holding `stored` (each filing as last loaded), as it
- * was before migration 0024, then migrated in place by it (and by 0027).
+ * was before migration 0024, then migrated in place by it (and by 0027 and
+ * 0028).
  */
 async function migrateInPlace(d1: D1Database, stored: FilingRecord[]) {
+  // facet_days as migration 0010 made it (0028 dropped it).
+  await d1.batch([
+    d1.prepare(`create table facet_days (scope text not null, place text not null, name text not null,
+      facet text not null, day text not null, filings integer not null, running integer,
+      primary key (scope, place, name, facet, day)) without rowid`),
+    d1.prepare("create index facet_days_stale on facet_days (scope, place, name, facet) where running is null"),
+  ]);
   // facet_days as the loaders before 0024 kept it: the stored filings' counts by day, the old bucket a day
   // ("0000-00-00"), none at zero, and running totals from the newest day back.
   const days = facetDayRows(
@@ -174,8 +183,8 @@ async function migrateInPlace(d1: D1Database, stored: FilingRecord[]) {
     ].map((q) => d1.prepare(q)),
   );
   // As wrangler applies them: split at drizzle-kit's breakpoints. Then 0027, which builds the lapse
-  // facet's sets from the stored filings, as a database of 0024's tallies gets them.
-  for (const file of [migration, lapseSets]) {
+  // facet's sets from the stored filings, as a database of 0024's tallies gets them, and 0028.
+  for (const file of [migration, lapseSets, unreadFacets]) {
     const statements = file.split("--> statement-breakpoint").filter((q) => q.trim() !== "");
     await d1.batch(statements.map((q) => d1.prepare(q)));
   }

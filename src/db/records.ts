@@ -358,17 +358,13 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
     if (filing.terminatedAt) add("t", filing.state, "", "", filing.terminatedAt);
     else {
       add("x", filing.state, "", "", filing.lapseDate ?? NEVER_LAPSES);
-      // A lapse list's count by industry (lapsing.ts) reads the sets of one or two and the larger exact ones.
+      // A lapse list's count by industry (lapsing.ts) reads the "x" facet's sets of one or two
+      // industries (LAPSE_SETS) and, for a larger exact set, its "y" facet.
       if (filing.lapseDate !== null) {
         for (const f of industryFacets(debtors.map((d) => d.industry))) {
-          if (f.name.startsWith("i") || f.facet.length > INCLUDED_MAX) {
-            add("y", filing.state, f.name, f.facet, filing.lapseDate);
-          }
-          // And its exact set of one or two, for the "x" facet's sets (a larger one is read from "y").
-          const size = f.facet.length;
-          if (f.name.startsWith("e") && size > 0 && size <= INCLUDED_MAX) {
-            add(LAPSE_SETS, filing.state, f.facet, "", filing.lapseDate);
-          }
+          if (!f.name.startsWith("e") || f.facet.length === 0) continue;
+          if (f.facet.length > INCLUDED_MAX) add("y", filing.state, f.name, f.facet, filing.lapseDate);
+          else add(LAPSE_SETS, filing.state, f.facet, "", filing.lapseDate);
         }
       }
     }

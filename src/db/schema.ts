@@ -44,7 +44,6 @@ export const WITHOUT_ROWID = [
   "secured_parties",
   "amendments",
   "facet_counts",
-  "facet_days",
   "facet_tallies",
   "stale_tallies",
   "lapse_set_changes",
@@ -398,12 +397,11 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  *   Each of its rows also holds its tally by exact industry set of one or
  *   two (facet_tallies.sets), from which a lapse list filtered by any
  *   number of industries is counted (src/queries/lapsing.ts).
- * - "y": as "x", by its debtors' industries, for live filings that lapse:
- *   the "s" facets' sets of one or two ("i1", "i2") and its exact set
- *   when larger. A count reads the larger exact sets alone (rare); the sets
- *   of one or two are kept, written and unread, for the Worker that counted
- *   from them until the deploy after migration 0027, and a later migration
- *   drops them.
+ * - "y": as "x", for live filings that lapse whose debtors are in three
+ *   industries or more: their exact set (name "e" and its size). Rare; a
+ *   smaller set is counted in the "x" facet's rows (facet_tallies.sets).
+ *   Before migration 0028 it also held every filing's sets of one or two
+ *   ("i1", "i2"), as the "s" facets do.
  * Sets of "l" are sorted and joined with "|", so every filing has
  * exactly one facet per lender name, and a filter ("any of these debtor
  * types") is a sum over the facets it matches: exact, with no double
@@ -427,11 +425,6 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * lapse window's count four rows (src/queries/tallies.ts). What a change
  * leaves behind in later rows is marked in `stale_tallies`, which the
  * load's refresh recomputes.
- * `facet_days` is the layout before migration 0024 (every count by day,
- * "0000-00-00" for the old bucket, and running totals from the newest day
- * back, which a new filing moved on every older day): kept, no longer
- * written, for the Worker that reads it until the deploy; a later migration
- * drops it.
  * Kept by the loaders (src/db/load.ts, src/db/tallies.ts).
  */
 const facetKey = {
@@ -463,22 +456,6 @@ export const facetCounts = sqliteTable(
     ref: integer(),
   },
   (t) => [primaryKey({ columns: [t.scope, t.place, t.name, t.facet] })],
-);
-
-export const facetDays = sqliteTable(
-  "facet_days",
-  {
-    ...facetKey,
-    /** YYYY-MM-DD (UTC), or "0000-00-00" for every older day. */
-    day: text().notNull(),
-    filings: integer().notNull(),
-    /** Filings of the facet on this day and every later day; null until refreshed. */
-    running: integer(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.scope, t.place, t.name, t.facet, t.day] }),
-    index("facet_days_stale").on(t.scope, t.place, t.name, t.facet).where(sql`running is null`),
-  ],
 );
 
 export const facetTallies = sqliteTable(

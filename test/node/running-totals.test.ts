@@ -290,6 +290,45 @@ describe("a facet taken back to nothing", () => {
   });
 });
 
+describe("migration 0028", () => {
+  it("deletes the facets no Worker since 0027 reads, and keeps every row the loaders write", () => {
+    const now = Date.now();
+    const records = [...generateFilings({ filings: 2000, seed: 8, now })];
+    const db = loadedBefore("0028_drop_unread_facets.sql", records, now);
+    // Each table in its key's order.
+    const keys: Record<string, string> = {
+      facet_tallies: "1, 2, 3, 4, 5",
+      facet_counts: "1, 2, 3, 4",
+      stale_tallies: "1, 2, 3, 4, 5",
+      lapse_set_changes: "1, 2, 3",
+    };
+    const rows = () => FACETS.map((t) => db.prepare(`select * from ${t} order by ${keys[t]}`).all());
+    const written = rows();
+    const unread = "scope = 'y' and name in ('i1', 'i2')";
+    // Today's loaders write none of them.
+    expect(db.prepare(`select count(*) as n from facet_counts where ${unread}`).get()).toEqual({ n: 0 });
+    expect(wrongTallies(db)).toEqual([[], [], [], [], [], [], []]);
+    // What a database of 0027's loaders holds beside: the "y" facets of one and two industries, and a
+    // ZIP code's facets of 0022's old form (left by the code before it); and facet_days.
+    db.exec(`insert into facet_counts (scope, place, name, facet, filings, old, aged)
+      select 'y', place, name, facet, filings, 0, 0 from facet_counts where scope = 's' and name in ('i1', 'i2')`);
+    db.exec(`insert into facet_tallies (scope, place, name, facet, day, filings, through)
+      select 'y', place, name, facet, day, filings, through from facet_tallies where scope = 's' and name in ('i1', 'i2')`);
+    db.exec("insert into stale_tallies values ('y', 'CA', 'i1', 'a', '', '2031-01-01')");
+    db.exec(
+      "insert into facet_counts (scope, place, name, facet, filings) values ('z', '97205', '', 'Equipment|Manufacturing', 3)",
+    );
+    db.exec(
+      "insert into facet_tallies (scope, place, name, facet, day, filings, through) values ('z', '97205', '', 'Equipment', '2026-01-02', 1, 1)",
+    );
+    expect(db.prepare(`select count(*) as n from facet_tallies where ${unread}`).get()).not.toEqual({ n: 0 });
+    expect(db.prepare("select count(*) as n from facet_days").get()).toEqual({ n: 0 });
+    runMigration(db, "0028_drop_unread_facets.sql");
+    expect(rows()).toEqual(written);
+    expect(db.prepare("select name from sqlite_master where name = 'facet_days'").all()).toEqual([]);
+  });
+});
+
 describe("migration 0027", () => {
   it("builds the lapse facet's sets the loaders write from a database loaded before it", () => {
     const now = Date.now();
