@@ -1,17 +1,17 @@
 /**
  * The SQL of a lien report, one batch per shard (one round trip): the
  * debtors a name finds in the shard's states with their digests
- * (src/db/reports.ts), a fresh count of the states whose digests cannot
- * serve (stale, missing, or two found debtors on one filing), the oldest
- * live filing of each fresh digest, the states' currency, the shard's
- * newest change, and the page of filings, oldest first.
+ * (src/db/reports.ts), a fresh count of the found debtors whose digests
+ * cannot serve (stale, missing, or sharing a filing with another found
+ * debtor), the oldest live filing of the fresh digests, the states'
+ * currency, the shard's newest change, and the page of filings, oldest
+ * first.
  *
- * Rows read follow the debtors found and the page, never their filings:
- * a digest is one row however many filings it counts, and the page takes
- * each found debtor's first `size` filings after the position from its
- * index range (a correlated subquery with a LIMIT, which SQLite runs once
- * per found debtor), then the first `size` of those in report order; a
- * name that finds one debtor reads its range alone (page).
+ * Rows read follow the debtors found and the page, not their filings
+ * (but for those counted afresh): a digest is one row however many filings
+ * it counts, and the page reads one debtor's index range straight through,
+ * or several debtors' ranges by whichever of two ways reads fewer rows
+ * (page).
  */
 import { and, type SQL, sql } from "drizzle-orm";
 import { digestSelect } from "../db/reports.ts";
@@ -88,7 +88,7 @@ const DIGEST = sql.raw(
  * the others (a seek that finds none costs a row, hence none when the name
  * finds one debtor). A name that finds 162 debtors (J Smith) read 53,631
  * rows here when every found debtor scanned the found list for each of its
- * links; it reads 1,303 in all.
+ * links; it reads 1,305 in all.
  */
 const digests = template("reportDigests", (f: Shape, v: Holes<Values>) => {
   const linked = spansMatch(
@@ -176,8 +176,9 @@ const LISTS_WHEN = { taken: 7, debtors: 4, page: 12 } as const;
  *    found debtors is taken from the range of the one with the lesser key.
  * Which reads fewer rows is settled from the found debtors' filing counts
  * (LISTS_WHEN): for the 162 debtors "J Smith" finds in five million filings
- * the merge reads 1,946 rows where the lists read 10,090; for the 28 it finds
- * in Texas at one million, the lists 524 where the merge reads 670.
+ * the page reads 2,248 rows by the merge (its choice included) where the
+ * lists read 10,090; for the 28 it finds in Texas at one million, 524 by the
+ * lists where the merge reads 670.
  */
 const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
   const form = (n: 1 | 2 | 3) => sql.raw(`(select form from shape) = ${n}`);
