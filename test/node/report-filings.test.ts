@@ -9,7 +9,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { STATE_CODES } from "../../src/domain/states.ts";
-import { readFilings } from "../../src/report/query.ts";
+import { textOf } from "../../src/queries/db.ts";
+import { readFilings, reportStatements } from "../../src/report/query.ts";
 import { countingDb } from "./migrated.ts";
 
 describe("a report's filings sought by id", () => {
@@ -36,5 +37,32 @@ describe("a report's filings sought by id", () => {
         Array.from({ length: STATE_CODES.length + 1 }, (_, i) => i + 1),
       ),
     ).rejects.toThrow(/filings sought/);
+  });
+});
+
+describe("a report's statements", () => {
+  it("bind at most D1's 100 values, whatever the name, the states and the cursor", () => {
+    // The digests bind the name's spans twice (the found debtors, and their links within the spans).
+    const names = [
+      "J Smith",
+      "José Álvarez Muñoz",
+      "Mary Ann Smith-Jones Williams",
+      "De La Cruz Garcia Lopez, Juan Carlos Alberto",
+      "o'neil mc donald, j r",
+      Array.from({ length: 60 }, (_, i) => `w${i}`).join(" "),
+    ];
+    for (const name of names) {
+      for (const states of [undefined, [...STATE_CODES]]) {
+        const statements = reportStatements({
+          name,
+          states,
+          today: "2026-11-30",
+          size: 26,
+          after: { at: 1_700_000_000, st: "CA", num: "U1" },
+        });
+        for (const statement of Object.values(statements))
+          expect(textOf(statement).values.length, name).toBeLessThanOrEqual(100);
+      }
+    }
   });
 });
