@@ -41,9 +41,10 @@ const GOAL = 100;
 const growthOf = (path: string) => (lookupOf(path)?.path === "/debtors/report" ? 200 : 30);
 
 /**
- * A lien report's page statement first reads the debtors its name finds (up
- * to five), to take one debtor's range straight through, a few debtors'
- * lists, or more debtors' ranges merged (src/report/query.ts, page): a name
+ * A lien report's page statement first reads the debtors its name finds and
+ * their filing counts, to take one debtor's range straight through, or
+ * several debtors' lists or their ranges merged, whichever reads fewer rows
+ * (src/report/query.ts, page): a name
  * found three times in one database (Owner 3 in CA, NV and WA) reads 8 rows
  * more than the list alone did (100 against 92 at 150 filings, 255 against
  * 247 at 1,500), where a name found once reads about 40 fewer (Busy

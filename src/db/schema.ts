@@ -481,8 +481,9 @@ export const facetTallies = sqliteTable(
      * industries when it holds one or two (a JSON object of set letters,
      * records.ts industryLetter, to filings: {"a":12,"ak":3}). A lapse
      * list's count by any number of industries reads these four rows
-     * (src/queries/lapsing.ts), where the "y" facets take four rows per
-     * industry and pair asked for. A load adds what it changes to
+     * (src/queries/lapsing.ts), where the "y" facets of one and two
+     * industries took four rows per industry and pair asked for (deleted
+     * by migration 0028). A load adds what it changes to
      * lapse_set_changes and the refresh adds those to every row on or after
      * each change's day in its group; after a bulk load it builds them from
      * the filings instead (src/db/tallies.ts).
