@@ -10,7 +10,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
 import { runDaily } from "../src/changes/daily.ts";
-import { listedText } from "../src/db/listed.ts";
+import { inLapseWindow, listedText } from "../src/db/listed.ts";
 import { storedFilingStatements, storedRows, upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord } from "../src/db/records.ts";
 import { fresh } from "./feeds.ts";
@@ -129,10 +129,13 @@ describe("a filing's listed form", () => {
     expect(stored).toHaveLength(RECORDS.length);
   });
 
-  it("is not written by a load that records no change (a backfill), which keeps one a filing has current", async () => {
+  it("is not written by a load that records no change (a backfill) unless the filing lapses within 180 days, and one a filing has is kept current", async () => {
     const fresh = filing({ state: "CA", number: "LF-BACKFILL-1" });
+    const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+    const soon = filing({ state: "CA", number: "LF-BACKFILL-2", officeLapseDate: inDays(170) });
+    const later = filing({ state: "CA", number: "LF-BACKFILL-3", officeLapseDate: inDays(190) });
     const db = dbOf("CA");
-    await upsertFilings(db, [fresh], { recordChanges: false, record: false });
+    await upsertFilings(db, [fresh, soon, later], { recordChanges: false, record: false });
     const had = RECORDS.find(
       (r) => r.state === "CA" && !CHANGED.some((c) => c.number === r.number && c.state === r.state),
     );
@@ -142,9 +145,14 @@ describe("a filing's listed form", () => {
       recordChanges: false,
       record: false,
     });
-    const found = (await storedFilings()).filter(({ rows }) => [fresh.number, had.number].includes(rows.filing.number));
+    const numbers = [fresh.number, had.number, soon.number, later.number];
+    const found = (await storedFilings()).filter(({ rows }) => numbers.includes(rows.filing.number));
     const form = (number: string) => found.find(({ rows }) => rows.filing.number === number)?.rows;
     expect(form(fresh.number)?.listed).toBeNull();
+    expect(form(later.number)?.listed).toBeNull();
+    // A lapse list reads it: its listed form, as a load that records its change writes it.
+    const lapsing = form(soon.number);
+    expect(lapsing?.listed).toBe(lapsing && listedText(lapsing));
     const current = form(had.number);
     expect(current?.listed).toContain('"Elsewhere"');
     expect(current?.listed).toBe(current && listedText(current));
@@ -208,7 +216,7 @@ describe("a filing's listed form", () => {
       await d1.batch((kept[i]?.results ?? []).map(({ id, listed }) => update.bind(listed, id)));
     }
   });
-  it("goes with a filing's last change kept, and comes with a lapse the daily job records", async () => {
+  it("goes with a filing's last change kept unless it lapses soon, and comes with a lapse the daily job records", async () => {
     // The first load's changes recorded 200 days ago: past 90 days' retention, where the second load's are not.
     for (const [i, d1] of allD1.entries()) {
       await d1
@@ -224,11 +232,15 @@ describe("a filing's listed form", () => {
     }
     expect(lapsed).toBeGreaterThan(0);
     const stored = await storedFilings();
-    // A form on every filing with a change kept, and on no other; made up by SQL for a lapse, the same form.
+    // A form on every filing with a change kept or live and lapsing within 180 days, and on no other; made up
+    // by SQL for a lapse or the lapse window, the same form.
+    const soon = (rows: (typeof stored)[number]["rows"]) => inLapseWindow(rows.filing, new Date(NOW + 60 * 86_400_000));
     for (const { rows, logged } of stored) {
-      if (logged) expect(JSON.parse(rows.listed ?? "null"), rows.filing.number).toEqual(JSON.parse(listedText(rows)));
-      else expect(rows.listed, rows.filing.number).toBeNull();
+      if (logged || soon(rows)) {
+        expect(JSON.parse(rows.listed ?? "null"), rows.filing.number).toEqual(JSON.parse(listedText(rows)));
+      } else expect(rows.listed, rows.filing.number).toBeNull();
     }
-    expect(stored.filter((s) => !s.logged).length).toBeGreaterThan(100);
+    expect(stored.filter((s) => !s.logged && !soon(s.rows)).length).toBeGreaterThan(100);
+    expect(stored.filter((s) => !s.logged && soon(s.rows)).length).toBeGreaterThan(5);
   });
 });

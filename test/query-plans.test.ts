@@ -297,13 +297,14 @@ describe("query plans", () => {
     await runDaily(db, new Date(Date.now() + 86_400_000), 90);
     const written = /^\s*(insert|update|delete)\b/i;
     const kept =
-      /\b(facet_tallies|stale_tallies|tally_marks|facet_counts|state_summaries|debtor_links|debtor_link_sets)\b/;
+      /\b(facet_tallies|stale_tallies|tally_marks|facet_counts|state_summaries|debtor_links|debtor_link_sets)\b|^update "filings" set "listed" = '\['/;
     const checked = log.flatMap((s, i) =>
       written.test(s.sql) && kept.test(s.sql) ? [{ ...s, daily: i >= loaded }] : [],
     );
     const sent = new Set(checked.map((s) => s.sql));
     // Each kind of statement: tallies written and marked, rows taken to zero and emptied facets deleted,
-    // the refresh, the summaries, the co-debtor sets, the daily job's mark.
+    // the refresh, the summaries, the co-debtor sets, the daily job's mark and its listed forms.
+    expect([...sent].some((sql) => sql.startsWith(`update "filings" set "listed" = '['`))).toBe(true);
     for (const table of [
       "facet_tallies",
       "stale_tallies",

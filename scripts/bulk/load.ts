@@ -25,6 +25,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type AnyD1Database, drizzle } from "drizzle-orm/d1";
+import { windowForms } from "../../src/changes/daily.ts";
 import { knownRefs, LENDER_COLUMNS, type LenderRefs, lenderText } from "../../src/db/lenders.ts";
 import {
   FILINGS_PER_GROUP,
@@ -367,10 +368,13 @@ export function buildDroppedIndexes(db: DatabaseSync, onBuilt?: () => void): voi
 /**
  * finishBulkWrite's second step, once the indexes are built: every debtor
  * aggregate, running total and similar-name key (`onStep` told of each
- * statement), the statistics, and the load marked `incomplete`.
+ * statement), the listed forms of the live filings lapsing soon, the
+ * statistics, and the load marked `incomplete`.
  */
 export function rebuildAfterBulkWrite(db: DatabaseSync, onStep?: (done: number, total: number) => void): void {
   refreshAll(db, onStep);
+  // The live filings lapsing soon get their listed forms, as the daily job gives them (src/changes/daily.ts).
+  runAll(db, new Map(), [windowForms(builder, new Date())]);
   // Statistics for the query planner, as `PRAGMA optimize` keeps them on D1.
   db.exec("analyze");
   db.exec("update bulk_load set stage = 'incomplete'");

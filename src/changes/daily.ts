@@ -21,15 +21,23 @@
  *   (src/queries/states.ts), and the facets' days that left the recency
  *   window are counted aged, so a count since its start reads a facet's
  *   totals alone (src/db/tallies.ts).
+ * - Lapse forms. The live filings that came within the lapse window since
+ *   the last run (lapse days after change_marks.forms_through, through
+ *   LAPSING_DAYS after today) get their listed form, so a lapse list reads a
+ *   row a filing, not one a party (src/db/listed.ts). A first run (or one
+ *   after a gap) gives the whole window's, FORM_DAYS lapse days per batch,
+ *   each moving the mark; the next gives a day's.
  * - Retention. Changes recorded before the retention window are deleted,
  *   oldest first, a bounded number per statement, and the newest deleted
  *   becomes change_marks.purged_through: a cursor at or before it has lost
  *   changes (410 cursor_expired). Their name-index rows go with them, and
- *   the listed form of each filing whose last change kept they were.
+ *   the listed form of each filing whose last change kept they were, unless
+ *   it is live and lapses within the window.
  */
-import { and, eq, isNotNull, isNull, lt, lte, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { recordedNow } from "../db/changeRows.ts";
 import type { Db } from "../db/database.ts";
+import { lapseWindow } from "../db/listed.ts";
 import { facetCutoffDay, stateSummaryStatement } from "../db/load.ts";
 import { NAME_SLOTS_SQL, storedKeys } from "../db/nameIndex.ts";
 import { digestStatements } from "../db/reports.ts";
@@ -38,6 +46,13 @@ import { windowStatements } from "../db/tallies.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
 import { isoSeconds } from "../domain/time.ts";
 import { listedFromTables } from "../queries/filings.ts";
+
+/** The states a shard holds (one facet row each), so the lapse index is searched state by state. */
+const heldStates = (db: Db) =>
+  db
+    .select({ state: facetCounts.place })
+    .from(facetCounts)
+    .where(and(eq(facetCounts.scope, "s"), eq(facetCounts.name, ""), eq(facetCounts.facet, "*")));
 
 /** Days changes are kept unless CHANGE_RETENTION_DAYS says more. */
 const MIN_RETENTION_DAYS = 90;
@@ -61,6 +76,8 @@ const LAPSED = CHANGE_TYPES.indexOf("filing.lapsed");
 export interface DailyResult {
   /** Lapses recorded. */
   lapsed: number;
+  /** Live filings lapsing within the window given their listed form. */
+  formed: number;
   /** Changes past retention deleted. */
   purged: number;
 }
@@ -74,11 +91,7 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
   const yesterday = dayOf(now.getTime() - DAY_MS);
   const after = sql`max(coalesce((select ${changeMarks.lapsesThrough} from ${changeMarks} where ${changeMarks.id} = 1), ${dayParam(yesterday)}), ${dayParam(oldest)})`;
   const lapseAt = sql`${filings.lapseDate} * 86400`;
-  // The states this shard holds (one facet row each), so the lapse index is searched state by state.
-  const held = db
-    .select({ state: facetCounts.place })
-    .from(facetCounts)
-    .where(and(eq(facetCounts.scope, "s"), eq(facetCounts.name, ""), eq(facetCounts.facet, "*")));
+  const held = heldStates(db);
   const due = (through: string) =>
     and(
       sql`${filings.state} in ${held}`,
@@ -136,7 +149,65 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
   const summaries = stateSummaryStatement(db, "all", now);
   const window = windowStatements(db, facetCutoffDay(now));
   await db.batch(chunks.length === 0 ? [markLapses(db, today), summaries, ...window] : [summaries, ...window]);
-  return { lapsed, purged: await purge(db, now, retention) };
+  const formed = await giveLapseForms(db, now);
+  return { lapsed, formed, purged: await purge(db, now, retention) };
+}
+
+/** Lapse days whose filings get their listed forms per batch: a first run gives the window's in a few. */
+const FORM_DAYS = 30;
+
+/**
+ * Gives the live filings that came within the lapse window (lapseWindow)
+ * since the mark their listed form (see above); returns how many. A filing
+ * a load gave one keeps it (listed is not null).
+ */
+async function giveLapseForms(db: Db, now: Date): Promise<number> {
+  const { through } = lapseWindow(now);
+  const [mark] = await db.select({ through: changeMarks.formsThrough }).from(changeMarks).where(eq(changeMarks.id, 1));
+  // Lapse days after `done` are still to do: never before today (a filing lapsed is listed from its change).
+  const yesterday = dayOf(now.getTime() - DAY_MS);
+  let done = mark?.through && mark.through > yesterday ? mark.through : yesterday;
+  let formed = 0;
+  while (done < through) {
+    const last = dayOf(Math.min(Date.parse(done) + FORM_DAYS * DAY_MS, Date.parse(through)));
+    // The forms and the mark in one transaction: a run stopped between batches resumes where it stopped.
+    const [given] = await db.batch([
+      lapseForms(db, done, last),
+      db
+        .insert(changeMarks)
+        .values({ id: 1, lapsesThrough: null, purgedThrough: 0, formsThrough: last })
+        .onConflictDoUpdate({ target: changeMarks.id, set: { formsThrough: sql`excluded.forms_through` } }),
+    ]);
+    formed += rowsChanged(given);
+    done = last;
+  }
+  return formed;
+}
+
+/**
+ * lapseForms for the whole lapse window as of `now`, in one statement: a
+ * bulk load's last step (scripts/bulk/load.ts), on local SQLite. It moves
+ * no mark, as a load gives forms without one: the daily job's first run
+ * looks the window over again and finds them given.
+ */
+export function windowForms(db: Db, now: Date) {
+  return lapseForms(db, dayOf(now.getTime() - DAY_MS), lapseWindow(now).through);
+}
+
+/** Gives the live filings lapsing after day `after` through `through` their listed form, those without one. */
+function lapseForms(db: Db, after: string, through: string) {
+  return db
+    .update(filings)
+    .set({ listed: listedFromTables() })
+    .where(
+      and(
+        sql`${filings.state} in ${heldStates(db)}`,
+        gt(filings.lapseDate, after),
+        lte(filings.lapseDate, through),
+        isNull(filings.terminatedAt),
+        isNull(filings.listed),
+      ),
+    );
 }
 
 /**
@@ -206,6 +277,14 @@ async function purge(db: Db, now: Date, retention: number): Promise<number> {
     .orderBy(sql`${changes.recordedAt} desc`, sql`${changes.seq} desc`)
     .limit(1);
   if (!last) return 0;
+  // A live filing lapsing within the window keeps its form for the lapse lists.
+  const { from, through: lapsesBy } = lapseWindow(now);
+  const outsideWindow = or(
+    isNotNull(filings.terminatedAt),
+    isNull(filings.lapseDate),
+    lt(filings.lapseDate, from),
+    gt(filings.lapseDate, lapsesBy),
+  );
   let purged = 0;
   for (let i = 0; i < PURGE_STATEMENTS; i++) {
     // The same bound for the name index, first (it reads the oldest change still kept).
@@ -220,6 +299,7 @@ async function purge(db: Db, now: Date, retention: number): Promise<number> {
             isNotNull(filings.listed),
             sql`${filings.id} in (select ${changes.filingId} from ${changes} where ${changes.seq} <= ${through})`,
             sql`${filings.id} not in (select ${changes.filingId} from ${changes} where ${changes.seq} > ${through})`,
+            outsideWindow,
           ),
         ),
       db.delete(changeNames).where(lt(changeNames.id, sql`(${through} + 1) * ${NAME_SLOTS_SQL}`)),

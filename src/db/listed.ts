@@ -9,19 +9,23 @@
  * what SQLite's json_array writes from the tables themselves, so a page
  * makes the same text up from the tables for a filing without one.
  *
- * Only a filing with a change the feed keeps has one: every page of the
- * change feed, and the recent lists, whose filings are mostly new, read it;
- * the rest of a state's filings (a backfill's, which record no change) are
- * read from the tables as before. It repeats the parties' names and addresses
- * and the lenders' details, which the tables hold once: on every filing it
- * took 20,630 seeded filings from 1,306 bytes a filing to 1,600
- * (bench/STORAGE.md). A load that records a filing's change writes its form,
- * and any load keeps a form current; the daily job gives a lapsed filing its
- * form with its change, and takes the form off a filing whose last change
- * passes retention (src/changes/daily.ts).
+ * Only some filings have one: those with a change the feed keeps, which
+ * every page of the change feed and the recent lists (mostly new filings)
+ * read, and the live filings lapsing within LAPSING_DAYS of today, which the
+ * lapse lists read (inLapseWindow). The rest of a state's filings (a
+ * backfill's, which record no change) are read from the tables as before.
+ * It repeats the parties' names and addresses and the lenders' details,
+ * which the tables hold once: on every filing it took 20,630 seeded filings
+ * from 1,306 bytes a filing to 1,600 (bench/STORAGE.md). A load that records
+ * a filing's change, or loads a filing lapsing within the window, writes its
+ * form, and any load keeps a form current; the daily job gives a lapsed
+ * filing its form with its change, gives the filings that come within the
+ * lapse window theirs, and takes the form off a filing whose last change
+ * passes retention unless it lapses within the window (src/changes/daily.ts).
  */
 import { getTableColumns } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { LAPSING_DAYS } from "../domain/lifecycle.ts";
 import type { FilingRows } from "./records.ts";
 import { amendments, debtorParties, lenders, securedParties } from "./schema.ts";
 
@@ -62,4 +66,20 @@ export function listedText(rows: Pick<FilingRows, "debtors" | "securedParties" |
     byPosition(rows.securedParties).map((s) => storedValues(s, listedColumns.securedParties)),
     byPosition(rows.amendments).map((a) => storedValues(a, listedColumns.amendments)),
   ]);
+}
+
+const DAY_MS = 86_400_000;
+
+/** The lapse days whose live filings keep their listed form as of `now`: today through LAPSING_DAYS after. */
+export function lapseWindow(now: Date): { from: string; through: string } {
+  const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { from: day(today), through: day(today + LAPSING_DAYS * DAY_MS) };
+}
+
+/** Whether a filing is live and lapses within the lapse window (lapseWindow) as of `now`. */
+export function inLapseWindow(filing: Pick<FilingRows["filing"], "terminatedAt" | "lapseDate">, now: Date): boolean {
+  const { from, through } = lapseWindow(now);
+  const lapse = filing.lapseDate;
+  return filing.terminatedAt === null && lapse !== null && lapse >= from && lapse <= through;
 }

@@ -33,7 +33,7 @@ import { type ChangeRow, changeStatements, changesOf } from "./changeRows.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { packedAddressKeys } from "./encodings.ts";
 import { type LenderRefs, lenderStatements, lookedUp, securedPartiesWhere, securedRow } from "./lenders.ts";
-import { listedText } from "./listed.ts";
+import { inLapseWindow, listedText } from "./listed.ts";
 import { ANY_FACET, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
 import { digestStatements } from "./reports.ts";
 import {
@@ -804,10 +804,10 @@ async function upsertGroup(
       const after = toRows(record, -(newRows.length + 1));
       newRows.push(after);
       counts.inserted += 1;
-      if (recordsChanges(options, after.filing.state)) {
-        changed.push(...changesOf(undefined, after));
-        after.listed = listedText(after);
-      }
+      const records = recordsChanges(options, after.filing.state);
+      if (records) changed.push(...changesOf(undefined, after));
+      // The feed lists it from its listed form, and so does a lapse list if it lapses soon.
+      if (records || inLapseWindow(after.filing, now)) after.listed = listedText(after);
       continue;
     }
     const after = toRows(record, before.filing.id);
@@ -821,8 +821,8 @@ async function upsertGroup(
     counts.updated += 1;
     const records = recordsChanges(options, after.filing.state);
     if (records) changed.push(...changesOf(before, after));
-    // A filing the change feed lists gets its listed form; one it has is kept current, whatever the load.
-    if (records || before.listed != null) after.listed = listedText(after);
+    // A filing the change feed or a lapse list reads gets its listed form; one it has is kept current, whatever the load.
+    if (records || before.listed != null || inLapseWindow(after.filing, now)) after.listed = listedText(after);
   }
   const added = [...replacedRows, ...newRows];
   if (added.length === 0) return counts;

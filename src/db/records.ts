@@ -76,7 +76,7 @@ export interface FilingRows {
   /**
    * Its listed form (src/db/listed.ts): as stored, of a filing read back; to
    * be written, of one loaded. None (null or absent) on a filing without a
-   * change the feed keeps.
+   * change the feed keeps that is not live and lapsing soon (inLapseWindow).
    */
   listed?: string | null;
 }

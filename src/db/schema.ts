@@ -747,13 +747,16 @@ export const changeNames = sqliteTable(
 
 /**
  * The change feed's bookkeeping, one row (id 1): the last day whose lapses
- * the daily job recorded, and the newest change retention purged (a
- * position at or before it has lost changes: 410 cursor_expired).
+ * the daily job recorded, the newest change retention purged (a position at
+ * or before it has lost changes: 410 cursor_expired), and the last lapse
+ * day through which the daily job gave live filings their listed form
+ * (src/db/listed.ts; null before its first run since migration 0029).
  */
 export const changeMarks = sqliteTable("change_marks", {
   id: integer().primaryKey(),
   lapsesThrough: day(),
   purgedThrough: integer().notNull(),
+  formsThrough: day(),
 });
 
 /**

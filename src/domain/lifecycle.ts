@@ -53,6 +53,14 @@ const TERMS: Record<FilingKind, { years: number; days?: number } | null> = {
 };
 
 /**
+ * Days after today that a lapse list covers by default (GET
+ * /filings/lapsing): the six months before a lapse date in which a
+ * continuation may be filed. Live filings lapsing within them keep their
+ * listed form (src/db/listed.ts).
+ */
+export const LAPSING_DAYS = 180;
+
+/**
  * An office lapse date that says the filing does not lapse (Connecticut's
  * register writes one on liens "effective until released"): the lapse date
  * is then null, and its source the office.

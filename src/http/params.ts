@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { canonicalIndustry, INDUSTRIES, type Industry } from "../domain/industries.ts";
 import { CHANGE_TYPES, PARTY_TYPES } from "../domain/kinds.ts";
+import { LAPSING_DAYS } from "../domain/lifecycle.ts";
 import {
   FILING_NUMBER,
   MAX_CHANGES_LIMIT,
@@ -320,9 +321,6 @@ const isDay = (d: string) =>
   /^\d{4}-\d{2}-\d{2}$/.test(d) && new Date(Date.parse(`${d}T00:00:00Z`) || 0).toISOString().startsWith(d);
 
 const date = text("a date, YYYY-MM-DD").refine(isDay, { error: "must be a date written YYYY-MM-DD" });
-
-/** Days ahead of today that a lapse window covers by default. */
-export const LAPSING_DAYS = 180;
 
 export const lapsingQuery = paged({
   state,

@@ -160,7 +160,7 @@ describe("a bulk load (a backfill into an empty database) stopped part-way", () 
     ["while rebuilding aggregates and running totals", '^insert into "debtor_addresses"', 2, "SIGKILL"],
     ["while rebuilding aggregates and running totals", '^insert into "facet_tallies" \\(scope', 1, "SIGINT"],
     // Only the ordinary path replaces a filing: a held-back amendment updating its filing's row in place.
-    ["while loading held-back records", '^update "filings"', 2, "SIGKILL"],
+    ["while loading held-back records", '^update "filings" set .*"revision" = ', 2, "SIGKILL"],
   ] as const)(
     "is finished by the next command and by the same import again, %s (%s at match %i, %s)",
     (phase, at, after, signal) => {

@@ -1,0 +1,1 @@
+ALTER TABLE `change_marks` ADD `forms_through` integer;
