@@ -25,6 +25,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type AnyD1Database, drizzle } from "drizzle-orm/d1";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { windowForms } from "../../src/changes/daily.ts";
 import { knownRefs, LENDER_COLUMNS, type LenderRefs, lenderText } from "../../src/db/lenders.ts";
 import {
@@ -95,9 +96,18 @@ function insertRows(
   const keys = [...new Set(set.rows.flatMap((r) => Object.keys(r)))];
   const perChunk = Math.floor(MAX_PARAMS / keys.length);
   const name = getTableName(set.table);
-  // Each value in its stored form (integer timestamps and codes: src/db/encodings.ts).
-  const columns = getTableColumns(set.table) as Record<string, { mapToDriverValue(v: unknown): unknown }>;
-  const encode = keys.map((k) => (v: unknown) => (v == null ? null : columns[k]!.mapToDriverValue(v)));
+  // Each value in its stored form (integer timestamps and codes: src/db/encodings.ts); a code for a
+  // column of no type affinity bound as an integer (a BigInt), which node:sqlite binds so, where a number is a REAL.
+  const columns = getTableColumns(set.table) as Record<string, SQLiteColumn>;
+  const encode = keys.map((k) => {
+    const column = columns[k]!;
+    const untyped = column.getSQLType() === "blob";
+    return (v: unknown) => {
+      if (v == null) return null;
+      const stored = column.mapToDriverValue(v);
+      return untyped && Number.isSafeInteger(stored) ? BigInt(stored as number) : stored;
+    };
+  });
   let changes = 0;
   for (let i = 0; i < set.rows.length; i += perChunk) {
     const part = set.rows.slice(i, i + perChunk) as Record<string, unknown>[];

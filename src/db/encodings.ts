@@ -10,10 +10,11 @@
  * dozen copies per filing); a date is 10 bytes as text and 2 as a day
  * number; a kind or type is a one-byte code or, for 0 and 1, no byte at all
  * (SQLite stores those two in the record header); an industry, stored in a
- * debtor row and two indexes, is 18 bytes of text and one byte as a code.
+ * debtor row and three indexes, is 18 bytes of text and one byte as a code
+ * (written as an integer: withIntegerCodes).
  */
-import { sql } from "drizzle-orm";
-import { customType, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { getTableColumns, sql } from "drizzle-orm";
+import { customType, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { isoDay, isoSeconds } from "../domain/time.ts";
 
 /**
@@ -47,8 +48,9 @@ export const day = customType<{ data: string; driverData: number }>({
  * A label that is usually one of `values` (stored as its position, an
  * integer) and may be any other text (stored as text). The column has no
  * type affinity (BLOB), so SQLite keeps each value as given: the text "12"
- * stays text and never reads back as the twelfth value. Append new values
- * at the end only.
+ * stays text and never reads back as the twelfth value, and a position
+ * bound as a number stays a REAL, so the loaders write it as an integer
+ * (withIntegerCodes). Append new values at the end only.
  */
 export function labelCode<const T extends readonly [string, ...string[]]>(values: T) {
   return customType<{ data: string; driverData: number | string }>({
@@ -65,6 +67,36 @@ export function labelCode<const T extends readonly [string, ...string[]]>(values
     },
   });
 }
+
+/**
+ * `rows` with each value of a column of no type affinity (labelCode) written
+ * through an expression that stores a code as an integer: D1 binds every
+ * number as a REAL, and such a column keeps a REAL as bound, 8 bytes in the
+ * row and in each index entry where a code as an integer takes 1 (and 10.0
+ * where SQL writes it into a listed form, src/db/listed.ts). Every row gets
+ * the same expression, a text or null passing through it unchanged, so a
+ * statement's text stays the same from group to group; it binds its value
+ * three times (integerCodeParams).
+ */
+export function withIntegerCodes<R extends Record<string, unknown>>(table: SQLiteTable, rows: R[]): R[] {
+  const untyped = untypedColumns(table);
+  if (untyped.length === 0) return rows;
+  return rows.map((row) => {
+    const out: Record<string, unknown> = { ...row };
+    for (const [key, column] of untyped) {
+      const value = row[key];
+      const stored = value === null || value === undefined ? null : column.mapToDriverValue(value);
+      out[key] = sql`iif(typeof(${stored}) = 'real', cast(${stored} as integer), ${stored})`;
+    }
+    return out as R;
+  });
+}
+
+/** Parameters a row binds beyond one a column, through withIntegerCodes. */
+export const integerCodeParams = (table: SQLiteTable) => 2 * untypedColumns(table).length;
+
+const untypedColumns = (table: SQLiteTable) =>
+  Object.entries(getTableColumns(table)).filter(([, column]) => column.getSQLType() === "blob");
 
 /**
  * One of `values`, stored as its position in the list. Append new values

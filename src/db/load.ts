@@ -31,7 +31,7 @@ import {
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
 import { type ChangeRow, changeStatements, changesOf } from "./changeRows.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
-import { packedAddressKeys } from "./encodings.ts";
+import { integerCodeParams, packedAddressKeys, withIntegerCodes } from "./encodings.ts";
 import { type LenderRefs, lenderStatements, lookedUp, securedPartiesWhere, securedRow } from "./lenders.ts";
 import { inLapseWindow, listedText } from "./listed.ts";
 import { ANY_FACET, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
@@ -123,8 +123,11 @@ function insertChunks<T extends SQLiteTable>(
 ): Statement[] {
   const [first] = rows;
   if (!first) return [];
-  const perRow = Object.keys(first).length;
-  return chunk(rows, Math.floor(maxParams / perRow)).map((part) => db.insert(table).values(part));
+  const perRow = Object.keys(first).length + integerCodeParams(table);
+  return chunk(
+    withIntegerCodes(table, rows as Record<string, unknown>[]) as SQLiteInsertValue<T>[],
+    Math.floor(maxParams / perRow),
+  ).map((part) => db.insert(table).values(part));
 }
 
 /** The states of `rows`, each once. */

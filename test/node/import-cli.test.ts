@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { FilingRecord } from "../../src/db/records.ts";
 import { lienLine } from "../../src/feed/export.ts";
 import { readFeed } from "../../src/feed/read.ts";
-import { root, runScript, scriptEnv, tablesOf } from "./localState.ts";
+import { industryTypes, root, runScript, scriptEnv, tablesOf } from "./localState.ts";
 import { migratedState } from "./templates.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lien-import-"));
@@ -273,6 +273,9 @@ describe("npm run import into an empty database (bulk mode)", () => {
         if (!table.endsWith("data_loads")) expect(a[table], table).toEqual(b[table]);
       }
       expect(JSON.stringify(a.debtor_parties)).toContain("Renamed Holdings LLC");
+      // A listed industry is stored as its code, an integer (neither D1 nor node:sqlite binds a number so), another as text.
+      for (const dir of ["bulk", "plain"])
+        expect(industryTypes(join(work, dir)), dir).toEqual(["integer", "null", "text"]);
     },
     TIMEOUT,
   );

@@ -50,6 +50,23 @@ export function tablesOf(stateDir: string): Record<string, unknown[]> {
   return out;
 }
 
+/** How the debtors' industries are stored over every shard of a state directory: SQLite's type of each value, each once. */
+export function industryTypes(stateDir: string): string[] {
+  const dir = join(stateDir, "v3/d1/miniflare-D1DatabaseObject");
+  const types = new Set<string>();
+  for (const file of shardFiles(dir)) {
+    const db = new DatabaseSync(join(dir, file), { readOnly: true });
+    try {
+      for (const row of db.prepare("select distinct typeof(industry) as t from debtor_parties").all()) {
+        types.add(String(row.t));
+      }
+    } finally {
+      db.close();
+    }
+  }
+  return [...types].sort();
+}
+
 /** Every shard's database file of a state directory's D1 directory, in name order. */
 const shardFiles = (dir: string) =>
   readdirSync(dir)
