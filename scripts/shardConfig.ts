@@ -203,8 +203,10 @@ export async function migrateAll(
       report(`  ${shard.binding} (${shard.databaseName}): ${applied}`);
       if (fresh && isMigrated(file)) template = file;
     } catch (err) {
-      const { stdout, stderr } = err as { stdout?: string; stderr?: string };
-      throw new Error(`wrangler ${args.join(" ")} failed:\n${stdout ?? ""}${stderr ?? ""}`);
+      const { stdout, stderr, code } = err as { stdout?: string; stderr?: string; code?: string };
+      // Not started at all (run as `node scripts/...` rather than through npm, which puts wrangler on the PATH).
+      const said = code === "ENOENT" ? "wrangler not found: run this through npm (npm run ...)" : "";
+      throw new Error(`wrangler ${args.join(" ")} failed:\n${stdout ?? ""}${stderr ?? ""}${said}`);
     }
   }
   const started = Date.now();
