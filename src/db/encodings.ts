@@ -84,6 +84,7 @@ export function withIntegerCodes<R extends Record<string, unknown>>(table: SQLit
   return rows.map((row) => {
     const out: Record<string, unknown> = { ...row };
     for (const [key, column] of untyped) {
+      if (!(key in row)) continue;
       const value = row[key];
       const stored = value === null || value === undefined ? null : column.mapToDriverValue(value);
       out[key] = sql`iif(typeof(${stored}) = 'real', cast(${stored} as integer), ${stored})`;
