@@ -138,7 +138,8 @@ export const filings = sqliteTable(
      * What a list and the change feed show of the filing's debtors, secured
      * parties and amendments, as one JSON text (src/db/listed.ts): a page
      * reads this row instead of one row a party. Held only while the change
-     * feed keeps a change of the filing; null otherwise (and on rows stored
+     * feed keeps a change of the filing, or while it is live and lapses
+     * within LAPSING_DAYS (src/db/listed.ts); null otherwise (and on rows stored
      * before migration 0025), when a page makes it up from the tables.
      */
     listed: text(),

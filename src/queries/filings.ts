@@ -856,7 +856,8 @@ export const listedFromTables = (withAmendments = true) =>
 /**
  * A filing's parties and amendments as a list shows them, one JSON text:
  * its listed form, one column of the row a page has in hand, or for a
- * filing without one (no change the feed keeps), the same text made up from
+ * filing without one (no change the feed keeps, no lapse within the lapse
+ * window: src/db/listed.ts), the same text made up from
  * the tables (without the amendments for a `whole` reading, which reads
  * them whole). SQLite's coalesce stops at its first value that is not null:
  * a filing with its form reads no party row.
