@@ -27,6 +27,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { type AnyD1Database, drizzle } from "drizzle-orm/d1";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { windowForms } from "../../src/changes/daily.ts";
+import { keepsAsBound } from "../../src/db/encodings.ts";
 import { knownRefs, LENDER_COLUMNS, type LenderRefs, lenderText } from "../../src/db/lenders.ts";
 import {
   FILINGS_PER_GROUP,
@@ -101,7 +102,7 @@ function insertRows(
   const columns = getTableColumns(set.table) as Record<string, SQLiteColumn>;
   const encode = keys.map((k) => {
     const column = columns[k]!;
-    const untyped = column.getSQLType() === "blob";
+    const untyped = keepsAsBound(column);
     return (v: unknown) => {
       if (v == null) return null;
       const stored = column.mapToDriverValue(v);
@@ -382,9 +383,15 @@ export function buildDroppedIndexes(db: DatabaseSync, onBuilt?: () => void): voi
  * statistics, and the load marked `incomplete`.
  */
 export function rebuildAfterBulkWrite(db: DatabaseSync, onStep?: (done: number, total: number) => void): void {
-  refreshAll(db, onStep);
+  // The listed forms count as one step more, the last.
+  let steps = 1;
+  refreshAll(db, (done, total) => {
+    steps = total + 1;
+    onStep?.(done, steps);
+  });
   // The live filings lapsing soon get their listed forms, as the daily job gives them (src/changes/daily.ts).
   runAll(db, new Map(), [windowForms(builder, new Date())]);
+  onStep?.(steps, steps);
   // Statistics for the query planner, as `PRAGMA optimize` keeps them on D1.
   db.exec("analyze");
   db.exec("update bulk_load set stage = 'incomplete'");

@@ -96,8 +96,11 @@ export function withIntegerCodes<R extends Record<string, unknown>>(table: SQLit
 /** Parameters a row binds beyond one a column, through withIntegerCodes. */
 export const integerCodeParams = (table: SQLiteTable) => 2 * untypedColumns(table).length;
 
+/** Whether a column has no type affinity, so SQLite keeps a value as bound: a number as a REAL (withIntegerCodes). */
+export const keepsAsBound = (column: SQLiteColumn) => column.getSQLType() === "blob";
+
 const untypedColumns = (table: SQLiteTable) =>
-  Object.entries(getTableColumns(table)).filter(([, column]) => column.getSQLType() === "blob");
+  Object.entries(getTableColumns(table)).filter(([, column]) => keepsAsBound(column));
 
 /**
  * One of `values`, stored as its position in the list. Append new values

@@ -26,6 +26,7 @@
 import { getTableColumns } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { LAPSING_DAYS } from "../domain/lifecycle.ts";
+import { isoDay } from "../domain/time.ts";
 import type { FilingRows } from "./records.ts";
 import { amendments, debtorParties, lenders, securedParties } from "./schema.ts";
 
@@ -68,13 +69,10 @@ export function listedText(rows: Pick<FilingRows, "debtors" | "securedParties" |
   ]);
 }
 
-const DAY_MS = 86_400_000;
-
 /** The lapse days whose live filings keep their listed form as of `now`: today through LAPSING_DAYS after. */
 export function lapseWindow(now: Date): { from: string; through: string } {
-  const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  return { from: day(today), through: day(today + LAPSING_DAYS * DAY_MS) };
+  const today = Math.floor(now.getTime() / 86_400_000);
+  return { from: isoDay(today), through: isoDay(today + LAPSING_DAYS) };
 }
 
 /** Whether a filing is live and lapses within the lapse window (lapseWindow) as of `now`. */
