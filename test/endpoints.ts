@@ -348,6 +348,7 @@ export const LOOKUPS: Lookup[] = [
       "/filings/lapsing?state=CA&industry=Manufacturing,Equipment",
       "/filings/lapsing?state=CA&industry=Manufacturing&envelope=a",
       "/filings/lapsing?state=CA&secured_party=first%20test",
+      "/filings/lapsing?state=CA&secured_party=first%20test&envelope=a",
       "/filings/lapsing?state=CA&secured_party=first&industry=Manufacturing&envelope=a",
     ],
     dense: [
@@ -355,7 +356,8 @@ export const LOOKUPS: Lookup[] = [
       `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&envelope=a`,
       `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&industry=${enc("Manufacturing,Equipment")}`,
       `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&secured_party=wells%20fargo`,
-      // Envelope A of a filtered list counts its entries in the window: test/lapsing.test.ts bounds it by its total.
+      `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&secured_party=wells%20fargo&envelope=a`,
+      // Envelope A of a list by lender and industry counts its entries in the window.
     ],
     seeded: ["/filings/lapsing?state=CA", "/filings/lapsing?state=TX&secured_party=wells%20fargo&envelope=a"],
     bench: (d) =>

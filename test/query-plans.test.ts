@@ -323,7 +323,7 @@ describe("query plans", () => {
     // left (stale_tallies, "q": cleared by its refresh), the refresh queue, a state's few rows; and, in the
     // daily job only, facet_counts, once for the days that left the recency window.
     const allowed =
-      /^SCAN (j |json_each |CONSTANT ROW|\d+-ROW VALUES|\(subquery-\d+\)|q$|stale_tallies$|chosen$|state_loads |state_backfills )/;
+      /^SCAN (j |json_each |(\d+ )?CONSTANT ROW|\d+-ROW VALUES|\(subquery-\d+\)|q$|stale_tallies$|chosen$|state_loads |state_backfills )/;
     const seen = new Set<string>();
     for (const { sql, params, daily } of checked) {
       if (seen.has(sql)) continue;

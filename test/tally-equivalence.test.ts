@@ -22,6 +22,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import migration from "../migrations/0024_bounded_writes.sql?raw";
 import lapseSets from "../migrations/0027_lapse_sets.sql?raw";
 import unreadFacets from "../migrations/0028_drop_unread_facets.sql?raw";
+import lenderLapses from "../migrations/0030_lender_lapse_facets.sql?raw";
 import { createApp } from "../src/app.ts";
 import { facetCutoffDay, insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
 import { type FilingRecord, facetDayRows, toRows } from "../src/db/records.ts";
@@ -129,8 +130,8 @@ function delta(records: FilingRecord[]): FilingRecord[] {
 
 /**
  * The database `d1`, holding `stored` (each filing as last loaded), as it
- * was before migration 0024, then migrated in place by it (and by 0027 and
- * 0028).
+ * was before migration 0024, then migrated in place by it (and by 0027,
+ * 0028 and 0030).
  */
 async function migrateInPlace(d1: D1Database, stored: FilingRecord[]) {
   // facet_days as migration 0010 made it (0028 dropped it).
@@ -142,10 +143,13 @@ async function migrateInPlace(d1: D1Database, stored: FilingRecord[]) {
   ]);
   // facet_days as the loaders before 0024 kept it: the stored filings' counts by day, the old bucket a day
   // ("0000-00-00"), none at zero, and running totals from the newest day back.
+  // None of a lender's by lapse ("k"): migration 0030 builds them.
   const days = facetDayRows(
     stored.map((r, i) => toRows(r, i + 1)),
     facetCutoffDay(now),
-  ).map((d) => [d.scope, d.place, d.name, d.facet, d.day, d.filings]);
+  )
+    .filter((d) => d.scope !== "k")
+    .map((d) => [d.scope, d.place, d.name, d.facet, d.day, d.filings]);
   const PER_STATEMENT = 2_000;
   await d1.batch(
     Array.from({ length: Math.ceil(days.length / PER_STATEMENT) }, (_, i) =>
@@ -157,7 +161,9 @@ async function migrateInPlace(d1: D1Database, stored: FilingRecord[]) {
         .bind(JSON.stringify(days.slice(i * PER_STATEMENT, (i + 1) * PER_STATEMENT))),
     ),
   );
-  // The loaders of both kept each facet's total in facet_counts: the same before and after.
+  // The loaders of both kept each facet's total in facet_counts: the same before and after, but for the
+  // lenders' by lapse, which 0030 builds.
+  await d1.prepare("delete from facet_counts where scope = 'k'").run();
   const unequal = await d1
     .prepare(`select * from facet_counts c where filings <> (select sum(d.filings) from facet_days d
       where d.scope = c.scope and d.place = c.place and d.name = c.name and d.facet = c.facet)`)
@@ -183,8 +189,9 @@ async function migrateInPlace(d1: D1Database, stored: FilingRecord[]) {
     ].map((q) => d1.prepare(q)),
   );
   // As wrangler applies them: split at drizzle-kit's breakpoints. Then 0027, which builds the lapse
-  // facet's sets from the stored filings, as a database of 0024's tallies gets them, and 0028.
-  for (const file of [migration, lapseSets, unreadFacets]) {
+  // facet's sets from the stored filings, as a database of 0024's tallies gets them, 0028, and 0030,
+  // which builds the lenders' facets by lapse day.
+  for (const file of [migration, lapseSets, unreadFacets, lenderLapses]) {
     const statements = file.split("--> statement-breakpoint").filter((q) => q.trim() !== "");
     await d1.batch(statements.map((q) => d1.prepare(q)));
   }

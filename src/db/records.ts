@@ -252,6 +252,12 @@ export type FacetDay = Omit<typeof facetTallies.$inferInsert, "through" | "sets"
 /** The scope of a FacetDay that counts a lapse day's exact industry set ("x" facet's sets). */
 export const LAPSE_SETS = "w";
 
+/** The scopes of FacetDay dated by lapse (schema.ts): every day kept, none old. */
+const LAPSE_SCOPES: ReadonlySet<FacetDay["scope"]> = new Set(["x", "y", "k", LAPSE_SETS]);
+
+/** The facet of a "k" row that counts a shared prefix's filings again, as "o" does by filing day (schema.ts). */
+export const SHARED_PREFIX = "+";
+
 /**
  * Each whole-word prefix that two or more of a filing's lender names start
  * with, and how many of them do less one: what a sum of the "l" facets
@@ -333,10 +339,7 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
   const counts = new Map<string, FacetDay>();
   const add = (scope: FacetDay["scope"], place: string, name: string, facet: string, at: string, weight = 1) => {
     // Lapse days are all kept: a lapse window is any range of days.
-    const day =
-      scope !== "x" && scope !== "y" && scope !== LAPSE_SETS && at.slice(0, 10) < cutoffDay
-        ? OLD_DAYS
-        : at.slice(0, 10);
+    const day = !LAPSE_SCOPES.has(scope) && at.slice(0, 10) < cutoffDay ? OLD_DAYS : at.slice(0, 10);
     const id = [scope, place, name, facet, day].join("\u0000");
     const seen = counts.get(id);
     if (seen) seen.filings += sign * weight;
@@ -361,6 +364,10 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
       // A lapse list's count by industry (lapsing.ts) reads the "x" facet's sets of one or two
       // industries (LAPSE_SETS) and, for a larger exact set, its "y" facet.
       if (filing.lapseDate !== null) {
+        // A lapse list's count by lender (lapsing.ts): each lender name's, less what prefixes shared count twice.
+        for (const name of lenders) add("k", filing.state, name, "", filing.lapseDate);
+        for (const [prefix, extra] of sharedPrefixes(lenders))
+          add("k", filing.state, prefix, SHARED_PREFIX, filing.lapseDate, extra);
         for (const f of industryFacets(debtors.map((d) => d.industry))) {
           if (!f.name.startsWith("e") || f.facet.length === 0) continue;
           if (f.facet.length > INCLUDED_MAX) add("y", filing.state, f.name, f.facet, filing.lapseDate);

@@ -12,7 +12,7 @@
  *   its new key, is queued and refreshed (debtor_names, known addresses,
  *   co-debtor links, whose other side names the key too), and the new
  *   keys' spellings get their sound keys for similar-name search;
- * - changed lender words: the filing's "l" and "o" facets (schema.ts) are
+ * - changed lender words: the filing's "l", "o" and "k" facets (schema.ts) are
  *   taken back under the old words and counted under the new;
  * - changed traits (records.ts, traitsOf: what the lien report counts of a
  *   filing's collateral and lenders, or none yet on rows loaded before
@@ -59,7 +59,8 @@ type Statement = BatchItem<"sqlite">;
 /**
  * Statements moving the facets of the filings `ids` from their stored lender
  * words to the current ones: the difference of the filings' facets
- * (facetDayRows) before and after, which is their "l" and "o" facets only.
+ * (facetDayRows) before and after, which is their "l" and "o" facets and,
+ * lapsing, their "k" facets only.
  * Facet rows left at zero go, as a fresh load never writes them. Reads the
  * filings, so it runs before their rows are rewritten.
  */

@@ -403,6 +403,14 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  *   smaller set is counted in the "x" facet's rows (facet_tallies.sets).
  *   Before migration 0028 it also held every filing's sets of one or two
  *   ("i1", "i2"), as the "s" facets do.
+ * - "k": its state and each lender's whole-word name (facet ""), dated by
+ *   lapse, for live filings that lapse; and, as "o" does, each prefix two
+ *   or more of its lender names share (facet "+", SHARED_PREFIX in
+ *   records.ts), weighted by how many share it less one. It keeps a row a
+ *   month ("m" and the month), each its own group, with its days' running
+ *   totals in `sets`, so a change writes one row a name (src/db/tallies.ts);
+ *   a lapse list by lender is counted from them (src/queries/lapsing.ts,
+ *   since 0030).
  * Sets of "l" are sorted and joined with "|", so every filing has
  * exactly one facet per lender name, and a filter ("any of these debtor
  * types") is a sum over the facets it matches: exact, with no double
@@ -417,19 +425,20 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  * its filings by each later day, each row with a tally counted forward from
  * the first row of its group (src/db/tallies.ts): a facet's days, or, for a
  * facet dated by lapse ("x", "y"), a month's days and the facet's months
- * (a row per month). So a load adds a filing to its day's row (and month's)
- * and the few later rows of their groups, and a change to an old filing to
- * its facet_counts row alone. "Filed since day D" is the total less `old`
- * less `aged` (the days before D that left the window since they were
- * loaded, which the daily job moves there: tally_marks), one row per facet,
- * or less the tally of the last day before D (two), whatever the data; a
- * lapse window's count four rows (src/queries/tallies.ts). What a change
+ * (a row per month); a lender's by lapse ("k") each row alone. So a load
+ * adds a filing to its day's row (and month's) and the few later rows of
+ * their groups, and a change to an old filing to its facet_counts row
+ * alone. "Filed since day D" is the total less `old` less `aged` (the days
+ * before D that left the window since they were loaded, which the daily
+ * job moves there: tally_marks), one row per facet, or less the tally of
+ * the last day before D (two), whatever the data; a lapse window's count
+ * four rows (src/queries/tallies.ts). What a change
  * leaves behind in later rows is marked in `stale_tallies`, which the
  * load's refresh recomputes.
  * Kept by the loaders (src/db/load.ts, src/db/tallies.ts).
  */
 const facetKey = {
-  scope: text({ enum: ["s", "z", "l", "t", "o", "x", "y"] }).notNull(),
+  scope: text({ enum: ["s", "z", "l", "t", "o", "x", "y", "k"] }).notNull(),
   place: text().notNull(),
   name: text().notNull(),
   facet: text().notNull(),
@@ -466,18 +475,24 @@ export const facetTallies = sqliteTable(
     /**
      * YYYY-MM-DD (UTC): a day of the recency window at load time or later,
      * or a lapse day; for a facet dated by lapse, also "m" and a month
-     * (YYYY-MM), the month's own row.
+     * (YYYY-MM), the month's own row, which alone a lender's ("k") has.
      */
     day: text().notNull(),
     filings: integer().notNull(),
     /**
      * Filings of this row and every earlier one of its group: a facet's days
      * (its old bucket left out), or, dated by lapse, a month's days or a
-     * facet's months (src/db/tallies.ts).
+     * facet's months (src/db/tallies.ts); a lender's by lapse ("k"), whose
+     * months are each their own group, its month's filings.
      */
     through: integer().notNull(),
     /**
-     * On the "x" facet's rows alone (null on every other): the same tally
+     * On a lender's month by lapse ("k", since migration 0030): its
+     * filings' running totals by day of the month, a JSON array of 31 whose
+     * i-th is its filings lapsing on days 1 to i + 1, so a window's count
+     * reads a row a month and takes its ends' days from them
+     * (src/queries/lapsing.ts, lenderBetween).
+     * On the "x" facet's rows (null on every other): the same tally
      * of its filings that lapse, by the exact set of their debtors'
      * industries when it holds one or two (a JSON object of set letters,
      * records.ts industryLetter, to filings: {"a":12,"ak":3}). A lapse

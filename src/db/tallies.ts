@@ -19,6 +19,12 @@
  *   order) whose tally runs over the months: a filing added on a day
  *   changes the later days of its month and the later months, a few dozen
  *   rows at most, where one tally over all days changed thousands.
+ * - A lender's facet by lapse ("k") is kept by month alone: a row a month,
+ *   its own group, whose `sets` holds the running totals of its days (a
+ *   JSON array), so a change writes its month's row and never a later one
+ *   (at five million filings, tallies running over a lender's months cost
+ *   a termination 27.7 rows more: bench/WRITES.md). A window's count reads
+ *   its months' rows (src/queries/lapsing.ts, lenderBetween).
  * A row with later rows in its group is written with the tally of the rows
  * before it, and its group is marked stale from that row: the refresh
  * (refreshStatements in load.ts) computes the group's later rows once per
@@ -87,10 +93,19 @@ function netted(days: FacetDay[]): FacetDay[] {
   return [...sums.values()].filter((d) => d.filings !== 0);
 }
 
-/** The scopes dated by lapse, whose days are grouped by month (above). */
+/** The scopes dated by lapse whose days are grouped by month (above). */
 const BY_MONTH: ReadonlySet<FacetDay["scope"]> = new Set(["x", "y"]);
-/** The same, as an SQL list. */
-const LAPSE_SQL = sql.raw("('x', 'y')");
+/**
+ * The scopes dated by lapse kept by month alone (a lender's, "k"): a row a
+ * month, each its own group, whose `sets` holds its days' running totals
+ * (lenderMonthStatements), so a change writes its month's row and never a
+ * later one.
+ */
+const MONTHS_ALONE: ReadonlySet<FacetDay["scope"]> = new Set(["k"]);
+/** Scopes as an SQL list. */
+const listOf = (scopes: Iterable<string>) => `(${[...scopes].map((scope) => `'${scope}'`).join(", ")})`;
+/** Every scope dated by lapse, as an SQL list: none has old days or aged filings. */
+const LAPSE_SQL = sql.raw(listOf([...BY_MONTH, ...MONTHS_ALONE]));
 
 /** The first day of the window whose days before it facet_counts.aged holds (schema.ts, tally_marks). */
 export const windowFrom = sql`(select ${tallyMarks.windowFrom} from ${tallyMarks} where ${tallyMarks.id} = 1)`;
@@ -110,7 +125,7 @@ function groupOf(scope: FacetDay["scope"], day: string): { from: string; to: str
   return { from: month, to: `${month}~` };
 }
 
-/** The tally rows `changed` adds to: its days, and the months of days dated by lapse. */
+/** The tally rows `changed` adds to: its days, and the months of days dated by lapse (not those kept by month alone). */
 function tallyRows(changed: FacetDay[]): FacetDay[] {
   const months = new Map<string, FacetDay>();
   for (const d of changed) {
@@ -121,7 +136,68 @@ function tallyRows(changed: FacetDay[]): FacetDay[] {
     if (seen) seen.filings += d.filings;
     else months.set(id, month);
   }
-  return [...changed.filter((d) => d.day !== OLD_DAYS), ...[...months.values()].filter((m) => m.filings !== 0)];
+  return [
+    ...changed.filter((d) => d.day !== OLD_DAYS && !MONTHS_ALONE.has(d.scope)),
+    ...[...months.values()].filter((m) => m.filings !== 0),
+  ];
+}
+
+/** Days of a month, as a month's running totals are kept (lenderMonthStatements). */
+const MONTH_DAYS = 31;
+
+/**
+ * A load's changes to the facets kept by month alone ("k", `days` by lapse
+ * day): each month's row takes its filings and, in `sets`, its days'
+ * running totals, a JSON array of MONTH_DAYS whose i-th holds the month's
+ * filings on its days 1 to i + 1. The change's own totals are computed
+ * here and added element by element in SQL, so a change writes one row a
+ * month of each facet it touches; a row taken back to nothing goes.
+ */
+function lenderMonthStatements(db: Db, days: FacetDay[]): Statement[] {
+  const months = new Map<string, { key: (string | number)[]; running: number[] }>();
+  for (const d of days) {
+    const month = monthRow(d.day);
+    const id = [d.place, d.name, d.facet, month].join("\u0000");
+    let seen = months.get(id);
+    if (!seen) {
+      seen = { key: [d.place, d.name, d.facet, month], running: new Array<number>(MONTH_DAYS).fill(0) };
+      months.set(id, seen);
+    }
+    for (let i = Number(d.day.slice(8, 10)) - 1; i < MONTH_DAYS; i++)
+      seen.running[i] = (seen.running[i] ?? 0) + d.filings;
+  }
+  const rows = [...months.values()]
+    .map((m) => [...m.key, m.running[MONTH_DAYS - 1] ?? 0, JSON.stringify(m.running)])
+    .filter((row) => row.at(-1) !== JSON.stringify(new Array(MONTH_DAYS).fill(0)));
+  const statements: Statement[] = [];
+  for (const part of chunk(rows, ROWS_PER_STATEMENT)) {
+    const json = sql`json_each(${JSON.stringify(part)}) j`;
+    statements.push(
+      db
+        .insert(t)
+        .select(
+          sql`select 'k', ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(4)}, ${field(4)}, ${field(5)} from ${json} where true`,
+        )
+        .onConflictDoUpdate({
+          target: [t.scope, t.place, t.name, t.facet, t.day],
+          set: {
+            filings: sql`${t.filings} + excluded.filings`,
+            through: sql`${t.through} + excluded.filings`,
+            sets: sql`(select json_group_array(coalesce(${t.sets} ->> json_each.key, 0) + json_each.value) from json_each(excluded.sets))`,
+          },
+        }),
+      db
+        .delete(t)
+        .where(
+          and(
+            eq(t.scope, "k"),
+            eq(t.filings, 0),
+            sql`(${t.place}, ${t.name}, ${t.facet}, ${t.day}) in (select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)} from ${json})`,
+          ),
+        ),
+    );
+  }
+  return statements;
 }
 
 /**
@@ -137,10 +213,16 @@ export function facetStatements(
 ): Statement[] {
   const all = netted(days);
   const changed = all.filter((d): d is TallyDay => d.scope !== LAPSE_SETS);
-  const statements: Statement[] = lapseSetStatements(
-    db,
-    all.filter((d) => d.scope === LAPSE_SETS),
-  );
+  const statements: Statement[] = [
+    ...lapseSetStatements(
+      db,
+      all.filter((d) => d.scope === LAPSE_SETS),
+    ),
+    ...lenderMonthStatements(
+      db,
+      changed.filter((d) => MONTHS_ALONE.has(d.scope)),
+    ),
+  ];
   const totals = new Map<
     string,
     { scope: TallyDay["scope"]; place: string; name: string; facet: string; filings: number; old: number }
@@ -378,7 +460,10 @@ const setsFromFilings = sql`insert into facet_tallies (scope, place, name, facet
 
 /** SQL naming the group of the row `day` of a facet of scope `scope` (groupOf): the first key of its range. */
 const groupSql = (scope: string, day: string) =>
-  sql.raw(`case when ${scope} not in ('x', 'y') then '' when ${day} like 'm%' then 'm' else substr(${day}, 1, 7) end`);
+  sql.raw(
+    `case when ${scope} in ${listOf(MONTHS_ALONE)} then ${day} when ${scope} not in ${listOf(BY_MONTH)} then ''
+      when ${day} like 'm%' then 'm' else substr(${day}, 1, 7) end`,
+  );
 
 /** SQL of the key just past the group whose first key is `group` (groupOf). */
 const groupEndSql = (group: string) =>

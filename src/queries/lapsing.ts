@@ -17,9 +17,10 @@
  * - Counts (envelope A): the whole state's from its "x" facet (live
  *   filings by lapse day, schema.ts), four rows of its tallies; by industry
  *   from the same four rows' tallies by industry set, however many are asked
- *   (industriesBetween);
- *   a lender's by counting its entries in the window, which reads the
- *   lender's window, not the state.
+ *   (industriesBetween); a lender's from the "k" facet of each lender name
+ *   under the name, its filings by lapse month (a row a month of the
+ *   window, lenderBetween); by lender and industry, by counting the list's
+ *   entries in the window.
  *
  * Every range and count is a template (src/queries/db.ts): its text is
  * rendered once per isolate and form, and a request binds its state,
@@ -27,9 +28,10 @@
  * on every request cost 0.3 to 0.9 ms of CPU).
  */
 import { and, eq, gt, gte, lt, lte, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { INCLUDED_MAX, industryFacetName, industryLetter } from "../db/records.ts";
-import { debtorParties, facetCounts, filings, securedParties } from "../db/schema.ts";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { INCLUDED_MAX, industryFacetName, industryLetter, SHARED_PREFIX } from "../db/records.ts";
+import { debtorParties, facetCounts, facetTallies, filings, securedParties } from "../db/schema.ts";
+import { monthRow } from "../db/tallies.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
 import { securedNameRange } from "../domain/names.ts";
 import { type Holes, query, template } from "./db.ts";
@@ -169,8 +171,10 @@ function lapseArms(q: LapsingQuery): SQL[] {
   const f = { resumed: q.after !== undefined };
   const industries = q.industries ?? [];
   if (q.securedParty) {
-    const { from, to } = securedNameRange(q.securedParty);
-    return lenderLapses({ ...f, industries: industries.map(industryCode) }, { ...values, names: from, below: to });
+    return lenderLapses(
+      { ...f, industries: industries.map(industryCode) },
+      { ...values, ...lenderRange(q.securedParty) },
+    );
   }
   if (industries.length > 0) return industries.map((i) => industryLapses({ ...f, industry: industryCode(i) }, values));
   return [stateLapses(f, values)];
@@ -181,6 +185,81 @@ const liveBetween = template("liveBetween", (_: null, v: Holes<{ state: string; 
   between({ scope: "x", place: v.state, name: "", facet: "" }, v.from, v.to),
 );
 
+/** A lapse window's months as a lender's facet keeps them (src/db/tallies.ts), and its ends' days as paths into them. */
+type WindowMonths = {
+  /** The month rows of the window's first and last days ("m" and the month). */
+  fromMonth: string;
+  toMonth: string;
+  /** The paths of the running totals of the day before the first (none before the 1st) and of the last day. */
+  beforePath: string;
+  toPath: string;
+};
+
+/** `from` to `to` (YYYY-MM-DD) as WindowMonths: each month's running totals are an array by day of month. */
+function windowMonths(from: string, to: string): WindowMonths {
+  const before = Number(from.slice(8, 10)) - 2;
+  return {
+    fromMonth: monthRow(from),
+    toMonth: monthRow(to),
+    // Past the array's end: no value, so nothing before the 1st.
+    beforePath: `$[${before < 0 ? 99 : before}]`,
+    toPath: `$[${Number(to.slice(8, 10)) - 1}]`,
+  };
+}
+
+/**
+ * Live filings of a state lapsing on days `from` to `to` with a lender
+ * name under a name (whole leading words: `names` to `below`): the "k"
+ * facet of each such name (its live filings by lapse month, schema.ts),
+ * less the filings that two or more of them share, weighted by how many
+ * less one (the name's own "k" facet SHARED_PREFIX, when there is one).
+ * Each facet reads its rows of the window's months: a whole month its
+ * filings, the first and last their running totals by day (`sets`) at the
+ * window's ends. Seven rows a facet for six months, whatever its filings.
+ */
+const lenderBetween = template(
+  "lenderBetween",
+  (_: null, v: Holes<{ state: string; names: string; below: string } & WindowMonths>) => {
+    const k = alias(facetCounts, "k");
+    const t = facetTallies;
+    const through = sql`case when ${t.day} = ${v.toMonth} then ${t.sets} ->> ${v.toPath} else ${t.filings} end`;
+    const before = sql`case when ${t.day} = ${v.fromMonth} then coalesce(${t.sets} ->> ${v.beforePath}, 0) else 0 end`;
+    const inWindow = query
+      .select({ filings: sql<number>`coalesce(sum((${through}) - (${before})), 0)` })
+      .from(t)
+      .where(
+        and(
+          eq(t.scope, k.scope),
+          eq(t.place, k.place),
+          eq(t.name, k.name),
+          eq(t.facet, k.facet),
+          gte(t.day, v.fromMonth),
+          lte(t.day, v.toMonth),
+        ),
+      );
+    const sign = sql`case when ${k.facet} = '' then 1 else -1 end`;
+    return query
+      .select({ total: sql<number>`coalesce(sum(${sign} * (${inWindow})), 0)` })
+      .from(k)
+      .where(
+        and(
+          eq(k.scope, "k"),
+          eq(k.place, v.state),
+          gte(k.name, v.names),
+          lt(k.name, v.below),
+          sql`(${k.facet} = '' or (${k.facet} = ${SHARED_PREFIX} and ${k.name} = ${v.names}))`,
+        ),
+      )
+      .getSQL();
+  },
+);
+
+/** The lender names a secured party query covers, as a lapse list binds them (securedNameRange). */
+function lenderRange(securedParty: string): { names: string; below: string } {
+  const { from, to } = securedNameRange(securedParty);
+  return { names: from, below: to };
+}
+
 export function lapsing(q: LapsingQuery): CountedFilter {
   const arms = lapseArms(q);
   const industries = q.industries ?? [];
@@ -188,8 +267,10 @@ export function lapsing(q: LapsingQuery): CountedFilter {
   const countArms = q.after === undefined ? arms : lapseArms({ ...q, after: undefined });
   const window = { state: q.state, from: q.from, to: q.to };
   const total = q.securedParty
-    ? // The lender's arms are five: one compound SELECT, each filing once.
-      sql`(select count(*) from (${sql.join(countArms, sql` union `)}))`
+    ? industries.length === 0
+      ? sql`(${lenderBetween(null, { state: q.state, ...lenderRange(q.securedParty), ...windowMonths(q.from, q.to) })})`
+      : // The lender's arms are five: one compound SELECT, each filing once.
+        sql`(select count(*) from (${sql.join(countArms, sql` union `)}))`
     : industries.length > 0
       ? industriesBetween(industriesAsked(industries), window)
       : liveBetween(null, window);

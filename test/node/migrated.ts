@@ -32,16 +32,28 @@ export function migratedDatabase(before?: string): DatabaseSync {
 
 /**
  * `records` written by the loaders into a database migrated up to the
- * file `before` (a data migration to test against what the loaders write).
+ * file `before`, or through the last (a data migration to test against
+ * what the loaders write).
  */
-export function loadedBefore(before: string, records: FilingRecord[], now: number): DatabaseSync {
+export function loadedBefore(before: string | undefined, records: FilingRecord[], now: number): DatabaseSync {
   const db = migratedDatabase(before);
   withLaterColumns(db);
   writeFilings(db, records, 1, () => {}, now);
   withEarlierColumns(db);
   refreshAll(db);
-  if (before <= TALLIES) withRunningTotals(db);
+  // The loaders before LENDER_LAPSES wrote no "k" facets.
+  if (before !== undefined && before <= LENDER_LAPSES) withoutLenderLapses(db);
+  if (before !== undefined && before <= TALLIES) withRunningTotals(db);
   return db;
+}
+
+/** The migration that built the lenders' facets by lapse day ("k", schema.ts). */
+export const LENDER_LAPSES = "0030_lender_lapse_facets.sql";
+
+/** Takes away the lenders' facets by lapse day, as a database before LENDER_LAPSES had none. */
+export function withoutLenderLapses(db: DatabaseSync): void {
+  db.exec("delete from facet_tallies where scope = 'k'");
+  db.exec("delete from facet_counts where scope = 'k'");
 }
 
 /** The migration that moved facet counts by day to facet_tallies (facet_days kept them before). */

@@ -35,8 +35,12 @@ async function loaded(now: number) {
   return { db, records, load };
 }
 
-/** A tally row's group (src/db/tallies.ts): a facet's days, a month's days of one dated by lapse, or its months. */
-const GROUP = "case when scope not in ('x', 'y') then '' when day like 'm%' then 'm' else substr(day, 1, 7) end";
+/**
+ * A tally row's group (src/db/tallies.ts): a facet's days, a month's days of
+ * one dated by lapse, or its months; a lender's by lapse ("k"), each row.
+ */
+const GROUP =
+  "case when scope = 'k' then day when scope not in ('x', 'y') then '' when day like 'm%' then 'm' else substr(day, 1, 7) end";
 
 /**
  * Every tally that is not its group's filings from its first row through
@@ -55,13 +59,16 @@ function wrongTallies(db: DatabaseSync) {
     db
       .prepare(
         `select * from facet_counts c where filings = 0 or filings <> old + coalesce((select sum(filings) from facet_tallies t
-          where t.scope = c.scope and t.place = c.place and t.name = c.name and t.facet = c.facet and t.day not like 'm%'), 0)`,
+          where t.scope = c.scope and t.place = c.place and t.name = c.name and t.facet = c.facet
+            and case when c.scope = 'k' then t.day like 'm%' else t.day not like 'm%' end), 0)`,
       )
       .all(),
     db
       .prepare(
-        // A month's row holds its days' filings.
-        `select * from facet_tallies m where day like 'm%' and filings <> (select sum(filings) from facet_tallies d
+        // A month's row holds its days' filings; a lender's by lapse ("k", months alone) their running
+        // totals, the last its filings.
+        `select * from facet_tallies m where day like 'm%' and filings <> (select case when m.scope = 'k' then m.sets ->> '$[30]'
+          else sum(filings) end from facet_tallies d
           where d.scope = m.scope and d.place = m.place and d.name = m.name and d.facet = m.facet
             and d.day >= substr(m.day, 2) and d.day < substr(m.day, 2) || '~')`,
       )
@@ -78,7 +85,7 @@ function wrongTallies(db: DatabaseSync) {
     // A facet's aged filings: its days before the window the daily job marked.
     db
       .prepare(
-        `select * from facet_counts c where aged <> case when scope in ('x', 'y') then 0 else coalesce((select sum(filings)
+        `select * from facet_counts c where aged <> case when scope in ('x', 'y', 'k') then 0 else coalesce((select sum(filings)
           from facet_tallies t where t.scope = c.scope and t.place = c.place and t.name = c.name and t.facet = c.facet
             and t.day < (select window_from from tally_marks)), 0) end`,
       )
