@@ -224,7 +224,8 @@ describe("npm run import --workflow", () => {
         await new Promise((r) => setTimeout(r, 1_000));
       }
       const [code] = await exited;
-      expect(code).toBe(0);
+      // On a failure, the CLI's last words.
+      expect(code, `${stdout.slice(-1500)}\n${stderr.slice(-1500)}`).toBe(0);
       expect(stdout).toMatch(
         /^Imported: 1,[56]\d\d records read: 1,[56]\d\d inserted, 0 updated, 0 unchanged, 0 rejected/m,
       );
