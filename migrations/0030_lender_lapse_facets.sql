@@ -3,9 +3,10 @@
 -- (11,538 rows for one bank's list at five million filings). Each lender
 -- name of a state gets a "k" facet (src/db/schema.ts, facetCounts): a row
 -- a month ("m" and the month) holding the month's live filings that lapse
--- and, in `sets`, the running totals of its days (a JSON array of 31, the
--- i-th the month's filings on days 1 to i + 1), each row its own group
--- (src/db/tallies.ts), so that a change writes its month's row and never a
+-- and, in `sets`, the running totals of its days (the month's filings on
+-- days 1 to each, kept from its first day with a filing to the day before
+-- its last: src/db/tallies.ts, keptRunning), each row its own group,
+-- so that a change writes its month's row and never a
 -- later one. Each whole-word prefix two or more of a filing's lender names
 -- share gets a "k" facet with facet "+", weighted by how many share it less
 -- one, so that a count under the prefix takes each filing once (as "o" does
@@ -16,8 +17,8 @@
 -- name's filings by lapse day read off secured_parties_lapsing in its
 -- order, its words looked up once a name and day (2.2 s at five million
 -- filings, where looking up each party's words took 30 s); then each
--- month's running totals, a range of the work table's index a day (1.5 s;
--- 4.4 s over the largest shard of 1,031,517 filings of fifty states, where
+-- month's running totals, a range of the work table's index a day (1.2 s;
+-- 3.2 s over the largest shard of 1,031,517 filings of fifty states, where
 -- a window over every month's 31 days took 14.7 s).
 -- The Worker running until the deploy does not read them; loads it makes
 -- in between would leave them behind: deploy with the feed-events queue
@@ -69,19 +70,22 @@ SELECT 'k', `place`, `name`, `facet`, sum(`n`), 0, 0, NULL FROM `lender_lapses` 
 --> statement-breakpoint
 CREATE INDEX `lender_lapses_day` ON `lender_lapses` (`place`, `name`, `facet`, `day`, `n`);
 --> statement-breakpoint
--- Each month's row: its filings, and its days' running totals in day order (each the month's filings
--- through that day, read off the work table's index).
+-- Each month's row: its filings, and its days' running totals (each the month's filings through that
+-- day, read off the work table's index) as the loaders keep them (src/db/tallies.ts, keptRunning): the
+-- index of its first day with a filing, then the totals from that day to the day before its last.
 INSERT INTO `facet_tallies` (`scope`, `place`, `name`, `facet`, `day`, `filings`, `through`, `sets`)
-SELECT 'k', `g`.`place`, `g`.`name`, `g`.`facet`, 'm' || `g`.`month`, `g`.`n`, `g`.`n`, (
-	SELECT '[' || group_concat((
-		SELECT coalesce(sum(`l`.`n`), 0) FROM `lender_lapses` `l`
-		WHERE `l`.`place` = `g`.`place` AND `l`.`name` = `g`.`name` AND `l`.`facet` = `g`.`facet`
-			AND `l`.`day` > `g`.`month` AND `l`.`day` <= `g`.`month` || '-' || `d`.`value`
-	), ',') || ']'
-	FROM json_each('["01","02","03","04","05","06","07","08","09","10","11","12","13","14","15","16","17","18","19","20","21","22","23","24","25","26","27","28","29","30","31"]') `d`
-)
+SELECT 'k', `g`.`place`, `g`.`name`, `g`.`facet`, 'm' || `g`.`month`, `g`.`n`, `g`.`n`,
+	'[' || (CAST(substr(`g`.`first`, 9, 2) AS INTEGER) - 1) || coalesce(',' || (
+		SELECT group_concat((
+			SELECT sum(`l`.`n`) FROM `lender_lapses` `l`
+			WHERE `l`.`place` = `g`.`place` AND `l`.`name` = `g`.`name` AND `l`.`facet` = `g`.`facet`
+				AND `l`.`day` > `g`.`month` AND `l`.`day` <= `g`.`month` || '-' || `d`.`value`
+		), ',')
+		FROM json_each('["01","02","03","04","05","06","07","08","09","10","11","12","13","14","15","16","17","18","19","20","21","22","23","24","25","26","27","28","29","30","31"]') `d`
+		WHERE `g`.`month` || '-' || `d`.`value` >= `g`.`first` AND `g`.`month` || '-' || `d`.`value` < `g`.`last`
+	), '') || ']'
 FROM (
-	SELECT `place`, `name`, `facet`, substr(`day`, 1, 7) AS `month`, sum(`n`) AS `n`
+	SELECT `place`, `name`, `facet`, substr(`day`, 1, 7) AS `month`, sum(`n`) AS `n`, min(`day`) AS `first`, max(`day`) AS `last`
 	FROM `lender_lapses` GROUP BY `place`, `name`, `facet`, substr(`day`, 1, 7)
 ) `g`;
 --> statement-breakpoint

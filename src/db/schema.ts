@@ -488,10 +488,10 @@ export const facetTallies = sqliteTable(
     through: integer().notNull(),
     /**
      * On a lender's month by lapse ("k", since migration 0030): its
-     * filings' running totals by day of the month, a JSON array of 31 whose
-     * i-th is its filings lapsing on days 1 to i + 1, so a window's count
-     * reads a row a month and takes its ends' days from them
-     * (src/queries/lapsing.ts, lenderBetween).
+     * filings' running totals by day of the month, kept from its first day
+     * with a filing to the day before its last (src/db/tallies.ts,
+     * keptRunning), so a window's count reads a row a month and takes its
+     * ends' days from them (src/queries/lapsing.ts, lenderBetween).
      * On the "x" facet's rows (null on every other): the same tally
      * of its filings that lapse, by the exact set of their debtors'
      * industries when it holds one or two (a JSON object of set letters,

@@ -20,8 +20,8 @@
  *   changes the later days of its month and the later months, a few dozen
  *   rows at most, where one tally over all days changed thousands.
  * - A lender's facet by lapse ("k") is kept by month alone: a row a month,
- *   its own group, whose `sets` holds the running totals of its days (a
- *   JSON array), so a change writes its month's row and never a later one
+ *   its own group, whose `sets` holds the running totals of its days
+ *   (keptRunning), so a change writes its month's row and never a later one
  *   (at five million filings, tallies running over a lender's months cost
  *   a termination 27.7 rows more: bench/WRITES.md). A window's count reads
  *   its months' rows (src/queries/lapsing.ts, lenderBetween).
@@ -42,7 +42,7 @@
  * stale_tallies row (and its deletion) and the later rows whose tally
  * moved, once per load.
  */
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { lookedUp } from "./lenders.ts";
@@ -146,15 +146,39 @@ function tallyRows(changed: FacetDay[]): FacetDay[] {
 const MONTH_DAYS = 31;
 
 /**
+ * A month's running totals by day (`running[i]`: its filings on days 1 to
+ * i + 1, the last its `total`) as a lender's month row keeps them in
+ * `sets`: the index of the first that is not 0, then those from it up to
+ * the last that is not the total ("[16]": every filing on the 17th). The
+ * days before are 0 and the days after the total, so a month of a few
+ * filings, as most of a lender's are, takes a few bytes, not 31 numbers
+ * (63 bytes on average at a million filings of fifty states, 21 so).
+ */
+export function keptRunning(running: readonly number[], total: number): string {
+  let first = 0;
+  while (first < running.length && running[first] === 0) first += 1;
+  let last = running.length - 1;
+  while (last >= first && running[last] === total) last -= 1;
+  return JSON.stringify([first, ...running.slice(first, last + 1)]);
+}
+
+/** In SQL, a lender month row's running total on day `index` + 1 (keptRunning): 0 before its first, its filings after its last. */
+export const runningOn = (sets: SQLWrapper, filings: SQLWrapper, index: SQLWrapper) =>
+  sql`(case when ${index} < (${sets} ->> 0) then 0 else coalesce(${sets} ->> ('$[' || (${index} - (${sets} ->> 0) + 1) || ']'), ${filings}) end)`;
+
+/** The keys of a month's days (0 to 30), as SQL iterates them. */
+const DAY_INDEXES = sql.raw(`'${JSON.stringify(Array.from({ length: MONTH_DAYS }, (_, i) => i))}'`);
+
+/**
  * A load's changes to the facets kept by month alone ("k", `days` by lapse
- * day): each month's row takes its filings and, in `sets`, its days'
- * running totals, a JSON array of MONTH_DAYS whose i-th holds the month's
- * filings on its days 1 to i + 1. The change's own totals are computed
- * here and added element by element in SQL, so a change writes one row a
- * month of each facet it touches; a row taken back to nothing goes.
+ * day): each month's row takes its filings and its days' running totals
+ * (keptRunning). The change's own are worked out here; SQL adds them to the
+ * row's day by day and keeps the sum the same way, so a change writes one
+ * row a month of each facet it touches, and a row taken back to nothing
+ * goes.
  */
 function lenderMonthStatements(db: Db, days: FacetDay[]): Statement[] {
-  const months = new Map<string, { key: (string | number)[]; running: number[] }>();
+  const months = new Map<string, { key: string[]; running: number[] }>();
   for (const d of days) {
     const month = monthRow(d.day);
     const id = [d.place, d.name, d.facet, month].join("\u0000");
@@ -167,9 +191,21 @@ function lenderMonthStatements(db: Db, days: FacetDay[]): Statement[] {
       seen.running[i] = (seen.running[i] ?? 0) + d.filings;
   }
   const rows = [...months.values()]
-    .map((m) => [...m.key, m.running[MONTH_DAYS - 1] ?? 0, JSON.stringify(m.running)])
-    .filter((row) => row.at(-1) !== JSON.stringify(new Array(MONTH_DAYS).fill(0)));
+    .filter((m) => m.running.some((n) => n !== 0))
+    .map((m) => {
+      const total = m.running[MONTH_DAYS - 1] ?? 0;
+      return [...m.key, total, keptRunning(m.running, total)];
+    });
   const statements: Statement[] = [];
+  // The row's running totals and the change's, day by day (month_days), and their sum kept again
+  // (keptRunning, in SQL: its first day not 0, kept_first, to its last not the total, kept_last).
+  const was = runningOn(t.sets, t.filings, sql`json_each.key`);
+  const adds = runningOn(sql`excluded.sets`, sql`excluded.filings`, sql`json_each.key`);
+  const summed = sql`(with month_days(i, x) as (select json_each.key, ${was} + ${adds} from json_each(${DAY_INDEXES})),
+    kept_first as (select coalesce(min(i), ${sql.raw(String(MONTH_DAYS))}) as i from month_days where x <> 0),
+    kept_last as (select coalesce(max(i), -1) as i from month_days where x <> ${t.filings} + excluded.filings)
+    select '[' || (select i from kept_first) || coalesce(',' || (select group_concat(x, ',') from (
+      select x from month_days where i >= (select i from kept_first) and i <= (select i from kept_last) order by i)), '') || ']')`;
   for (const part of chunk(rows, ROWS_PER_STATEMENT)) {
     const json = sql`json_each(${JSON.stringify(part)}) j`;
     statements.push(
@@ -183,7 +219,7 @@ function lenderMonthStatements(db: Db, days: FacetDay[]): Statement[] {
           set: {
             filings: sql`${t.filings} + excluded.filings`,
             through: sql`${t.through} + excluded.filings`,
-            sets: sql`(select json_group_array(coalesce(${t.sets} ->> json_each.key, 0) + json_each.value) from json_each(excluded.sets))`,
+            sets: summed,
           },
         }),
       db

@@ -27,11 +27,11 @@
  * window, position and lender name (building the statements with Drizzle
  * on every request cost 0.3 to 0.9 ms of CPU).
  */
-import { and, eq, gt, gte, lt, lte, type SQL, sql } from "drizzle-orm";
+import { and, eq, gt, gte, lt, lte, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { INCLUDED_MAX, industryFacetName, industryLetter, SHARED_PREFIX } from "../db/records.ts";
 import { debtorParties, facetCounts, facetTallies, filings, securedParties } from "../db/schema.ts";
-import { monthRow } from "../db/tallies.ts";
+import { monthRow, runningOn } from "../db/tallies.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
 import { securedNameRange } from "../domain/names.ts";
 import { type Holes, query, template } from "./db.ts";
@@ -185,27 +185,23 @@ const liveBetween = template("liveBetween", (_: null, v: Holes<{ state: string; 
   between({ scope: "x", place: v.state, name: "", facet: "" }, v.from, v.to),
 );
 
-/** A lapse window's months as a lender's facet keeps them (src/db/tallies.ts), and its ends' days as paths into them. */
+/** A lapse window's months as a lender's facet keeps them (src/db/tallies.ts), and its ends' days in them. */
 type WindowMonths = {
   /** The month rows of the window's first and last days ("m" and the month). */
   fromMonth: string;
   toMonth: string;
-  /** The paths of the running totals of the day before the first (none before the 1st) and of the last day. */
-  beforePath: string;
-  toPath: string;
+  /** The indexes into their running totals of the day before the first (-1 before the 1st) and of the last day. */
+  before: number;
+  through: number;
 };
 
-/** `from` to `to` (YYYY-MM-DD) as WindowMonths: each month's running totals are an array by day of month. */
-function windowMonths(from: string, to: string): WindowMonths {
-  const before = Number(from.slice(8, 10)) - 2;
-  return {
-    fromMonth: monthRow(from),
-    toMonth: monthRow(to),
-    // Past the array's end: no value, so nothing before the 1st.
-    beforePath: `$[${before < 0 ? 99 : before}]`,
-    toPath: `$[${Number(to.slice(8, 10)) - 1}]`,
-  };
-}
+/** `from` to `to` (YYYY-MM-DD) as WindowMonths. */
+const windowMonths = (from: string, to: string): WindowMonths => ({
+  fromMonth: monthRow(from),
+  toMonth: monthRow(to),
+  before: Number(from.slice(8, 10)) - 2,
+  through: Number(to.slice(8, 10)) - 1,
+});
 
 /**
  * Live filings of a state lapsing on days `from` to `to` with a lender
@@ -214,16 +210,18 @@ function windowMonths(from: string, to: string): WindowMonths {
  * less the filings that two or more of them share, weighted by how many
  * less one (the name's own "k" facet SHARED_PREFIX, when there is one).
  * Each facet reads its rows of the window's months: a whole month its
- * filings, the first and last their running totals by day (`sets`) at the
- * window's ends. Seven rows a facet for six months, whatever its filings.
+ * filings, the first and last their running totals by day (`sets`,
+ * keptRunning in src/db/tallies.ts) at the window's ends. Seven rows a facet for six months, whatever its filings.
  */
 const lenderBetween = template(
   "lenderBetween",
   (_: null, v: Holes<{ state: string; names: string; below: string } & WindowMonths>) => {
     const k = alias(facetCounts, "k");
     const t = facetTallies;
-    const through = sql`case when ${t.day} = ${v.toMonth} then ${t.sets} ->> ${v.toPath} else ${t.filings} end`;
-    const before = sql`case when ${t.day} = ${v.fromMonth} then coalesce(${t.sets} ->> ${v.beforePath}, 0) else 0 end`;
+    // D1 binds a number as a REAL: the indexes are made integers again for the JSON paths.
+    const on = (index: SQLWrapper) => runningOn(t.sets, t.filings, sql`cast(${index} as integer)`);
+    const through = sql`case when ${t.day} = ${v.toMonth} then ${on(v.through)} else ${t.filings} end`;
+    const before = sql`case when ${t.day} = ${v.fromMonth} then ${on(v.before)} else 0 end`;
     const inWindow = query
       .select({ filings: sql<number>`coalesce(sum((${through}) - (${before})), 0)` })
       .from(t)

@@ -66,11 +66,14 @@ function wrongTallies(db: DatabaseSync) {
     db
       .prepare(
         // A month's row holds its days' filings; a lender's by lapse ("k", months alone) their running
-        // totals, the last its filings.
-        `select * from facet_tallies m where day like 'm%' and filings <> (select case when m.scope = 'k' then m.sets ->> '$[30]'
-          else sum(filings) end from facet_tallies d
-          where d.scope = m.scope and d.place = m.place and d.name = m.name and d.facet = m.facet
-            and d.day >= substr(m.day, 2) and d.day < substr(m.day, 2) || '~')`,
+        // totals, kept from its first day with one to the day before its last (src/db/tallies.ts,
+        // keptRunning): the first kept not 0, the last not its filings.
+        `select * from facet_tallies m where day like 'm%' and case when m.scope = 'k' then not (
+            (m.sets ->> 0) between 0 and 30 and json_array_length(m.sets) <= 31 - (m.sets ->> 0)
+            and (json_array_length(m.sets) = 1 or (m.sets ->> 1 > 0 and m.sets ->> '$[#-1]' <> m.filings)))
+          else filings <> (select sum(filings) from facet_tallies d
+            where d.scope = m.scope and d.place = m.place and d.name = m.name and d.facet = m.facet
+              and d.day >= substr(m.day, 2) and d.day < substr(m.day, 2) || '~') end`,
       )
       .all(),
     db.prepare("select * from stale_tallies").all(),
