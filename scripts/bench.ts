@@ -10,7 +10,8 @@
  *   npm run bench -- --in-worker [--repeat 20] [--profile-dir DIR]   (the same on workerd: scripts/benchInWorker.ts)
  *
  * 1. Data: applies migrations and, unless the local database already holds
- *    exactly --filings filings, reseeds it with `npm run seed -- --filings N`
+ *    exactly --filings filings, seeded in the seed's present form
+ *    (SEED_FORM), reseeds it with `npm run seed -- --filings N`
  *    (replacing local data; the shard-aware loader, not a copy of it).
  * 2. The query mix, per endpoint of the registry (test/endpoints.ts), from
  *    the data's busiest states, postal codes, lenders and debtors.
@@ -64,7 +65,7 @@ import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
 import { runnerImport } from "vite";
 import { unstable_readConfig } from "wrangler";
-import { seededCount } from "../seed/generate.ts";
+import { SEED_FORM, seededCount } from "../seed/generate.ts";
 import { type DataPicks, LOOKUPS, scopeOf } from "../test/endpoints.ts";
 import { inWorkerCpu } from "./benchInWorker.ts";
 import { flameSummary, profiled, summaryMarkdown } from "./cpuProfile.ts";
@@ -167,8 +168,11 @@ const elsewhere = (dbs: { db: DatabaseSync }[]) =>
           n + Number((db.prepare("select count(*) as n from filings where state <> ?").get(STATE) as { n: number }).n),
         0,
       );
+/** Whether the data was seeded in the seed's present form (seed/generate.ts, SEED_FORM): its loads say so. */
+const seededNow = (dbs: { db: DatabaseSync }[]) =>
+  dbs.some(({ db }) => db.prepare("select 1 from data_loads where source like ? limit 1").get(`seed v${SEED_FORM} %`));
 // The seed adds a share of filings shaped like office data, and a day's delta (seed/generate.ts).
-if (countFilings(databases) !== seededCount(FILINGS) || elsewhere(databases) > 0) {
+if (countFilings(databases) !== seededCount(FILINGS) || elsewhere(databases) > 0 || !seededNow(databases)) {
   for (const { db } of databases) db.close();
   console.log(`Seeding ${FILINGS.toLocaleString("en-US")} filings${STATE ? ` in ${STATE}` : ""} (npm run seed) ...`);
   const seeded = Date.now();

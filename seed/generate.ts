@@ -510,6 +510,19 @@ const DELTA_EVERY = 97;
 /** The kinds of change generateDelta makes in turn; the last is a new filing. */
 const DELTA_KINDS = 7;
 
+/**
+ * What the seed stores, as a number, in the source of the loads it records
+ * (data_loads). Raised when a change to what `npm run seed` stores is not
+ * carried into a seeded database by a migration, so that `npm run bench`
+ * seeds again rather than measure a database of the old form. 2: industry
+ * codes stored as integers (19508e3), where 1 (unnumbered) stored REALs.
+ */
+export const SEED_FORM = 2;
+
+/** The source of the loads `npm run seed` records (data_loads), its form first. */
+export const seedSource = (filings: number, seed: number, state?: string) =>
+  `seed v${SEED_FORM} --filings ${filings} --seed ${seed}${state ? ` --state ${state}` : ""}`;
+
 /** The filings `npm run seed -- --filings N` leaves: generatedCount's, and the new ones of its delta. */
 export function seededCount(filings: number): number {
   const total = generatedCount(filings);

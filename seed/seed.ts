@@ -28,7 +28,7 @@ import { recordLoad, refreshQueued, upsertFilings } from "../src/db/load.ts";
 import { shardOf } from "../src/db/shards.ts";
 import { isStateCode } from "../src/domain/states.ts";
 import { lienLine } from "../src/feed/export.ts";
-import { generateDelta, generatedCount, generateFilings } from "./generate.ts";
+import { generateDelta, generatedCount, generateFilings, seedSource } from "./generate.ts";
 import { putLocalKey } from "./localKv.ts";
 
 /** The key the README's examples use. It exists in local state only. */
@@ -135,7 +135,7 @@ if (values["if-empty"] && existing > 0) {
   console.log(
     `Seeding ${total.toLocaleString()} filings (${count.toLocaleString()} generated and ${(total - count).toLocaleString()} shaped like office data; seed ${seed}${state ? `, every one in ${state}` : ""}) into ${shards.size === 1 ? "the local D1 database" : `${shards.size} local D1 shards`}...`,
   );
-  const source = `seed --filings ${count} --seed ${seed}${state ? ` --state ${state}` : ""}`;
+  const source = seedSource(count, seed, state);
   for (const db of shards.values()) {
     db.exec("begin");
     for (const table of TABLES) db.exec(`delete from ${table}`);
