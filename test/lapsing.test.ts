@@ -364,6 +364,50 @@ describe("the count of a lapse list by lender", () => {
   });
 });
 
+describe("a lapse list by a name over many lenders", () => {
+  /** Thirty lender names under "broad test", each on filings lapsing over 400 days in ID, by day and number. */
+  const lender = (i: number) => `Broad Test Lender ${String(i).padStart(2, "0")} LLC`;
+  const made = (copy: string, count: number) =>
+    Array.from({ length: count }, (_, i) =>
+      lapsing(`LAP-ID-${copy}${String(i).padStart(4, "0")}`, 1 + ((i * 7) % 400), {
+        state: "ID",
+        securedParties: [party(lender(i % 30))],
+      }),
+    );
+  /** The numbers of a list in list order: soonest lapse first, then by number. */
+  const inOrder = (records: FilingRecord[]) =>
+    [...records]
+      .sort(
+        (a, b) => (a.officeLapseDate ?? "").localeCompare(b.officeLapseDate ?? "") || a.number.localeCompare(b.number),
+      )
+      .map((r) => r.number);
+  async function page(query: string) {
+    const res = await get(`/filings/lapsing?state=ID&from=${day(1)}&to=${day(400)}&secured_party=broad%20test${query}`);
+    const body = (await res.json()) as {
+      ucc_liens: { initial_financing_number: string }[];
+      response_metadata: { next_cursor?: string };
+    };
+    return { body, rows: Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]) };
+  }
+
+  it("lists the names beyond the first four in order, reading a row a name and a few a filing, not their filings in the window", async () => {
+    const first = made("A", 300);
+    await loadDelta(first);
+    const one = await page("");
+    expect(numbers(one.body)).toEqual(inOrder(first).slice(0, 10));
+    const two = await page(`&cursor=${one.body.response_metadata.next_cursor}`);
+    expect(numbers(two.body)).toEqual(inOrder(first).slice(10, 20));
+    // Three times the filings of each name: page 1 reads what it read (a URL not asked before: answers are cached).
+    const more = made("B", 600);
+    await loadDelta(more);
+    const again = await page("&page=1");
+    expect(numbers(again.body)).toEqual(inOrder([...first, ...more]).slice(0, 10));
+    expect(again.rows).toBeLessThanOrEqual(one.rows + 10);
+    // Thirty names, ten filings: about a row a name and three a filing beyond the four names' own arms.
+    expect(one.rows).toBeLessThan(200);
+  });
+});
+
 describe("a lapse list by many industries", () => {
   /** A lapse list by `asked`, in `state`, days 1 to 200. */
   const read = (state: string, asked: readonly string[], envelope: "a" | "b") =>

@@ -72,6 +72,12 @@ type Arm = SQL;
 /** How a list is sourced and ordered. */
 export interface FilingFilter {
   arms: Arm[];
+  /**
+   * One arm more that must know how many rows a page can need (`reach`):
+   * a walk over many ranges that would otherwise be read whole (a lapse
+   * list's lender names beyond the first few, src/queries/lapsing.ts).
+   */
+  walk?: (reach: number) => Arm;
   /** Whether the list is ordered by termination rather than filing time. */
   byTermination?: boolean;
   /** Whether the list runs oldest (soonest) first: a lapse list (src/queries/lapsing.ts). Lists are newest first. */
@@ -680,6 +686,10 @@ function merged(arms: Arm[], reach: number, order: SQL): SQL {
   return sql.join([...single, sql`select at, num, fid from (${group} ${order} limit ${reach})`], sql` union `);
 }
 
+/** A list's arms for a page that can need `reach` rows: its walk too, cut there. */
+const armsOf = (filter: FilingFilter, reach: number): Arm[] =>
+  filter.walk ? [...filter.arms, filter.walk(reach)] : filter.arms;
+
 /** The ORDER BY of a list's index entries (at, num, fid). */
 const listOrder = (filter: FilingFilter) =>
   filter.ascending
@@ -692,7 +702,7 @@ const listOrder = (filter: FilingFilter) =>
  */
 function pageKeys(filter: FilingFilter | CountedFilter, offset: number, limit: number): SQL {
   const order = listOrder(filter);
-  const list = merged(filter.arms, offset + limit, order);
+  const list = merged(armsOf(filter, offset + limit), offset + limit, order);
   const keys = (count: CountedFilter["count"] | undefined) =>
     sql`select at, num, fid from (${list} ${order} limit ${rowLimit(count, offset, limit)} offset ${offset})`;
   const count = "count" in filter ? filter.count : undefined;
@@ -1121,7 +1131,7 @@ export async function fetchListKeys(
 ): Promise<{ keys: ListKey[]; dataLoadedAt: string | null }> {
   const order = listOrder(filter);
   const [rows, loaded] = await db.batch([
-    db.all<ListKey>(sql`select at, num from (${merged(filter.arms, limit, order)} ${order} limit ${limit})`),
+    db.all<ListKey>(sql`select at, num from (${merged(armsOf(filter, limit), limit, order)} ${order} limit ${limit})`),
     dataLoadedAt(db, state),
   ]);
   return { keys: rows, dataLoadedAt: loadedAtOf(loaded, state) };

@@ -12,8 +12,8 @@
  * - A lender name matches whole leading words, so a query covers every
  *   lender name under it: the state's lender names come from its "l"
  *   facets, the first NAME_SLOTS get an ordered arm each and any beyond
- *   share one sorted arm (only a very broad name pays for its filings
- *   beyond the page).
+ *   are merged by a walk as far as the page can need (lenderWalk): a broad
+ *   name pays a row a name, not its filings in the window.
  * - Counts (envelope A): the whole state's from its "x" facet (live
  *   filings by lapse day, schema.ts), four rows of its tallies; by industry
  *   from the same four rows' tallies by industry set, however many are asked
@@ -122,52 +122,103 @@ const industryLapses = template("industryLapses", (f: Resumed & { industry: numb
   partyLapses(debtorParties, sql`${debtorParties.industry} = ${sql.raw(String(f.industry))}`, f, v),
 );
 
+/** A lender list's values: the window and position, and the lender names under the name (`names` to `below`). */
+type LenderWindowValues = WindowValues & { names: string; below: string };
+
+/**
+ * That a filing (of the secured party row in hand) has a debtor in one of
+ * `industries` (codes, written into the text: validated), or no condition.
+ */
+const withDebtorIn = (industries: number[]) =>
+  industries.length === 0
+    ? undefined
+    : sql`exists (select 1 from ${debtorParties} d where d.filing_id = ${securedParties.filingId} and d.industry in (${sql.raw(
+        industries.join(", "),
+      )}))`;
+
+/** The state's lender names under the name, in name order (after `after`), from its lender facets, each with its id (facetCounts.ref). */
+const lenderNames = (v: Holes<LenderWindowValues>, after?: SQL) =>
+  sql`select distinct ${facetCounts.name} as name, ${facetCounts.ref} as ref from ${facetCounts} where ${and(
+    sql`${facetCounts.scope} = 'l'`,
+    eq(facetCounts.place, v.state),
+    gte(facetCounts.name, v.names),
+    lt(facetCounts.name, v.below),
+    after ? gt(facetCounts.name, after) : undefined,
+  )} order by ${facetCounts.name}`;
+
+/** The i-th lender name's words or id (the offset written in: a constant of the text). */
+const nameSlot = (v: Holes<LenderWindowValues>, i: number, column: "name" | "ref") =>
+  sql`(select ${sql.raw(column)} from (${lenderNames(v)} limit 1 offset ${sql.raw(String(i))}))`;
+
 /**
  * The state's filings of the lender names under a name (whole leading
  * words: `names` to `below`), lapsing in the window (secured_parties_lapsing):
- * NAME_SLOTS ordered arms, a
- * name each, and one sorted arm for any names beyond. `industries`: the
- * codes of the industries a debtor must be in, written into the text
- * (validated; this repeats in every arm), or none.
+ * NAME_SLOTS ordered arms, a name each, and one sorted arm for any names
+ * beyond, which the count reads (a page reads lenderWalk instead).
+ * `industries`: the codes of the industries a debtor must be in, or none.
  */
-const lenderLapses = template(
-  "lenderLapses",
-  (f: Resumed & { industries: number[] }, v: Holes<WindowValues & { names: string; below: string }>) => {
-    const inIndustry =
-      f.industries.length === 0
-        ? undefined
-        : sql`exists (select 1 from ${debtorParties} d where d.filing_id = ${securedParties.filingId} and d.industry in (${sql.raw(
-            f.industries.join(", "),
-          )}))`;
-    const lenderArm = (names: SQL) => partyLapses(securedParties, and(names, inIndustry), f, v);
-    // The state's lender names under the name, in name order, from its lender facets (each with its id: facetCounts.ref).
-    const lenderNames = (after?: SQL) =>
-      sql`select distinct ${facetCounts.name} as name, ${facetCounts.ref} as ref from ${facetCounts} where ${and(
-        sql`${facetCounts.scope} = 'l'`,
-        eq(facetCounts.place, v.state),
-        gte(facetCounts.name, v.names),
-        lt(facetCounts.name, v.below),
-        after ? gt(facetCounts.name, after) : undefined,
-      )} order by ${facetCounts.name}`;
-    // The i-th name's words or id (the offset written in: a constant of the text).
-    const slot = (i: number, column: "name" | "ref") =>
-      sql`(select ${sql.raw(column)} from (${lenderNames()} limit 1 offset ${sql.raw(String(i))}))`;
-    return [
-      ...Array.from({ length: NAME_SLOTS }, (_, i) => lenderArm(sql`${securedParties.nameId} = ${slot(i, "ref")}`)),
-      lenderArm(sql`${securedParties.nameId} in (select ref from (${lenderNames(slot(NAME_SLOTS - 1, "name"))}))`),
-    ];
+const lenderLapses = template("lenderLapses", (f: Resumed & { industries: number[] }, v: Holes<LenderWindowValues>) => {
+  const lenderArm = (names: SQL) => partyLapses(securedParties, and(names, withDebtorIn(f.industries)), f, v);
+  return [
+    ...Array.from({ length: NAME_SLOTS }, (_, i) =>
+      lenderArm(sql`${securedParties.nameId} = ${nameSlot(v, i, "ref")}`),
+    ),
+    lenderArm(
+      sql`${securedParties.nameId} in (select ref from (${lenderNames(v, nameSlot(v, NAME_SLOTS - 1, "name"))}))`,
+    ),
+  ];
+});
+
+/**
+ * A page's arm of the lender names beyond the first NAME_SLOTS: their
+ * ranges merged in list order by a recursive walk whose queue is ordered
+ * (as src/queries/lenders.ts merges a lender search's), `reach` filings at
+ * most. Each name's first entry in the window is one seek, and each filing
+ * taken one more, so a broad name's page reads a row a name and a few a
+ * filing, however long the window, where one sorted arm read every
+ * filing of those names in it. An entry is JSON: [sort key (lapse day,
+ * fixed width, then the number in hex, so the text sorts in list order),
+ * name id, lapse day, number, filing id].
+ */
+const lenderWalk = template(
+  "lenderWalk",
+  (f: Resumed & { industries: number[] }, v: Holes<LenderWindowValues & { reach: number }>) => {
+    const sp = securedParties;
+    const entry = sql`json_array(printf('%08d', ${sp.lapsesOn}) || hex(${sp.filingNumber}), ${sp.nameId}, ${sp.lapsesOn}, ${sp.filingNumber}, ${sp.filingId})`;
+    const firstOf = (name: SQL, from: SQL | undefined) =>
+      sql`(select ${entry} from ${sp} where ${and(eq(sp.filingState, v.state), eq(sp.nameId, name), from, withDebtorIn(f.industries))}
+        order by ${sp.lapsesOn}, ${sp.filingNumber}, ${sp.filingId} limit 1)`;
+    const walk = sql.raw("walk.j");
+    const at = (i: number) => sql.raw(`(walk.j ->> ${i})`);
+    const next = firstOf(
+      at(1),
+      and(
+        lte(sp.lapsesOn, v.to),
+        sql`(${sp.lapsesOn}, ${sp.filingNumber}, ${sp.filingId}) > (${at(2)}, ${at(3)}, ${at(4)})`,
+      ),
+    );
+    const beyond = lenderNames(v, nameSlot(v, NAME_SLOTS - 1, "name"));
+    return sql`select at, num, fid from (with recursive walk(j) as (
+        select ${firstOf(sql.raw("n.ref"), inWindow(sp.lapsesOn, sp.filingNumber, f, v))} from (${beyond}) as n
+        union all
+        select ${next} from walk where ${walk} is not null
+        order by 1
+      ) select distinct j ->> 2 as at, j ->> 3 as num, j ->> 4 as fid from walk where j is not null limit ${v.reach})`;
   },
 );
 
+/** A query's window and position, as a template binds them. */
+const windowValues = (q: LapsingQuery): WindowValues => ({
+  state: q.state,
+  from: dayNumber(q.from),
+  to: dayNumber(q.to),
+  at: q.after?.at ?? 0,
+  num: q.after?.num ?? "",
+});
+
 /** The list's index ranges (see above), each in list order, from after `q.after`. */
 function lapseArms(q: LapsingQuery): SQL[] {
-  const values: WindowValues = {
-    state: q.state,
-    from: dayNumber(q.from),
-    to: dayNumber(q.to),
-    at: q.after?.at ?? 0,
-    num: q.after?.num ?? "",
-  };
+  const values = windowValues(q);
   const f = { resumed: q.after !== undefined };
   const industries = q.industries ?? [];
   if (q.securedParty) {
@@ -260,19 +311,30 @@ function lenderRange(securedParty: string): { names: string; below: string } {
 
 export function lapsing(q: LapsingQuery): CountedFilter {
   const arms = lapseArms(q);
+  const securedParty = q.securedParty;
   const industries = q.industries ?? [];
   // A count is of the whole window, wherever the page resumes.
   const countArms = q.after === undefined ? arms : lapseArms({ ...q, after: undefined });
   const window = { state: q.state, from: q.from, to: q.to };
-  const total = q.securedParty
+  const total = securedParty
     ? industries.length === 0
-      ? sql`(${lenderBetween(null, { state: q.state, ...lenderRange(q.securedParty), ...windowMonths(q.from, q.to) })})`
+      ? sql`(${lenderBetween(null, { state: q.state, ...lenderRange(securedParty), ...windowMonths(q.from, q.to) })})`
       : // The lender's arms are five: one compound SELECT, each filing once.
         sql`(select count(*) from (${sql.join(countArms, sql` union `)}))`
     : industries.length > 0
       ? industriesBetween(industriesAsked(industries), window)
       : liveBetween(null, window);
-  return { arms, count: sql`select ${total} as total`, ascending: true };
+  const count = sql`select ${total} as total`;
+  if (!securedParty) return { arms, count, ascending: true };
+  // A page reads the names beyond the first NAME_SLOTS by a walk as far as it can need, not their sorted arm.
+  const f = { resumed: q.after !== undefined, industries: industries.map(industryCode) };
+  const lenderWindow = { ...windowValues(q), ...lenderRange(securedParty) };
+  return {
+    arms: arms.slice(0, NAME_SLOTS),
+    walk: (reach) => lenderWalk(f, { ...lenderWindow, reach }),
+    count,
+    ascending: true,
+  };
 }
 
 /** The letters of the industries asked for, each once, in order (src/db/records.ts, industryLetter). */
