@@ -335,6 +335,24 @@ describe("the count of a lapse list by lender", () => {
     }
   });
 
+  it("reads a list by lender and industry's entries once on a page after the first, for its count alone", async () => {
+    const list = `/filings/lapsing?state=NV&from=${day(1)}&to=${day(80)}&secured_party=wells&industry=Manufacturing&envelope=a`;
+    const rowsOf = async (page: number) => {
+      const res = await get(`${list}&page=${page}`);
+      const body = (await res.json()) as { pagination: { total_results: number } };
+      return {
+        total: body.pagination.total_results,
+        rows: Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]),
+      };
+    };
+    const [one, two, past] = [await rowsOf(1), await rowsOf(2), await rowsOf(99)];
+    // Every filing's debtor is in Manufacturing (the default party): the count is the lender's.
+    expect(one.total).toBe(2 * 64);
+    // Page 2 reads the page before it more, not the count again (which read every entry once more).
+    expect(two.rows).toBeLessThan(one.rows + 40);
+    expect(past.total).toBe(one.total);
+  });
+
   it("stays exact as filings are terminated and their lapse dates move", async () => {
     // Every tenth terminated, every tenth but one moved to day 200, out of the window.
     const changed = records.flatMap((r, i): FilingRecord[] => {

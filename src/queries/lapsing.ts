@@ -333,6 +333,7 @@ export function lapsing(q: LapsingQuery): CountedFilter {
     arms: arms.slice(0, NAME_SLOTS),
     walk: (reach) => lenderWalk(f, { ...lenderWindow, reach }),
     count,
+    countsEntries: industries.length > 0,
     ascending: true,
   };
 }
