@@ -262,7 +262,8 @@ const windowMonths = (from: string, to: string): WindowMonths => ({
  * less one (the name's own "k" facet SHARED_PREFIX, when there is one).
  * Each facet reads its rows of the window's months: a whole month its
  * filings, the first and last their running totals by day (`sets`,
- * keptRunning in src/db/tallies.ts) at the window's ends. Seven rows a facet for six months, whatever its filings.
+ * keptRunning in src/db/tallies.ts) at the window's ends. Seven rows a
+ * facet for six months, whatever its filings.
  */
 const lenderBetween = template(
   "lenderBetween",
