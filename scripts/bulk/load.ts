@@ -40,7 +40,7 @@ import {
 import { type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "../../src/db/records.ts";
 import * as schema from "../../src/db/schema.ts";
 import { soundKeyStatements } from "../../src/db/soundKeys.ts";
-import { facetStatements } from "../../src/db/tallies.ts";
+import { facetStatements, keptByMonth } from "../../src/db/tallies.ts";
 import { isoSeconds } from "../../src/domain/time.ts";
 import { inTransaction, localD1Database, tuneForLoading } from "../localD1.ts";
 
@@ -180,10 +180,12 @@ export function writeFilingRows(
     let written = 0;
     const refs = lenderRefs(db, rows);
     for (const set of tableRows(rows, refs)) written += insertRows(db, prepared, set);
+    // The lender months ("k") are made once from the stored filings after the write (refreshAll).
+    const days = facetDayRows(rows, cutoffDay).filter((d) => !keptByMonth(d));
     written += runAll(
       db,
       prepared,
-      facetStatements(builder, facetDayRows(rows, cutoffDay), MAX_PARAMS, (words) => refs.nameId(words)),
+      facetStatements(builder, days, MAX_PARAMS, (words) => refs.nameId(words)),
     );
     return written;
   });

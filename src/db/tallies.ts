@@ -169,6 +169,9 @@ export const runningOn = (sets: SQLWrapper, filings: SQLWrapper, index: SQLWrapp
 /** The keys of a month's days (0 to 30), as SQL iterates them. */
 const DAY_INDEXES = sql.raw(`'${JSON.stringify(Array.from({ length: MONTH_DAYS }, (_, i) => i))}'`);
 
+/** Whether a facet's day is kept by month alone (a lender's by lapse): a bulk load leaves them to lenderMonthsFromFilings. */
+export const keptByMonth = (d: FacetDay) => MONTHS_ALONE.has(d.scope);
+
 /**
  * A load's changes to the facets kept by month alone ("k", `days` by lapse
  * day): each month's row takes its filings and its days' running totals
@@ -494,6 +497,77 @@ const setsFromFilings = sql`insert into facet_tallies (scope, place, name, facet
   where r.sets is not coalesce(b.sets, '{}')
   on conflict (scope, place, name, facet, day) do update set sets = excluded.sets`;
 
+/**
+ * Every lender month ("k") made from the stored filings, as migration 0030
+ * made them first: after a bulk load, which writes none of them as it goes
+ * (a month row merged a batch at a time cost 7 times the filings' own
+ * writing), so each month row is written once. Each lender name's filings
+ * by lapse day are gathered in a work table off secured_parties_lapsing,
+ * then each month's filings and running totals by day (keptRunning) read
+ * off it, and it is dropped.
+ */
+const lenderMonthsFromFilings = [
+  sql`delete from facet_tallies where scope = 'k'`,
+  sql`delete from facet_counts where scope = 'k'`,
+  sql.raw(`CREATE TABLE lender_lapses AS
+WITH RECURSIVE own AS (
+  SELECT filing_state AS place, name_id, lapses_on, count(DISTINCT filing_id) AS n
+  FROM secured_parties WHERE lapses_on IS NOT NULL
+  GROUP BY filing_state, name_id, lapses_on
+),
+parties AS (
+  SELECT s.filing_state AS place, s.filing_id, s.lapses_on, n.words,
+    substr(n.words, 1, instr(n.words || ' ', ' ') - 1) AS first
+  FROM secured_parties s JOIN lender_names n ON n.id = s.name_id
+  WHERE s.lapses_on IS NOT NULL AND s.filing_id IN (
+    SELECT filing_id FROM secured_parties WHERE position > 0 AND lapses_on IS NOT NULL)
+),
+several AS (
+  SELECT DISTINCT p.place, p.filing_id, p.lapses_on, p.words FROM parties p
+  WHERE (p.filing_id, p.first) IN (
+    SELECT filing_id, first FROM parties GROUP BY filing_id, first HAVING count(DISTINCT words) > 1)
+),
+prefixes (place, filing_id, lapses_on, prefix, rest) AS (
+  SELECT place, filing_id, lapses_on, '', words || ' ' FROM several
+  UNION ALL
+  SELECT place, filing_id, lapses_on,
+    prefix || CASE WHEN prefix = '' THEN '' ELSE ' ' END || substr(rest, 1, instr(rest, ' ') - 1),
+    substr(rest, instr(rest, ' ') + 1)
+  FROM prefixes WHERE rest <> ''
+),
+shared AS (
+  SELECT place, prefix AS name, lapses_on, count(*) - 1 AS n
+  FROM prefixes WHERE prefix <> ''
+  GROUP BY place, filing_id, lapses_on, prefix HAVING count(*) > 1
+)
+SELECT place, name, facet, CAST(date(lapses_on * 86400, 'unixepoch') AS TEXT) AS day, sum(n) AS n FROM (
+  SELECT o.place, l.words AS name, '' AS facet, o.lapses_on, o.n
+  FROM own o JOIN lender_names l ON l.id = o.name_id
+  UNION ALL
+  SELECT place, name, '+', lapses_on, n FROM shared
+)
+GROUP BY place, name, facet, lapses_on`),
+  sql.raw(`INSERT INTO facet_counts (scope, place, name, facet, filings, old, aged, ref)
+SELECT 'k', place, name, facet, sum(n), 0, 0, NULL FROM lender_lapses GROUP BY place, name, facet`),
+  sql.raw(`CREATE INDEX lender_lapses_day ON lender_lapses (place, name, facet, day, n)`),
+  sql.raw(`INSERT INTO facet_tallies (scope, place, name, facet, day, filings, through, sets)
+SELECT 'k', g.place, g.name, g.facet, 'm' || g.month, g.n, g.n,
+  '[' || (CAST(substr(g.first, 9, 2) AS INTEGER) - 1) || coalesce(',' || (
+    SELECT group_concat((
+      SELECT sum(l.n) FROM lender_lapses l
+      WHERE l.place = g.place AND l.name = g.name AND l.facet = g.facet
+        AND l.day > g.month AND l.day <= g.month || '-' || d.value
+    ), ',')
+    FROM json_each('["01","02","03","04","05","06","07","08","09","10","11","12","13","14","15","16","17","18","19","20","21","22","23","24","25","26","27","28","29","30","31"]') d
+    WHERE g.month || '-' || d.value >= g.first AND g.month || '-' || d.value < g.last
+  ), '') || ']'
+FROM (
+  SELECT place, name, facet, substr(day, 1, 7) AS month, sum(n) AS n, min(day) AS first, max(day) AS last
+  FROM lender_lapses GROUP BY place, name, facet, substr(day, 1, 7)
+) g`),
+  sql.raw(`DROP TABLE lender_lapses`),
+];
+
 /** SQL naming the group of the row `day` of a facet of scope `scope` (groupOf): the first key of its range. */
 const groupSql = (scope: string, day: string) =>
   sql.raw(
@@ -561,7 +635,7 @@ export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
             and d.place = q.place and d.name = q.name and d.facet = q.facet and d.day >= q.day and d.day < ${groupEndSql("q.part")}
           where q.scope = 'x' and d.filings = 0)`,
     ),
-    ...(all ? [db.run(setsFromFilings)] : []),
+    ...(all ? [db.run(setsFromFilings), ...lenderMonthsFromFilings.map((statement) => db.run(statement))] : []),
     db.delete(lapseSetChanges),
     db.delete(staleTallies),
   ];

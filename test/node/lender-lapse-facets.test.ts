@@ -1,13 +1,18 @@
 /**
- * Migration 0030 builds each lender name's facet by lapse day ("k",
+ * Migration 0030 builds each lender name's months by lapse ("k",
  * src/db/schema.ts) and the shared prefixes' from stored rows, as the
  * loaders write them, so a database loaded before it counts a lapse list
- * by lender from them without a reload.
+ * by lender from them without a reload; and a load's changes merged into
+ * those rows a batch at a time (src/db/tallies.ts) leave them as built
+ * from the filings.
  */
 import { describe, expect, it } from "vitest";
+import { localD1Database } from "../../scripts/localD1.ts";
 import { generateFilings } from "../../seed/generate.ts";
+import { upsertFilings } from "../../src/db/load.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
-import { LENDER_LAPSES, loadedBefore, runMigration, withoutLenderLapses } from "./migrated.ts";
+import { isoSeconds } from "../../src/domain/time.ts";
+import { LENDER_LAPSES, loadedBefore, migratedDatabase, runMigration, withoutLenderLapses } from "./migrated.ts";
 
 /** Lenders under one name and its branches on some filings; some filings terminated. */
 const BRANCHES = ["Wells Fargo Bank", "Wells Fargo Equipment Finance", "Wells Fargo", "Wellspring Capital"];
@@ -53,5 +58,37 @@ describe("migration 0030", () => {
     runMigration(db, LENDER_LAPSES);
     expect(rows(db)).toEqual(written);
     expect(db.prepare("select name from sqlite_master where name = 'lender_lapses'").all()).toEqual([]);
+  });
+});
+
+describe("a lender's months by lapse", () => {
+  it("merged by loads a group at a time, with terminations, continuations and moved lapse dates, are the months built from the filings", async () => {
+    const now = Date.now();
+    const db = migratedDatabase();
+    const local = localD1Database(db);
+    const records = [...generateFilings({ filings: 1200, seed: 13, now, state: "CA" })].map(varied);
+    // Loaded in groups, so a month's row takes filings from several loads.
+    for (let i = 0; i < records.length; i += 300)
+      await upsertFilings(local, records.slice(i, i + 300), { now: new Date(now) });
+    const today = isoSeconds(now);
+    const changed = records.slice(0, 240).map((r, i): FilingRecord => {
+      if (i % 3 === 0)
+        return {
+          ...r,
+          amendments: [
+            ...r.amendments,
+            { number: `${r.number}-T`, filedAt: today, kind: "termination", description: "Termination" },
+          ],
+        };
+      if (i % 3 === 1)
+        return { ...r, officeLapseDate: `2030-0${1 + (i % 9)}-${String(1 + (i % 28)).padStart(2, "0")}` };
+      return { ...r, securedParties: [...r.securedParties, { ...r.securedParties[0]!, name: "Wells Fargo Leasing" }] };
+    });
+    await upsertFilings(local, changed, { now: new Date(now) });
+    const merged = rows(db);
+    expect((merged[1] as unknown[]).length).toBeGreaterThan(100);
+    withoutLenderLapses(db);
+    runMigration(db, LENDER_LAPSES);
+    expect(rows(db)).toEqual(merged);
   });
 });
