@@ -252,8 +252,8 @@ export type FacetDay = Omit<typeof facetTallies.$inferInsert, "through" | "sets"
 /** The scope of a FacetDay that counts a lapse day's exact industry set ("x" facet's sets). */
 export const LAPSE_SETS = "w";
 
-/** The scopes of FacetDay dated by lapse (schema.ts): every day kept, none old. */
-const LAPSE_SCOPES: ReadonlySet<FacetDay["scope"]> = new Set(["x", "y", "k", LAPSE_SETS]);
+/** The facets dated by lapse (schema.ts): every day kept, none old, none aged (tallies.ts). */
+export const LAPSE_DATED: ReadonlySet<FacetDay["scope"]> = new Set(["x", "y", "k"]);
 
 /** The facet of a "k" row that counts a shared prefix's filings again, as "o" does by filing day (schema.ts). */
 export const SHARED_PREFIX = "+";
@@ -339,7 +339,8 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
   const counts = new Map<string, FacetDay>();
   const add = (scope: FacetDay["scope"], place: string, name: string, facet: string, at: string, weight = 1) => {
     // Lapse days are all kept: a lapse window is any range of days.
-    const day = !LAPSE_SCOPES.has(scope) && at.slice(0, 10) < cutoffDay ? OLD_DAYS : at.slice(0, 10);
+    const dated = LAPSE_DATED.has(scope) || scope === LAPSE_SETS;
+    const day = !dated && at.slice(0, 10) < cutoffDay ? OLD_DAYS : at.slice(0, 10);
     const id = [scope, place, name, facet, day].join("\u0000");
     const seen = counts.get(id);
     if (seen) seen.filings += sign * weight;

@@ -46,7 +46,7 @@ import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { lookedUp } from "./lenders.ts";
-import { type FacetDay, industryLetterSql, LAPSE_SETS, OLD_DAYS } from "./records.ts";
+import { type FacetDay, industryLetterSql, LAPSE_DATED, LAPSE_SETS, OLD_DAYS } from "./records.ts";
 import { facetCounts, facetTallies, lapseSetChanges, staleTallies, tallyMarks } from "./schema.ts";
 
 type Statement = BatchItem<"sqlite">;
@@ -104,8 +104,8 @@ const BY_MONTH: ReadonlySet<FacetDay["scope"]> = new Set(["x", "y"]);
 const MONTHS_ALONE: ReadonlySet<FacetDay["scope"]> = new Set(["k"]);
 /** Scopes as an SQL list. */
 const listOf = (scopes: Iterable<string>) => `(${[...scopes].map((scope) => `'${scope}'`).join(", ")})`;
-/** Every scope dated by lapse, as an SQL list: none has old days or aged filings. */
-const LAPSE_SQL = sql.raw(listOf([...BY_MONTH, ...MONTHS_ALONE]));
+/** Every scope dated by lapse (records.ts, LAPSE_DATED), as an SQL list: none has old days or aged filings. */
+const LAPSE_SQL = sql.raw(listOf(LAPSE_DATED));
 
 /** The first day of the window whose days before it facet_counts.aged holds (schema.ts, tally_marks). */
 export const windowFrom = sql`(select ${tallyMarks.windowFrom} from ${tallyMarks} where ${tallyMarks.id} = 1)`;

@@ -216,17 +216,11 @@ const windowValues = (q: LapsingQuery): WindowValues => ({
   num: q.after?.num ?? "",
 });
 
-/** The list's index ranges (see above), each in list order, from after `q.after`. */
+/** The list's index ranges (see above) of a list by state or industry, each in list order, from after `q.after`. */
 function lapseArms(q: LapsingQuery): SQL[] {
   const values = windowValues(q);
   const f = { resumed: q.after !== undefined };
   const industries = q.industries ?? [];
-  if (q.securedParty) {
-    return lenderLapses(
-      { ...f, industries: industries.map(industryCode) },
-      { ...values, ...lenderRange(q.securedParty) },
-    );
-  }
   if (industries.length > 0) return industries.map((i) => industryLapses({ ...f, industry: industryCode(i) }, values));
   return [stateLapses(f, values)];
 }
@@ -311,29 +305,37 @@ function lenderRange(securedParty: string): { names: string; below: string } {
 }
 
 export function lapsing(q: LapsingQuery): CountedFilter {
-  const arms = lapseArms(q);
-  const securedParty = q.securedParty;
+  if (q.securedParty) return lenderLapsing(q, q.securedParty);
   const industries = q.industries ?? [];
-  // A count is of the whole window, wherever the page resumes.
-  const countArms = q.after === undefined ? arms : lapseArms({ ...q, after: undefined });
   const window = { state: q.state, from: q.from, to: q.to };
-  const total = securedParty
-    ? industries.length === 0
+  const total =
+    industries.length > 0 ? industriesBetween(industriesAsked(industries), window) : liveBetween(null, window);
+  return { arms: lapseArms(q), count: sql`select ${total} as total`, ascending: true };
+}
+
+/**
+ * A lapse list by lender: the first NAME_SLOTS names' arms and the walk of
+ * the rest (lenderWalk), counted from the lenders' months (lenderBetween),
+ * or by lender and industry from the list's five arms over the whole
+ * window, wherever the page resumes.
+ */
+function lenderLapsing(q: LapsingQuery, securedParty: string): CountedFilter {
+  const industries = (q.industries ?? []).map(industryCode);
+  const f = { resumed: q.after !== undefined, industries };
+  const values = { ...windowValues(q), ...lenderRange(securedParty) };
+  const arms = lenderLapses(f, values);
+  const total =
+    industries.length === 0
       ? sql`(${lenderBetween(null, { state: q.state, ...lenderRange(securedParty), ...windowMonths(q.from, q.to) })})`
-      : // The lender's arms are five: one compound SELECT, each filing once.
-        sql`(select count(*) from (${sql.join(countArms, sql` union `)}))`
-    : industries.length > 0
-      ? industriesBetween(industriesAsked(industries), window)
-      : liveBetween(null, window);
-  const count = sql`select ${total} as total`;
-  if (!securedParty) return { arms, count, ascending: true };
-  // A page reads the names beyond the first NAME_SLOTS by a walk as far as it can need, not their sorted arm.
-  const f = { resumed: q.after !== undefined, industries: industries.map(industryCode) };
-  const lenderWindow = { ...windowValues(q), ...lenderRange(securedParty) };
+      : // One compound SELECT of the five arms from the window's start, each filing once.
+        sql`(select count(*) from (${sql.join(
+          q.after === undefined ? arms : lenderLapses({ ...f, resumed: false }, { ...values, at: 0, num: "" }),
+          sql` union `,
+        )}))`;
   return {
     arms: arms.slice(0, NAME_SLOTS),
-    walk: (reach) => lenderWalk(f, { ...lenderWindow, reach }),
-    count,
+    walk: (reach) => lenderWalk(f, { ...values, reach }),
+    count: sql`select ${total} as total`,
     countsEntries: industries.length > 0,
     ascending: true,
   };
