@@ -7,6 +7,8 @@
 import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runDaily } from "../src/changes/daily.ts";
+import { PARTY_LOOKUPS } from "../src/queries/filings.ts";
+import { fresh } from "./feeds.ts";
 import {
   allD1,
   allPagesA,
@@ -275,6 +277,65 @@ describe("GET /debtors/report", () => {
     );
     expect(second.next_cursor).toBeUndefined();
     expect(first.summary.filings).toBe(30);
+  });
+
+  it("shows a filing's debtors from its tables as its listed form does, the found debtor read once, by its page's walk", async () => {
+    // Fifteen filings in Oregon: the borrower alone, before a co-debtor, after one, named twice, and
+    // before four more (past the lookups one position at a time), each with one or two lenders.
+    const name = "Walked Page Holdings LLC";
+    const me = (street1 = "1 Court St") => party(name, { state: "OR", zip: "97301", street1 });
+    const shapes = [
+      [me()],
+      [me(), party("Walk Partner One LLC")],
+      [party("Walk Partner Two LLC"), me()],
+      [me(), me("2 Elm St")],
+      [me(), ...["A", "B", "C", "D"].map((c) => party(`Walk Partner ${c} LLC`))],
+    ];
+    const records = Array.from({ length: 15 }, (_, i) =>
+      filing({
+        number: `WK-${String(i).padStart(2, "0")}`,
+        state: "OR",
+        filedAt: daysAgo(900 - i),
+        debtors: shapes[i % shapes.length] ?? [],
+        securedParties: i % 2 === 0 ? [MCA] : [MCA, IRS],
+      }),
+    );
+    await loadDelta(records);
+    const read = async () => {
+      const res = await get(fresh(`/debtors/report?name=${encodeURIComponent(name)}&state=OR`));
+      const body = (await res.json()) as { report: Record<string, unknown> };
+      const {
+        report: header,
+        next_cursor: _,
+        response_metadata: ____,
+        ...rest
+      } = body as typeof body & {
+        next_cursor?: string;
+        response_metadata: unknown;
+      };
+      const { id: __, generated_at: ___, ...kept } = header;
+      return {
+        rows: Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]),
+        body: { ...rest, kept },
+      };
+    };
+    const d1 = d1Of("OR");
+    const formed = "select count(*) as n from filings where number like 'WK-%' and listed is not null";
+    expect((await d1.prepare(formed).first<{ n: number }>())?.n).toBe(15);
+    const withForms = await read();
+    // As after the change feed's retention: no listed form, so the page reads each filing's parties.
+    await d1.prepare("update filings set listed = null where number like 'WK-%'").run();
+    const fromTables = await read();
+    expect(fromTables.body).toEqual(withForms.body);
+    // A row for each lender and each debtor (one more past the last beyond PARTY_LOOKUPS), but the
+    // borrower's at position 0, which the walk read; up to two more for the oldest live filing's
+    // parties, read on their own. 50 rows here, where 62 when the page looked the borrower up again.
+    const partyRows = records.reduce((n, r) => {
+      const debtors = r.debtors.length + (r.debtors.length > PARTY_LOOKUPS ? 1 : 0);
+      return n + r.securedParties.length + debtors - (r.debtors[0]?.name === name ? 1 : 0);
+    }, 0);
+    expect(fromTables.rows - withForms.rows).toBeGreaterThanOrEqual(partyRows);
+    expect(fromTables.rows - withForms.rows).toBeLessThanOrEqual(partyRows + 2);
   });
 
   it("pages, in report order, a borrower's filings in twelve states of one shard, each once", async () => {

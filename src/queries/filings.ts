@@ -786,6 +786,15 @@ function lenderLookups(): SQL {
 }
 
 function partyLookups(table: typeof debtorParties | typeof securedParties | typeof amendments, listed: boolean): SQL {
+  return sql`'[' || coalesce(${partiesFrom(table, listed, 0)}, '') || ']'`;
+}
+
+/** The parties at `start` and after, as partyLookups reads them, comma-separated: null when there are none. */
+function partiesFrom(
+  table: typeof debtorParties | typeof securedParties | typeof amendments,
+  listed: boolean,
+  start: number,
+): SQL {
   const values = sql`json_array(${sql.join(
     columnsOf(table, listed).map(([, c]) => sql`${c}`),
     sql`, `,
@@ -793,10 +802,10 @@ function partyLookups(table: typeof debtorParties | typeof securedParties | type
   const ofFiling = sql`${table.filingId} = ${filings.id}`;
   // Each level's table shadows the one around it; filings is the outer query's.
   let found = sql`(select group_concat(${values}, ',') from ${table} where ${ofFiling} and ${table.position} >= ${sql.raw(String(PARTY_LOOKUPS))})`;
-  for (let i = PARTY_LOOKUPS - 1; i >= 0; i--) {
+  for (let i = PARTY_LOOKUPS - 1; i >= start; i--) {
     found = sql`(select ${values} || coalesce(',' || ${found}, '') from ${table} where ${ofFiling} and ${table.position} = ${sql.raw(String(i))})`;
   }
-  return sql`'[' || coalesce(${found}, '') || ']'`;
+  return found;
 }
 
 type Table = typeof filings | typeof debtorParties | typeof securedParties | typeof amendments;
@@ -852,9 +861,40 @@ function rowsOf<R>(table: PartyTable, json: string | null): R[] {
 /**
  * What a page reads of each filing and amendment: all of it (`whole`: the
  * public lookup and the report show it), or what a list shows (`listed`:
- * ListedFilingWithParties).
+ * ListedFilingWithParties). `walked` reads all of it from rows that carry
+ * the debtor the page's index walk read (walkedDebtor).
  */
-export type Reading = "whole" | "listed";
+export type Reading = "whole" | "listed" | "walked";
+
+/**
+ * A debtor's values as partiesOf lists them, read from the row `alias` of a
+ * walk over a debtor index (debtor_parties by name): the table row of an
+ * index entry costs D1 no row read, where looking the party up again by
+ * its filing costs one. A page whose rows carry it as `walked` (the
+ * "walked" reading) shows it for a filing that has no other debtor.
+ */
+export const walkedDebtor = (alias: string) =>
+  frozen(
+    `walkedDebtor:${alias}`,
+    () =>
+      sql`json_array(${sql.join(
+        columnsOf(debtorParties).map(([, c]) => sql`${sql.identifier(alias)}.${sql.identifier(c.name)}`),
+        sql`, `,
+      )})`,
+  );
+
+/**
+ * A filing's debtors as partiesOf reads them, but for the row's `walked`
+ * (walkedDebtor) when it is at position 0: that one is not read again, and
+ * the lookups start at position 1.
+ */
+const debtorsWalked = () =>
+  frozen(
+    "debtorsWalked",
+    () => sql`case when ${filings}."walked" ->> 0 = 0
+      then '[' || ${filings}."walked" || coalesce(',' || ${partiesFrom(debtorParties, false, 1)}, '') || ']'
+      else ${partiesOf(debtorParties)} end`,
+  );
 
 /**
  * A filing's listed form (src/db/listed.ts) made up from its tables
@@ -863,11 +903,11 @@ export type Reading = "whole" | "listed";
  * Without `withAmendments`, its amendments are left empty: a page that reads
  * them whole reads them once.
  */
-export const listedFromTables = (withAmendments = true) =>
+export const listedFromTables = (withAmendments = true, walked = false) =>
   frozen(
-    `listedFromTables:${withAmendments}`,
+    `listedFromTables:${withAmendments}:${walked}`,
     () =>
-      sql`'[' || ${partiesOf(debtorParties)} || ',' || ${partiesOf(securedParties)} || ',' || ${withAmendments ? partiesOf(amendments, true) : sql`'[]'`} || ']'`,
+      sql`'[' || ${walked ? debtorsWalked() : partiesOf(debtorParties)} || ',' || ${partiesOf(securedParties)} || ',' || ${withAmendments ? partiesOf(amendments, true) : sql`'[]'`} || ']'`,
   );
 
 /**
@@ -880,7 +920,10 @@ export const listedFromTables = (withAmendments = true) =>
  * a filing with its form reads no party row.
  */
 const listedForm = (reading: Reading) =>
-  frozen(`listedForm:${reading}`, () => sql`coalesce(${filings.listed}, ${listedFromTables(reading === "listed")})`);
+  frozen(
+    `listedForm:${reading}`,
+    () => sql`coalesce(${filings.listed}, ${listedFromTables(reading === "listed", reading === "walked")})`,
+  );
 
 /**
  * The select list of a page row: the filing's columns named by their keys,
