@@ -4,7 +4,8 @@
  * src/domain/names.ts, and the lien report's traits of each filing (its
  * collateral categories, a funding company among its lenders) after a
  * change to src/domain/collateral.ts or securedPartyKinds.ts, or after
- * migration 0023; docs/deploying.md says when. Run through npm:
+ * migration 0023, and each secured party's debtor industries after
+ * migration 0031; docs/deploying.md says when. Run through npm:
  *
  *   npm run db:rekey                              # the local D1 state
  *   npm run db:rekey -- --remote                  # production's databases
@@ -47,7 +48,7 @@ try {
       if (process.stderr.isTTY) process.stderr.write("\r\u001b[K");
       const seconds = (Date.now() - started) / 1000;
       console.error(
-        `  ${shard}: ${number(summary.filings)} filings read; ${number(summary.debtors)} debtor keys, ${number(summary.lenders)} lender keys and ${number(summary.traits)} filings' traits rewritten, in ${seconds.toFixed(1)}s`,
+        `  ${shard}: ${number(summary.filings)} filings read; ${number(summary.debtors)} debtor keys, ${number(summary.lenders)} lender keys, ${number(summary.traits)} filings' traits and ${number(summary.industries)} filings' lender industries rewritten, in ${seconds.toFixed(1)}s`,
       );
       // The change feed's name index follows the parties' keys (src/changes/reindex.ts).
       const changes = await reindexChanges(db);

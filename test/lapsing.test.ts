@@ -10,7 +10,7 @@ import { INDUSTRIES } from "../src/domain/industries.ts";
 import { findsSecuredParty } from "../src/domain/names.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
-import { stream } from "./feeds.ts";
+import { fresh, stream } from "./feeds.ts";
 import {
   clearAllShards,
   d1Of,
@@ -378,6 +378,64 @@ describe("the count of a lapse list by lender", () => {
       // Windows not asked before: the answers above are cached for a minute (src/http/caching.ts).
       expect((await byLender(name, 81)).total, name).toBe(both(name, 81));
       expect((await byLender(name, 200)).total, name).toBe(both(name, 200));
+    }
+  });
+});
+
+describe("a lapse list by lender and industry", () => {
+  /** Sixty filings in UT lapsing on days 1 to 60, one lender each: a Real Estate debtor on every third, Manufacturing on the others, and a second debtor in Retail on every fourth. */
+  const records = Array.from({ length: 60 }, (_, i) =>
+    lapsing(`LI-UT-${i}`, 1 + i, {
+      state: "UT",
+      debtors: [
+        party(`Canyon Client ${i} LLC`, { label: i % 3 === 0 ? "Real Estate" : "Manufacturing" }),
+        ...(i % 4 === 0 ? [party(`Canyon Partner ${i} LLC`, { label: "Retail & E-commerce" })] : []),
+      ],
+      securedParties: [party("Canyon Lending LLC")],
+    }),
+  );
+  const list = (industries: string, envelope: string) =>
+    `/filings/lapsing?state=UT&from=${day(1)}&to=${day(60)}&secured_party=canyon%20lending&industry=${encodeURIComponent(industries)}&envelope=${envelope}`;
+  /** Both envelopes' answers (envelope A's count, envelope B's numbers) and the rows each read. */
+  async function answers(industries: string) {
+    const a = await get(fresh(list(industries, "a")));
+    const b = await get(fresh(list(industries, "b")));
+    const rowsOf = (res: Response) => Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]);
+    const [bodyA, bodyB] = (await Promise.all([a.json(), b.json()])) as [
+      { pagination: { total_results: number }; ucc_liens: { initial_financing_number: string }[] },
+      { ucc_liens: { initial_financing_number: string }[] },
+    ];
+    return {
+      total: bodyA.pagination.total_results,
+      numbers: [bodyA, bodyB].map((body) => body.ucc_liens.map((l) => l.initial_financing_number)),
+      rows: [rowsOf(a), rowsOf(b)],
+    };
+  }
+
+  it("checks each of the lender's entries on its own row, and answers the same from rows stored before migration 0031", async () => {
+    await loadDelta(records);
+    const asked = ["Real Estate", "Retail & E-commerce,Real Estate", "Agriculture & Farming"];
+    const expected = [
+      records.filter((_, i) => i % 3 === 0).length,
+      records.filter((_, i) => i % 3 === 0 || i % 4 === 0).length,
+      0,
+    ];
+    const current = [];
+    for (const industries of asked) current.push(await answers(industries));
+    expect(current.map((a) => a.total)).toEqual(expected);
+    // The count reads the lender's 60 entries in the window once, a row each, and the page at most all of
+    // them again (an industry none has: 146 rows, 414 when each entry sought its filing's debtors).
+    for (const answer of current) expect(answer.rows[0]).toBeLessThanOrEqual(2 * 60 + 30);
+    // As before 0031 (or until db:rekey): no industries on the rows, so each entry seeks its filing's debtors.
+    const d1 = d1Of("UT");
+    await d1.prepare("update secured_parties set debtor_industries = null where filing_number like 'LI-UT-%'").run();
+    for (const [i, industries] of asked.entries()) {
+      const before = await answers(industries);
+      expect({ total: before.total, numbers: before.numbers }).toEqual({
+        total: current[i]?.total,
+        numbers: current[i]?.numbers,
+      });
+      expect(before.rows[0], industries).toBeGreaterThan((current[i]?.rows[0] ?? 0) + 60);
     }
   });
 });

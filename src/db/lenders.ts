@@ -149,6 +149,7 @@ export function securedRow(s: SecuredParty, refs: LenderRefs) {
     filingNumber: s.filingNumber,
     lapsesOn: s.lapsesOn,
     debtorTypes: s.debtorTypes,
+    debtorIndustries: s.debtorIndustries,
   };
 }
 
@@ -179,6 +180,7 @@ export function securedPartiesWhere(db: Db, where: SQL | undefined) {
       filingNumber: securedParties.filingNumber,
       lapsesOn: securedParties.lapsesOn,
       debtorTypes: securedParties.debtorTypes,
+      debtorIndustries: securedParties.debtorIndustries,
     })
     .from(securedParties)
     .innerJoin(filings, eq(filings.id, securedParties.filingId))

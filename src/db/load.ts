@@ -34,7 +34,15 @@ import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { integerCodeParams, packedAddressKeys, withIntegerCodes } from "./encodings.ts";
 import { type LenderRefs, lenderStatements, lookedUp, securedPartiesWhere, securedRow } from "./lenders.ts";
 import { inLapseWindow, listedText } from "./listed.ts";
-import { ANY_FACET, type FilingRecord, type FilingRows, facetDayRows, soundKeyRows, toRows } from "./records.ts";
+import {
+  ANY_FACET,
+  type FilingRecord,
+  type FilingRows,
+  facetDayRows,
+  industrySet,
+  soundKeyRows,
+  toRows,
+} from "./records.ts";
 import { digestStatements } from "./reports.ts";
 import {
   type Amendment,
@@ -639,13 +647,21 @@ export function storedRows(
   secured: SecuredParty[],
   changes: Amendment[],
 ): FilingRows[] {
-  return stored.map(({ lenders: _, listed, ...filing }) => ({
-    filing,
-    listed: listed ?? null,
-    debtors: debtors.filter((d) => d.filingId === filing.id),
-    securedParties: secured.filter((s) => s.filingId === filing.id),
-    amendments: changes.filter((a) => a.filingId === filing.id),
-  }));
+  return stored.map(({ lenders: _, listed, ...filing }) => {
+    const own = debtors.filter((d) => d.filingId === filing.id);
+    // Rows stored before migration 0031 hold no industries: read as what a
+    // load writes, so reloading them changes nothing (db:rekey fills them).
+    const industries = industrySet(own.map((d) => d.industry));
+    return {
+      filing,
+      listed: listed ?? null,
+      debtors: own,
+      securedParties: secured
+        .filter((s) => s.filingId === filing.id)
+        .map((s) => (s.debtorIndustries === null ? { ...s, debtorIndustries: industries } : s)),
+      amendments: changes.filter((a) => a.filingId === filing.id),
+    };
+  });
 }
 
 /** Filings looked up and written per round trip pair by upsertFilings. */

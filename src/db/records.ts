@@ -156,6 +156,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
   const state = record.state.toUpperCase();
   const shared = { filingId: id, filingState: state, filedAt: record.filedAt, filingNumber: record.number };
   const debtorTypes = setOf(record.debtors.map((d) => d.type));
+  const debtorIndustries = industrySet(record.debtors.map((d) => d.label));
   const lapse = lapseOf(record.kind, record.filedAt, record.amendments, record.officeLapseDate ?? null);
   const terminated = terminatedAt(record.amendments);
   // Copied onto the parties (schema.ts, lapseCopy): the lapse date of a live filing.
@@ -198,6 +199,7 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
       ...addressColumns(p.address),
       lapsesOn,
       debtorTypes,
+      debtorIndustries,
     })),
     amendments: record.amendments.map((a, position) => ({
       filingId: id,
@@ -213,6 +215,14 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
 }
 
 /** A set of labels as stored in one column: distinct, sorted, joined with "|". */
+/**
+ * The industries of INDUSTRIES among `labels`, as a setMask over it reads
+ * back (secured_parties.debtor_industries); other labels cannot be asked for.
+ */
+export function industrySet(labels: Iterable<string | null | undefined>): string {
+  return setOf([...labels].filter((l) => (INDUSTRIES as readonly (string | null | undefined)[]).includes(l)));
+}
+
 function setOf(labels: Iterable<string | null | undefined>): string {
   return [...new Set([...labels].filter((l): l is string => l != null && l !== ""))].sort().join("|");
 }

@@ -17,7 +17,9 @@
  * - changed traits (records.ts, traitsOf: what the lien report counts of a
  *   filing's collateral and lenders, or none yet on rows loaded before
  *   migration 0023): rewritten, and the filing's debtors queued, whose
- *   report digests are rebuilt with their other aggregates.
+ *   report digests are rebuilt with their other aggregates;
+ * - its debtors' industries on each secured party (debtor_industries, none
+ *   yet on rows loaded before migration 0031): written where they differ.
  * A page whose keys are all current writes nothing, so a second run
  * changes nothing; a run cut short leaves its queue and stale totals, which
  * the next run refreshes.
@@ -29,7 +31,7 @@ import { debtorKey, securedNameWords } from "../domain/names.ts";
 import type { Db } from "./database.ts";
 import { lenderStatements, lookedUp, securedPartiesWhere } from "./lenders.ts";
 import { facetCutoffDay, queueKeyStatements, refreshQueued, storedRows } from "./load.ts";
-import { facetDayRows, traitsOf } from "./records.ts";
+import { facetDayRows, industrySet, traitsOf } from "./records.ts";
 import { amendments, debtorParties, debtorsToRefresh, filings, securedParties, staleTallies } from "./schema.ts";
 import { facetStatements } from "./tallies.ts";
 
@@ -52,6 +54,8 @@ export interface RekeySummary {
   lenders: number;
   /** Filings whose traits (collateral categories, funding company) were rewritten. */
   traits: number;
+  /** Filings whose secured parties' debtor industries were written. */
+  industries: number;
 }
 
 type Statement = BatchItem<"sqlite">;
@@ -111,6 +115,7 @@ async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Prom
         type: debtorParties.type,
         name: debtorParties.name,
         nameKey: debtorParties.nameKey,
+        industry: debtorParties.industry,
       })
       .from(debtorParties)
       .where(and(gt(debtorParties.filingId, from), lte(debtorParties.filingId, to))),
@@ -141,6 +146,14 @@ async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Prom
         debtors.filter((d) => ids.has(d.filingId)).map((d) => d.nameKey),
       ),
     ] as [Statement, ...Statement[]]);
+  }
+  const industries = changedIndustries(debtors, lenders);
+  for (let i = 0; i < industries.length; i += FILINGS_PER_BATCH * 4) {
+    const part = industries.slice(i, i + FILINGS_PER_BATCH * 4);
+    const statements: Statement[] = part.map((f) =>
+      db.update(securedParties).set({ debtorIndustries: f.industries }).where(eq(securedParties.filingId, f.id)),
+    );
+    await db.batch(statements as [Statement, ...Statement[]]);
   }
   const newDebtors = debtors.flatMap((d) => {
     const key = debtorKey(d.name, d.type);
@@ -191,7 +204,24 @@ async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Prom
     debtors: newDebtors.length,
     lenders: newLenders.length,
     traits: traits.length,
+    industries: industries.length,
   };
+}
+
+/**
+ * The filings of a page whose secured parties' debtor industries differ
+ * from their debtors' (records.ts, industrySet), or were never stored
+ * (rows loaded before migration 0031), with what their debtors give.
+ */
+function changedIndustries(
+  debtors: { filingId: number; industry: string | null }[],
+  lenders: { filingId: number; debtorIndustries: string | null }[],
+): { id: number; industries: string }[] {
+  const stored = new Map(lenders.map((s) => [s.filingId, s.debtorIndustries]));
+  return [...stored].flatMap(([id, held]) => {
+    const industries = industrySet(debtors.filter((d) => d.filingId === id).map((d) => d.industry));
+    return industries === held ? [] : [{ id, industries }];
+  });
 }
 
 /**
@@ -212,7 +242,7 @@ export async function rekeyStored(
   const pageIds = options.pageIds ?? PAGE_IDS;
   const [top] = await db.select({ id: max(filings.id) }).from(filings);
   const last = top?.id ?? 0;
-  const summary: RekeySummary = { filings: 0, debtors: 0, lenders: 0, traits: 0 };
+  const summary: RekeySummary = { filings: 0, debtors: 0, lenders: 0, traits: 0, industries: 0 };
   for (let from = 0; from < last; from += pageIds) {
     const to = Math.min(from + pageIds, last);
     const page = await rekeyPage(db, from, to, cutoff);
@@ -220,6 +250,7 @@ export async function rekeyStored(
     summary.debtors += page.debtors;
     summary.lenders += page.lenders;
     summary.traits += page.traits;
+    summary.industries += page.industries;
     options.onPage?.(summary, to, last);
   }
   // What a run cut short between a page's writes and its refresh left behind.

@@ -127,14 +127,19 @@ type LenderWindowValues = WindowValues & { names: string; below: string };
 
 /**
  * That a filing (of the secured party row in hand) has a debtor in one of
- * `industries` (codes, written into the text: validated), or no condition.
+ * `industries` (codes, written into the text: validated), or no condition:
+ * from the row's set of its debtors' industries (debtor_industries, a bit
+ * per code), which D1 counts no row for when an index entry led to it;
+ * a row stored before migration 0031 and not yet filled (db:rekey) seeks
+ * the filing's debtors, about 2 rows more.
  */
-const withDebtorIn = (industries: number[]) =>
-  industries.length === 0
-    ? undefined
-    : sql`exists (select 1 from ${debtorParties} d where d.filing_id = ${securedParties.filingId} and d.industry in (${sql.raw(
-        industries.join(", "),
-      )}))`;
+const withDebtorIn = (industries: number[]) => {
+  if (industries.length === 0) return undefined;
+  const mask = sql.raw(String(industries.reduce((m, code) => m | (1 << code), 0)));
+  const codes = sql.raw(industries.join(", "));
+  return sql`((${securedParties.debtorIndustries} & ${mask}) <> 0 or (${securedParties.debtorIndustries} is null
+    and exists (select 1 from ${debtorParties} d where d.filing_id = ${securedParties.filingId} and d.industry in (${codes}))))`;
+};
 
 /** The state's lender names under the name, in name order (after `after`), from its lender facets, each with its id (facetCounts.ref). */
 const lenderNames = (v: Holes<LenderWindowValues>, after?: SQL) =>

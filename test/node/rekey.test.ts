@@ -97,7 +97,8 @@ const RECORDS = [...generateFilings({ filings: 600, seed: 26, now: NOW })].map((
 
 /**
  * RECORDS loaded with the old keys, as a database loaded before the change
- * holds them, and without traits, as one loaded before migration 0023.
+ * holds them, without traits, as one loaded before migration 0023, and
+ * without its lenders' debtor industries, as one loaded before 0031.
  */
 function loadedWithOldKeys(): DatabaseSync {
   const db = migratedDatabase();
@@ -105,7 +106,10 @@ function loadedWithOldKeys(): DatabaseSync {
   for (const r of rows) {
     r.filing.traits = null;
     for (const d of r.debtors) d.nameKey = OLD_DEBTOR_KEYS.get(d.name) ?? d.nameKey;
-    for (const s of r.securedParties) s.nameWords = OLD_LENDER_WORDS.get(s.name) ?? s.nameWords;
+    for (const s of r.securedParties) {
+      s.nameWords = OLD_LENDER_WORDS.get(s.name) ?? s.nameWords;
+      s.debtorIndustries = null;
+    }
   }
   writeFilingRows(db, new Map(), rows, facetCutoffDay(NOW));
   refreshAll(db);
@@ -134,7 +138,7 @@ function tables(db: DatabaseSync) {
     // A lender's name by its words: a name new to a database gets the next id.
     securedParties: all(
       db,
-      "select filing_id, position, (select words from lender_names where id = name_id) as words, filing_state, filed_at, filing_number, lapses_on, debtor_types from secured_parties order by filing_id, position",
+      "select filing_id, position, (select words from lender_names where id = name_id) as words, filing_state, filed_at, filing_number, lapses_on, debtor_types, debtor_industries from secured_parties order by filing_id, position",
     ),
     lenders: all(db, "select * from lenders order by id"),
     amendments: all(db, "select * from amendments order by filing_id, position"),
@@ -175,7 +179,7 @@ const rawSoundKeys = (db: DatabaseSync) =>
   );
 
 describe("npm run db:rekey", () => {
-  it("gives a database keyed under the old rules and without traits what a load under the current rules gives, once", async () => {
+  it("gives a database keyed under the old rules, without traits and lender industries, what a load under the current rules gives, once", async () => {
     const fresh = loadedNow();
     const db = loadedWithOldKeys();
     const changedDebtors = RECORDS.flatMap((r) => r.debtors).filter((d) => OLD_DEBTOR_KEYS.has(d.name)).length;
@@ -197,6 +201,7 @@ describe("npm run db:rekey", () => {
       debtors: changedDebtors,
       lenders: changedLenders,
       traits: RECORDS.length,
+      industries: RECORDS.length,
     });
     // Pages of 50 filing ids up to the last.
     expect(pages).toEqual(
@@ -214,6 +219,7 @@ describe("npm run db:rekey", () => {
       debtors: 0,
       lenders: 0,
       traits: 0,
+      industries: 0,
     });
     expect({ tables: tables(db), soundKeys: rawSoundKeys(db) }).toEqual(before);
   });

@@ -1,0 +1,1 @@
+ALTER TABLE `secured_parties` ADD `debtor_industries` integer;
