@@ -37,7 +37,7 @@ try {
       let tenths = 0;
       const summary = await rekeyStored(db, {
         onPage: (s, done, last) => {
-          const line = `  ${shard}: ${number(done)} of ${number(last)} filing ids, ${number(s.debtors)} debtor and ${number(s.lenders)} lender keys rewritten`;
+          const line = `  ${shard}: ${number(done)} of ${number(last)} filing ids, ${number(s.debtors)} debtor and ${number(s.lenders)} lender keys, ${number(s.industries)} filings' lender industries rewritten`;
           if (process.stderr.isTTY) process.stderr.write(`\r${line}\u001b[K`);
           else if (Math.floor((10 * done) / last) > tenths) {
             tenths = Math.floor((10 * done) / last);
