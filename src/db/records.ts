@@ -214,7 +214,6 @@ export function toRows(record: FilingRecord, id: number): FilingRows {
   };
 }
 
-/** A set of labels as stored in one column: distinct, sorted, joined with "|". */
 /**
  * The industries of INDUSTRIES among `labels`, as a setMask over it reads
  * back (secured_parties.debtor_industries); other labels cannot be asked for.
@@ -223,6 +222,7 @@ export function industrySet(labels: Iterable<string | null | undefined>): string
   return setOf([...labels].filter((l) => (INDUSTRIES as readonly (string | null | undefined)[]).includes(l)));
 }
 
+/** A set of labels as stored in one column: distinct, sorted, joined with "|". */
 function setOf(labels: Iterable<string | null | undefined>): string {
   return [...new Set([...labels].filter((l): l is string => l != null && l !== ""))].sort().join("|");
 }

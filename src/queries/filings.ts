@@ -871,7 +871,7 @@ export type Reading = "whole" | "listed" | "walked";
  * walk over a debtor index (debtor_parties by name): the table row of an
  * index entry costs D1 no row read, where looking the party up again by
  * its filing costs one. A page whose rows carry it as `walked` (the
- * "walked" reading) shows it for a filing that has no other debtor.
+ * "walked" reading) shows it for a filing on which it comes first.
  */
 export const walkedDebtor = (alias: string) =>
   frozen(
@@ -885,8 +885,8 @@ export const walkedDebtor = (alias: string) =>
 
 /**
  * A filing's debtors as partiesOf reads them, but for the row's `walked`
- * (walkedDebtor) when it is at position 0: that one is not read again, and
- * the lookups start at position 1.
+ * (walkedDebtor, whose first value is its position) when it is at position
+ * 0: that one is not read again, and the lookups start at position 1.
  */
 const debtorsWalked = () =>
   frozen(
