@@ -50,8 +50,8 @@ const countsOf = (counts: SQL[]) => {
  * whichever of them it names (a report's fresh count), with the key ''.
  * `ctes`: common table expressions `parties` reads, written before facts;
  * `before`: a select of the same columns led by `part` and ended by
- * `adds`, whose rows come first (a report's found debtors), the counted
- * rows then marked `part` 'recount'.
+ * `adds` and `filing`, whose rows come first (a report's found debtors and
+ * their oldest live filing), the counted rows then marked `part` 'recount'.
  */
 export function digestSelect(
   parties: SQL,
@@ -77,7 +77,7 @@ export function digestSelect(
       where ${parties}
       group by ${key}, dp.filing_state, f.id
     )
-    ${before ? sql`${before} union all select 'recount' as part, ` : sql`select `}g.k, g.s, ${asOf} as as_of, g.filings, g.terminated, g.active, g.kinds, g.categories, p.lenders, r.recent, g.first_active, g.lapses_next${before ? sql`, 1 as adds` : sql``}
+    ${before ? sql`${before} union all select 'recount' as part, ` : sql`select `}g.k, g.s, ${asOf} as as_of, g.filings, g.terminated, g.active, g.kinds, g.categories, p.lenders, r.recent, g.first_active, g.lapses_next${before ? sql`, 1 as adds, null as filing` : sql``}
     from (
       select k, s, count(*) as filings, sum(ended is not null) as terminated, sum(live) as active,
         ${countsOf(kinds)} as kinds, ${countsOf(categories)} as categories,

@@ -953,6 +953,22 @@ export function withParties(withAmendments: boolean, shown?: SQL, reading: Readi
 }
 
 /**
+ * A page row of withParties(false) (whole, without amendments) as one JSON
+ * object of the same keys and values, for a statement whose other rows have
+ * other columns (a lien report's digests carry their oldest live filing so):
+ * JSON.parse gives the row assemble() reads.
+ */
+export const partiesObject = () =>
+  frozen(
+    "partiesObject",
+    () =>
+      sql`json_object(${sql.join(
+        columnsOf(filings).map(([key, column]) => sql`${sql.raw(`'${key}'`)}, ${column}`),
+        sql`, `,
+      )}, 'listed', ${listedForm("whole")})`,
+  );
+
+/**
  * Filings sought by key from a VALUES list of bound ids, `slots` long (null
  * past the ids given), so one statement text serves any number up to it. A
  * VALUES list is read as SQLite makes it, not as a table, so D1 counts no

@@ -25,6 +25,7 @@ import {
   filingsInList,
   idSlots,
   type PageRow,
+  partiesObject,
   walkedDebtor,
   withParties,
 } from "../queries/filings.ts";
@@ -107,26 +108,20 @@ const digests = template("reportDigests", (f: Shape, v: Holes<Values>) => {
       select k, s from found where not fresh
         or ((select 1 from found limit 1 offset 1) and exists (select 1 from ${debtorLinks} where ${linked}))
     )`;
+  // The oldest live filing (report order) among the fresh digests' oldest,
+  // with its parties, as one JSON object (partiesObject): one filing read
+  // whole however many debtors are found, each found debtor's oldest read
+  // for its place in the order only.
+  const first = sql`select 'first' as part, null, null, null, null, null, null, null, null, null, null, null, null, null,
+      (select ${partiesObject()} from ${filings} where ${filings.id} = (
+        select o.id from found x cross join ${filings} o on o.id = x.first_active where x.fresh
+        order by o.filed_at, o.state, o.number limit 1)) as filing`;
   return digestSelect(sql`(dp.name_key, dp.filing_state) in (select k, s from counted)`, v.today, "state", {
     ctes,
     before: sql`select 'found' as part, k, s, as_of, filings, terminated, active, kinds, categories, lenders, recent, first_active, lapses_next,
-      (k, s) not in (select k, s from counted) as adds from found`,
+      (k, s) not in (select k, s from counted) as adds, null as filing from found union all ${first}`,
   });
 });
-
-/**
- * The oldest live filing (report order) among the fresh digests' oldest,
- * with its parties: one filing read whole however many debtors are found
- * (each found debtor's oldest is read for its place in the order only).
- */
-const firsts = template(
-  "reportFirsts",
-  (f: Shape, v: Holes<Values>) => sql`select ${withParties(false)} from ${filings} where ${filings.id} = (
-      select o.id from ${debtorNames} join ${debtorReports} r on r.name_key = ${debtorNames.nameKey} and r.state = ${debtorNames.state}
-        cross join ${filings} o on o.id = r.first_active
-      where (${foundWhere(f, v)}) and ${fresh(v)}
-      order by o.filed_at, o.state, o.number limit 1)`,
-);
 
 /** The listed states' (or every held state's) summaries: how current each is. */
 const currency = template("reportStates", (f: Shape & { listed: number }, v: Holes<Values & { list: string[] }>) => {
@@ -294,7 +289,6 @@ export function reportStatements(q: ReportRequest) {
   };
   return {
     digests: digests(shape, bound),
-    firsts: firsts(shape, bound),
     states: currency({ ...shape, listed: q.states?.length ?? 0 }, { ...bound, list: q.states ?? [] }),
     seq: newestChange(),
     page: page(shape, bound),
@@ -305,9 +299,8 @@ export type ReportStatements = ReturnType<typeof reportStatements>;
 
 /** A report's part of one shard, in one batch. */
 export async function readShardReport(db: Db, s: ReportStatements): Promise<ShardReport> {
-  const [parts, first, states, [newest], rows] = await db.batch([
-    db.all<DigestRow & { part: "found" | "recount" }>(s.digests),
-    db.all<PageRow>(s.firsts),
+  const [parts, states, [newest], rows] = await db.batch([
+    db.all<DigestRow & { part: "found" | "recount" | "first"; filing: string | null }>(s.digests),
     db.all<{ state: string; office: number | null; newest: number | null }>(s.states),
     db.all<{ seq: number }>(s.seq),
     db.all<PageRow>(s.page),
@@ -315,7 +308,7 @@ export async function readShardReport(db: Db, s: ReportStatements): Promise<Shar
   return {
     digests: parts.filter((r) => r.part === "found"),
     recounted: parts.filter((r) => r.part === "recount"),
-    firsts: assemble(first),
+    firsts: assemble(parts.flatMap((r) => (r.part === "first" && r.filing ? [JSON.parse(r.filing) as PageRow] : []))),
     states,
     seq: Number(newest?.seq ?? 0),
     page: assemble(rows),
