@@ -172,7 +172,9 @@ const LISTS_WHEN = { taken: 7, debtors: 4, page: 12 } as const;
  *    by a recursive query whose queue, ordered, holds each found debtor's
  *    next index entry; each step takes the first of all and queues that
  *    debtor's next, however many filings each has. A filing that names two
- *    found debtors is taken from the range of the one with the lesser key.
+ *    found debtors is taken from the range of the one with the lesser key:
+ *    an entry reads its filing's other debtors for that only when its
+ *    debtor has a co-debtor link to another found debtor (`flagged`).
  * Which reads fewer rows is settled from the found debtors' filing counts
  * (LISTS_WHEN): for the 162 debtors "J Smith" finds in five million filings
  * the page reads 2,248 rows by the merge (its choice included) where the
@@ -195,25 +197,36 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
       where d.name_key = x.k and d.filing_state = x.s and ${after(f, v)}
       order by d.filed_at, d.filing_number, d.filing_id limit ${v.size})
     order by f.filed_at, f.state, f.number, f.id limit ${v.size}`;
-  // Debtor k's first index entry in state s from `from` on whose filing names no found debtor of a lesser key.
+  // Debtor k's first index entry in state s from `from` on whose filing names no found debtor of a lesser key:
+  // sought only for a debtor `linked` to another found debtor (a co-debtor on some filing), which alone can share one.
   const entry = (
     k: string,
     s: string,
+    linked: string,
     from: SQL,
   ) => sql`debtor_parties e on e.name_key = ${sql.raw(k)} and e.filing_state = ${sql.raw(s)}
     and (e.filed_at, e.filing_number, e.filing_id) = (
       select d.filed_at, d.filing_number, d.filing_id from debtor_parties d
-      where d.name_key = ${sql.raw(k)} and d.filing_state = ${sql.raw(s)} and ${from} and not exists (
+      where d.name_key = ${sql.raw(k)} and d.filing_state = ${sql.raw(s)} and ${from} and (not ${sql.raw(linked)} or not exists (
         select 1 from debtor_parties o where o.filing_id = d.filing_id and o.name_key < d.name_key
-          and (o.name_key, o.filing_state) in (select k, s from found))
+          and (o.name_key, o.filing_state) in (select k, s from found)))
       order by d.filed_at, d.filing_number, d.filing_id limit 1)`;
+  // Each found debtor, and whether it is linked to a found debtor (links are kept both ways, and a
+  // found co-debtor's key is one the name's spans take: a row for each such link, as the digests seek them).
+  const linked = spansMatch(
+    debtorLinks.otherKey,
+    spansIn(f.spans, v.spans),
+    sql`${debtorLinks.nameKey} = found.k and ${debtorLinks.filingState} = found.s`,
+  );
+  const flagged = sql`flagged as materialized (
+      select k, s, exists (select 1 from ${debtorLinks} where ${linked}) as l from found where ${form(3)})`;
   // UNION, not UNION ALL: a debtor named twice on a filing has two entries of one key, queued once.
-  const merged = sql`merged(k, s, at, num, fid) as (
-      select x.k, x.s, e.filed_at, e.filing_number, e.filing_id
-      from (select 1 where ${form(3)}) as merge cross join found x cross join ${entry("x.k", "x.s", after(f, v))}
+  const merged = sql`merged(k, s, at, num, fid, l) as (
+      select x.k, x.s, e.filed_at, e.filing_number, e.filing_id, x.l
+      from (select 1 where ${form(3)}) as merge cross join flagged x cross join ${entry("x.k", "x.s", "x.l", after(f, v))}
       union
-      select m.k, m.s, e.filed_at, e.filing_number, e.filing_id
-      from merged m cross join ${entry("m.k", "m.s", sql`(d.filed_at, d.filing_number, d.filing_id) > (m.at, m.num, m.fid)`)}
+      select m.k, m.s, e.filed_at, e.filing_number, e.filing_id, m.l
+      from merged m cross join ${entry("m.k", "m.s", "m.l", sql`(d.filed_at, d.filing_number, d.filing_id) > (m.at, m.num, m.fid)`)}
       order by 3, 2, 4, 5 limit ${v.size})`;
   // CROSS JOIN keeps the merged entries outside: the planner may otherwise scan filings for them.
   const ofMerged = sql`select f.*, null as walked from merged cross join ${filings} f on f.id = merged.fid`;
@@ -227,6 +240,7 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
     shape as materialized (select case when count(*) = 0 then 0 when count(*) = 1 then 1
       when ${sql.raw(String(LISTS_WHEN.taken))} * total(min(c, ${v.size})) <= ${sql.raw(String(LISTS_WHEN.debtors))} * count(*) + ${sql.raw(String(LISTS_WHEN.page))} * ${v.size} then 2
       else 3 end as form from found),
+    ${flagged},
     ${merged}
     select ${withParties(true, undefined, "walked")} from (
       select * from (${ofOne}) union all select * from (${lists}) union all select distinct * from (${ofMerged})) as ${filings}`;
