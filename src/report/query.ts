@@ -66,6 +66,18 @@ function foundWhere(f: Shape, v: Holes<Values>): SQL {
   return and(sql`(${spans})`, sql`instr(${v.states}, ',' || ${debtorNames.state} || ',') > 0`) as SQL;
 }
 
+/**
+ * The co-debtor links of the found debtor in hand (`found`, a CTE of the
+ * statement) to keys the name's spans take: a found co-debtor's key is one,
+ * so a row for each link to a found debtor and none for the others.
+ */
+const linksToFound = (f: Shape, v: Holes<Values>) =>
+  spansMatch(
+    debtorLinks.otherKey,
+    spansIn(f.spans, v.spans),
+    sql`${debtorLinks.nameKey} = found.k and ${debtorLinks.filingState} = found.s`,
+  );
+
 /** A digest (aliased `r`) whose live counts are today's: built on or before today, and no live filing lapsed since. */
 const fresh = (v: Holes<Values>) =>
   sql`(r.name_key is not null and r.as_of <= ${v.today} and (r.lapses_next is null or r.lapses_next > ${v.today}))`;
@@ -93,11 +105,7 @@ const DIGEST = sql.raw(
  * links; it reads 1,305 in all.
  */
 const digests = template("reportDigests", (f: Shape, v: Holes<Values>) => {
-  const linked = spansMatch(
-    debtorLinks.otherKey,
-    spansIn(f.spans, v.spans),
-    sql`${debtorLinks.nameKey} = found.k and ${debtorLinks.filingState} = found.s`,
-  );
+  const linked = linksToFound(f, v);
   // Materialized: the found debtors are read once, and each later step starts from them.
   const ctes = sql`found as materialized (
       select ${debtorNames.nameKey} as k, ${debtorNames.state} as s, ${DIGEST}, ${fresh(v)} as fresh
@@ -213,11 +221,7 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
       order by d.filed_at, d.filing_number, d.filing_id limit 1)`;
   // Each found debtor, and whether it is linked to a found debtor (links are kept both ways, and a
   // found co-debtor's key is one the name's spans take: a row for each such link, as the digests seek them).
-  const linked = spansMatch(
-    debtorLinks.otherKey,
-    spansIn(f.spans, v.spans),
-    sql`${debtorLinks.nameKey} = found.k and ${debtorLinks.filingState} = found.s`,
-  );
+  const linked = linksToFound(f, v);
   const flagged = sql`flagged as materialized (
       select k, s, exists (select 1 from ${debtorLinks} where ${linked}) as l from found where ${form(3)})`;
   // UNION, not UNION ALL: a debtor named twice on a filing has two entries of one key, queued once.
