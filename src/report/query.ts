@@ -222,8 +222,10 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
   // Each found debtor, and whether it is linked to a found debtor (links are kept both ways, and a
   // found co-debtor's key is one the name's spans take: a row for each such link, as the digests seek them).
   const linked = linksToFound(f, v);
+  // No link is sought when no two found debtors share a state (`shares`): a filing has one state, so
+  // debtors of different states (one name filed in many) never share one.
   const flagged = sql`flagged as materialized (
-      select k, s, exists (select 1 from ${debtorLinks} where ${linked}) as l from found where ${form(3)})`;
+      select k, s, (select shares from shape) and exists (select 1 from ${debtorLinks} where ${linked}) as l from found where ${form(3)})`;
   // UNION, not UNION ALL: a debtor named twice on a filing has two entries of one key, queued once.
   const merged = sql`merged(k, s, at, num, fid, l) as (
       select x.k, x.s, e.filed_at, e.filing_number, e.filing_id, x.l
@@ -243,7 +245,7 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
       from ${debtorNames} where ${foundWhere(f, v)}),
     shape as materialized (select case when count(*) = 0 then 0 when count(*) = 1 then 1
       when ${sql.raw(String(LISTS_WHEN.taken))} * total(min(c, ${v.size})) <= ${sql.raw(String(LISTS_WHEN.debtors))} * count(*) + ${sql.raw(String(LISTS_WHEN.page))} * ${v.size} then 2
-      else 3 end as form from found),
+      else 3 end as form, count(distinct s) < count(*) as shares from found),
     ${flagged},
     ${merged}
     select ${withParties(true, undefined, "walked")} from (
