@@ -51,7 +51,10 @@ const countsOf = (counts: SQL[]) => {
  * `ctes`: common table expressions `parties` reads, written before facts;
  * `before`: a select of the same columns led by `part` and ended by
  * `adds` and `filing`, whose rows come first (a report's found debtors and
- * their oldest live filing), the counted rows then marked `part` 'recount'.
+ * their oldest live filing), the counted rows then marked `part` 'recount':
+ * read only when the CTE `counted` (which `ctes` then names) holds a row,
+ * so a report whose digests all serve reads none of the recount's parts
+ * (four rows fewer).
  */
 export function digestSelect(
   parties: SQL,
@@ -78,7 +81,7 @@ export function digestSelect(
       group by ${key}, dp.filing_state, f.id
     )
     ${before ? sql`${before} union all select 'recount' as part, ` : sql`select `}g.k, g.s, ${asOf} as as_of, g.filings, g.terminated, g.active, g.kinds, g.categories, p.lenders, r.recent, g.first_active, g.lapses_next${before ? sql`, 1 as adds, null as filing` : sql``}
-    from (
+    from ${before ? sql`(select 1 where exists (select 1 from counted)) as recounting cross join ` : sql``}(
       select k, s, count(*) as filings, sum(ended is not null) as terminated, sum(live) as active,
         ${countsOf(kinds)} as kinds, ${countsOf(categories)} as categories,
         ${first} as first_active, min(case when live then lapse end) as lapses_next
