@@ -187,9 +187,10 @@ const LISTS_WHEN = { taken: 7, debtors: 4, page: 12 } as const;
  *    debtor has a co-debtor link to another found debtor (`flagged`).
  * Which reads fewer rows is settled from the found debtors' filing counts
  * (LISTS_WHEN): for the 162 debtors "J Smith" finds in five million filings
- * the page reads 2,248 rows by the merge (its choice included) where the
- * lists read 10,090; for the 28 it finds in Texas at one million, 524 by the
- * lists where the merge reads 670.
+ * the page read 2,248 rows by the merge (its choice included), 1,897 since
+ * only linked debtors' entries are checked, where the lists read 10,090;
+ * for the 28 it finds in Texas at one million, 524 by the lists where the
+ * merge read 670.
  */
 const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
   const form = (n: 1 | 2 | 3) => sql.raw(`(select form from shape) = ${n}`);
