@@ -135,7 +135,9 @@ type LenderWindowValues = WindowValues & { names: string; below: string };
  */
 const withDebtorIn = (industries: number[]) => {
   if (industries.length === 0) return undefined;
-  const mask = sql.raw(String(industries.reduce((m, code) => m | (1 << code), 0)));
+  // The set as the column stores it (a setMask over the codes' labels), so the bits are its own.
+  const labels = industries.map((code) => debtorParties.industry.mapFromDriverValue(code));
+  const mask = sql.raw(String(securedParties.debtorIndustries.mapToDriverValue(labels.join("|"))));
   const codes = sql.raw(industries.join(", "));
   return sql`((${securedParties.debtorIndustries} & ${mask}) <> 0 or (${securedParties.debtorIndustries} is null
     and exists (select 1 from ${debtorParties} d where d.filing_id = ${securedParties.filingId} and d.industry in (${codes}))))`;
