@@ -217,11 +217,15 @@ function changedIndustries(
   debtors: { filingId: number; industry: string | null }[],
   lenders: { filingId: number; debtorIndustries: string | null }[],
 ): { id: number; industries: string }[] {
-  const stored = new Map(lenders.map((s) => [s.filingId, s.debtorIndustries]));
-  return [...stored].flatMap(([id, held]) => {
-    const industries = industrySet(debtors.filter((d) => d.filingId === id).map((d) => d.industry));
-    return industries === held ? [] : [{ id, industries }];
-  });
+  const labels = new Map<number, (string | null)[]>();
+  for (const d of debtors) labels.set(d.filingId, [...(labels.get(d.filingId) ?? []), d.industry]);
+  const changed = new Map<number, string>();
+  for (const s of lenders) {
+    const industries = industrySet(labels.get(s.filingId) ?? []);
+    // Any party of the filing that holds another set: its parties are written together.
+    if (s.debtorIndustries !== industries) changed.set(s.filingId, industries);
+  }
+  return [...changed].map(([id, industries]) => ({ id, industries }));
 }
 
 /**

@@ -333,7 +333,7 @@ function lenderLapsing(q: LapsingQuery, securedParty: string): CountedFilter {
   const arms = lenderLapses(f, values);
   const total =
     industries.length === 0
-      ? sql`(${lenderBetween(null, { state: q.state, ...lenderRange(securedParty), ...windowMonths(q.from, q.to) })})`
+      ? sql`(${lenderBetween(null, { state: q.state, names: values.names, below: values.below, ...windowMonths(q.from, q.to) })})`
       : // One compound SELECT of the five arms from the window's start, each filing once.
         sql`(select count(*) from (${sql.join(
           q.after === undefined ? arms : lenderLapses({ ...f, resumed: false }, { ...values, at: 0, num: "" }),
