@@ -321,10 +321,10 @@ describe("query plans", () => {
     expect([...sent].some((sql) => /^delete from "facet_tallies" where \(\(/.test(sql))).toBe(true);
     // What a plan may scan whole: a statement's own JSON or VALUES rows and subqueries, the marks a load
     // left (stale_tallies, "q": cleared by its refresh), the refresh queue, a state's few rows, a lender
-    // month's 31 days (month_days); and, in the
+    // month's 31 days (month_days) and its industry terms (held, terms: the row's and the change's); and, in the
     // daily job only, facet_counts, once for the days that left the recency window.
     const allowed =
-      /^SCAN (j |json_each |(\d+ )?CONSTANT ROW|\d+-ROW VALUES|\(subquery-\d+\)|q$|stale_tallies$|chosen$|state_loads |state_backfills |month_days$)/;
+      /^SCAN (j |json_each |(\d+ )?CONSTANT ROW|\d+-ROW VALUES|\(subquery-\d+\)|q$|stale_tallies$|chosen$|state_loads |state_backfills |month_days$|held$|terms$)/;
     const seen = new Set<string>();
     for (const { sql, params, daily } of checked) {
       if (seen.has(sql)) continue;

@@ -23,6 +23,8 @@ import migration from "../migrations/0024_bounded_writes.sql?raw";
 import lapseSets from "../migrations/0027_lapse_sets.sql?raw";
 import unreadFacets from "../migrations/0028_drop_unread_facets.sql?raw";
 import lenderLapses from "../migrations/0030_lender_lapse_facets.sql?raw";
+import lenderIndustries from "../migrations/0032_lender_industry_facets.sql?raw";
+import lenderTerms from "../migrations/0033_lender_industry_months.sql?raw";
 import { createApp } from "../src/app.ts";
 import { facetCutoffDay, insertFilings, recordLoad, upsertFilings } from "../src/db/load.ts";
 import { type FilingRecord, facetDayRows, toRows } from "../src/db/records.ts";
@@ -189,9 +191,9 @@ async function migrateInPlace(d1: D1Database, stored: FilingRecord[]) {
     ].map((q) => d1.prepare(q)),
   );
   // As wrangler applies them: split at drizzle-kit's breakpoints. Then 0027, which builds the lapse
-  // facet's sets from the stored filings, as a database of 0024's tallies gets them, 0028, and 0030,
-  // which builds the lenders' facets by lapse day.
-  for (const file of [migration, lapseSets, unreadFacets, lenderLapses]) {
+  // facet's sets from the stored filings, as a database of 0024's tallies gets them, 0028, 0030, which builds
+  // the lenders' facets by lapse day, and 0032 and 0033, which give them their filings by industry.
+  for (const file of [migration, lapseSets, unreadFacets, lenderLapses, lenderIndustries, lenderTerms]) {
     const statements = file.split("--> statement-breakpoint").filter((q) => q.trim() !== "");
     await d1.batch(statements.map((q) => d1.prepare(q)));
   }

@@ -286,6 +286,28 @@ function sharedPrefixes(names: Set<string>): Map<string, number> {
   return out;
 }
 
+/**
+ * The place of a lender's "k" facet day that counts only the filings whose
+ * debtors hold the industries `term` (one letter, or two in order: a pair):
+ * the state and the term. It is kept in the state's month row of the
+ * facet, under the term (schema.ts, facet_tallies.industries; tallies.ts),
+ * with no row of its own. A list by lender and one or two industries is
+ * counted from these, by inclusion-exclusion (src/queries/lapsing.ts).
+ */
+const lenderPlace = (state: string, term: string) => `${state}${INDUSTRY_PLACE}${term}`;
+
+/** What parts a lender facet's place under an industry term (lenderPlace) from its state. */
+export const INDUSTRY_PLACE = ":";
+
+/** Whether a facet's place is a lender's under an industry term (lenderPlace): kept in its state's month rows. */
+export const isIndustryPlace = (place: string) => place.includes(INDUSTRY_PLACE);
+
+/** The industries of `industries` (as industryLetter writes them) one by one and two by two, in order: "a", "ak", "k". */
+function industryTerms(industries: (string | null)[]): string[] {
+  const letters = [...new Set(industries.flatMap((i) => (i === null ? [] : (industryLetter(i) ?? []))))].sort();
+  return letters.flatMap((a, i) => [a, ...letters.slice(i + 1).map((b) => `${a}${b}`)]);
+}
+
 /** The facet of "s" and "z" that counts every filing of its place once, whatever its industries (schema.ts). */
 export const ANY_FACET = "*";
 
@@ -375,10 +397,17 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
       // A lapse list's count by industry (lapsing.ts) reads the "x" facet's sets of one or two
       // industries (LAPSE_SETS) and, for a larger exact set, its "y" facet.
       if (filing.lapseDate !== null) {
-        // A lapse list's count by lender (lapsing.ts): each lender name's, less what prefixes shared count twice.
-        for (const name of lenders) add("k", filing.state, name, "", filing.lapseDate);
-        for (const [prefix, extra] of sharedPrefixes(lenders))
-          add("k", filing.state, prefix, SHARED_PREFIX, filing.lapseDate, extra);
+        // A lapse list's count by lender (lapsing.ts): each lender name's, less what prefixes shared count twice;
+        // by lender and one or two industries, the same under each industry and pair its debtors hold.
+        const places = [
+          filing.state,
+          ...industryTerms(debtors.map((d) => d.industry)).map((t) => lenderPlace(filing.state, t)),
+        ];
+        const shared = sharedPrefixes(lenders);
+        for (const place of places) {
+          for (const name of lenders) add("k", place, name, "", filing.lapseDate);
+          for (const [prefix, extra] of shared) add("k", place, prefix, SHARED_PREFIX, filing.lapseDate, extra);
+        }
         for (const f of industryFacets(debtors.map((d) => d.industry))) {
           if (!f.name.startsWith("e") || f.facet.length === 0) continue;
           if (f.facet.length > INCLUDED_MAX) add("y", filing.state, f.name, f.facet, filing.lapseDate);

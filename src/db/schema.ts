@@ -420,7 +420,10 @@ export const debtorSoundKeys = sqliteTable("debtor_sound_keys", { id: integer().
  *   month ("m" and the month), each its own group, with its days' running
  *   totals in `sets`, so a change writes one row a name (src/db/tallies.ts);
  *   a lapse list by lender is counted from them (src/queries/lapsing.ts,
- *   since 0030).
+ *   since 0030); each month row also keeps the same under each industry
+ *   and pair of industries its filings' debtors hold
+ *   (facet_tallies.industries, since 0033), whence a list by lender and
+ *   one or two industries.
  * Sets of "l" are sorted and joined with "|", so every filing has
  * exactly one facet per lender name, and a filter ("any of these debtor
  * types") is a sum over the facets it matches: exact, with no double
@@ -515,6 +518,17 @@ export const facetTallies = sqliteTable(
      * the filings instead (src/db/tallies.ts).
      */
     sets: text(),
+    /**
+     * On a lender's month by lapse ("k", since migrations 0032 and 0033):
+     * the same of its filings whose debtors hold each industry, and each
+     * pair of industries, that any of them hold, as a JSON object of their letters
+     * (records.ts, industryTerms) to their filings and running totals by
+     * day, `[filings, first, ...running]` as `sets` keeps them
+     * (src/db/tallies.ts, keptTerm): {"k":[2,4,1]}. A lapse list by lender
+     * and one or two industries is counted from these, by
+     * inclusion-exclusion (src/queries/lapsing.ts); null when none is held.
+     */
+    industries: text(),
   },
   (t) => [primaryKey({ columns: [t.scope, t.place, t.name, t.facet, t.day] })],
 );

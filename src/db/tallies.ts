@@ -46,7 +46,15 @@ import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { lookedUp } from "./lenders.ts";
-import { type FacetDay, industryLetterSql, LAPSE_DATED, LAPSE_SETS, OLD_DAYS } from "./records.ts";
+import {
+  type FacetDay,
+  INDUSTRY_PLACE,
+  industryLetterSql,
+  isIndustryPlace,
+  LAPSE_DATED,
+  LAPSE_SETS,
+  OLD_DAYS,
+} from "./records.ts";
 import { facetCounts, facetTallies, lapseSetChanges, staleTallies, tallyMarks } from "./schema.ts";
 
 type Statement = BatchItem<"sqlite">;
@@ -172,32 +180,59 @@ const DAY_INDEXES = sql.raw(`'${JSON.stringify(Array.from({ length: MONTH_DAYS }
 /** Whether a facet's day is kept by month alone (a lender's by lapse): a bulk load leaves them to lenderMonthsFromFilings. */
 export const keptByMonth = (d: FacetDay) => MONTHS_ALONE.has(d.scope);
 
+/** A lender month's running totals by day of a change's filings, and the same under each industry term. */
+type MonthChange = { key: string[]; running: number[]; terms: Map<string, number[]> };
+
+/**
+ * A term's filings and running totals as a lender month row keeps them in
+ * `industries` (schema.ts): its filings, then its running totals as
+ * keptRunning keeps a month's.
+ */
+function keptTerm(running: readonly number[], total: number): string {
+  return `[${total},${keptRunning(running, total).slice(1)}`;
+}
+
+/** In SQL, a term's running total on day `index` + 1, from its array as keptTerm writes it (`term`: JSON text, or null for none). */
+export const termOn = (term: SQLWrapper, index: SQLWrapper) =>
+  sql`(case when ${term} is null or ${index} < (${term} ->> 1) then 0 else coalesce(${term} ->> (${index} - (${term} ->> 1) + 2), ${term} ->> 0) end)`;
+
 /**
  * A load's changes to the facets kept by month alone ("k", `days` by lapse
  * day): each month's row takes its filings and its days' running totals
- * (keptRunning). The change's own are worked out here; SQL adds them to the
- * row's day by day and keeps the sum the same way, so a change writes one
- * row a month of each facet it touches, and a row taken back to nothing
- * goes.
+ * (keptRunning), and those under each industry term its filings' debtors
+ * hold (`industries`: records.ts, lenderPlace, folded into the row of the
+ * state's place). The change's own are worked out here; SQL adds them to
+ * the row's day by day and keeps the sum the same way, so a change writes
+ * one row a month of each facet it touches, and a row taken back to
+ * nothing goes.
  */
 function lenderMonthStatements(db: Db, days: FacetDay[]): Statement[] {
-  const months = new Map<string, { key: string[]; running: number[] }>();
+  const months = new Map<string, MonthChange>();
   for (const d of days) {
     const month = monthRow(d.day);
-    const id = [d.place, d.name, d.facet, month].join("\u0000");
+    const [place = d.place, term] = d.place.split(INDUSTRY_PLACE);
+    const id = [place, d.name, d.facet, month].join("\u0000");
     let seen = months.get(id);
     if (!seen) {
-      seen = { key: [d.place, d.name, d.facet, month], running: new Array<number>(MONTH_DAYS).fill(0) };
+      seen = { key: [place, d.name, d.facet, month], running: new Array<number>(MONTH_DAYS).fill(0), terms: new Map() };
       months.set(id, seen);
     }
-    for (let i = Number(d.day.slice(8, 10)) - 1; i < MONTH_DAYS; i++)
-      seen.running[i] = (seen.running[i] ?? 0) + d.filings;
+    let running = seen.running;
+    if (term !== undefined) {
+      running = seen.terms.get(term) ?? new Array<number>(MONTH_DAYS).fill(0);
+      seen.terms.set(term, running);
+    }
+    for (let i = Number(d.day.slice(8, 10)) - 1; i < MONTH_DAYS; i++) running[i] = (running[i] ?? 0) + d.filings;
   }
   const rows = [...months.values()]
-    .filter((m) => m.running.some((n) => n !== 0))
+    .filter((m) => m.running.some((n) => n !== 0) || [...m.terms.values()].some((r) => r.some((n) => n !== 0)))
     .map((m) => {
       const total = m.running[MONTH_DAYS - 1] ?? 0;
-      return [...m.key, total, keptRunning(m.running, total)];
+      const terms = [...m.terms]
+        .filter(([, r]) => r.some((n) => n !== 0))
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([term, r]) => `"${term}":${keptTerm(r, r[MONTH_DAYS - 1] ?? 0)}`);
+      return [...m.key, total, keptRunning(m.running, total), terms.length > 0 ? `{${terms.join(",")}}` : null];
     });
   const statements: Statement[] = [];
   // The row's running totals and the change's, day by day, and their sum kept again (keptRunning) in one
@@ -210,13 +245,27 @@ function lenderMonthStatements(db: Db, days: FacetDay[]): Statement[] {
   const summed = sql`(select '[' || sum(month_days.x = 0) || coalesce(group_concat(
       case when month_days.x > 0 and month_days.x < ${total} then ',' || month_days.x end, ''), '') || ']'
     from (select ${was} + ${adds} as x from json_each(${DAY_INDEXES})) as month_days)`;
+  // The same for each industry term of the row's or the change's (each term's totals read out of the
+  // objects once), kept in key order; a term taken back to nothing goes, and no term at all leaves null. A
+  // change under no term leaves the row's as they are, and a row with none takes the change's.
+  const termTotal = sql`(coalesce(held.was ->> 0, 0) + coalesce(held.adds ->> 0, 0))`;
+  const termDays = sql`(select '[' || ${termTotal} || ',' || sum(term_days.x = 0) || coalesce(group_concat(
+      case when term_days.x > 0 and term_days.x < ${termTotal} then ',' || term_days.x end, ''), '') || ']'
+    from (select ${termOn(sql`held.was`, sql`json_each.key`)} + ${termOn(sql`held.adds`, sql`json_each.key`)} as x
+      from json_each(${DAY_INDEXES})) as term_days)`;
+  const industries = sql`case when excluded.industries is null then ${t.industries} when ${t.industries} is null then excluded.industries
+    else (select nullif(json_group_object(terms.key, json(terms.days)), '{}') from (
+      select held.key, ${termDays} as days from (
+        select distinct terms.key, ${t.industries} -> ('$.' || terms.key) as was, excluded.industries -> ('$.' || terms.key) as adds from (
+          select key from json_each(${t.industries}) union select key from json_each(excluded.industries)) as terms
+      ) as held where ${termTotal} <> 0 order by held.key) as terms) end`;
   for (const part of chunk(rows, ROWS_PER_STATEMENT)) {
     const json = sql`json_each(${JSON.stringify(part)}) j`;
     statements.push(
       db
         .insert(t)
         .select(
-          sql`select 'k', ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(4)}, ${field(4)}, ${field(5)} from ${json} where true`,
+          sql`select 'k', ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(4)}, ${field(4)}, ${field(5)}, ${field(6)} from ${json} where true`,
         )
         .onConflictDoUpdate({
           target: [t.scope, t.place, t.name, t.facet, t.day],
@@ -224,6 +273,7 @@ function lenderMonthStatements(db: Db, days: FacetDay[]): Statement[] {
             filings: sql`${t.filings} + excluded.filings`,
             through: sql`${t.through} + excluded.filings`,
             sets: summed,
+            industries,
           },
         }),
       db
@@ -268,6 +318,8 @@ export function facetStatements(
     { scope: TallyDay["scope"]; place: string; name: string; facet: string; filings: number; old: number }
   >();
   for (const d of changed) {
+    // A lender's month under an industry is part of the month's own row (lenderMonthStatements): no total of its own.
+    if (isIndustryPlace(d.place)) continue;
     const id = [d.scope, d.place, d.name, d.facet].join("\u0000");
     const old = d.day === OLD_DAYS ? d.filings : 0;
     const seen = totals.get(id);
@@ -314,7 +366,7 @@ export function facetStatements(
       db
         .insert(t)
         .select(
-          sql`select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(4)}, ${field(5)}, ${field(5)} + coalesce(${before}, 0), ${setsBefore}
+          sql`select ${field(0)}, ${field(1)}, ${field(2)}, ${field(3)}, ${field(4)}, ${field(5)}, ${field(5)} + coalesce(${before}, 0), ${setsBefore}, null
           from ${json} where true`,
         )
         .onConflictDoUpdate({
@@ -499,6 +551,30 @@ const setsFromFilings = sql`insert into facet_tallies (scope, place, name, facet
   on conflict (scope, place, name, facet, day) do update set sets = excluded.sets`;
 
 /**
+ * SQL of each month of a work table of lender filings by day (`table`:
+ * place, name, facet, day, n), grouped as `g`, and its days' running totals
+ * as keptRunning keeps them: the index of its first day with a filing, then
+ * the totals (each the month's filings through that day, read off the
+ * table's index) from that day to the day before its last, none when they
+ * are one day (as migrations 0030 and 0033 make them).
+ */
+const monthSets = (
+  table: string,
+) => `'[' || (CAST(substr(g.first, 9, 2) AS INTEGER) - 1) || CASE WHEN g.first < g.last THEN coalesce(',' || (
+    SELECT group_concat((
+      SELECT sum(l.n) FROM ${table} l
+      WHERE l.place = g.place AND l.name = g.name AND l.facet = g.facet
+        AND l.day > g.month AND l.day <= g.month || '-' || d.value
+    ), ',')
+    FROM json_each('["01","02","03","04","05","06","07","08","09","10","11","12","13","14","15","16","17","18","19","20","21","22","23","24","25","26","27","28","29","30","31"]') d
+    WHERE g.month || '-' || d.value >= g.first AND g.month || '-' || d.value < g.last
+  ), '') ELSE '' END || ']' AS sets
+FROM (
+  SELECT place, name, facet, substr(day, 1, 7) AS month, sum(n) AS n, min(day) AS first, max(day) AS last
+  FROM ${table} GROUP BY place, name, facet, substr(day, 1, 7)
+) g`;
+
+/**
  * Every lender month ("k") made from the stored filings, as migration 0030
  * made them first: after a bulk load, which writes none of them as it goes
  * (a month row merged a batch at a time cost 7 times the filings' own
@@ -552,21 +628,84 @@ GROUP BY place, name, facet, lapses_on`),
 SELECT 'k', place, name, facet, sum(n), 0, 0, NULL FROM lender_lapses GROUP BY place, name, facet`),
   sql.raw(`CREATE INDEX lender_lapses_day ON lender_lapses (place, name, facet, day, n)`),
   sql.raw(`INSERT INTO facet_tallies (scope, place, name, facet, day, filings, through, sets)
-SELECT 'k', g.place, g.name, g.facet, 'm' || g.month, g.n, g.n,
-  '[' || (CAST(substr(g.first, 9, 2) AS INTEGER) - 1) || coalesce(',' || (
-    SELECT group_concat((
-      SELECT sum(l.n) FROM lender_lapses l
-      WHERE l.place = g.place AND l.name = g.name AND l.facet = g.facet
-        AND l.day > g.month AND l.day <= g.month || '-' || d.value
-    ), ',')
-    FROM json_each('["01","02","03","04","05","06","07","08","09","10","11","12","13","14","15","16","17","18","19","20","21","22","23","24","25","26","27","28","29","30","31"]') d
-    WHERE g.month || '-' || d.value >= g.first AND g.month || '-' || d.value < g.last
-  ), '') || ']'
-FROM (
-  SELECT place, name, facet, substr(day, 1, 7) AS month, sum(n) AS n, min(day) AS first, max(day) AS last
-  FROM lender_lapses GROUP BY place, name, facet, substr(day, 1, 7)
-) g`),
+SELECT 'k', g.place, g.name, g.facet, 'm' || g.month, g.n, g.n, ${monthSets("lender_lapses")}`),
   sql.raw(`DROP TABLE lender_lapses`),
+];
+
+/**
+ * Each lender month's filings under the industry terms their debtors hold
+ * (records.ts, lenderPlace), from the stored filings, as migration 0033
+ * makes them, after lenderMonthsFromFilings: gathered by lender, term and
+ * day off secured_parties itself into a work table, then by month with
+ * their running totals into a second, which every month row of the state
+ * takes its terms from (`industries`, keptTerm).
+ */
+const lenderTermsFromFilings = [
+  sql.raw(`CREATE TABLE lender_terms AS
+WITH RECURSIVE bits (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM bits WHERE i < 14),
+held AS (
+  SELECT filing_state AS place, name_id, lapses_on, coalesce(debtor_industries, (
+    SELECT sum(DISTINCT 1 << CAST(d.industry AS INTEGER)) FROM debtor_parties d
+    WHERE d.filing_id = s.filing_id AND typeof(d.industry) IN ('integer', 'real')), 0) AS m,
+    count(DISTINCT filing_id) AS n
+  FROM secured_parties AS s NOT INDEXED WHERE lapses_on IS NOT NULL
+  GROUP BY 1, 2, 3, 4
+)
+SELECT h.place || ':' || char(97 + a.i) || CASE WHEN b.i > a.i THEN char(97 + b.i) ELSE '' END AS place,
+  l.words AS name, '' AS facet, CAST(date(h.lapses_on * 86400, 'unixepoch') AS TEXT) AS day, sum(h.n) AS n
+FROM held h JOIN bits a ON (h.m >> a.i) & 1 JOIN bits b ON b.i >= a.i AND (h.m >> b.i) & 1
+  JOIN lender_names l ON l.id = h.name_id
+WHERE h.m <> 0
+GROUP BY 1, 2, h.lapses_on`),
+  sql.raw(`INSERT INTO lender_terms (place, name, facet, day, n)
+WITH RECURSIVE bits (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM bits WHERE i < 14),
+parties AS (
+  SELECT s.filing_state AS place, s.filing_id, s.lapses_on, n.words,
+    substr(n.words, 1, instr(n.words || ' ', ' ') - 1) AS first,
+    coalesce(s.debtor_industries, (
+      SELECT sum(DISTINCT 1 << CAST(d.industry AS INTEGER)) FROM debtor_parties d
+      WHERE d.filing_id = s.filing_id AND typeof(d.industry) IN ('integer', 'real')), 0) AS m
+  FROM secured_parties s JOIN lender_names n ON n.id = s.name_id
+  WHERE s.lapses_on IS NOT NULL AND s.filing_id IN (
+    SELECT filing_id FROM secured_parties WHERE position > 0 AND lapses_on IS NOT NULL)
+),
+several AS (
+  SELECT DISTINCT p.place, p.filing_id, p.lapses_on, p.m, p.words FROM parties p
+  WHERE p.m <> 0 AND (p.filing_id, p.first) IN (
+    SELECT filing_id, first FROM parties GROUP BY filing_id, first HAVING count(DISTINCT words) > 1)
+),
+prefixes (place, filing_id, lapses_on, m, prefix, rest) AS (
+  SELECT place, filing_id, lapses_on, m, '', words || ' ' FROM several
+  UNION ALL
+  SELECT place, filing_id, lapses_on, m,
+    prefix || CASE WHEN prefix = '' THEN '' ELSE ' ' END || substr(rest, 1, instr(rest, ' ') - 1),
+    substr(rest, instr(rest, ' ') + 1)
+  FROM prefixes WHERE rest <> ''
+),
+shared AS (
+  SELECT place, prefix AS name, lapses_on, m, count(*) - 1 AS n
+  FROM prefixes WHERE prefix <> ''
+  GROUP BY place, filing_id, lapses_on, m, prefix HAVING count(*) > 1
+)
+SELECT s.place || ':' || char(97 + a.i) || CASE WHEN b.i > a.i THEN char(97 + b.i) ELSE '' END,
+  s.name, '+', CAST(date(s.lapses_on * 86400, 'unixepoch') AS TEXT), sum(s.n)
+FROM shared s JOIN bits a ON (s.m >> a.i) & 1 JOIN bits b ON b.i >= a.i AND (s.m >> b.i) & 1
+GROUP BY 1, 2, s.lapses_on`),
+  sql.raw(`CREATE INDEX lender_terms_day ON lender_terms (place, name, facet, day, n)`),
+  sql.raw(`CREATE TABLE term_months AS
+SELECT g.place, g.name, g.facet, g.month, g.n, ${monthSets("lender_terms")}`),
+  sql.raw(`CREATE INDEX term_months_key ON term_months (name, facet, month, place)`),
+  sql.raw(`UPDATE facet_tallies SET industries = (
+  SELECT nullif(json_group_object(substr(i.place, instr(i.place, ':') + 1), json('[' || i.n || ',' || substr(i.sets, 2))), '{}')
+  FROM (
+    SELECT place, n, sets FROM term_months
+    WHERE name = facet_tallies.name AND facet = facet_tallies.facet AND month = substr(facet_tallies.day, 2)
+      AND place > facet_tallies.place || ':' AND place < facet_tallies.place || ';'
+    ORDER BY place
+  ) i)
+WHERE scope = 'k'`),
+  sql.raw(`DROP TABLE term_months`),
+  sql.raw(`DROP TABLE lender_terms`),
 ];
 
 /** SQL naming the group of the row `day` of a facet of scope `scope` (groupOf): the first key of its range. */
@@ -636,7 +775,12 @@ export function tallyRefreshStatements(db: Db, all: boolean): Statement[] {
             and d.place = q.place and d.name = q.name and d.facet = q.facet and d.day >= q.day and d.day < ${groupEndSql("q.part")}
           where q.scope = 'x' and d.filings = 0)`,
     ),
-    ...(all ? [db.run(setsFromFilings), ...lenderMonthsFromFilings.map((statement) => db.run(statement))] : []),
+    ...(all
+      ? [
+          db.run(setsFromFilings),
+          ...[...lenderMonthsFromFilings, ...lenderTermsFromFilings].map((statement) => db.run(statement)),
+        ]
+      : []),
     db.delete(lapseSetChanges),
     db.delete(staleTallies),
   ];

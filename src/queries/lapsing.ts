@@ -31,7 +31,7 @@ import { and, eq, gt, gte, lt, lte, type SQL, type SQLWrapper, sql } from "drizz
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { INCLUDED_MAX, industryFacetName, industryLetter, SHARED_PREFIX } from "../db/records.ts";
 import { debtorParties, facetCounts, facetTallies, filings, securedParties } from "../db/schema.ts";
-import { monthRow, runningOn } from "../db/tallies.ts";
+import { monthRow, runningOn, termOn } from "../db/tallies.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
 import { securedNameRange } from "../domain/names.ts";
 import { type Holes, query, template } from "./db.ts";
@@ -255,6 +255,9 @@ const windowMonths = (from: string, to: string): WindowMonths => ({
   through: Number(to.slice(8, 10)) - 1,
 });
 
+/** The industry terms a lender's count reads, each with its sign (industryTermsOf), or none: every filing. */
+type Terms = readonly (readonly [string, 1 | -1])[] | null;
+
 /**
  * Live filings of a state lapsing on days `from` to `to` with a lender
  * name under a name (whole leading words: `names` to `below`): the "k"
@@ -264,19 +267,34 @@ const windowMonths = (from: string, to: string): WindowMonths => ({
  * Each facet reads its rows of the window's months: a whole month its
  * filings, the first and last their running totals by day (`sets`,
  * keptRunning in src/db/tallies.ts) at the window's ends. Seven rows a
- * facet for six months, whatever its filings.
+ * facet for six months, whatever its filings. With `terms`, the same rows'
+ * filings under those industry terms (`industries`, keptTerm), each with
+ * its sign: a count by one or two industries in the same rows.
  */
 const lenderBetween = template(
   "lenderBetween",
-  (_: null, v: Holes<{ state: string; names: string; below: string } & WindowMonths>) => {
+  (terms: Terms, v: Holes<{ state: string; names: string; below: string } & WindowMonths>) => {
     const k = alias(facetCounts, "k");
     const t = facetTallies;
     // D1 binds a number as a REAL: the indexes are made integers again for the JSON paths.
-    const on = (index: SQLWrapper) => runningOn(t.sets, t.filings, sql`cast(${index} as integer)`);
-    const through = sql`case when ${t.day} = ${v.toMonth} then ${on(v.through)} else ${t.filings} end`;
-    const before = sql`case when ${t.day} = ${v.fromMonth} then ${on(v.before)} else 0 end`;
+    const through = sql`cast(${v.through} as integer)`;
+    const before = sql`cast(${v.before} as integer)`;
+    const inMonths = (on: (index: SQLWrapper) => SQL, all: SQL) =>
+      sql`(case when ${t.day} = ${v.toMonth} then ${on(through)} else ${all} end) - (case when ${t.day} = ${v.fromMonth} then ${on(before)} else 0 end)`;
+    const filings =
+      terms === null
+        ? inMonths((index) => runningOn(t.sets, t.filings, index), sql`${t.filings}`)
+        : sql.join(
+            terms.map(([term, sign]) => {
+              // Validated letters (industryLetter), written into the text.
+              const held = sql`(${t.industries} -> ${sql.raw(`'$.${term}'`)})`;
+              const counted = inMonths((index) => termOn(held, index), sql`coalesce(${held} ->> 0, 0)`);
+              return sign < 0 ? sql`- (${counted})` : sql`(${counted})`;
+            }),
+            sql` + `,
+          );
     const inWindow = query
-      .select({ filings: sql<number>`coalesce(sum((${through}) - (${before})), 0)` })
+      .select({ filings: sql<number>`coalesce(sum(${filings}), 0)` })
       .from(t)
       .where(
         and(
@@ -321,9 +339,28 @@ export function lapsing(q: LapsingQuery): CountedFilter {
 }
 
 /**
+ * The terms of a count by one or two industries (letters, in order) by
+ * inclusion-exclusion, each with its sign: a filing with a debtor in `a`
+ * or `b` is one in `a`, plus one in `b`, less one in both.
+ */
+function industryTermsOf(letters: string[]): [string, 1 | -1][] | undefined {
+  const [a, b, more] = letters;
+  if (a === undefined || more !== undefined) return undefined;
+  return b === undefined
+    ? [[a, 1]]
+    : [
+        [a, 1],
+        [b, 1],
+        [`${a}${b}`, -1],
+      ];
+}
+
+/**
  * A lapse list by lender: the first NAME_SLOTS names' arms and the walk of
- * the rest (lenderWalk), counted from the lenders' months (lenderBetween),
- * or by lender and industry from the list's five arms over the whole
+ * the rest (lenderWalk), counted from the lenders' months (lenderBetween):
+ * by lender and one or two industries, from their months under each
+ * industry and pair (records.ts, lenderPlace) by inclusion-exclusion; by
+ * three industries or more, from the list's five arms over the whole
  * window, wherever the page resumes.
  */
 function lenderLapsing(q: LapsingQuery, securedParty: string): CountedFilter {
@@ -331,9 +368,10 @@ function lenderLapsing(q: LapsingQuery, securedParty: string): CountedFilter {
   const f = { resumed: q.after !== undefined, industries };
   const values = { ...windowValues(q), ...lenderRange(securedParty) };
   const arms = lenderLapses(f, values);
+  const terms = industries.length === 0 ? null : industryTermsOf(industriesAsked(q.industries ?? []));
   const total =
-    industries.length === 0
-      ? sql`(${lenderBetween(null, { state: q.state, names: values.names, below: values.below, ...windowMonths(q.from, q.to) })})`
+    terms !== undefined
+      ? sql`(${lenderBetween(terms, { state: q.state, names: values.names, below: values.below, ...windowMonths(q.from, q.to) })})`
       : // One compound SELECT of the five arms from the window's start, each filing once.
         sql`(select count(*) from (${sql.join(
           q.after === undefined ? arms : lenderLapses({ ...f, resumed: false }, { ...values, at: 0, num: "" }),
@@ -343,7 +381,7 @@ function lenderLapsing(q: LapsingQuery, securedParty: string): CountedFilter {
     arms: arms.slice(0, NAME_SLOTS),
     walk: (reach) => lenderWalk(f, { ...values, reach }),
     count: sql`select ${total} as total`,
-    countsEntries: industries.length > 0,
+    countsEntries: terms === undefined,
     ascending: true,
   };
 }

@@ -1,7 +1,8 @@
 /**
- * Migration 0030 builds each lender name's months by lapse ("k",
- * src/db/schema.ts) and the shared prefixes' from stored rows, as the
- * loaders write them, so a database loaded before it counts a lapse list
+ * Migrations 0030 and 0033 build each lender name's months by lapse ("k",
+ * src/db/schema.ts) and the shared prefixes', and their filings under each
+ * industry and pair of industries the debtors hold, from stored rows, as
+ * the loaders write them, so a database loaded before it counts a lapse list
  * by lender from them without a reload; and a load's changes merged into
  * those rows a batch at a time (src/db/tallies.ts) leave them as built
  * from the filings.
@@ -12,7 +13,14 @@ import { generateFilings } from "../../seed/generate.ts";
 import { upsertFilings } from "../../src/db/load.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
 import { isoSeconds } from "../../src/domain/time.ts";
-import { LENDER_LAPSES, loadedBefore, migratedDatabase, runMigration, withoutLenderLapses } from "./migrated.ts";
+import {
+  LENDER_LAPSES,
+  LENDER_TERMS,
+  loadedBefore,
+  migratedDatabase,
+  runMigration,
+  withoutLenderLapses,
+} from "./migrated.ts";
 
 /** Lenders under one name and its branches on some filings; some filings terminated. */
 const BRANCHES = ["Wells Fargo Bank", "Wells Fargo Equipment Finance", "Wells Fargo", "Wellspring Capital"];
@@ -28,13 +36,22 @@ const rows = (db: ReturnType<typeof loadedBefore>) => [
   db.prepare("select * from facet_tallies where scope = 'k' order by place, name, facet, day").all(),
 ];
 
-describe("migration 0030", () => {
-  it("builds the lenders' facets by lapse day, and their shared prefixes', as the loaders write them", () => {
+describe("migrations 0030 and 0033", () => {
+  it("builds the lenders' facets by lapse day, their shared prefixes', and both by industry, as the loaders write them", () => {
     const now = Date.now();
     const records = [...generateFilings({ filings: 2000, seed: 12, now })].map(varied);
     const db = loadedBefore(undefined, records, now);
     const written = rows(db);
-    const [counts, tallies] = written as [{ name: string; facet: string; filings: number }[], { day: string }[]];
+    const [counts, tallies] = written as [
+      { name: string; facet: string; filings: number }[],
+      { day: string; facet: string; industries: string | null }[],
+    ];
+    // Each month under each industry and pair its filings' debtors hold, too: {"k":[filings, first, ...running]}.
+    const terms = tallies.flatMap((t) =>
+      Object.keys(JSON.parse(t.industries ?? "{}") as object).map((term) => [t.facet, term]),
+    );
+    expect(terms.some(([facet, term]) => facet === "+" && term?.length === 1)).toBe(true);
+    expect(terms.some(([, term]) => term?.length === 2)).toBe(true);
     expect(counts.some((c) => c.name === "wells fargo" && c.facet === "+" && c.filings > 10)).toBe(true);
     expect(counts.some((c) => c.name === "wells" && c.facet === "+")).toBe(true);
     expect(tallies.filter((t) => t.day.startsWith("m")).length).toBeGreaterThan(100);
@@ -56,6 +73,7 @@ describe("migration 0030", () => {
     // What a database before 0030 holds: no "k" facets.
     withoutLenderLapses(db);
     runMigration(db, LENDER_LAPSES);
+    runMigration(db, LENDER_TERMS);
     expect(rows(db)).toEqual(written);
     expect(db.prepare("select name from sqlite_master where name = 'lender_lapses'").all()).toEqual([]);
   });
@@ -89,6 +107,7 @@ describe("a lender's months by lapse", () => {
     expect((merged[1] as unknown[]).length).toBeGreaterThan(100);
     withoutLenderLapses(db);
     runMigration(db, LENDER_LAPSES);
+    runMigration(db, LENDER_TERMS);
     expect(rows(db)).toEqual(merged);
   });
 });

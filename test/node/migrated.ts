@@ -50,6 +50,9 @@ export function loadedBefore(before: string | undefined, records: FilingRecord[]
 /** The migration that built the lenders' facets by lapse day ("k", schema.ts). */
 export const LENDER_LAPSES = "0030_lender_lapse_facets.sql";
 
+/** The migration that gives their month rows their filings under each industry term (facet_tallies.industries). */
+export const LENDER_TERMS = "0033_lender_industry_months.sql";
+
 /** Takes away the lenders' facets by lapse day, as a database before LENDER_LAPSES had none. */
 export function withoutLenderLapses(db: DatabaseSync): void {
   db.exec("delete from facet_tallies where scope = 'k'");

@@ -1,0 +1,1 @@
+ALTER TABLE `facet_tallies` ADD `industries` text;
