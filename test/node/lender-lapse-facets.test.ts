@@ -80,7 +80,7 @@ describe("migrations 0030 and 0033", () => {
 });
 
 describe("a lender's months by lapse", () => {
-  it("merged by loads a group at a time, with terminations, continuations and moved lapse dates, are the months built from the filings", async () => {
+  it("merged by loads a group at a time, with terminations, continuations, moved lapse dates and debtors in other industries, are the months built from the filings", async () => {
     const now = Date.now();
     const db = migratedDatabase();
     const local = localD1Database(db);
@@ -102,7 +102,17 @@ describe("a lender's months by lapse", () => {
         return { ...r, officeLapseDate: `2030-0${1 + (i % 9)}-${String(1 + (i % 28)).padStart(2, "0")}` };
       return { ...r, securedParties: [...r.securedParties, { ...r.securedParties[0]!, name: "Wells Fargo Leasing" }] };
     });
-    await upsertFilings(local, changed, { now: new Date(now) });
+    // Debtors in another industry, or in two: the month's filings move between its industry terms.
+    const moved = records.slice(240, 360).map(
+      (r, i): FilingRecord => ({
+        ...r,
+        debtors: r.debtors.map((d, j) => ({
+          ...d,
+          label: j === 0 ? (i % 2 ? "Agriculture & Farming" : "Energy & Utilities") : "Real Estate",
+        })),
+      }),
+    );
+    await upsertFilings(local, [...changed, ...moved], { now: new Date(now) });
     const merged = rows(db);
     expect((merged[1] as unknown[]).length).toBeGreaterThan(100);
     withoutLenderLapses(db);
