@@ -357,14 +357,19 @@ export const LOOKUPS: Lookup[] = [
       `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&industry=${enc("Manufacturing,Equipment")}`,
       `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&secured_party=wells%20fargo`,
       `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&secured_party=wells%20fargo&envelope=a`,
-      // Envelope A of a list by lender and industry counts its entries in the window.
+      // Counted from the lender's months under the industry (migration 0033), not its entries in the window.
+      `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&secured_party=wells%20fargo&industry=Manufacturing&envelope=a`,
     ],
     seeded: ["/filings/lapsing?state=CA", "/filings/lapsing?state=TX&secured_party=wells%20fargo&envelope=a"],
-    bench: (d) =>
-      d.states.flatMap((s) => [
+    bench: (d) => [
+      ...d.states.flatMap((s) => [
         `/filings/lapsing?state=${s}`,
         `/filings/lapsing?state=${s}&industry=Manufacturing&envelope=a`,
       ]),
+      ...d.lenders.map(
+        (l) => `/filings/lapsing?state=${l.state}&secured_party=${enc(l.name)}&industry=Manufacturing&envelope=a`,
+      ),
+    ],
   }),
   lookup(reportRoute, {
     scope: "optional",
