@@ -296,7 +296,7 @@ function sharedPrefixes(names: Set<string>): Map<string, number> {
  */
 const lenderPlace = (state: string, term: string) => `${state}${INDUSTRY_PLACE}${term}`;
 
-/** What parts a lender facet's place under an industry term (lenderPlace) from its state. */
+/** What separates the state and the industry term in a lender facet's place under a term (lenderPlace). */
 export const INDUSTRY_PLACE = ":";
 
 /** Whether a facet's place is a lender's under an industry term (lenderPlace): kept in its state's month rows. */

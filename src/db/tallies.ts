@@ -245,9 +245,11 @@ function lenderMonthStatements(db: Db, days: FacetDay[]): Statement[] {
   const summed = sql`(select '[' || sum(month_days.x = 0) || coalesce(group_concat(
       case when month_days.x > 0 and month_days.x < ${total} then ',' || month_days.x end, ''), '') || ']'
     from (select ${was} + ${adds} as x from json_each(${DAY_INDEXES})) as month_days)`;
-  // The same for each industry term of the row's or the change's (each term's totals read out of the
-  // objects once), kept in key order; a term taken back to nothing goes, and no term at all leaves null. A
-  // change under no term leaves the row's as they are, and a row with none takes the change's.
+  // The same for each industry term of the row's or the change's, kept in key order; a term taken back to
+  // nothing goes, and no term at all leaves null. Each term's arrays are read out of the objects once: the
+  // DISTINCT keeps SQLite from flattening `held` into the days' loop, which read them again for each day
+  // (bench:writes 13.3 s where 7.3 s). A change under no term leaves the row's as they are, and a row with
+  // none takes the change's.
   const termTotal = sql`(coalesce(held.was ->> 0, 0) + coalesce(held.adds ->> 0, 0))`;
   const termDays = sql`(select '[' || ${termTotal} || ',' || sum(term_days.x = 0) || coalesce(group_concat(
       case when term_days.x > 0 and term_days.x < ${termTotal} then ',' || term_days.x end, ''), '') || ']'
