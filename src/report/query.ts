@@ -174,7 +174,7 @@ const LISTS_WHEN = { taken: 7, debtors: 4, page: 12 } as const;
  *    debtor's own party row with its index entry, at no cost in rows read,
  *    so a filing with the debtor first does not look it up again (the
  *    "walked" reading). For the busiest debtor of five million filings the
- *    page reads 100 rows (126 when it looked the debtor up again).
+ *    page reads 99 rows (126 when it looked the debtor up again).
  * 2. Several (`lists`): each one's first `size` filings after the position
  *    from its range (a correlated subquery with a LIMIT, once per debtor),
  *    then the first `size` of them all.
@@ -196,9 +196,11 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
   const form = (n: 1 | 2 | 3) => sql.raw(`(select form from shape) = ${n}`);
   // A filing once, with the debtor's party at its least position on it as
   // the walk read it (walkedDebtor; SQLite takes a bare column from min()'s row).
+  // The one found debtor's key is `shape`'s own (its least of one): the row
+  // the form is read from, not found's again.
   const ofOne = sql`select f.*, p.walked from (
       select d.filed_at, d.filing_number, d.filing_id, min(d.position), ${walkedDebtor("d")} as walked from debtor_parties d
-      where (d.name_key, d.filing_state) = (select k, s from found where ${form(1)}) and ${after(f, v)}
+      where (d.name_key, d.filing_state) = (select k, s from shape where form = 1) and ${after(f, v)}
       group by d.filed_at, d.filing_number, d.filing_id
       order by d.filed_at, d.filing_number, d.filing_id limit ${v.size}) as p
     join ${filings} f on f.id = p.filing_id`;
@@ -248,7 +250,7 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
       from ${debtorNames} where ${foundWhere(f, v)}),
     shape as materialized (select case when count(*) = 0 then 0 when count(*) = 1 then 1
       when ${sql.raw(String(LISTS_WHEN.taken))} * total(min(c, ${v.size})) <= ${sql.raw(String(LISTS_WHEN.debtors))} * count(*) + ${sql.raw(String(LISTS_WHEN.page))} * ${v.size} then 2
-      else 3 end as form, count(distinct s) < count(*) as shares from found),
+      else 3 end as form, count(distinct s) < count(*) as shares, min(k) as k, min(s) as s from found),
     ${flagged},
     ${merged}
     select ${withParties(true, undefined, "walked")} from (
