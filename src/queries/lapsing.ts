@@ -19,8 +19,10 @@
  *   from the same four rows' tallies by industry set, however many are asked
  *   (industriesBetween); a lender's from the "k" facet of each lender name
  *   under the name, its filings by lapse month (a row a month of the
- *   window, lenderBetween); by lender and industry, by counting the list's
- *   entries in the window.
+ *   window, lenderBetween); by lender and one or two industries from the
+ *   same rows' filings under each industry and pair (facet_tallies.
+ *   industries, by inclusion-exclusion); by three industries or more, by
+ *   counting the list's entries in the window.
  *
  * Every range and count is a template (src/queries/db.ts): its text is
  * rendered once per isolate and form, and a request binds its state,
