@@ -76,6 +76,15 @@ describe("migrations 0030 and 0033", () => {
     runMigration(db, LENDER_TERMS);
     expect(rows(db)).toEqual(written);
     expect(db.prepare("select name from sqlite_master where name = 'lender_lapses'").all()).toEqual([]);
+    // Secured-party rows stored before 0031, or before db:rekey filled them, hold no industries: 0033 reads
+    // their filings' debtors instead, and writes every month row again, whatever it held.
+    db.exec("update secured_parties set debtor_industries = null");
+    db.exec("update facet_tallies set industries = '{\"z\":[1,0]}' where scope = 'k'");
+    runMigration(db, LENDER_TERMS);
+    expect(rows(db)).toEqual(written);
+    expect(db.prepare("select name from sqlite_master where name in ('lender_terms', 'term_months')").all()).toEqual(
+      [],
+    );
   });
 });
 
