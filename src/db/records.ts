@@ -288,7 +288,8 @@ function sharedPrefixes(names: Set<string>): Map<string, number> {
 
 /**
  * The place of a lender's "k" facet day that counts only the filings whose
- * debtors hold the industries `term` (one letter, or two in order: a pair):
+ * debtors hold the industries `term` (one letter, or two in order: a pair,
+ * as industryFacets names them):
  * the state and the term. It is kept in the state's month row of the
  * facet, under the term (schema.ts, facet_tallies.industries; tallies.ts),
  * with no row of its own. A list by lender and one or two industries is
@@ -301,12 +302,6 @@ export const INDUSTRY_PLACE = ":";
 
 /** Whether a facet's place is a lender's under an industry term (lenderPlace): kept in its state's month rows. */
 export const isIndustryPlace = (place: string) => place.includes(INDUSTRY_PLACE);
-
-/** The industries of `industries` (as industryLetter writes them) one by one and two by two, in order: "a", "ak", "k". */
-function industryTerms(industries: (string | null)[]): string[] {
-  const letters = [...new Set(industries.flatMap((i) => (i === null ? [] : (industryLetter(i) ?? []))))].sort();
-  return letters.flatMap((a, i) => [a, ...letters.slice(i + 1).map((b) => `${a}${b}`)]);
-}
 
 /** The facet of "s" and "z" that counts every filing of its place once, whatever its industries (schema.ts). */
 export const ANY_FACET = "*";
@@ -379,8 +374,8 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
     else counts.set(id, { scope, place, name, facet, day, filings: sign * weight });
   };
   for (const { filing, debtors, securedParties } of rows) {
-    for (const f of industryFacets(debtors.map((d) => d.industry)))
-      add("s", filing.state, f.name, f.facet, filing.filedAt);
+    const industries = industryFacets(debtors.map((d) => d.industry));
+    for (const f of industries) add("s", filing.state, f.name, f.facet, filing.filedAt);
     add("s", filing.state, "", ANY_FACET, filing.filedAt);
     for (const zip5 of new Set(debtors.flatMap((d) => (d.zip5 === null ? [] : [d.zip5])))) {
       for (const f of industryFacets(debtors.filter((d) => d.zip5 === zip5).map((d) => d.industry)))
@@ -399,16 +394,15 @@ export function facetDayRows(rows: FilingRows[], cutoffDay: string, sign: 1 | -1
       if (filing.lapseDate !== null) {
         // A lapse list's count by lender (lapsing.ts): each lender name's, less what prefixes shared count twice;
         // by lender and one or two industries, the same under each industry and pair its debtors hold.
-        const places = [
-          filing.state,
-          ...industryTerms(debtors.map((d) => d.industry)).map((t) => lenderPlace(filing.state, t)),
-        ];
+        // The terms are the filing's industries one by one and two by two: its "i1" and "i2" facets.
+        const terms = industries.filter((f) => f.name.startsWith("i")).map((f) => f.facet);
+        const places = [filing.state, ...terms.map((t) => lenderPlace(filing.state, t))];
         const shared = sharedPrefixes(lenders);
         for (const place of places) {
           for (const name of lenders) add("k", place, name, "", filing.lapseDate);
           for (const [prefix, extra] of shared) add("k", place, prefix, SHARED_PREFIX, filing.lapseDate, extra);
         }
-        for (const f of industryFacets(debtors.map((d) => d.industry))) {
+        for (const f of industries) {
           if (!f.name.startsWith("e") || f.facet.length === 0) continue;
           if (f.facet.length > INCLUDED_MAX) add("y", filing.state, f.name, f.facet, filing.lapseDate);
           else add(LAPSE_SETS, filing.state, f.facet, "", filing.lapseDate);

@@ -522,7 +522,7 @@ export const facetTallies = sqliteTable(
      * On a lender's month by lapse ("k", since migrations 0032 and 0033):
      * the same of its filings whose debtors hold each industry, and each
      * pair of industries, that any of them hold, as a JSON object of their letters
-     * (records.ts, industryTerms) to their filings and running totals by
+     * (records.ts: the filing's "i1" and "i2" industry facets) to their filings and running totals by
      * day, `[filings, first, ...running]` as `sets` keeps them
      * (src/db/tallies.ts, keptTerm): {"k":[2,4,1]}. A lapse list by lender
      * and one or two industries is counted from these, by

@@ -44,6 +44,7 @@
  */
 import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { INDUSTRIES } from "../domain/industries.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { lookedUp } from "./lenders.ts";
 import {
@@ -171,8 +172,15 @@ export function keptRunning(running: readonly number[], total: number): string {
 }
 
 /** In SQL, a lender month row's running total on day `index` + 1 (keptRunning): 0 before its first, its filings after its last. */
-export const runningOn = (sets: SQLWrapper, filings: SQLWrapper, index: SQLWrapper) =>
-  sql`(case when ${index} < (${sets} ->> 0) then 0 else coalesce(${sets} ->> ('$[' || (${index} - (${sets} ->> 0) + 1) || ']'), ${filings}) end)`;
+export const runningOn = (sets: SQLWrapper, filings: SQLWrapper, index: SQLWrapper) => keptOn(sets, filings, index, 0);
+
+/**
+ * In SQL, the running total on day `index` + 1 of an array kept as
+ * keptRunning keeps one, its first day's index at `at` and the totals after
+ * it: 0 before that day, `total` after the last kept.
+ */
+const keptOn = (kept: SQLWrapper, total: SQLWrapper, index: SQLWrapper, at: 0 | 1) =>
+  sql`(case when ${index} < (${kept} ->> ${sql.raw(String(at))}) then 0 else coalesce(${kept} ->> (${index} - (${kept} ->> ${sql.raw(String(at))}) + ${sql.raw(String(at + 1))}), ${total}) end)`;
 
 /** The keys of a month's days (0 to 30), as SQL iterates them. */
 const DAY_INDEXES = sql.raw(`'${JSON.stringify(Array.from({ length: MONTH_DAYS }, (_, i) => i))}'`);
@@ -194,7 +202,21 @@ function keptTerm(running: readonly number[], total: number): string {
 
 /** In SQL, a term's running total on day `index` + 1, from its array as keptTerm writes it (`term`: JSON text, or null for none). */
 export const termOn = (term: SQLWrapper, index: SQLWrapper) =>
-  sql`(case when ${term} is null or ${index} < (${term} ->> 1) then 0 else coalesce(${term} ->> (${index} - (${term} ->> 1) + 2), ${term} ->> 0) end)`;
+  sql`coalesce(${keptOn(term, sql`${term} ->> 0`, index, 1)}, 0)`;
+
+/**
+ * In SQL, the running totals `x` of a month's days (an expression over
+ * json_each.key, the day's index) kept again as keptRunning keeps them,
+ * after `head` (the array's opening and what comes before the first day's
+ * index): `total` the last of them.
+ */
+const keptAgain = (
+  head: SQL,
+  x: SQL,
+  total: SQL,
+) => sql`(select ${head} || sum(month_days.x = 0) || coalesce(group_concat(
+      case when month_days.x > 0 and month_days.x < ${total} then ',' || month_days.x end, ''), '') || ']'
+    from (select ${x} as x from json_each(${DAY_INDEXES})) as month_days)`;
 
 /**
  * A load's changes to the facets kept by month alone ("k", `days` by lapse
@@ -242,19 +264,18 @@ function lenderMonthStatements(db: Db, days: FacetDay[]): Statement[] {
   const was = runningOn(t.sets, t.filings, sql`json_each.key`);
   const adds = runningOn(sql`excluded.sets`, sql`excluded.filings`, sql`json_each.key`);
   const total = sql`(${t.filings} + excluded.filings)`;
-  const summed = sql`(select '[' || sum(month_days.x = 0) || coalesce(group_concat(
-      case when month_days.x > 0 and month_days.x < ${total} then ',' || month_days.x end, ''), '') || ']'
-    from (select ${was} + ${adds} as x from json_each(${DAY_INDEXES})) as month_days)`;
+  const summed = keptAgain(sql`'['`, sql`${was} + ${adds}`, total);
   // The same for each industry term of the row's or the change's, kept in key order; a term taken back to
   // nothing goes, and no term at all leaves null. Each term's arrays are read out of the objects once: the
   // DISTINCT keeps SQLite from flattening `held` into the days' loop, which read them again for each day
   // (bench:writes 13.3 s where 7.3 s). A change under no term leaves the row's as they are, and a row with
   // none takes the change's.
   const termTotal = sql`(coalesce(held.was ->> 0, 0) + coalesce(held.adds ->> 0, 0))`;
-  const termDays = sql`(select '[' || ${termTotal} || ',' || sum(term_days.x = 0) || coalesce(group_concat(
-      case when term_days.x > 0 and term_days.x < ${termTotal} then ',' || term_days.x end, ''), '') || ']'
-    from (select ${termOn(sql`held.was`, sql`json_each.key`)} + ${termOn(sql`held.adds`, sql`json_each.key`)} as x
-      from json_each(${DAY_INDEXES})) as term_days)`;
+  const termDays = keptAgain(
+    sql`'[' || ${termTotal} || ','`,
+    sql`${termOn(sql`held.was`, sql`json_each.key`)} + ${termOn(sql`held.adds`, sql`json_each.key`)}`,
+    termTotal,
+  );
   const industries = sql`case when excluded.industries is null then ${t.industries} when ${t.industries} is null then excluded.industries
     else (select nullif(json_group_object(terms.key, json(terms.days)), '{}') from (
       select held.key, ${termDays} as days from (
@@ -644,7 +665,7 @@ SELECT 'k', g.place, g.name, g.facet, 'm' || g.month, g.n, g.n, ${monthSets("len
  */
 const lenderTermsFromFilings = [
   sql.raw(`CREATE TABLE lender_terms AS
-WITH RECURSIVE bits (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM bits WHERE i < 14),
+WITH RECURSIVE bits (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM bits WHERE i < ${INDUSTRIES.length - 1}),
 held AS (
   SELECT filing_state AS place, name_id, lapses_on, coalesce(debtor_industries, (
     SELECT sum(DISTINCT 1 << CAST(d.industry AS INTEGER)) FROM debtor_parties d
@@ -660,7 +681,7 @@ FROM held h JOIN bits a ON (h.m >> a.i) & 1 JOIN bits b ON b.i >= a.i AND (h.m >
 WHERE h.m <> 0
 GROUP BY 1, 2, h.lapses_on`),
   sql.raw(`INSERT INTO lender_terms (place, name, facet, day, n)
-WITH RECURSIVE bits (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM bits WHERE i < 14),
+WITH RECURSIVE bits (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM bits WHERE i < ${INDUSTRIES.length - 1}),
 parties AS (
   SELECT s.filing_state AS place, s.filing_id, s.lapses_on, n.words,
     substr(n.words, 1, instr(n.words || ' ', ' ') - 1) AS first,
