@@ -359,6 +359,8 @@ export const LOOKUPS: Lookup[] = [
       `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&secured_party=wells%20fargo&envelope=a`,
       // Counted from the lender's months under the industry (migration 0033), not its entries in the window.
       `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&secured_party=wells%20fargo&industry=Manufacturing&envelope=a`,
+      // By three industries, with the filings whose debtors hold three (migration 0034) as well.
+      `/filings/lapsing?state=CA&to=${dayFromNow(2000)}&secured_party=wells%20fargo&industry=${enc("Manufacturing,Equipment,Real Estate")}&envelope=a`,
     ],
     seeded: ["/filings/lapsing?state=CA", "/filings/lapsing?state=TX&secured_party=wells%20fargo&envelope=a"],
     bench: (d) => [

@@ -152,7 +152,7 @@ function tallyRows(changed: FacetDay[]): FacetDay[] {
 }
 
 /** Days of a month, as a month's running totals are kept (lenderMonthStatements). */
-const MONTH_DAYS = 31;
+export const MONTH_DAYS = 31;
 
 /**
  * A month's running totals by day (`running[i]`: its filings on days 1 to
@@ -200,9 +200,15 @@ function keptTerm(running: readonly number[], total: number): string {
   return `[${total},${keptRunning(running, total).slice(1)}`;
 }
 
-/** In SQL, a term's running total on day `index` + 1, from its array as keptTerm writes it (`term`: JSON text, or null for none). */
-export const termOn = (term: SQLWrapper, index: SQLWrapper) =>
-  sql`coalesce(${keptOn(term, sql`${term} ->> 0`, index, 1)}, 0)`;
+/**
+ * In SQL, a term's running total on day `index` + 1 (0 before the month,
+ * its filings from index 30 on), from its array as keptTerm writes it
+ * (`term`: JSON text), or null for no term.
+ */
+export const termAt = (term: SQLWrapper, index: SQLWrapper) => keptOn(term, sql`${term} ->> 0`, index, 1);
+
+/** termAt, 0 for no term. */
+const termOn = (term: SQLWrapper, index: SQLWrapper) => sql`coalesce(${termAt(term, index)}, 0)`;
 
 /**
  * In SQL, the running totals `x` of a month's days (an expression over

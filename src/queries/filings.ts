@@ -88,13 +88,6 @@ export interface FilingFilter {
 export interface CountedFilter extends FilingFilter {
   /** The number of matches, or a statement whose `total` is. */
   count: SQL | number;
-  /**
-   * Whether the count reads the list's own entries (a lapse list by lender
-   * and industry): a page after the first then reads the list to its
-   * offset without checking the count first (rowLimit), which could not
-   * read less, where the check read the count a second time.
-   */
-  countsEntries?: boolean;
 }
 
 /**
@@ -712,7 +705,7 @@ function pageKeys(filter: FilingFilter | CountedFilter, offset: number, limit: n
   const list = merged(armsOf(filter, offset + limit), offset + limit, order);
   const keys = (count: CountedFilter["count"] | undefined) =>
     sql`select at, num, fid from (${list} ${order} limit ${rowLimit(count, offset, limit)} offset ${offset})`;
-  const count = "count" in filter && !filter.countsEntries ? filter.count : undefined;
+  const count = "count" in filter ? filter.count : undefined;
   if (count === undefined || offset === 0 || typeof count === "number") return keys(undefined);
   // The count inside the page repeats its bound values: only while D1's 100 allow it (a page
   // past the end then reads the list up to its offset instead).

@@ -21,8 +21,8 @@
  *   under the name, its filings by lapse month (a row a month of the
  *   window, lenderBetween); by lender and one or two industries from the
  *   same rows' filings under each industry and pair (facet_tallies.
- *   industries, by inclusion-exclusion); by three industries or more, by
- *   counting the list's entries in the window.
+ *   industries, by inclusion-exclusion), and by three industries or more
+ *   with the rare filings whose debtors hold three (severalBetween).
  *
  * Every range and count is a template (src/queries/db.ts): its text is
  * rendered once per isolate and form, and a request binds its state,
@@ -32,8 +32,8 @@
 import { and, eq, gt, gte, lt, lte, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { INCLUDED_MAX, industryFacetName, industryLetter, SHARED_PREFIX } from "../db/records.ts";
-import { debtorParties, facetCounts, facetTallies, filings, securedParties } from "../db/schema.ts";
-import { monthRow, runningOn, termOn } from "../db/tallies.ts";
+import { debtorParties, facetCounts, facetTallies, filings, SEVERAL_INDUSTRIES, securedParties } from "../db/schema.ts";
+import { MONTH_DAYS, monthRow, runningOn, termAt } from "../db/tallies.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
 import { securedNameRange } from "../domain/names.ts";
 import { type Holes, query, template } from "./db.ts";
@@ -162,21 +162,20 @@ const nameSlot = (v: Holes<LenderWindowValues>, i: number, column: "name" | "ref
 /**
  * The state's filings of the lender names under a name (whole leading
  * words: `names` to `below`), lapsing in the window (secured_parties_lapsing):
- * NAME_SLOTS ordered arms, a name each, and one sorted arm for any names
- * beyond, which the count reads (a page reads lenderWalk instead).
- * `industries`: the codes of the industries a debtor must be in, or none.
+ * NAME_SLOTS ordered arms, a name each (a page merges any names beyond by
+ * lenderWalk). `industries`: the codes of the industries a debtor must be
+ * in, or none.
  */
-const lenderLapses = template("lenderLapses", (f: Resumed & { industries: number[] }, v: Holes<LenderWindowValues>) => {
-  const lenderArm = (names: SQL) => partyLapses(securedParties, and(names, withDebtorIn(f.industries)), f, v);
-  return [
-    ...Array.from({ length: NAME_SLOTS }, (_, i) =>
-      lenderArm(sql`${securedParties.nameId} = ${nameSlot(v, i, "ref")}`),
+const lenderLapses = template("lenderLapses", (f: Resumed & { industries: number[] }, v: Holes<LenderWindowValues>) =>
+  Array.from({ length: NAME_SLOTS }, (_, i) =>
+    partyLapses(
+      securedParties,
+      and(sql`${securedParties.nameId} = ${nameSlot(v, i, "ref")}`, withDebtorIn(f.industries)),
+      f,
+      v,
     ),
-    lenderArm(
-      sql`${securedParties.nameId} in (select ref from (${lenderNames(v, nameSlot(v, NAME_SLOTS - 1, "name"))}))`,
-    ),
-  ];
-});
+  ),
+);
 
 /**
  * A page's arm of the lender names beyond the first NAME_SLOTS: their
@@ -271,7 +270,8 @@ type Terms = readonly (readonly [string, 1 | -1])[] | null;
  * keptRunning in src/db/tallies.ts) at the window's ends. Seven rows a
  * facet for six months, whatever its filings. With `terms`, the same rows'
  * filings under those industry terms (`industries`, keptTerm), each with
- * its sign: a count by one or two industries in the same rows.
+ * its sign: the terms are JSON paths in a VALUES list, which D1 counts no
+ * row for, and the window is bound once however many there are.
  */
 const lenderBetween = template(
   "lenderBetween",
@@ -283,18 +283,19 @@ const lenderBetween = template(
     const before = sql`cast(${v.before} as integer)`;
     const inMonths = (on: (index: SQLWrapper) => SQL, all: SQL) =>
       sql`(case when ${t.day} = ${v.toMonth} then ${on(through)} else ${all} end) - (case when ${t.day} = ${v.fromMonth} then ${on(before)} else 0 end)`;
-    const filings =
-      terms === null
-        ? inMonths((index) => runningOn(t.sets, t.filings, index), sql`${t.filings}`)
-        : sql.join(
-            terms.map(([term, sign]) => {
-              // Validated letters (industryLetter), written into the text.
-              const held = sql`(${t.industries} -> ${sql.raw(`'$.${term}'`)})`;
-              const counted = inMonths((index) => termOn(held, index), sql`coalesce(${held} ->> 0, 0)`);
-              return sign < 0 ? sql`- (${counted})` : sql`(${counted})`;
-            }),
-            sql` + `,
-          );
+    let filings = inMonths((index) => runningOn(t.sets, t.filings, index), sql`${t.filings}`);
+    if (terms !== null) {
+      // Each term of the row (validated letters, written into the text) between the days before the
+      // window's first and its last in this month (-1 and 30 for a whole month). The row's own values are
+      // named once in a subquery over the terms: SQLite refuses an expression more than 100 deep, counted
+      // through subqueries, and a later page's statement holds the count.
+      const paths = terms.map(([term, sign]) => `('$.${term}', ${sign})`).join(", ");
+      const hi = sql`(case when ${t.day} = ${v.toMonth} then ${through} else ${sql.raw(String(MONTH_DAYS - 1))} end)`;
+      const lo = sql`(case when ${t.day} = ${v.fromMonth} then ${before} else -1 end)`;
+      const [h, a, b] = [sql.raw("m.h"), sql.raw("m.hi"), sql.raw("m.lo")];
+      filings = sql`(select sum(m.sign * (${termAt(h, a)} - ${termAt(h, b)})) from (
+        select p.column2 as sign, ${t.industries} -> p.column1 as h, ${hi} as hi, ${lo} as lo from (values ${sql.raw(paths)}) as p) as m)`;
+    }
     const inWindow = query
       .select({ filings: sql<number>`coalesce(sum(${filings}), 0)` })
       .from(t)
@@ -325,6 +326,27 @@ const lenderBetween = template(
   },
 );
 
+/**
+ * What a count by three industries or more adds to lenderBetween's: its
+ * terms count a filing with a debtor in m of the industries asked for
+ * m - m(m - 1)/2 times (industryTermsOf), once for m of 1 or 2, so one
+ * with m of 3 or more is counted (m - 1)(m - 2)/2 times too few. Such
+ * filings are rare, and they alone are entered in
+ * secured_parties_lapsing_several: each lender name under the name (a row
+ * of its "l" facets) seeks its own there, a row or two a name, and each
+ * such filing in the window is a row. `masks`: each industry's bit
+ * (debtor_industries), written into the text.
+ */
+const severalBetween = template("severalBetween", (masks: number[], v: Holes<LenderWindowValues>) => {
+  const sp = securedParties;
+  const m = sql.raw(balancedSum(masks.map((mask) => `((s.debtor_industries & ${mask}) <> 0)`)));
+  return sql`(select coalesce(sum((several.m - 1) * (several.m - 2) / 2), 0) from (
+      select distinct s.filing_id, ${m} as m from (${lenderNames(v)}) as n
+      cross join ${sp} as s on s.filing_state = ${v.state} and s.name_id = n.ref
+        and s.lapses_on >= ${v.from} and s.lapses_on <= ${v.to} and s.lapses_on is not null and ${SEVERAL_INDUSTRIES}
+    ) as several where several.m >= 3)`;
+});
+
 /** The lender names a secured party query covers, as a lapse list binds them (securedNameRange). */
 function lenderRange(securedParty: string): { names: string; below: string } {
   const { from, to } = securedNameRange(securedParty);
@@ -340,52 +362,59 @@ export function lapsing(q: LapsingQuery): CountedFilter {
   return { arms: lapseArms(q), count: sql`select ${total} as total`, ascending: true };
 }
 
+/** `terms` added as a balanced tree: SQLite refuses an expression more than 100 deep, counted through subqueries. */
+function balancedSum(terms: string[]): string {
+  if (terms.length <= 2) return terms.join(" + ");
+  const half = Math.ceil(terms.length / 2);
+  return `(${balancedSum(terms.slice(0, half))}) + (${balancedSum(terms.slice(half))})`;
+}
+
 /**
- * The terms of a count by one or two industries (letters, in order) by
- * inclusion-exclusion, each with its sign: a filing with a debtor in `a`
- * or `b` is one in `a`, plus one in `b`, less one in both.
+ * The terms of a count by industries (letters, in order) by
+ * inclusion-exclusion, each with its sign: each industry's filings, less
+ * each pair's. A filing with a debtor in one or two of them is so counted
+ * once; one in three or more is made up by severalBetween.
  */
-function industryTermsOf(letters: string[]): [string, 1 | -1][] | undefined {
-  const [a, b, more] = letters;
-  if (a === undefined || more !== undefined) return undefined;
-  return b === undefined
-    ? [[a, 1]]
-    : [
-        [a, 1],
-        [b, 1],
-        [`${a}${b}`, -1],
-      ];
+function industryTermsOf(letters: string[]): [string, 1 | -1][] {
+  return [
+    ...letters.map((a): [string, 1] => [a, 1]),
+    ...letters.flatMap((a, i) => letters.slice(i + 1).map((b): [string, -1] => [`${a}${b}`, -1])),
+  ];
 }
 
 /**
  * A lapse list by lender: the first NAME_SLOTS names' arms and the walk of
- * the rest (lenderWalk), counted from the lenders' months (lenderBetween):
- * by lender and one or two industries, from their months under each
- * industry and pair (records.ts, lenderPlace) by inclusion-exclusion; by
- * three industries or more, from the list's five arms over the whole
- * window, wherever the page resumes.
+ * the rest (lenderWalk), counted from the lenders' months (lenderBetween),
+ * by lender and industries from their months under each industry and pair
+ * (records.ts, lenderPlace) by inclusion-exclusion, and by three
+ * industries or more with the rare filings whose debtors hold three of
+ * them (severalBetween).
  */
 function lenderLapsing(q: LapsingQuery, securedParty: string): CountedFilter {
   const industries = (q.industries ?? []).map(industryCode);
   const f = { resumed: q.after !== undefined, industries };
   const values = { ...windowValues(q), ...lenderRange(securedParty) };
-  const arms = lenderLapses(f, values);
-  const terms = industries.length === 0 ? null : industryTermsOf(industriesAsked(q.industries ?? []));
-  const total =
-    terms !== undefined
-      ? sql`(${lenderBetween(terms, { state: q.state, names: values.names, below: values.below, ...windowMonths(q.from, q.to) })})`
-      : // One compound SELECT of the five arms from the window's start, each filing once.
-        sql`(select count(*) from (${sql.join(
-          q.after === undefined ? arms : lenderLapses({ ...f, resumed: false }, { ...values, at: 0, num: "" }),
-          sql` union `,
-        )}))`;
+  const letters = industriesAsked(q.industries ?? []);
+  const terms = industries.length === 0 ? null : industryTermsOf(letters);
+  const months = lenderBetween(terms, {
+    state: q.state,
+    names: values.names,
+    below: values.below,
+    ...windowMonths(q.from, q.to),
+  });
+  const masks = [...new Set(industries)].map((code) => industryMask(code));
+  const total = masks.length < 3 ? sql`(${months})` : sql`(${months}) + ${severalBetween(masks, values)}`;
   return {
-    arms: arms.slice(0, NAME_SLOTS),
+    arms: lenderLapses(f, values),
     walk: (reach) => lenderWalk(f, { ...values, reach }),
     count: sql`select ${total} as total`,
-    countsEntries: terms === undefined,
     ascending: true,
   };
+}
+
+/** An industry's bit in a secured party row's debtor_industries (a set of one, as the column stores it). */
+function industryMask(code: number): number {
+  return Number(securedParties.debtorIndustries.mapToDriverValue(debtorParties.industry.mapFromDriverValue(code)));
 }
 
 /** The letters of the industries asked for, each once, in order (src/db/records.ts, industryLetter). */

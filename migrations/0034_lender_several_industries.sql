@@ -1,0 +1,1 @@
+CREATE INDEX `secured_parties_lapsing_several` ON `secured_parties` (`filing_state`,`name_id`,`lapses_on`) WHERE lapses_on is not null and ((debtor_industries & (debtor_industries - 1)) & ((debtor_industries & (debtor_industries - 1)) - 1)) <> 0;
