@@ -14,7 +14,8 @@
  * remote database must be migrated (`npm run deploy` does it) and empty.
  * It is `wrangler d1 export --local --no-schema` restricted to those tables,
  * leaving out D1's own migrations journal, which the remote database
- * already has, except for debtor_sound_keys: its rows are 63-bit integers,
+ * already has, and lender_industry_lapses, which its triggers write as the
+ * secured parties arrive, except for debtor_sound_keys: its rows are 63-bit integers,
  * which wrangler's export writes through JavaScript numbers and rounds
  * (234725057430028292 comes out as 234725057430028300), so this script
  * appends them itself, read as BigInts.
@@ -46,10 +47,12 @@ if (!out) {
 const WIDE = getTableName(schema.debtorSoundKeys);
 /** Local bookkeeping of a bulk load (scripts/bulk/load.ts), not data. */
 const LOCAL_ONLY = getTableName(schema.bulkLoad);
+/** Written by triggers as its rows' secured parties are (migration 0035): the remote database writes it itself. */
+const KEPT_BY_TRIGGERS = getTableName(schema.lenderIndustryLapses);
 const tables = Object.values(schema)
   .filter((value) => is(value, SQLiteTable))
   .map((table) => getTableName(table))
-  .filter((t) => t !== LOCAL_ONLY);
+  .filter((t) => t !== LOCAL_ONLY && t !== KEPT_BY_TRIGGERS);
 const started = Date.now();
 const exported = tables.filter((t) => t !== WIDE);
 const config = await shardConfig();

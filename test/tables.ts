@@ -28,6 +28,8 @@ const READ: Record<string, string> = {
   lenders: "select type, name, category, street1, street2, city, state, zip, country from lenders",
   secured_parties:
     "select filing_id, position, (select words from lender_names where id = name_id) as words, filing_state, filed_at, filing_number, lapses_on, debtor_types from secured_parties",
+  lender_industry_lapses:
+    "select filing_state, (select words from lender_names where id = name_id) as words, industry, lapses_on, filing_number, filing_id, position from lender_industry_lapses",
 };
 
 /** Left out everywhere: the migrations, when each load ran (data_loads) and the webhook dispatcher's positions (a Workflow's nudge moves them). */

@@ -54,6 +54,7 @@ export const WITHOUT_ROWID = [
   "load_keys",
   "held_copies",
   "debtor_reports",
+  "lender_industry_lapses",
 ] as const;
 
 const partyType = enumCode(PARTY_TYPES);
@@ -316,6 +317,33 @@ export const securedParties = sqliteTable(
     index("secured_parties_lapsing_several")
       .on(t.filingState, t.nameId, t.lapsesOn)
       .where(sql`lapses_on is not null and ${SEVERAL_INDUSTRIES}`),
+  ],
+);
+
+/**
+ * A lender's live filings by each industry their debtors hold, by lapse
+ * date: a row for each secured party row with a lapse date (secured_parties)
+ * and each industry of its debtor_industries (or of its filing's debtors,
+ * where db:rekey has not filled that yet), its industry as debtor_parties
+ * codes it. A lapse list by lender and an industry reads a row a filing it
+ * shows, where checking each of the lender's entries read the lender's
+ * filings of every industry (src/queries/lapsing.ts). SQLite keeps it, as
+ * it keeps an index: triggers on secured_parties (migration 0035) write it
+ * with each row inserted, changed or deleted, and no load writes it itself.
+ */
+export const lenderIndustryLapses = sqliteTable(
+  "lender_industry_lapses",
+  {
+    filingState: text().notNull(),
+    nameId: integer().notNull(),
+    industry: integer().notNull(),
+    lapsesOn: day().notNull(),
+    filingNumber: text().notNull(),
+    filingId: integer().notNull(),
+    position: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.filingState, t.nameId, t.industry, t.lapsesOn, t.filingNumber, t.filingId, t.position] }),
   ],
 );
 

@@ -6,14 +6,17 @@
  *
  * Each list is arms of index entries in list order (src/queries/filings.ts),
  * here by lapse date: the state's live filings (filings_state_lapsing), a
- * debtor industry's (debtor_parties_lapsing) or a lender's
- * (secured_parties_lapsing, on the lapse date copied onto party rows), so a
- * page reads about a page of entries.
+ * debtor industry's (debtor_parties_lapsing), a lender's
+ * (secured_parties_lapsing, on the lapse date copied onto party rows) or a
+ * lender's under an industry (lender_industry_lapses), so a page reads
+ * about a page of entries.
  * - A lender name matches whole leading words, so a query covers every
- *   lender name under it: the state's lender names come from its "l"
- *   facets, the first NAME_SLOTS get an ordered arm each and any beyond
- *   are merged by a walk as far as the page can need (lenderWalk): a broad
- *   name pays a row a name, not its filings in the window.
+ *   lender name under it: the first NAME_SLOTS of the state's lender names
+ *   with lapsing filings (their "k" facets) get an ordered arm each and
+ *   any beyond are merged by a walk as far as the page can need
+ *   (lenderWalk): a broad name pays a row a name, not its filings in the
+ *   window. By one or two industries the walk takes every name, under each
+ *   industry.
  * - Counts (envelope A): the whole state's from its "x" facet (live
  *   filings by lapse day, schema.ts), four rows of its tallies; by industry
  *   from the same four rows' tallies by industry set, however many are asked
@@ -32,7 +35,16 @@
 import { and, eq, gt, gte, lt, lte, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { INCLUDED_MAX, industryFacetName, industryLetter, SHARED_PREFIX } from "../db/records.ts";
-import { debtorParties, facetCounts, facetTallies, filings, SEVERAL_INDUSTRIES, securedParties } from "../db/schema.ts";
+import {
+  debtorParties,
+  facetCounts,
+  facetTallies,
+  filings,
+  lenderIndustryLapses,
+  lenderNames as lenderNamesTable,
+  SEVERAL_INDUSTRIES,
+  securedParties,
+} from "../db/schema.ts";
 import { MONTH_DAYS, monthRow, runningOn, termAt } from "../db/tallies.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
 import { securedNameRange } from "../domain/names.ts";
@@ -103,7 +115,7 @@ const stateLapses = template("stateLapses", (f: Resumed, v: Holes<WindowValues>)
  * filing once.
  */
 function partyLapses(
-  t: typeof debtorParties | typeof securedParties,
+  t: typeof debtorParties | typeof securedParties | typeof lenderIndustryLapses,
   where: SQL | undefined,
   f: Resumed,
   v: Holes<WindowValues>,
@@ -145,7 +157,12 @@ const withDebtorIn = (industries: number[]) => {
     and exists (select 1 from ${debtorParties} d where d.filing_id = ${securedParties.filingId} and d.industry in (${codes}))))`;
 };
 
-/** The state's lender names under the name, in name order (after `after`), from its lender facets, each with its id (facetCounts.ref). */
+/**
+ * The state's lender names under the name, in name order (after `after`),
+ * from its lender facets, each with its id (facetCounts.ref): a row a
+ * debtor-type set a name's filings have (one to three), where a broad
+ * name's are mostly one.
+ */
 const lenderNames = (v: Holes<LenderWindowValues>, after?: SQL) =>
   sql`select distinct ${facetCounts.name} as name, ${facetCounts.ref} as ref from ${facetCounts} where ${and(
     sql`${facetCounts.scope} = 'l'`,
@@ -155,26 +172,62 @@ const lenderNames = (v: Holes<LenderWindowValues>, after?: SQL) =>
     after ? gt(facetCounts.name, after) : undefined,
   )} order by ${facetCounts.name}`;
 
-/** The i-th lender name's words or id (the offset written in: a constant of the text). */
-const nameSlot = (v: Holes<LenderWindowValues>, i: number, column: "name" | "ref") =>
-  sql`(select ${sql.raw(column)} from (${lenderNames(v)} limit 1 offset ${sql.raw(String(i))}))`;
+/**
+ * The i-th lender name under the name that has live filings with a lapse
+ * date, as its words or its id: from the names' own "k" facets, one row a
+ * name (their "l" facets are one a debtor-type set, up to three), and the
+ * id from lender_names by its words, a row more. A name without such
+ * filings lists nothing, so it takes no slot: the names past the last slot
+ * (lenderWalk) are every name after it, as lenderNames lists them.
+ */
+const nameSlot = (v: Holes<LenderWindowValues>, i: number, column: "name" | "ref") => {
+  const k = facetCounts;
+  const name = sql`(select ${k.name} from ${k} where ${and(
+    eq(k.scope, "k"),
+    eq(k.place, v.state),
+    gte(k.name, v.names),
+    lt(k.name, v.below),
+    eq(k.facet, ""),
+  )} order by ${k.name} limit 1 offset ${sql.raw(String(i))})`;
+  return column === "name"
+    ? name
+    : sql`(select ${lenderNamesTable.id} from ${lenderNamesTable} where ${lenderNamesTable.words} = ${name})`;
+};
+
+/**
+ * Industries asked for up to which a lender's list reads its filings by
+ * industry (lender_industry_lapses): a range for each name and industry,
+ * about a row a filing shown. Beyond, each of the lender's entries is
+ * checked on its row's set (withDebtorIn): a range for each name, but a row
+ * for each of the lender's filings walked past, of any industry.
+ */
+const BY_INDUSTRY_MOST = 2;
+
+/** Whether a list by lender and `industries` (codes) reads lender_industry_lapses (BY_INDUSTRY_MOST). */
+const byIndustry = (industries: number[]) => industries.length > 0 && industries.length <= BY_INDUSTRY_MOST;
 
 /**
  * The state's filings of the lender names under a name (whole leading
- * words: `names` to `below`), lapsing in the window (secured_parties_lapsing):
- * NAME_SLOTS ordered arms, a name each (a page merges any names beyond by
- * lenderWalk). `industries`: the codes of the industries a debtor must be
- * in, or none.
+ * words: `names` to `below`), lapsing in the window: NAME_SLOTS ordered
+ * arms, a name each (a page merges any names beyond by lenderWalk), from
+ * secured_parties_lapsing; by three industries or more (`industries`:
+ * their codes) each entry checked on its row. By one or two (byIndustry)
+ * none: the walk takes every name, under each industry, from
+ * lender_industry_lapses (an arm a name and industry would bind their
+ * window and name again each, past D1's 100 values, and read each name
+ * again for each industry).
  */
 const lenderLapses = template("lenderLapses", (f: Resumed & { industries: number[] }, v: Holes<LenderWindowValues>) =>
-  Array.from({ length: NAME_SLOTS }, (_, i) =>
-    partyLapses(
-      securedParties,
-      and(sql`${securedParties.nameId} = ${nameSlot(v, i, "ref")}`, withDebtorIn(f.industries)),
-      f,
-      v,
-    ),
-  ),
+  byIndustry(f.industries)
+    ? []
+    : Array.from({ length: NAME_SLOTS }, (_, i) =>
+        partyLapses(
+          securedParties,
+          and(eq(securedParties.nameId, nameSlot(v, i, "ref")), withDebtorIn(f.industries)),
+          f,
+          v,
+        ),
+      ),
 );
 
 /**
@@ -184,30 +237,44 @@ const lenderLapses = template("lenderLapses", (f: Resumed & { industries: number
  * most. Each name's first entry in the window is one seek, and each filing
  * taken one more, so a broad name's page reads a row a name and a few a
  * filing, however long the window, where one sorted arm read every
- * filing of those names in it. An entry is JSON: [sort key (lapse day,
- * fixed width, then the number in hex, so the text sorts in list order),
- * name id, lapse day, number, filing id].
+ * filing of those names in it. By one or two industries (byIndustry) a
+ * name's ranges are its own under each (lender_industry_lapses). An entry
+ * is JSON: [sort key (lapse day, fixed width, then the number in hex, so
+ * the text sorts in list order), name id, lapse day, number, filing id].
  */
 const lenderWalk = template(
   "lenderWalk",
   (f: Resumed & { industries: number[] }, v: Holes<LenderWindowValues & { reach: number }>) => {
-    const sp = securedParties;
-    const entry = sql`json_array(printf('%08d', ${sp.lapsesOn}) || hex(${sp.filingNumber}), ${sp.nameId}, ${sp.lapsesOn}, ${sp.filingNumber}, ${sp.filingId})`;
-    const firstOf = (name: SQL, from: SQL | undefined) =>
-      sql`(select ${entry} from ${sp} where ${and(eq(sp.filingState, v.state), eq(sp.nameId, name), from, withDebtorIn(f.industries))}
-        order by ${sp.lapsesOn}, ${sp.filingNumber}, ${sp.filingId} limit 1)`;
+    const t = byIndustry(f.industries) ? lenderIndustryLapses : securedParties;
+    const entry = sql`json_array(printf('%08d', ${t.lapsesOn}) || hex(${t.filingNumber}), ${t.nameId}, ${t.lapsesOn}, ${t.filingNumber}, ${t.filingId})`;
+    const seek = (name: SQL, on: SQL | undefined, from: SQL | undefined) =>
+      sql`(select ${entry} from ${t} where ${and(eq(t.filingState, v.state), eq(t.nameId, name), on, from)}
+        order by ${t.lapsesOn}, ${t.filingNumber}, ${t.filingId} limit 1)`;
+    // By industry, a name's next entry is the least of its next under each industry asked for (the
+    // entries' text sorts in list order): one entry a name in the queue, and a filing of both once.
+    const firstOf = (name: SQL, from: SQL | undefined) => {
+      if (t !== lenderIndustryLapses) return seek(name, withDebtorIn(f.industries), from);
+      const each = f.industries.map((code) => seek(name, eq(lenderIndustryLapses.industry, code), from));
+      return each.length === 1
+        ? (each[0] as SQL)
+        : sql`(select min(e) from (${sql.join(
+            each.map((one) => sql`select ${one} as e`),
+            sql` union all `,
+          )}))`;
+    };
     const walk = sql.raw("walk.j");
     const at = (i: number) => sql.raw(`(walk.j ->> ${i})`);
     const next = firstOf(
       at(1),
       and(
-        lte(sp.lapsesOn, v.to),
-        sql`(${sp.lapsesOn}, ${sp.filingNumber}, ${sp.filingId}) > (${at(2)}, ${at(3)}, ${at(4)})`,
+        lte(t.lapsesOn, v.to),
+        sql`(${t.lapsesOn}, ${t.filingNumber}, ${t.filingId}) > (${at(2)}, ${at(3)}, ${at(4)})`,
       ),
     );
-    const beyond = lenderNames(v, nameSlot(v, NAME_SLOTS - 1, "name"));
+    // By industry the walk takes every name (lenderLapses has no arms); else the names past the arms'.
+    const beyond = lenderNames(v, t === lenderIndustryLapses ? undefined : nameSlot(v, NAME_SLOTS - 1, "name"));
     return sql`select at, num, fid from (with recursive walk(j) as (
-        select ${firstOf(sql.raw("n.ref"), inWindow(sp.lapsesOn, sp.filingNumber, f, v))} from (${beyond}) as n
+        select ${firstOf(sql.raw("n.ref"), inWindow(t.lapsesOn, t.filingNumber, f, v))} from (${beyond}) as n
         union all
         select ${next} from walk where ${walk} is not null
         order by 1
