@@ -568,8 +568,9 @@ export const facetTallies = sqliteTable(
      * (records.ts: the filing's "i1" and "i2" industry facets) to their filings and running totals by
      * day, `[filings, first, ...running]` as `sets` keeps them
      * (src/db/tallies.ts, keptTerm): {"k":[2,4,1]}. A lapse list by lender
-     * and one or two industries is counted from these, by
-     * inclusion-exclusion (src/queries/lapsing.ts); null when none is held.
+     * and industries is counted from these, by inclusion-exclusion (and by
+     * three or more with secured_parties_lapsing_several:
+     * src/queries/lapsing.ts); null when none is held.
      */
     industries: text(),
   },
