@@ -110,5 +110,21 @@ describe("migration 0035", () => {
     expect(terminated.length).toBeGreaterThan(50);
     const ids = new Set(terminated.map((t) => t.id));
     expect((kept as { filing_id: number }[]).filter((r) => ids.has(r.filing_id))).toEqual([]);
+    // Rows without their set (as before 0031): their entries come from their debtors, and go whatever
+    // those hold when the rows change or go.
+    db.exec("update secured_parties set debtor_industries = null where filing_id % 2 = 0");
+    expect(rowsOf(db)).toEqual(kept);
+    const later = records.slice(400, 700).map(
+      (r): FilingRecord => ({
+        ...r,
+        amendments: [
+          ...r.amendments,
+          { number: `${r.number}-T2`, filedAt: today, kind: "termination", description: "Termination" },
+        ],
+      }),
+    );
+    await upsertFilings(local, later, { now: new Date(now) });
+    expect(rowsOf(db)).toEqual(rebuilt(db));
+    expect(rowsOf(db).length).toBeLessThan(kept.length);
   });
 });
