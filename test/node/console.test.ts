@@ -228,10 +228,11 @@ describe("the console, in chromium", { timeout: 60_000 }, () => {
   });
 
   it("lists a lender's recent filings, a state's recent filings by industry, filings lapsing soon and the latest changes", async () => {
-    const lists: [string, string, () => Promise<void>][] = [
+    const lists: [string, string, string, () => Promise<void>][] = [
       [
         "lender",
         "Lender's filings",
+        "Lender's recent filings",
         async () => {
           await page.getByLabel("Lender name").fill("wells fargo");
           await page.getByLabel("State", { exact: true }).selectOption("CA");
@@ -240,6 +241,7 @@ describe("the console, in chromium", { timeout: 60_000 }, () => {
       [
         "recent",
         "Recent by industry",
+        "Recent filings by industry",
         async () => {
           await page.getByLabel("State", { exact: true }).selectOption("CA");
           await page.getByLabel("Manufacturing", { exact: true }).check();
@@ -248,14 +250,17 @@ describe("the console, in chromium", { timeout: 60_000 }, () => {
       [
         "lapsing",
         "Lapsing soon",
+        "Filings lapsing soon",
         async () => {
           await page.getByLabel("State", { exact: true }).selectOption("CA");
         },
       ],
     ];
     await page.goto(`${worker.base}/console`);
-    for (const [view, nav, fill] of lists) {
+    for (const [view, nav, form, fill] of lists) {
       await page.getByRole("link", { name: nav }).click();
+      // The view's own form first: the one before it, shown until the view changes, has a State too.
+      await page.getByRole("form", { name: form }).waitFor();
       await fill();
       await page.locator("form button[type=submit]").click();
       await expect.poll(() => page.locator("table.liens tbody tr").count(), { message: view }).toBeGreaterThan(0);
@@ -263,6 +268,7 @@ describe("the console, in chromium", { timeout: 60_000 }, () => {
       await step(`09-list-${view}`);
     }
     await page.getByRole("link", { name: "Latest changes" }).click();
+    await page.getByRole("form", { name: "Latest changes" }).waitFor();
     await page.getByLabel("State", { exact: true }).selectOption("CA");
     await page.locator("form button[type=submit]").click();
     await expect.poll(() => page.getByRole("heading", { name: "Changes, oldest first" }).count()).toBe(1);
@@ -325,6 +331,7 @@ describe("the console, in chromium", { timeout: 60_000 }, () => {
   it("makes a lien report over every state: its header, summary and filings, paged by cursor, and prints it", async () => {
     await page.goto(`${worker.base}/console`);
     await page.getByRole("link", { name: "Lien report", exact: true }).click();
+    await page.getByRole("form", { name: "Lien report" }).waitFor();
     await page.getByLabel("API key").fill(LOCAL_DEV_KEY);
     await page.getByLabel("Debtor name").fill(REPORTED);
     await page.getByLabel("States").fill("");
