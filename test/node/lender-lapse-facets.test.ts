@@ -8,7 +8,6 @@
  * from the filings.
  */
 import { describe, expect, it } from "vitest";
-import { localD1Database } from "../../scripts/localD1.ts";
 import { generateFilings } from "../../seed/generate.ts";
 import { upsertFilings } from "../../src/db/load.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
@@ -17,9 +16,10 @@ import {
   LENDER_LAPSES,
   LENDER_TERMS,
   loadedBefore,
-  migratedDatabase,
+  loadedInGroups,
   runMigration,
   withoutLenderLapses,
+  withTermination,
 } from "./migrated.ts";
 
 /** Lenders under one name and its branches on some filings; some filings terminated. */
@@ -91,22 +91,12 @@ describe("migrations 0030 and 0033", () => {
 describe("a lender's months by lapse", () => {
   it("merged by loads a group at a time, with terminations, continuations, moved lapse dates and debtors in other industries, are the months built from the filings", async () => {
     const now = Date.now();
-    const db = migratedDatabase();
-    const local = localD1Database(db);
     const records = [...generateFilings({ filings: 1200, seed: 13, now, state: "CA" })].map(varied);
     // Loaded in groups, so a month's row takes filings from several loads.
-    for (let i = 0; i < records.length; i += 300)
-      await upsertFilings(local, records.slice(i, i + 300), { now: new Date(now) });
+    const { db, local } = await loadedInGroups(records, now);
     const today = isoSeconds(now);
     const changed = records.slice(0, 240).map((r, i): FilingRecord => {
-      if (i % 3 === 0)
-        return {
-          ...r,
-          amendments: [
-            ...r.amendments,
-            { number: `${r.number}-T`, filedAt: today, kind: "termination", description: "Termination" },
-          ],
-        };
+      if (i % 3 === 0) return withTermination(r, today);
       if (i % 3 === 1)
         return { ...r, officeLapseDate: `2030-0${1 + (i % 9)}-${String(1 + (i % 28)).padStart(2, "0")}` };
       return { ...r, securedParties: [...r.securedParties, { ...r.securedParties[0]!, name: "Wells Fargo Leasing" }] };

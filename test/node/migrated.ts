@@ -8,6 +8,8 @@ import { getTableColumns, getTableName, is } from "drizzle-orm";
 import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { drizzle } from "drizzle-orm/sqlite-proxy";
 import { refreshAll, writeFilings } from "../../scripts/bulk/load.ts";
+import { localD1Database } from "../../scripts/localD1.ts";
+import { upsertFilings } from "../../src/db/load.ts";
 import type { FilingRecord } from "../../src/db/records.ts";
 import * as schema from "../../src/db/schema.ts";
 import type { Db } from "../../src/queries/db.ts";
@@ -170,3 +172,25 @@ export function countingDb() {
   ) as unknown as Db;
   return { db, counts, texts };
 }
+
+/**
+ * `records` loaded into a fresh database of every migration, as an import
+ * loads them (upsertFilings), 300 at a time: a month's row takes filings
+ * from several loads. The database and its handle, for loads after.
+ */
+export async function loadedInGroups(records: FilingRecord[], now: number) {
+  const db = migratedDatabase();
+  const local = localD1Database(db);
+  for (let i = 0; i < records.length; i += 300)
+    await upsertFilings(local, records.slice(i, i + 300), { now: new Date(now) });
+  return { db, local };
+}
+
+/** `record` terminated by an amendment filed at `filedAt`, numbered with `suffix`. */
+export const withTermination = (record: FilingRecord, filedAt: string, suffix = "T"): FilingRecord => ({
+  ...record,
+  amendments: [
+    ...record.amendments,
+    { number: `${record.number}-${suffix}`, filedAt, kind: "termination", description: "Termination" },
+  ],
+});
