@@ -294,11 +294,13 @@ export const securedParties = sqliteTable(
     /**
      * The industries of the filing's debtors (of INDUSTRIES, a bit each, in
      * its order; other labels left out), for a lapse list by lender and
-     * industry: D1 counts no row for the table row an index entry leads to,
-     * where it counts each debtor row sought, so a lender's entry is checked
-     * for 1 row rather than about 3 (src/queries/lapsing.ts). Null on rows
-     * loaded before migration 0031 until `npm run db:rekey` fills it; the
-     * list then seeks the filing's debtors.
+     * industry: lender_industry_lapses and secured_parties_lapsing_several
+     * are kept from it, and a list by four industries or more checks an
+     * entry on it (D1 counts no row for the table row an index entry leads
+     * to, where it counts each debtor row sought: src/queries/lapsing.ts).
+     * Null on rows loaded before migration 0031 until `npm run db:rekey`
+     * fills it; the list then seeks the filing's debtors, and 0035's
+     * triggers read them.
      */
     debtorIndustries: setMask(INDUSTRIES)(),
   },
