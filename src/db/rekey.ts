@@ -218,7 +218,11 @@ function changedIndustries(
   lenders: { filingId: number; debtorIndustries: string | null }[],
 ): { id: number; industries: string }[] {
   const labels = new Map<number, (string | null)[]>();
-  for (const d of debtors) labels.set(d.filingId, [...(labels.get(d.filingId) ?? []), d.industry]);
+  for (const d of debtors) {
+    const held = labels.get(d.filingId);
+    if (held) held.push(d.industry);
+    else labels.set(d.filingId, [d.industry]);
+  }
   const changed = new Map<number, string>();
   for (const s of lenders) {
     const industries = industrySet(labels.get(s.filingId) ?? []);
