@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { ifNoneMatchMatches } from "../src/http/caching.ts";
 import type { Body } from "./bodies.ts";
-import { daysAgo, filing, get, load } from "./helpers.ts";
+import { daysAgo, filing, get, load, party } from "./helpers.ts";
 
 const KEY_A = "cache-key-a";
 const KEY_B = "cache-key-b";
@@ -202,6 +202,24 @@ describe("edge cache", () => {
     expect(body.response_metadata.request_id).toBe(res.headers.get("x-request-id"));
     expect(body.response_metadata.request_id).not.toBe(first.response_metadata.request_id);
     expect(body.ucc_liens).toEqual(first.ucc_liens);
+  });
+
+  it("writes the request's id and time into a body of non-ASCII text without moving a byte of the rest", async () => {
+    await load([filing({ state: "OR", debtors: [party("Müller & Søn Bäckerei GmbH")] })]);
+    const url = "/filings/recent-by-state?state=OR&t=utf8";
+    const first = await get(url, KEY_A);
+    const again = await get(url, KEY_A);
+    const [a, b] = [await first.text(), await again.text()];
+    const body = JSON.parse(b) as Body<typeof url>;
+    expect(b).toContain("Müller & Søn Bäckerei GmbH");
+    expect(body.response_metadata.request_id).toBe(again.headers.get("x-request-id"));
+    expect(Number(again.headers.get("content-length") ?? new TextEncoder().encode(b).length)).toBe(
+      new TextEncoder().encode(b).length,
+    );
+    // Only the metadata's id and time differ between the two answers.
+    const unstamp = (text: string) => text.replace(/"request_id":"[^"]*"/, "").replace(/"timestamp":"[^"]*"/, "");
+    expect(unstamp(b)).toBe(unstamp(a));
+    expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
   });
 
   it("checks the key before the cache: a cached URL is refused to a bad key", async () => {
