@@ -105,6 +105,14 @@ const DIGEST = sql.raw(
  * a row a found debtor, once). A name that finds 162 debtors (J Smith) read
  * 53,631 rows here when every found debtor scanned the found list for each
  * of its links; it reads 1,305 in all.
+ *
+ * Each pass over the materialized found debtors is a row read for each of
+ * them. Whether any digest is stale and whether two found debtors share a
+ * state are read in one pass (`flags`). Unless two share a state, a found
+ * row tells whether its digest adds from its own freshness, where seeking
+ * it in the list of those counted afresh cost three rows a debtor; and the
+ * recount, with the pass that lists them, is read only when one of the two
+ * holds.
  */
 const digests = template("reportDigests", (f: Shape, v: Holes<Values>) => {
   const linked = linksToFound(f, v);
@@ -114,9 +122,10 @@ const digests = template("reportDigests", (f: Shape, v: Holes<Values>) => {
       from ${debtorNames} left join ${debtorReports} r on r.name_key = ${debtorNames.nameKey} and r.state = ${debtorNames.state}
       where ${foundWhere(f, v)}
     ),
+    flags as materialized (select sum(not fresh) > 0 as stale, count(*) > count(distinct s) as shares from found),
     counted as materialized (
       select k, s from found where not fresh
-        or ((select count(*) > count(distinct s) from found) and exists (select 1 from ${debtorLinks} where ${linked}))
+        or ((select shares from flags) and exists (select 1 from ${debtorLinks} where ${linked}))
     )`;
   // The oldest live filing (report order) among the fresh digests' oldest,
   // with its parties, as one JSON object (partiesObject): one filing read
@@ -129,7 +138,9 @@ const digests = template("reportDigests", (f: Shape, v: Holes<Values>) => {
   return digestSelect(sql`(dp.name_key, dp.filing_state) in (select k, s from counted)`, v.today, "state", {
     ctes,
     before: sql`select 'found' as part, k, s, as_of, filings, terminated, active, kinds, categories, lenders, recent, first_active, lapses_next,
-      (k, s) not in (select k, s from counted) as adds, null as filing from found union all ${first}`,
+      (fresh and not ((select shares from flags) and (k, s) in (select k, s from counted))) as adds, null as filing
+      from found union all ${first}`,
+    recountIf: sql`(select stale or shares from flags)`,
   });
 });
 
