@@ -338,6 +338,52 @@ describe("GET /debtors/report", () => {
     expect(fromTables.rows - withForms.rows).toBeLessThanOrEqual(partyRows + 2);
   });
 
+  it("merges several debtors' ranges in report order through ties of time, numbers that prefix others and times before 1970", async () => {
+    // Four debtors "J Mergeorder" finds, three in Oregon and one in Washington, thirty filings each:
+    // enough that the page merges their ranges (src/report/query.ts, MERGE_KEY). Three filings of
+    // each Oregon debtor share a filing time, the same times in every Oregon range, and at each time
+    // their numbers prefix one another's (K7, K7- and K7--). Washington's first three come at
+    // Oregon's first two times, so page 1 ends at K7, which a merge that sorted K7 after K7- and
+    // K7-- would leave for page 2.
+    const debtors = [
+      { name: "Mergeorder, Ja", state: "OR", suffix: "" },
+      { name: "Mergeorder, Jb", state: "OR", suffix: "-" },
+      { name: "Mergeorder, Jc", state: "OR", suffix: "--" },
+      { name: "Mergeorder, Jd", state: "WA", suffix: "" },
+    ];
+    const times = ["1962-03-04T05:06:07Z", "1969-12-31T23:59:59Z", "1970-01-01T00:00:00Z", "2001-09-08T01:46:40Z"];
+    const filedAt = (state: string, i: number): string => {
+      if (state === "WA") return i < 3 ? (times[i < 2 ? 0 : 1] as string) : daysAgo(100 - i);
+      return i < 12 ? (times[Math.floor(i / 3)] as string) : daysAgo(400 - Math.floor(i / 3));
+    };
+    const filings = debtors.flatMap(({ name, state, suffix }) =>
+      Array.from({ length: 30 }, (_, i) =>
+        filing({
+          number: `K${i}${suffix}`,
+          state,
+          filedAt: filedAt(state, i),
+          debtors: [party(name, { type: "Individual", state, zip: "97205" })],
+        }),
+      ),
+    );
+    await loadDelta(filings);
+    const expected = [...filings]
+      .sort((a, b) => {
+        const [x, y] = [Date.parse(a.filedAt), Date.parse(b.filedAt)];
+        return x - y || (a.state < b.state ? -1 : a.state > b.state ? 1 : a.number < b.number ? -1 : 1);
+      })
+      .map((f) => `${f.state} ${f.number}`);
+    expect(expected[24]).toBe("OR K7");
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const body = await report(`name=J%20Mergeorder${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      seen.push(...body.filings.map((f) => `${f.jurisdiction_state} ${f.initial_financing_number}`));
+      cursor = body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+  });
+
   it("pages, in report order, a borrower's filings in twelve states of one shard, each once", async () => {
     // Twelve states the layout's first shard holds, twelve filings each at interleaved times, every
     // fourth naming the borrower twice: twelve debtors found on that shard, each one's range read.
