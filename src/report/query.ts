@@ -78,6 +78,13 @@ const linksToFound = (f: Shape, v: Holes<Values>) =>
     sql`${debtorLinks.nameKey} = found.k and ${debtorLinks.filingState} = found.s`,
   );
 
+/**
+ * Whether two of the found debtors (`found`: k, s) share a state, an
+ * aggregate over them: only then can two share a filing (a filing has one
+ * state), and only then are their co-debtor links sought.
+ */
+const SHARE_A_STATE = sql.raw("count(*) > count(distinct s)");
+
 /** A digest (aliased `r`) whose live counts are today's: built on or before today, and no live filing lapsed since. */
 const fresh = (v: Holes<Values>) =>
   sql`(r.name_key is not null and r.as_of <= ${v.today} and (r.lapses_next is null or r.lapses_next > ${v.today}))`;
@@ -122,7 +129,7 @@ const digests = template("reportDigests", (f: Shape, v: Holes<Values>) => {
       from ${debtorNames} left join ${debtorReports} r on r.name_key = ${debtorNames.nameKey} and r.state = ${debtorNames.state}
       where ${foundWhere(f, v)}
     ),
-    flags as materialized (select sum(not fresh) > 0 as stale, count(*) > count(distinct s) as shares from found),
+    flags as materialized (select sum(not fresh) > 0 as stale, ${SHARE_A_STATE} as shares from found),
     counted as materialized (
       select k, s from found where not fresh
         or ((select shares from flags) and exists (select 1 from ${debtorLinks} where ${linked}))
@@ -180,10 +187,11 @@ const LISTS_WHEN = { taken: 7, debtors: 4, page: 12 } as const;
  * number holds, so a shorter number sorts first, as text compares), and
  * the id in 10 digits. keyAt, keyNumber and keyId read them back.
  */
+const KEY_TIME_OFFSET = 10_000_000_000;
 const MERGE_KEY = sql.raw(
-  "printf('%011d', d.filed_at + 10000000000) || d.filing_state || d.filing_number || char(1) || printf('%010d', d.filing_id)",
+  `printf('%011d', d.filed_at + ${KEY_TIME_OFFSET}) || d.filing_state || d.filing_number || char(1) || printf('%010d', d.filing_id)`,
 );
-const keyAt = (key: string) => sql.raw(`(cast(substr(${key}, 1, 11) as integer) - 10000000000)`);
+const keyAt = (key: string) => sql.raw(`(cast(substr(${key}, 1, 11) as integer) - ${KEY_TIME_OFFSET})`);
 const keyNumber = (key: string) => sql.raw(`substr(${key}, 14, length(${key}) - 24)`);
 const keyId = (key: string) => sql.raw(`cast(substr(${key}, -10) as integer)`);
 
@@ -280,7 +288,7 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
       from ${debtorNames} where ${foundWhere(f, v)}),
     shape as materialized (select case when count(*) = 0 then 0 when count(*) = 1 then 1
       when ${sql.raw(String(LISTS_WHEN.taken))} * total(min(c, ${v.size})) <= ${sql.raw(String(LISTS_WHEN.debtors))} * count(*) + ${sql.raw(String(LISTS_WHEN.page))} * ${v.size} then 2
-      else 3 end as form, count(distinct s) < count(*) as shares, min(k) as k, min(s) as s from found),
+      else 3 end as form, ${SHARE_A_STATE} as shares, min(k) as k, min(s) as s from found),
     ${merged}
     select ${withParties(true, undefined, "walked")} from (
       select * from (${ofOne}) union all select * from (${lists}) union all select distinct * from (${ofMerged})) as ${filings}`;
