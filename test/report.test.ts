@@ -426,6 +426,27 @@ describe("GET /debtors/report", () => {
     expect(new Set(oldest)).toEqual(new Set([expected[0]]));
   });
 
+  it("names the oldest live filing of debtors in two states filed the same second by state, from digests with or without its time", async () => {
+    // Both states on the first shard. "Tiebreak, J" (WA) has the lesser key, so the found debtors
+    // are read WA's first; report order (time, then state) puts OR's filing first.
+    const j = party("Tiebreak, J", { type: "Individual", state: "WA" });
+    const jane = party("Tiebreak, Jane", { type: "Individual", state: "OR" });
+    const at = daysAgo(300);
+    await loadDelta([
+      filing({ number: "TB-WA-1", state: "WA", filedAt: at, debtors: [j] }),
+      filing({ number: "TB-WA-2", state: "WA", filedAt: daysAgo(100), debtors: [j] }),
+      filing({ number: "TB-OR-1", state: "OR", filedAt: at, debtors: [jane] }),
+      filing({ number: "TB-OR-0", state: "OR", filedAt: daysAgo(6 * 365), debtors: [jane] }),
+    ]);
+    const oldest = async () =>
+      (await report("name=J%20Tiebreak")).summary.first_active_filing?.initial_financing_number;
+    expect(await oldest()).toBe("TB-OR-1");
+    // Digests an older Worker built carry no time (migration 0036): each found debtor's oldest is then
+    // read for its place in the order, the same answer.
+    await d1Of("OR").prepare("update debtor_reports set first_active_at = null where name_key like 'tiebreak%'").run();
+    expect(await oldest()).toBe("TB-OR-1");
+  });
+
   it("hands back a changes cursor that returns the changes recorded after the report and nothing before", async () => {
     const name = "Harbor Freight Lines";
     const before = await report(`name=${encodeURIComponent(name)}`);

@@ -81,11 +81,12 @@ export function digestSelect(
       where ${parties}
       group by ${key}, dp.filing_state, f.id
     )
-    ${before ? sql`${before} union all select 'recount' as part, ` : sql`select `}g.k, g.s, ${asOf} as as_of, g.filings, g.terminated, g.active, g.kinds, g.categories, p.lenders, r.recent, g.first_active, g.lapses_next${before ? sql`, 1 as adds, null as filing` : sql``}
+    ${before ? sql`${before} union all select 'recount' as part, ` : sql`select `}g.k, g.s, ${asOf} as as_of, g.filings, g.terminated, g.active, g.kinds, g.categories, p.lenders, r.recent, g.first_active, g.lapses_next, g.first_active_at${before ? sql`, 1 as adds, null as filing` : sql``}
     from ${before ? sql`(select 1 where ${recountIf ? sql`${recountIf} and ` : sql``}exists (select 1 from counted)) as recounting cross join ` : sql``}(
       select k, s, count(*) as filings, sum(ended is not null) as terminated, sum(live) as active,
         ${countsOf(kinds)} as kinds, ${countsOf(categories)} as categories,
-        ${first} as first_active, min(case when live then lapse end) as lapses_next
+        ${first} as first_active, min(case when live then lapse end) as lapses_next,
+        min(case when live then filed_at end) as first_active_at
       from facts group by k, s
     ) g
     left join (

@@ -741,6 +741,12 @@ export const debtorReports = sqliteTable(
     firstActive: integer(),
     /** The soonest lapse date (days) of the live filings: the counts hold while the day is before it. */
     lapsesNext: integer(),
+    /**
+     * The filing time (seconds) of `firstActive`: a report orders its found
+     * debtors' oldest live filings by it without reading them. Null on a
+     * digest built before migration 0036, which a report reads the old way.
+     */
+    firstActiveAt: integer(),
   },
   (t) => [primaryKey({ columns: [t.nameKey, t.state] })],
 );

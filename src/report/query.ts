@@ -90,8 +90,19 @@ const fresh = (v: Holes<Values>) =>
   sql`(r.name_key is not null and r.as_of <= ${v.today} and (r.lapses_next is null or r.lapses_next > ${v.today}))`;
 
 const DIGEST = sql.raw(
-  "r.as_of, r.filings, r.terminated, r.active, r.kinds, r.categories, r.lenders, r.recent, r.first_active, r.lapses_next",
+  "r.as_of, r.filings, r.terminated, r.active, r.kinds, r.categories, r.lenders, r.recent, r.first_active, r.lapses_next, r.first_active_at",
 );
+
+/**
+ * A fresh digest's oldest live filing as one integer that sorts in report
+ * order among found debtors of different states: its filing time (seconds,
+ * stored on the digest), then its state's two letters (a code point each,
+ * as text compares them). Null for a stale digest, or one without a time.
+ */
+const firstKey = (x: string) =>
+  sql.raw(
+    `case when ${x}.fresh then ${x}.first_active_at * 65536 + unicode(${x}.s) * 256 + unicode(substr(${x}.s, 2)) end`,
+  );
 
 /**
  * The found debtors with their digests (part 'found'), then the fresh count
@@ -129,22 +140,28 @@ const digests = template("reportDigests", (f: Shape, v: Holes<Values>) => {
       from ${debtorNames} left join ${debtorReports} r on r.name_key = ${debtorNames.nameKey} and r.state = ${debtorNames.state}
       where ${foundWhere(f, v)}
     ),
-    flags as materialized (select sum(not fresh) > 0 as stale, ${SHARE_A_STATE} as shares from found),
+    flags as materialized (select sum(not fresh) > 0 as stale, ${SHARE_A_STATE} as shares,
+      sum(fresh and first_active is not null and first_active_at is null) > 0 as untimed,
+      min(${firstKey("found")}) as first_key, first_active as first_id from found),
     counted as materialized (
       select k, s from found where not fresh
         or ((select shares from flags) and exists (select 1 from ${debtorLinks} where ${linked}))
     )`;
   // The oldest live filing (report order) among the fresh digests' oldest,
   // with its parties, as one JSON object (partiesObject): one filing read
-  // whole however many debtors are found, each found debtor's oldest read
-  // for its place in the order only.
-  const first = sql`select 'first' as part, null, null, null, null, null, null, null, null, null, null, null, null, null,
-      (select ${partiesObject()} from ${filings} where ${filings.id} = (
-        select o.id from found x cross join ${filings} o on o.id = x.first_active where x.fresh
-        order by o.filed_at, o.state, o.number limit 1)) as filing`;
+  // whole however many debtors are found. Its id is taken in `flags`' pass
+  // (SQLite reads a bare column from min()'s row) when no two found debtors
+  // share a state and every fresh digest has its time. Else the found
+  // debtors are passed over again and the oldest read of those that may be
+  // first (the least key, or no time): a row each, for its number.
+  const first = sql`select 'first' as part, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+      (select ${partiesObject()} from ${filings} where ${filings.id} = case when (select shares or untimed from flags) then (
+        select o.id from found x cross join ${filings} o on o.id = x.first_active
+        where x.fresh and (x.first_active_at is null or ${firstKey("x")} = (select first_key from flags))
+        order by o.filed_at, o.state, o.number limit 1) else (select case when first_key is not null then first_id end from flags) end) as filing`;
   return digestSelect(sql`(dp.name_key, dp.filing_state) in (select k, s from counted)`, v.today, "state", {
     ctes,
-    before: sql`select 'found' as part, k, s, as_of, filings, terminated, active, kinds, categories, lenders, recent, first_active, lapses_next,
+    before: sql`select 'found' as part, k, s, as_of, filings, terminated, active, kinds, categories, lenders, recent, first_active, lapses_next, first_active_at,
       (fresh and not ((select shares from flags) and (k, s) in (select k, s from counted))) as adds, null as filing
       from found union all ${first}`,
     recountIf: sql`(select stale or shares from flags)`,
@@ -308,6 +325,8 @@ export interface DigestRow {
   recent: string | null;
   first_active: number | null;
   lapses_next: number | null;
+  /** The filing time of first_active (seconds; null on a digest built before migration 0036). */
+  first_active_at: number | null;
   /** Whether its digest adds to its state's count (else the state's fresh count holds its filings). */
   adds: number;
 }
