@@ -7,6 +7,7 @@
 import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runDaily } from "../src/changes/daily.ts";
+import type { FilingRecord } from "../src/db/records.ts";
 import { PARTY_LOOKUPS } from "../src/queries/filings.ts";
 import { fresh } from "./feeds.ts";
 import {
@@ -279,30 +280,24 @@ describe("GET /debtors/report", () => {
     expect(first.summary.filings).toBe(30);
   });
 
-  it("shows a filing's debtors from its tables as its listed form does, the found debtor read once, by its page's walk", async () => {
-    // Fifteen filings in Oregon: the borrower alone, before a co-debtor, after one, named twice, and
-    // before four more (past the lookups one position at a time), each with one or two lenders.
-    const name = "Walked Page Holdings LLC";
-    const me = (street1 = "1 Court St") => party(name, { state: "OR", zip: "97301", street1 });
-    const shapes = [
-      [me()],
-      [me(), party("Walk Partner One LLC")],
-      [party("Walk Partner Two LLC"), me()],
-      [me(), me("2 Elm St")],
-      [me(), ...["A", "B", "C", "D"].map((c) => party(`Walk Partner ${c} LLC`))],
-    ];
-    const records = Array.from({ length: 15 }, (_, i) =>
-      filing({
-        number: `WK-${String(i).padStart(2, "0")}`,
-        state: "OR",
-        filedAt: daysAgo(900 - i),
-        debtors: shapes[i % shapes.length] ?? [],
-        securedParties: i % 2 === 0 ? [MCA] : [MCA, IRS],
-      }),
-    );
+  /**
+   * Loads `records` (their numbers under `prefix`), reads `path` with the filings' listed forms and
+   * again without them (as after the change feed's retention: the page reads each filing's parties),
+   * and checks the two answers are the same and that the second read a row for each lender and
+   * debtor of the page's `shown` oldest filings (one more past the last beyond PARTY_LOOKUPS), but
+   * the found debtor's at position 0, which the page's walk read; up to two more for the oldest
+   * live filing's parties, read on their own.
+   */
+  async function readsWalkedDebtors(
+    path: string,
+    name: string,
+    prefix: string,
+    records: FilingRecord[],
+    shown: number,
+  ) {
     await loadDelta(records);
     const read = async () => {
-      const res = await get(fresh(`/debtors/report?name=${encodeURIComponent(name)}&state=OR`));
+      const res = await get(fresh(path));
       const body = (await res.json()) as { report: Record<string, unknown> };
       const {
         report: header,
@@ -319,23 +314,72 @@ describe("GET /debtors/report", () => {
         body: { ...rest, kept },
       };
     };
-    const d1 = d1Of("OR");
-    const formed = "select count(*) as n from filings where number like 'WK-%' and listed is not null";
-    expect((await d1.prepare(formed).first<{ n: number }>())?.n).toBe(15);
+    const d1 = d1Of(records[0]?.state ?? "OR");
+    const formed = `select count(*) as n from filings where number like '${prefix}-%' and listed is not null`;
+    expect((await d1.prepare(formed).first<{ n: number }>())?.n).toBe(records.length);
     const withForms = await read();
-    // As after the change feed's retention: no listed form, so the page reads each filing's parties.
-    await d1.prepare("update filings set listed = null where number like 'WK-%'").run();
+    await d1.prepare(`update filings set listed = null where number like '${prefix}-%'`).run();
     const fromTables = await read();
     expect(fromTables.body).toEqual(withForms.body);
-    // A row for each lender and each debtor (one more past the last beyond PARTY_LOOKUPS), but the
-    // borrower's at position 0, which the walk read; up to two more for the oldest live filing's
-    // parties, read on their own. 50 rows here, where 62 when the page looked the borrower up again.
-    const partyRows = records.reduce((n, r) => {
+    const page = [...records]
+      .sort((a, b) => a.filedAt.localeCompare(b.filedAt) || a.state.localeCompare(b.state))
+      .slice(0, shown);
+    const partyRows = page.reduce((n, r) => {
       const debtors = r.debtors.length + (r.debtors.length > PARTY_LOOKUPS ? 1 : 0);
       return n + r.securedParties.length + debtors - (r.debtors[0]?.name === name ? 1 : 0);
     }, 0);
     expect(fromTables.rows - withForms.rows).toBeGreaterThanOrEqual(partyRows);
     expect(fromTables.rows - withForms.rows).toBeLessThanOrEqual(partyRows + 2);
+  }
+
+  /** The borrower alone, before a co-debtor, after one, named twice, and before four more (past the lookups one position at a time). */
+  const walkShapes = (me: (street1?: string) => ReturnType<typeof party>, partner: string) => [
+    [me()],
+    [me(), party(`${partner} One LLC`)],
+    [party(`${partner} Two LLC`), me()],
+    [me(), me("2 Elm St")],
+    [me(), ...["A", "B", "C", "D"].map((c) => party(`${partner} ${c} LLC`))],
+  ];
+
+  it("shows a filing's debtors from its tables as its listed form does, the found debtor read once, by its page's walk", async () => {
+    // Fifteen filings in Oregon, each with one or two lenders: 50 rows more without their listed
+    // forms, where 62 when the page looked the borrower up again.
+    const name = "Walked Page Holdings LLC";
+    const shapes = walkShapes(
+      (street1 = "1 Court St") => party(name, { state: "OR", zip: "97301", street1 }),
+      "Walk Partner",
+    );
+    const records = Array.from({ length: 15 }, (_, i) =>
+      filing({
+        number: `WK-${String(i).padStart(2, "0")}`,
+        state: "OR",
+        filedAt: daysAgo(900 - i),
+        debtors: shapes[i % shapes.length] ?? [],
+        securedParties: i % 2 === 0 ? [MCA] : [MCA, IRS],
+      }),
+    );
+    await readsWalkedDebtors(`/debtors/report?name=${encodeURIComponent(name)}&state=OR`, name, "WK", records, 15);
+  });
+
+  it("shows a merged page's debtors from their tables as their listed forms do, each found debtor read once, by the merge's walk", async () => {
+    // Thirty filings in each of Oregon and Washington (one shard), at alternate times: two debtors with
+    // enough filings that the page merges their ranges (src/report/query.ts), 26 filings on the page
+    // (the 26th says there is more). 82 rows more without their listed forms, where 102 when each
+    // merged entry's borrower was looked up again.
+    const name = "Merged Walk Holdings LLC";
+    const records = ["OR", "WA"].flatMap((state, k) => {
+      const shapes = walkShapes((street1 = "1 Court St") => party(name, { state, street1 }), `Merge Partner ${state}`);
+      return Array.from({ length: 30 }, (_, i) =>
+        filing({
+          number: `MW-${state}-${String(i).padStart(2, "0")}`,
+          state,
+          filedAt: daysAgo(900 - 2 * i - k),
+          debtors: shapes[i % shapes.length] ?? [],
+          securedParties: i % 2 === 0 ? [MCA] : [MCA, IRS],
+        }),
+      );
+    });
+    await readsWalkedDebtors(`/debtors/report?name=${encodeURIComponent(name)}`, name, "MW", records, 26);
   });
 
   it("merges several debtors' ranges in report order through ties of time, numbers that prefix others and times before 1970", async () => {

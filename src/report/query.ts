@@ -202,15 +202,20 @@ const LISTS_WHEN = { taken: 7, debtors: 4, page: 12 } as const;
  * seconds plus 10^10 in 11 digits (times before 1970 are negative), the
  * state's two letters, the number ended by char(1) (below any character a
  * number holds, so a shorter number sorts first, as text compares), and
- * the id in 10 digits. keyAt, keyNumber and keyId read them back.
+ * the id in 10 digits. keyAt, keyNumber and keyId read them back. A merged
+ * entry carries its debtor's party row after its key (keyWalked), which the
+ * seek has in hand: a filing on which that debtor comes first does not look
+ * it up again (the "walked" reading, as for one debtor's page).
  */
 const KEY_TIME_OFFSET = 10_000_000_000;
 const MERGE_KEY = sql.raw(
   `printf('%011d', d.filed_at + ${KEY_TIME_OFFSET}) || d.filing_state || d.filing_number || char(1) || printf('%010d', d.filing_id)`,
 );
 const keyAt = (key: string) => sql.raw(`(cast(substr(${key}, 1, 11) as integer) - ${KEY_TIME_OFFSET})`);
-const keyNumber = (key: string) => sql.raw(`substr(${key}, 14, length(${key}) - 24)`);
-const keyId = (key: string) => sql.raw(`cast(substr(${key}, -10) as integer)`);
+const keyNumber = (key: string) => sql.raw(`substr(${key}, 14, instr(${key}, char(1)) - 14)`);
+const keyId = (key: string) => sql.raw(`cast(substr(${key}, instr(${key}, char(1)) + 1, 10) as integer)`);
+/** The debtor's party row an entry carries after its key (walkedDebtor): the page's "walked" reading. */
+const keyWalked = (key: string) => sql.raw(`substr(${key}, instr(${key}, char(1)) + 11)`);
 
 /**
  * The page: the first `size` filings after the position in report order
@@ -238,7 +243,8 @@ const keyId = (key: string) => sql.raw(`cast(substr(${key}, -10) as integer)`);
  *    debtor has a co-debtor link to another found debtor (`flagged`). An
  *    entry is one seek, its filing time, state, number and id one text
  *    (MERGE_KEY), where it was sought and then read again (a row each):
- *    over 43 debtors found on one shard, 520 rows to 341.
+ *    over 43 debtors found on one shard, 520 rows to 341. It carries its
+ *    debtor's party row (keyWalked), read with the entry's seek.
  * Which reads fewer rows is settled from the found debtors' filing counts
  * (LISTS_WHEN): for the 162 debtors "J Smith" finds in five million filings
  * the page read 2,248 rows by the merge (its choice included), 1,897 since
@@ -268,7 +274,7 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
   // (sought only for a debtor `linked` to another found debtor: a co-debtor on some filing, which alone can
   // share one), as one text that sorts in report order (MERGE_KEY): one seek, its values read back from it.
   const entry = (k: string, s: string, linked: string, from: SQL) => sql`(
-      select ${MERGE_KEY} from debtor_parties d
+      select ${MERGE_KEY} || ${walkedDebtor("d")} from debtor_parties d
       where d.name_key = ${sql.raw(k)} and d.filing_state = ${sql.raw(s)} and ${from} and (not ${sql.raw(linked)} or not exists (
         select 1 from debtor_parties o where o.filing_id = d.filing_id and o.name_key < d.name_key
           and (o.name_key, o.filing_state) in (select k, s from found)))
@@ -294,7 +300,7 @@ const page = template("reportPage", (f: Shape, v: Holes<Values>) => {
       order by 3)`;
   // CROSS JOIN keeps the merged entries outside, in queue order: the planner may otherwise scan
   // filings for them. The walk runs only as far as the page takes.
-  const ofMerged = sql`select f.*, null as walked from merged cross join ${filings} f on f.id = ${keyId("merged.e")}
+  const ofMerged = sql`select f.*, ${keyWalked("merged.e")} as walked from merged cross join ${filings} f on f.id = ${keyId("merged.e")}
       where merged.e is not null limit ${v.size}`;
   // The page's filings whole, under the name "filings", so the party
   // lookups (withParties) read the page's rows rather than each filing again.
