@@ -188,13 +188,14 @@ const after = (f: Shape, v: Holes<Values>) =>
 
 /**
  * Which way a page of several found debtors reads fewer rows (page, `form`),
- * as fitted to 37 names and states at one and five million filings
- * (docs/api/lien-report.md): taking each debtor's first filings reads about
- * 3.5 rows a filing taken plus 10 a debtor; merging their ranges about 12 a
- * debtor plus 6 a filing of the page more. So the lists read fewer when
- * 7 × filings taken ≤ 4 × debtors + 12 × page.
+ * as fitted to 116 shard pages of names that find two debtors or more, at
+ * one and five million filings (docs/api/lien-report.md): taking each
+ * debtor's first filings reads about 4 rows a filing taken plus 3 a debtor
+ * and 60; merging their ranges about 6 a debtor and 150, however many
+ * filings. The lists when 3 × filings taken ≤ 4 × debtors + 2 × page: the
+ * cheaper form on 112 of the 116, the others within 15 rows.
  */
-const LISTS_WHEN = { taken: 7, debtors: 4, page: 12 } as const;
+const LISTS_WHEN = { taken: 3, debtors: 4, page: 2 } as const;
 
 /**
  * An index entry of debtor_parties (`d`) as one text that sorts as the
