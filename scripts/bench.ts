@@ -753,6 +753,10 @@ function replayArgs(): string[] {
     compatibility_date: config.compatibility_date,
     compatibility_flags: config.compatibility_flags,
     keep_names: config.keep_names,
+    // The service's static files and their routing: every request passes the platform's asset router
+    // before the Worker (the API's paths straight through: wrangler.toml, run_worker_first), which
+    // under `wrangler dev` runs in the same workerd. Not the service's code, so the replay pays it too.
+    ...(config.assets ? { assets: { ...config.assets, directory: resolve(config.assets.directory ?? "public") } } : {}),
     d1_databases: (config.d1_databases as { binding: string; database_name?: string; database_id?: string }[]).map(
       ({ binding, database_name, database_id }) => ({
         binding,
@@ -1052,8 +1056,8 @@ served from the edge cache: the figures are the database path.
 - **replay**: bench/replay, a bare Worker that sends each request's own statements (captured by
   running the app in-process, as for the baseline below) to the service's local D1 files, each
   shard's in one batch through a session, shards at once as the service reads them, and answers
-  the rows as JSON; under \`wrangler dev\` with the service's flags, compatibility date and D1
-  bindings, driven with the same requests in ${ROUNDS} interleaved round${ROUNDS === 1 ? "" : "s"}: replay, service, replay, ...,
+  the rows as JSON; under \`wrangler dev\` with the service's flags, compatibility date, D1
+  bindings and static files (the platform's asset router runs before either Worker), driven with the same requests in ${ROUNDS} interleaved round${ROUNDS === 1 ? "" : "s"}: replay, service, replay, ...,
   replay, so each service reading has a replay reading just before and just after it. **÷ replay**
   is the service's requests/s over the mean of its two replays' (goal: at least ${GOAL.replayRatio}), the
   median of the rounds, with the rounds' range beside it.

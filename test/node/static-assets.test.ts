@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.ts";
 
 describe("static assets", () => {
   it("include a favicon, so a browser's /favicon.ico is not a 404", () => {
@@ -13,5 +14,16 @@ describe("static assets", () => {
     expect(icon.readUInt16LE(2)).toBe(1);
     expect(icon.readUInt16LE(4)).toBeGreaterThan(0);
     expect(readFileSync("wrangler.toml", "utf8")).toMatch(/\[assets\]\s*\ndirectory = "\.\/public"/);
+  });
+
+  it("are not looked for on the API's paths, which go straight to the Worker", async () => {
+    const res = await createApp().request("/openapi.json");
+    const { paths } = (await res.json()) as { paths: Record<string, unknown> };
+    const listed = /^run_worker_first = (\[.*\])$/m.exec(readFileSync("wrangler.toml", "utf8"))?.[1];
+    const patterns = JSON.parse(listed ?? "[]") as string[];
+    const first = (path: string) => patterns.some((p) => new RegExp(`^${p.replaceAll("*", ".*")}$`).test(path));
+    expect(Object.keys(paths).length).toBeGreaterThan(10);
+    for (const path of Object.keys(paths)) expect(first(path), path).toBe(true);
+    for (const file of ["/favicon.ico", "/console/console.js", "/docs/init.js"]) expect(first(file), file).toBe(false);
   });
 });
