@@ -48,7 +48,7 @@ try {
       if (process.stderr.isTTY) process.stderr.write("\r\u001b[K");
       const seconds = (Date.now() - started) / 1000;
       console.error(
-        `  ${shard}: ${number(summary.filings)} filings read; ${number(summary.debtors)} debtor keys, ${number(summary.lenders)} lender keys, ${number(summary.traits)} filings' traits and ${number(summary.industries)} filings' lender industries rewritten, in ${seconds.toFixed(1)}s`,
+        `  ${shard}: ${number(summary.filings)} filings read; ${number(summary.debtors)} debtor keys, ${number(summary.lenders)} lender keys, ${number(summary.traits)} filings' traits and ${number(summary.industries)} filings' lender industries rewritten, ${number(summary.digestTimes)} report digests given their oldest live filing's time, in ${seconds.toFixed(1)}s`,
       );
       // The change feed's name index follows the parties' keys (src/changes/reindex.ts).
       const changes = await reindexChanges(db);

@@ -19,12 +19,14 @@
  *   migration 0023): rewritten, and the filing's debtors queued, whose
  *   report digests are rebuilt with their other aggregates;
  * - its debtors' industries on each secured party (debtor_industries, none
- *   yet on rows loaded before migration 0031): written where they differ.
+ *   yet on rows loaded before migration 0031): written where they differ;
+ * - then each report digest without its oldest live filing's time (one a
+ *   Worker before migration 0036 built): given that filing's time.
  * A page whose keys are all current writes nothing, so a second run
  * changes nothing; a run cut short leaves its queue and stale totals, which
  * the next run refreshes.
  */
-import { and, eq, gt, inArray, isNotNull, lte, max, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull, isNull, lte, max, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { debtorKey, securedNameWords } from "../domain/names.ts";
@@ -32,7 +34,15 @@ import type { Db } from "./database.ts";
 import { lenderStatements, lookedUp, securedPartiesWhere } from "./lenders.ts";
 import { facetCutoffDay, queueKeyStatements, refreshQueued, storedRows } from "./load.ts";
 import { facetDayRows, industrySet, traitsOf } from "./records.ts";
-import { amendments, debtorParties, debtorsToRefresh, filings, securedParties, staleTallies } from "./schema.ts";
+import {
+  amendments,
+  debtorParties,
+  debtorReports,
+  debtorsToRefresh,
+  filings,
+  securedParties,
+  staleTallies,
+} from "./schema.ts";
 import { facetStatements } from "./tallies.ts";
 
 /** Filing ids a page covers: with their parties, about a thousand rows read. */
@@ -56,6 +66,8 @@ export interface RekeySummary {
   traits: number;
   /** Filings whose secured parties' debtor industries were written. */
   industries: number;
+  /** Report digests given their oldest live filing's time (built by a Worker before migration 0036). */
+  digestTimes: number;
 }
 
 type Statement = BatchItem<"sqlite">;
@@ -105,7 +117,7 @@ function changedTraits(
 }
 
 /** Re-keys the parties of filings with ids in (from, to], and brings their traits up to the rules. */
-async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Promise<RekeySummary> {
+async function rekeyPage(db: Db, from: number, to: number, cutoff: string): Promise<Omit<RekeySummary, "digestTimes">> {
   const inPage = (id: SQLiteColumn) => and(gt(id, from), lte(id, to));
   const [debtors, lenders, stored, amended] = await db.batch([
     db
@@ -250,7 +262,7 @@ export async function rekeyStored(
   const pageIds = options.pageIds ?? PAGE_IDS;
   const [top] = await db.select({ id: max(filings.id) }).from(filings);
   const last = top?.id ?? 0;
-  const summary: RekeySummary = { filings: 0, debtors: 0, lenders: 0, traits: 0, industries: 0 };
+  const summary: RekeySummary = { filings: 0, debtors: 0, lenders: 0, traits: 0, industries: 0, digestTimes: 0 };
   for (let from = 0; from < last; from += pageIds) {
     const to = Math.min(from + pageIds, last);
     const page = await rekeyPage(db, from, to, cutoff);
@@ -267,5 +279,34 @@ export async function rekeyStored(
     db.select({ one: sql`1` }).from(staleTallies).limit(1),
   ]);
   if (queued || stale) await refreshQueued(db);
+  summary.digestTimes = await fillDigestTimes(db);
   return summary;
+}
+
+/** Digests given their time a statement, at most: its returned keys stay small. */
+const DIGEST_TIMES_AT_ONCE = 5_000;
+
+/**
+ * Gives each report digest without its oldest live filing's time (one a
+ * Worker before migration 0036 built, during the deploy) that filing's time,
+ * which a report otherwise reads from the filing itself (src/report/query.ts):
+ * a pass over the digests and a row written for each such one, in statements
+ * of at most DIGEST_TIMES_AT_ONCE.
+ */
+async function fillDigestTimes(db: Db): Promise<number> {
+  const untimed = and(isNotNull(debtorReports.firstActive), isNull(debtorReports.firstActiveAt));
+  let filled = 0;
+  for (;;) {
+    const rows = await db
+      .update(debtorReports)
+      .set({
+        firstActiveAt: sql`(select ${filings.filedAt} from ${filings} where ${filings.id} = ${debtorReports.firstActive})`,
+      })
+      .where(
+        sql`(${debtorReports.nameKey}, ${debtorReports.state}) in (select ${debtorReports.nameKey}, ${debtorReports.state} from ${debtorReports} where ${untimed} limit ${DIGEST_TIMES_AT_ONCE})`,
+      )
+      .returning({ key: debtorReports.nameKey });
+    filled += rows.length;
+    if (rows.length < DIGEST_TIMES_AT_ONCE) return filled;
+  }
 }

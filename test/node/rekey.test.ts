@@ -202,6 +202,7 @@ describe("npm run db:rekey", () => {
       lenders: changedLenders,
       traits: RECORDS.length,
       industries: RECORDS.length,
+      digestTimes: 0,
     });
     // Pages of 50 filing ids up to the last.
     expect(pages).toEqual(
@@ -220,7 +221,21 @@ describe("npm run db:rekey", () => {
       lenders: 0,
       traits: 0,
       industries: 0,
+      digestTimes: 0,
     });
     expect({ tables: tables(db), soundKeys: rawSoundKeys(db) }).toEqual(before);
+  });
+
+  it("gives report digests an older Worker built without their oldest live filing's time that time, and changes nothing else", async () => {
+    const fresh = loadedNow();
+    const db = loadedNow();
+    const timed = all(db, "select count(*) as n from debtor_reports where first_active is not null")[0]?.n;
+    expect(Number(timed)).toBeGreaterThan(10);
+    db.exec("update debtor_reports set first_active_at = null");
+    const local = localD1Database(db) as unknown as Db;
+    const summary = await rekeyStored(local, { now: new Date(NOW), pageIds: 50 });
+    expect(summary.digestTimes).toBe(Number(timed));
+    expect(tables(db)).toEqual(tables(fresh));
+    expect((await rekeyStored(local, { now: new Date(NOW), pageIds: 50 })).digestTimes).toBe(0);
   });
 });
