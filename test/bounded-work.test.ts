@@ -567,54 +567,47 @@ async function firstPageNumbers(path: string): Promise<string[]> {
 /** Twelve states of the layout's first shard (src/db/shards.ts), where a business files in each. */
 const TWELVE = ["OR", "WA", "CO", "AZ", "NV", "UT", "ID", "MT", "WY", "NM", "OK", "KS"];
 
+/**
+ * `count` filings of the business `name`, numbered under `prefix`, a day apart, filed in `states`
+ * in turn (in each state a debtor of its own), each with a partner of its own when `partner` names one.
+ */
+const filedRound = (name: string, prefix: string, states: string[], count: number, partner?: string) =>
+  Array.from({ length: count }, (_, n) => {
+    const state = states[n % states.length] ?? "OR";
+    return filing({
+      state,
+      number: numberOf(prefix, n),
+      filedAt: daysAgo(900 - n),
+      debtors: [party(name, { state }), ...(partner ? [party(`${partner} ${n} LLC`)] : [])],
+    });
+  });
+
 describe("a national lien report of a business filed in twelve states of one shard", () => {
   const PATH = "/debtors/report?name=Statewide%20Haulers%20LLC";
   beforeAll(async () => {
-    await load(
-      Array.from({ length: 240 }, (_, n) =>
-        filing({
-          state: TWELVE[n % 12] ?? "OR",
-          number: numberOf("SH", n),
-          filedAt: daysAgo(900 - n),
-          debtors: [
-            party("Statewide Haulers LLC", { state: TWELVE[n % 12] ?? "OR" }),
-            party(`Hauler Partner ${n} LLC`),
-          ],
-        }),
-      ),
-    );
+    await load(filedRound("Statewide Haulers LLC", "SH", TWELVE, 240, "Hauler Partner"));
   }, 120_000);
 
   it("merges its twelve debtors' ranges without seeking their co-debtor links: no two share a state", async () => {
     expect(await firstPageNumbers(PATH)).toEqual(numbered("SH", 0, 25));
     // Each (name, state) is a debtor of its own. A filing has one state, so debtors of different
     // states never share one, and neither the page nor the digests seek links for them
-    // (src/report/query.ts, `shares`, and the digests' `flags`), and the oldest live filing is taken in
+    // (src/report/query.ts, `shares`, and the digests' `flags`); the oldest live filing is taken in
     // the flags' pass by the time its digest keeps, and the page reads the found debtors from the name
-    // index each time rather than making a list of them: 215 to 216 rows on the shard, 225 to 226 with
-    // the list, 259 to 260 while each
-    // found debtor's oldest was read for its place, 346 to 347
-    // while the merge sought each entry and then read it again, 382 to 383 when each found debtor's
-    // digest was sought in the list of those counted afresh to tell that it adds, 395 when the page's walk of one debtor read every found debtor to find none (its guard on
-    // each row), 473 when the digests sought the links, 556 when both did.
+    // index each time rather than making a list of them: 215 to 216 rows on the shard. 225 to 226 with
+    // the list, 259 to 260 while each found debtor's oldest was read for its place, 346 to 347 while
+    // the merge sought each entry and then read it again, 382 to 383 when each found debtor's digest
+    // was sought in the list of those counted afresh to tell that it adds, 395 when the page's walk of
+    // one debtor read every found debtor to find none (its guard on each row), 473 when the digests
+    // sought the links, 556 when both did.
     expect((await measure(PATH)).rows).toBeLessThanOrEqual(225);
   });
 });
 
 describe("a national lien report of a business filed in three states of one shard, twelve filings in each", () => {
   const PATH = "/debtors/report?name=Tri%20State%20Freight%20LLC";
-  const THREE = ["OR", "WA", "CO"];
   beforeAll(async () => {
-    await load(
-      Array.from({ length: 36 }, (_, n) =>
-        filing({
-          state: THREE[n % 3] ?? "OR",
-          number: numberOf("TS", n),
-          filedAt: daysAgo(900 - n),
-          debtors: [party("Tri State Freight LLC", { state: THREE[n % 3] ?? "OR" })],
-        }),
-      ),
-    );
+    await load(filedRound("Tri State Freight LLC", "TS", ["OR", "WA", "CO"], 36));
   }, 120_000);
 
   it("merges the three debtors' ranges, which reads fewer rows than taking twelve filings of each", async () => {

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { unstable_readConfig } from "wrangler";
 import { createApp } from "../../src/app.ts";
 
 describe("static assets", () => {
@@ -19,8 +20,8 @@ describe("static assets", () => {
   it("are not looked for on the API's paths, which go straight to the Worker", async () => {
     const res = await createApp().request("/openapi.json");
     const { paths } = (await res.json()) as { paths: Record<string, unknown> };
-    const listed = /^run_worker_first = (\[.*\])$/m.exec(readFileSync("wrangler.toml", "utf8"))?.[1];
-    const patterns = JSON.parse(listed ?? "[]") as string[];
+    const listed = unstable_readConfig({ config: "wrangler.toml" }).assets?.run_worker_first;
+    const patterns = Array.isArray(listed) ? listed : [];
     const first = (path: string) => patterns.some((p) => new RegExp(`^${p.replaceAll("*", ".*")}$`).test(path));
     expect(Object.keys(paths).length).toBeGreaterThan(10);
     for (const path of Object.keys(paths)) expect(first(path), path).toBe(true);
