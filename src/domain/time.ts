@@ -1,3 +1,5 @@
+import { flat, joined } from "./flat.ts";
+
 const DAY_MS = 86_400_000;
 /** Days most recently written out (a page's timestamps fall on few days); emptied when full. */
 const dayTexts = new Map<number, string>();
@@ -25,14 +27,15 @@ export function isoSeconds(date: Date | number): string {
   const ms = typeof date === "number" ? date : date.getTime();
   // Years 0 to 9999 here; beyond them toISOString's six-digit years, its milliseconds dropped.
   if (!(ms >= -62_167_219_200_000 && ms < 253_402_300_800_000)) {
-    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+    return flat(new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"));
   }
   const seconds = Math.floor(ms / 1000);
   const days = Math.floor(seconds / 86_400);
   const inDay = seconds - days * 86_400;
   const hours = Math.floor(inDay / 3600);
   const minutes = Math.floor((inDay % 3600) / 60);
-  return `${isoDay(days)}T${two(hours)}:${two(minutes)}:${two(inDay % 60)}Z`;
+  // Two parts joined, not a template: a body's strings are kept sequential (flat.ts).
+  return joined(isoDay(days), `T${two(hours)}:${two(minutes)}:${two(inDay % 60)}Z`);
 }
 
 /** Length of the recency window of the recent-* and recently-terminated routes. */

@@ -11,6 +11,7 @@
  * the first 9 bytes of SHA-256 over the list's name and the payload.
  */
 import { z } from "@hono/zod-openapi";
+import { joined } from "../domain/flat.ts";
 import { ApiError } from "./errors.ts";
 
 /** Longest cursor accepted: far above any cursor the API hands out (a change feed's over MAX_SHARDS shards, with 8-digit positions: under 400 characters). */
@@ -38,7 +39,8 @@ async function seal(list: string, payload: string): Promise<string> {
 /** The cursor of `position` in the list named `list`. */
 export async function encodeCursor(list: string, position: unknown): Promise<string> {
   const payload = toBase64Url(encoder.encode(JSON.stringify(position)));
-  return `${payload}.${await seal(list, payload)}`;
+  // Joined, not a template: a body's strings are kept sequential (src/domain/flat.ts).
+  return joined(payload, ".", await seal(list, payload));
 }
 
 function refused(message: string): ApiError {

@@ -7,6 +7,7 @@ import pkg from "../../package.json" with { type: "json" };
 import type { ChangeItem } from "../changes/read.ts";
 import type { FilingRows } from "../db/records.ts";
 import type { DebtorParty } from "../db/schema.ts";
+import { flat, joined } from "../domain/flat.ts";
 import type { ChangedField } from "../domain/kinds.ts";
 import { lienStatus } from "../domain/lifecycle.ts";
 import { isStateCode, STATE_SEARCH_URLS } from "../domain/states.ts";
@@ -21,6 +22,8 @@ function addressA(a: Omit<Address, "country">) {
   return { street1: a.street1, city: a.city, state: a.state, zip_code: a.zip };
 }
 
+const MAPS_SEARCH = "https://www.google.com/maps/search/?api=1&query=";
+
 /**
  * A map search for the parts the office recorded: `street, city, state ZIP`
  * (and the country when it is not the US); null when it recorded none.
@@ -28,7 +31,7 @@ function addressA(a: Omit<Address, "country">) {
 export function mapsUrl(a: Address): string | null {
   const region = a.state ? (a.zip ? `${a.state} ${a.zip}` : a.state) : a.zip;
   const query = commaJoined(commaJoined(commaJoined(a.street1, a.city), region), a.country === "US" ? null : a.country);
-  return query ? `https://www.google.com/maps/search/?api=1&query=${encodeURIComponent(query)}` : null;
+  return query ? joined(MAPS_SEARCH, encodeURIComponent(query)) : null;
 }
 
 /** `a, b`, or whichever of them is there (a page has a few hundred addresses: no arrays built for each). */
@@ -263,14 +266,14 @@ export function change(item: ChangeItem, today: string) {
   const amendment =
     item.amendment === null ? undefined : item.filing.amendments.find((a) => a.number === item.amendment);
   return {
-    id: `${item.state}-${item.seq}`,
+    id: joined(item.state, "-", String(item.seq)),
     type: item.type,
     recorded_at: item.recordedAt,
     occurred_at: item.occurredAt,
     jurisdiction_state: filing.state,
     initial_financing_number: filing.number,
     ...(amendment ? { amendment: { ...amendmentB(amendment), amendment_kind: amendment.kind } } : {}),
-    ...(item.changedFields ? { changed_fields: item.changedFields.split("|") as ChangedField[] } : {}),
+    ...(item.changedFields ? { changed_fields: item.changedFields.split("|").map(flat) as ChangedField[] } : {}),
     lien: lienB(item.filing, today, true),
   };
 }

@@ -3,6 +3,7 @@
  * and the CSV of its page of filings.
  */
 import { collateralCategories, currentCollateral, vinsIn } from "../domain/collateral.ts";
+import { flat, joined } from "../domain/flat.ts";
 import { lienStatus } from "../domain/lifecycle.ts";
 import { debtorQuery, type KeySpan } from "../domain/names.ts";
 import { securedPartyKind } from "../domain/securedPartyKinds.ts";
@@ -18,13 +19,14 @@ export const SEARCH_LOGIC =
 
 /** One key span as a reader sees it: an exact key, or a key prefix with `*`. */
 function spanText(span: KeySpan): string {
-  if ("key" in span) return span.key.trimEnd();
+  if ("key" in span) return flat(span.key.trimEnd());
   const head = `${span.from.trimEnd()} *`;
   const rule = span.middle;
-  if (!rule) return head;
+  // Flat, as every string of a body (src/domain/flat.ts).
+  if (!rule) return flat(head);
   return "initial" in rule
-    ? `${head} (middle name starting ${rule.initial})`
-    : `${head} (middle name ${rule.names.join(" or ")})`;
+    ? joined(head, " (middle name starting ", rule.initial, ")")
+    : joined(head, " (middle name ", rule.names.join(" or "), ")");
 }
 
 /** The keys searched for `name`: its organization key, then its readings as an individual. */
@@ -45,8 +47,11 @@ export function reportFiling(item: FilingWithParties, today: string): ReportFili
       secured_parties: full.involved_parties.secured_parties.map((p) => ({ ...p, kind: securedPartyKind(p.name) })),
     },
     collateral_categories: matches.map((m) => m.category),
-    collateral_terms: Object.fromEntries(matches.filter((m) => m.terms.length > 0).map((m) => [m.category, m.terms])),
-    vins: text === null ? [] : vinsIn(text),
+    // Matches are cut from the text: copied whole, as every string of a body (src/domain/flat.ts).
+    collateral_terms: Object.fromEntries(
+      matches.filter((m) => m.terms.length > 0).map((m) => [m.category, m.terms.map(flat)]),
+    ),
+    vins: text === null ? [] : vinsIn(text).map(flat),
   };
 }
 
