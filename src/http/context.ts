@@ -2,9 +2,11 @@
  * What every request carries through the app: bindings, the request id, the
  * authenticated key's label, and the request's clock.
  */
+
 import type { Context } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
 import type { TimingVariables } from "hono/timing";
+import { flat } from "../domain/flat.ts";
 import { isoSeconds } from "../domain/time.ts";
 import { type LogLevel, logLine } from "../log.ts";
 
@@ -43,7 +45,8 @@ export function d1Totals(meter: D1Meter): { shards: number; rowsRead: number; bu
 export function responseMetadata(c: Context<AppEnv>) {
   return {
     timestamp: isoSeconds(c.get("now") ?? new Date()),
-    request_id: c.get("requestId") ?? crypto.randomUUID(),
+    // Whole, as every string of a body (src/domain/flat.ts).
+    request_id: flat(c.get("requestId") ?? crypto.randomUUID()),
   };
 }
 

@@ -7,6 +7,7 @@
  * (combine.ts) and presented as JSON or CSV (present.ts).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { flat } from "../domain/flat.ts";
 import { isoSeconds } from "../domain/time.ts";
 import { requireApiKey } from "../http/auth.ts";
 import type { AppEnv } from "../http/context.ts";
@@ -74,7 +75,7 @@ export function registerReportRoute(app: OpenAPIHono<AppEnv>) {
     const q = c.req.valid("query");
     const list = listOf(reportRoute.path, { name: q.name, state: q.state });
     const resumed = q.cursor ? await decodeCursor(list, q.cursor, reportCursor) : undefined;
-    const id = resumed?.id ?? crypto.randomUUID();
+    const id = flat(resumed?.id ?? crypto.randomUUID());
     const generatedAt = resumed?.at ?? isoSeconds(c.get("now"));
     const today = generatedAt.slice(0, 10);
 
@@ -137,7 +138,8 @@ export function registerReportRoute(app: OpenAPIHono<AppEnv>) {
         report: {
           id,
           generated_at: generatedAt,
-          name: q.name,
+          // Echoed whole: a query value is cut from the URL (a sliced string: src/domain/flat.ts).
+          name: flat(q.name),
           name_searched: nameSearched(q.name),
           search_logic: { description: SEARCH_LOGIC, url: REPORT_DOCS_URL },
           states: combined.states,
