@@ -32,7 +32,9 @@
  *    profiler on (its inspector, scripts/cpuProfile.ts), writes the top
  *    functions and modules by self time to bench/PROFILE.local.md (with
  *    --write, bench/PROFILE.md) and stops; --profile-dir DIR also keeps each
- *    profile there, for Chrome's DevTools (Performance, "Load profile").
+ *    profile there, for Chrome's DevTools (Performance, "Load profile"), with
+ *    the bundle it was taken on and its map (service.js; bench-worker.js for
+ *    --in-worker), which wrangler deletes when it stops.
  * 4. Throughput (autocannon) and workerd CPU per request of four servers, in
  *    turn, on the same requests:
  *    - the service under `wrangler dev`;
@@ -70,7 +72,7 @@ import { unstable_readConfig } from "wrangler";
 import { SEED_FORM, seededCount } from "../seed/generate.ts";
 import { type DataPicks, LOOKUPS, scopeOf } from "../test/endpoints.ts";
 import { inWorkerCpu } from "./benchInWorker.ts";
-import { flameSummary, profiled, summaryMarkdown } from "./cpuProfile.ts";
+import { flameSummary, keepBundle, profiled, summaryMarkdown } from "./cpuProfile.ts";
 import {
   machine as describeMachine,
   shareLocalD1,
@@ -665,6 +667,7 @@ async function profileEndpoints(): Promise<void> {
         join(dir, `${endpoint.replace(/^\//, "").replace(/\W+/g, "-") || "root"}.cpuprofile`),
         JSON.stringify(profile),
       );
+      keepBundle(".wrangler/tmp", dir, "service.js");
     }
     const requests = result.requests.total;
     const errors = errorsOf(result);

@@ -35,7 +35,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from "node:sqlite";
 import type { unstable_readConfig } from "wrangler";
-import { profiled } from "./cpuProfile.ts";
+import { keepBundle, profiled } from "./cpuProfile.ts";
 import { shareLocalD1, startDevServer, workerdCpuMs } from "./devServer.ts";
 import { median } from "./stats.ts";
 
@@ -201,6 +201,7 @@ export async function inWorkerCpu(o: InWorkerOptions): Promise<void> {
           const file = `in-worker-${mode}${endpoint.replaceAll("/", "_")}.cpuprofile`;
           writeFileSync(join(o.profileDir, file), JSON.stringify(profile));
         }
+        keepBundle(join(dir, ".wrangler", "tmp"), o.profileDir, "bench-worker.js");
       }
     }
   } finally {

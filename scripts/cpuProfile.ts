@@ -5,7 +5,7 @@
  * self time, each mapped back to its source through the bundle's source map.
  * Used by `npm run bench -- --profile` (scripts/bench.ts).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -97,6 +97,19 @@ export function devBundle(dir = ".wrangler/tmp"): string | undefined {
         .map((name) => join(dir, name, "index.js"))
     : [];
   return bundles.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+}
+
+/**
+ * Copies the newest bundle under `from` (devBundle) and its source map to
+ * `to` as `name`, beside the profiles taken on it: `wrangler dev` deletes
+ * its bundle when it stops, and flameSummary (its `bundle`) places a
+ * profile's frames through the copy.
+ */
+export function keepBundle(from: string, to: string, name: string): void {
+  const bundle = devBundle(from);
+  if (!bundle) return;
+  copyFileSync(bundle, join(to, name));
+  copyFileSync(`${bundle}.map`, join(to, `${name}.map`));
 }
 
 /** A call frame's original source file (relative to the project) and 1-based line, when its bundle has a map. */
