@@ -17,5 +17,5 @@ export function joined(...parts: string[]): string {
 
 /** `text` as a sequential string: itself when short, else a copy (it may be a cons or sliced string). */
 export function flat(text: string): string {
-  return text.length < 13 ? text : [text.slice(0, 1), text.slice(1)].join("");
+  return text.length < 13 ? text : joined(text.slice(0, 1), text.slice(1));
 }

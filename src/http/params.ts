@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
+import { flat } from "../domain/flat.ts";
 import { canonicalIndustry, INDUSTRIES, type Industry } from "../domain/industries.ts";
 import { CHANGE_TYPES, PARTY_TYPES } from "../domain/kinds.ts";
 import { LAPSING_DAYS } from "../domain/lifecycle.ts";
@@ -218,7 +219,9 @@ const name = text("a name")
   .trim()
   .min(1, { error: "is required", abort: true })
   // Abort: a refused name is not also run through the match-key checks below.
-  .max(MAX_NAME_LENGTH, { error: `must be at most ${MAX_NAME_LENGTH} characters`, abort: true });
+  .max(MAX_NAME_LENGTH, { error: `must be at most ${MAX_NAME_LENGTH} characters`, abort: true })
+  // A query value is cut out of the URL (a sliced string) and bodies echo it: written whole (src/domain/flat.ts).
+  .overwrite(flat);
 
 /** An exact debtor name; it must leave a match key once noise is removed. */
 const debtorName = name

@@ -138,8 +138,7 @@ export function registerReportRoute(app: OpenAPIHono<AppEnv>) {
         report: {
           id,
           generated_at: generatedAt,
-          // Echoed whole: a query value is cut from the URL (a sliced string: src/domain/flat.ts).
-          name: flat(q.name),
+          name: q.name,
           name_searched: nameSearched(q.name),
           search_logic: { description: SEARCH_LOGIC, url: REPORT_DOCS_URL },
           states: combined.states,

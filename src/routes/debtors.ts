@@ -1,6 +1,5 @@
 /** /debtors/*: a debtor's filings, known addresses, co-borrowers and similar names. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { flat } from "../domain/flat.ts";
 import { SIMILARITY_THRESHOLD } from "../domain/similarity.ts";
 import type { AppEnv } from "../http/context.ts";
 import { shardReader, stateReader } from "../http/d1.ts";
@@ -107,7 +106,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const { rows, total, last } = await knownAddressesAcross(shardReader(c), q.name, window, start.after);
     const next = await nextCursor(list, window, countedMore(window, total) ? last : undefined);
     return c.json(
-      { debtor_name: flat(q.name), addresses: rows.map(knownAddress), ...envelopeA(c, window, total, next) },
+      { debtor_name: q.name, addresses: rows.map(knownAddress), ...envelopeA(c, window, total, next) },
       200,
     );
   });
@@ -122,7 +121,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const next = await rankCursor(list, window, rows.length, total);
     return c.json(
       {
-        debtor_name: flat(q.name),
+        debtor_name: q.name,
         debtor_state: q.state,
         associated_debtors: rows.map(associatedDebtor),
         ...envelopeA(c, window, total, next),
