@@ -241,6 +241,16 @@ describe("collateral categories", () => {
       categories: ["other"],
     },
     {
+      label: "a term run on from a letter or digit before it does not match, a letter outside the BMP too",
+      text: "Preaccounts, 2inventory, éequipment and 𝐀fixtures.",
+      categories: ["other"],
+    },
+    {
+      label: "a term run on from a word leaves the terms inside it and after it to match",
+      text: "Subaccounts receivable; nonequipment, then equipment-\nleasing.",
+      categories: ["accounts", "equipment"],
+    },
+    {
       label: "terms split by line breaks and dashes still match",
       text: "ACCOUNTS-\nRECEIVABLE;  GENERAL\r\nINTANGIBLES; Stock-In-Trade",
       categories: ["accounts", "inventory", "general_intangibles"],

@@ -80,8 +80,15 @@ const SEP = "[\\s\\-‐‑–—]+";
  */
 function terms(...sources: string[]): RegExp {
   const alternatives = sources.map((s) => s.replaceAll(" ", SEP)).join("|");
-  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, "gu");
+  // The start's word boundary is checked in `found`: a pattern that opens
+  // with a lookbehind makes V8 try the lookbehind at every position of the
+  // text, where one that opens with its words lets it skip ahead to them
+  // (about five times faster on a description).
+  return new RegExp(`(?:${alternatives})(?![\\p{L}\\p{N}])`, "gu");
 }
+
+/** Matches (empty) at its lastIndex when a letter or digit comes just before: a term must not run on from one. */
+const AFTER_WORD_CHARACTER = /(?<=[\p{L}\p{N}])/uy;
 
 /** Whose property, when named: "the debtor's", "its". */
 const OWNER =
@@ -268,7 +275,18 @@ const PATTERNS: Partial<Record<CollateralCategory, RegExp>> = {
 
 /** The distinct matches of `pattern` in `text`, in order. */
 function found(pattern: RegExp, text: string): string[] {
-  return [...new Set(Array.from(text.matchAll(pattern), (m) => m[0]))];
+  const words = new Set<string>();
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    AFTER_WORD_CHARACTER.lastIndex = match.index;
+    // As `(?<![\p{L}\p{N}])` before the pattern would: no match here, so look again from the next character.
+    if (AFTER_WORD_CHARACTER.test(text)) {
+      pattern.lastIndex = match.index + 1;
+      continue;
+    }
+    words.add(match[0]);
+  }
+  return [...words];
 }
 
 /**
