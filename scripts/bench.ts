@@ -135,13 +135,13 @@ const REQUEST_LOG = values["request-log"];
 const OUT = values.write ? "bench/RESULTS.md" : "bench/RESULTS.local.md";
 /**
  * The goals, at a million filings over 4 shards: rows read and round trips
- * (issue 13); at least 0.7 of the replay's requests/s and at most 1 ms of
- * CPU per request beyond the replay's (issue 26: what our code adds to its
- * own SQL). Half the ceiling's requests/s (issue 13) was withdrawn: under
+ * (issue 13); at least 0.8 of the replay's requests/s and at most 1 ms of
+ * CPU per request beyond the replay's (issue 43, after issue 26's 0.7: what
+ * our code adds to its own SQL). Half the ceiling's requests/s (issue 13) was withdrawn: under
  * `wrangler dev` one thread runs the Worker and every local database, so a
  * request's own SQL counts against it.
  */
-const GOAL = { replayRatio: 0.7, cpuBeyondReplayMs: 1, rowsRead: 100, singleStateRoundTrips: 1 };
+const GOAL = { replayRatio: 0.8, cpuBeyondReplayMs: 1, rowsRead: 100, singleStateRoundTrips: 1 };
 
 // --- 1. Data, through the npm scripts ----------------------------------------
 /** The local configuration (wrangler.toml's top level): its vars and D1 databases (shards). */
