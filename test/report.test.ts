@@ -211,6 +211,29 @@ describe("GET /debtors/report", () => {
     expect(filings.find((f) => f.initial_financing_number === "H-WA-1")?.collateral_categories).toEqual(["equipment"]);
   });
 
+  it("lists a filing's categories as its stored traits record them, as the summary counts them, and reads the rest from its text", async () => {
+    const query = `name=${encodeURIComponent(HARBOR)}&state=TX`;
+    const categoriesOf = async () =>
+      (await report(query)).filings.find((f) => f.initial_financing_number === "H-TX-3")?.collateral_categories;
+    const tx = d1Of("TX");
+    const setTraits = (traits: number | null) =>
+      tx.prepare("update filings set traits = ? where number = 'H-TX-3'").bind(traits).run();
+    const { traits } = (await tx.prepare("select traits from filings where number = 'H-TX-3'").first<{
+      traits: number;
+    }>())!;
+    try {
+      expect(await categoriesOf()).toEqual(["accounts", "inventory"]);
+      // Traits of accounts alone (bit 1: COLLATERAL_CATEGORIES' order): inventory's terms are not sought.
+      await setTraits(2);
+      expect(await categoriesOf()).toEqual(["accounts"]);
+      // None stored (rows loaded before traits were): the text alone.
+      await setTraits(null);
+      expect(await categoriesOf()).toEqual(["accounts", "inventory"]);
+    } finally {
+      await setTraits(traits);
+    }
+  });
+
   it("finds an individual in every state, by either form of the name", async () => {
     // With no middle name asked, any middle name matches; "John Q Public" would leave out a John Public with none.
     for (const name of ["John Public", "Public, John"]) {

@@ -6,7 +6,12 @@
  */
 
 import { type SQL, sql } from "drizzle-orm";
-import { COLLATERAL_CATEGORIES, collateralCategories, currentCollateral } from "../domain/collateral.ts";
+import {
+  COLLATERAL_CATEGORIES,
+  type CollateralCategory,
+  collateralCategories,
+  currentCollateral,
+} from "../domain/collateral.ts";
 import { ZIP_COUNTRIES } from "../domain/countries.ts";
 import { INDUSTRIES } from "../domain/industries.ts";
 import type { AmendmentKind, FilingKind, PartyType } from "../domain/kinds.ts";
@@ -149,6 +154,11 @@ export function traitsOf(record: {
   }
   if (record.securedParties.some((p) => securedPartyKind(p.name) === "funding_company")) traits |= FUNDING_TRAIT;
   return traits;
+}
+
+/** The collateral categories a filing's traits record (traitsOf). */
+export function traitCategories(traits: number): Set<CollateralCategory> {
+  return new Set(COLLATERAL_CATEGORIES.filter((_, i) => (traits & categoryBit(i)) !== 0));
 }
 
 /** Rows for one filing, with `id` as its primary key. */

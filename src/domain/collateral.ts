@@ -292,6 +292,37 @@ function found(pattern: RegExp, text: string): string[] {
   return [...words];
 }
 
+/** The text as the patterns read it: lowercased, apostrophes straight, each run of whitespace one space. */
+function normalized(text: string | null | undefined): string {
+  return (text ?? "").toLowerCase().replace(/[‘’ʼ]/g, "'").replace(/\s+/g, " ").trim();
+}
+
+/** The terms of a category named by words (PATTERNS), in a normalized text; a vehicle's include the text's VINs. */
+function termsOf(category: CollateralCategory, t: string): string[] {
+  const pattern = PATTERNS[category];
+  const words = pattern ? found(pattern, t) : [];
+  if (category !== "vehicles") return words;
+  const vins = vinsIn(t).map((v) => v.toLowerCase());
+  return vins.length > 0 ? [...words, ...vins] : words;
+}
+
+/**
+ * The blanket terms of a normalized text (none when it is not all assets):
+ * blanket language, or the omnibus list when it names all goods,
+ * after-acquired property and OMNIBUS_KINDS intangible kinds, counting the
+ * categories `names` says the text names.
+ */
+function blanketTerms(t: string, names: (category: CollateralCategory) => boolean): string[] {
+  const blanket = found(BLANKET, t);
+  const allGoods = found(ALL_GOODS, t);
+  if (allGoods.length === 0) return blanket;
+  const afterAcquired = found(AFTER_ACQUIRED, t);
+  if (afterAcquired.length === 0) return blanket;
+  const kinds =
+    OMNIBUS_CATEGORIES.filter(names).length + OTHER_INTANGIBLES.filter((p) => found(p, t).length > 0).length;
+  return kinds >= OMNIBUS_KINDS ? [...blanket, ...allGoods, ...afterAcquired] : blanket;
+}
+
 /**
  * The categories a collateral description names, in COLLATERAL_CATEGORIES
  * order, each with its terms (see the top of this file). A blank or missing
@@ -299,26 +330,14 @@ function found(pattern: RegExp, text: string): string[] {
  * `other`.
  */
 export function collateralCategories(text: string | null | undefined): CollateralMatch[] {
-  const t = (text ?? "").toLowerCase().replace(/[‘’ʼ]/g, "'").replace(/\s+/g, " ").trim();
+  const t = normalized(text);
   if (t === "") return [];
   const hits = new Map<CollateralCategory, string[]>();
   for (const category of COLLATERAL_CATEGORIES) {
-    const pattern = PATTERNS[category];
-    const words = pattern ? found(pattern, t) : [];
+    const words = termsOf(category, t);
     if (words.length > 0) hits.set(category, words);
   }
-  const vins = vinsIn(t).map((v) => v.toLowerCase());
-  if (vins.length > 0) hits.set("vehicles", [...(hits.get("vehicles") ?? []), ...vins]);
-
-  const blanket = found(BLANKET, t);
-  const allGoods = found(ALL_GOODS, t);
-  const afterAcquired = found(AFTER_ACQUIRED, t);
-  const kinds =
-    OMNIBUS_CATEGORIES.filter((c) => hits.has(c)).length +
-    OTHER_INTANGIBLES.filter((p) => found(p, t).length > 0).length;
-  if (allGoods.length > 0 && afterAcquired.length > 0 && kinds >= OMNIBUS_KINDS) {
-    blanket.push(...allGoods, ...afterAcquired);
-  }
+  const blanket = blanketTerms(t, (c) => hits.has(c));
   if (blanket.length > 0) hits.set("all_assets", blanket);
 
   if ([...hits.keys()].every((c) => c === "proceeds")) return [{ category: "other", terms: [] }];
@@ -326,6 +345,32 @@ export function collateralCategories(text: string | null | undefined): Collatera
     const words = hits.get(category);
     return words ? [{ category, terms: words }] : [];
   });
+}
+
+/**
+ * collateralCategories(text) when its categories are known already (a
+ * filing's stored traits, src/db/records.ts): only the known categories'
+ * patterns are run, for their terms, so a description is scanned a few
+ * times rather than some twenty. When a known category finds no term, or
+ * the text names none where some are known (traits stored under other
+ * rules or another text), the whole scan answers.
+ */
+export function collateralTerms(
+  text: string | null | undefined,
+  known: ReadonlySet<CollateralCategory>,
+): CollateralMatch[] {
+  const t = normalized(text);
+  const proceedsAlone = [...known].every((c) => c === "proceeds");
+  if (t === "" || proceedsAlone || (known.has("other") && known.size > 1)) return collateralCategories(text);
+  if (known.has("other")) return [{ category: "other", terms: [] }];
+  const matches: CollateralMatch[] = [];
+  for (const category of COLLATERAL_CATEGORIES) {
+    if (!known.has(category)) continue;
+    const words = category === "all_assets" ? blanketTerms(t, (c) => known.has(c)) : termsOf(category, t);
+    if (words.length === 0) return collateralCategories(text);
+    matches.push({ category, terms: words });
+  }
+  return matches;
 }
 
 /** The values of VIN characters (49 CFR 565.15(c)); I, O and Q never occur. */

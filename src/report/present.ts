@@ -2,7 +2,9 @@
  * How a lien report's parts become its answer: the JSON body (schemas.ts)
  * and the CSV of its page of filings.
  */
-import { collateralCategories, currentCollateral, vinsIn } from "../domain/collateral.ts";
+
+import { traitCategories } from "../db/records.ts";
+import { collateralCategories, collateralTerms, currentCollateral, vinsIn } from "../domain/collateral.ts";
 import { flat, joined } from "../domain/flat.ts";
 import { lienStatus } from "../domain/lifecycle.ts";
 import { debtorQuery, type KeySpan } from "../domain/names.ts";
@@ -39,7 +41,9 @@ export function nameSearched(name: string): string[] {
 export function reportFiling(item: FilingWithParties, today: string): ReportFiling {
   const full = lienFull(item, today);
   const text = currentCollateral(item.filing.collateral, item.amendments);
-  const matches = collateralCategories(text);
+  // The categories the filing's traits record (the summary counts the same), their terms read from the text.
+  const { traits } = item.filing;
+  const matches = traits === null ? collateralCategories(text) : collateralTerms(text, traitCategories(traits));
   return {
     ...full,
     involved_parties: {
