@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
-import { ifNoneMatchMatches } from "../src/http/caching.ts";
+import { answeredKeys, ifNoneMatchMatches } from "../src/http/caching.ts";
 import type { Body } from "./bodies.ts";
 import { daysAgo, filing, get, load, party } from "./helpers.ts";
 
@@ -156,6 +156,24 @@ describe("edge cache", () => {
     expect(await cacheOf(url, KEY_A)).toBe("miss");
     expect(await cacheOf(url, KEY_A)).toBe("hit");
     expect(await cacheOf(url, KEY_A)).toBe("hit");
+  });
+
+  it("remembers a lookup through half its bound of newer ones, and never more lookups than the bound", () => {
+    const now = Date.now();
+    const key = (i: number) => `https://lookup-cache.internal/public/filings?t=bound-${i}`;
+    expect(answeredKeys.admit(key(0), now)).toBe(false);
+    for (let i = 1; i <= answeredKeys.max / 2; i++) answeredKeys.admit(key(i), now);
+    expect(answeredKeys.remembered(key(0), now)).toBe(true);
+    for (let i = answeredKeys.max / 2 + 1; i <= answeredKeys.max * 2; i++) {
+      answeredKeys.admit(key(i), now);
+      expect(answeredKeys.size()).toBeLessThanOrEqual(answeredKeys.max);
+    }
+    expect(answeredKeys.remembered(key(0), now)).toBe(false);
+    expect(answeredKeys.remembered(key(answeredKeys.max * 2), now)).toBe(true);
+    // Asked again: stored, and remembered anew.
+    expect(answeredKeys.admit(key(answeredKeys.max * 2), now)).toBe(true);
+    // Past its minute a key counts as not answered.
+    expect(answeredKeys.remembered(key(answeredKeys.max * 2), now + 61_000)).toBe(false);
   });
 
   it("looks in the cache only for a lookup this isolate already answered within the minute", async () => {
