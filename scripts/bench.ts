@@ -236,6 +236,13 @@ const picks: DataPicks = {
     [],
     (r) => `${r.state} ${r.name}`,
   ),
+  // Page 1 of co-debtors for a borrower that has them: the busiest debtors are mostly filed alone.
+  linked: top<{ name: string; state: string }>(
+    3,
+    "select (select n.name from debtor_names n where n.name_key = s.name_key and n.state = s.filing_state limit 1) as name, s.filing_state as state, s.links as count from debtor_link_sets s order by s.links desc limit 3",
+    [],
+    (r) => `${r.state} ${r.name}`,
+  ).filter((r) => r.name !== null),
   // The first, a middle and the last filing of each database.
   numbers: databases
     .flatMap(({ db }) => {

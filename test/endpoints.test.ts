@@ -69,6 +69,7 @@ describe("the endpoint registry", () => {
       zips: ["94107"],
       lenders: [{ name: "first test", state: "CA" }],
       debtors: [{ name: "Contract Co", state: "CA" }],
+      linked: [{ name: "Contract Co", state: "CA" }],
       numbers: [{ number: "C-1", state: "CA" }],
     };
     const lists = { sample: e.sample, variants: e.variants, dense: e.dense, seeded: e.seeded, bench: e.bench(picks) };

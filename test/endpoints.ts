@@ -45,6 +45,8 @@ export interface DataPicks {
   zips: string[];
   lenders: { name: string; state: string }[];
   debtors: { name: string; state: string }[];
+  /** Debtors with the most distinct co-debtors in a state (the busiest debtors often have none). */
+  linked: { name: string; state: string }[];
   numbers: { number: string; state: string }[];
 }
 
@@ -248,7 +250,7 @@ export const LOOKUPS: Lookup[] = [
     dense: ["/debtors/associated/?name=Busy%20Borrower&state=CA"],
     // With a trailing slash: the same endpoint.
     seeded: ["/debtors/associated/?name=Sanchez%20%26%20Sons%20Cafe&state=NY"],
-    bench: (d) => d.debtors.map((x) => `/debtors/associated/?name=${enc(x.name)}&state=${x.state}`),
+    bench: (d) => d.linked.map((x) => `/debtors/associated/?name=${enc(x.name)}&state=${x.state}`),
   }),
   lookup(debtorSimilarRoute, {
     scope: "optional",
