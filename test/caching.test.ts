@@ -164,10 +164,12 @@ describe("edge cache", () => {
     expect(answeredKeys.admit(key(0), now)).toBe(false);
     for (let i = 1; i <= answeredKeys.max / 2; i++) answeredKeys.admit(key(i), now);
     expect(answeredKeys.remembered(key(0), now)).toBe(true);
+    let most = 0;
     for (let i = answeredKeys.max / 2 + 1; i <= answeredKeys.max * 2; i++) {
       answeredKeys.admit(key(i), now);
-      expect(answeredKeys.size()).toBeLessThanOrEqual(answeredKeys.max);
+      most = Math.max(most, answeredKeys.size());
     }
+    expect(most).toBeLessThanOrEqual(answeredKeys.max);
     expect(answeredKeys.remembered(key(0), now)).toBe(false);
     expect(answeredKeys.remembered(key(answeredKeys.max * 2), now)).toBe(true);
     // Asked again: stored, and remembered anew.

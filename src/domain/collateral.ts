@@ -330,7 +330,11 @@ function blanketTerms(t: string, names: (category: CollateralCategory) => boolea
  * `other`.
  */
 export function collateralCategories(text: string | null | undefined): CollateralMatch[] {
-  const t = normalized(text);
+  return categoriesIn(normalized(text));
+}
+
+/** collateralCategories of a normalized text. */
+function categoriesIn(t: string): CollateralMatch[] {
   if (t === "") return [];
   const hits = new Map<CollateralCategory, string[]>();
   for (const category of COLLATERAL_CATEGORIES) {
@@ -361,13 +365,13 @@ export function collateralTerms(
 ): CollateralMatch[] {
   const t = normalized(text);
   const proceedsAlone = [...known].every((c) => c === "proceeds");
-  if (t === "" || proceedsAlone || (known.has("other") && known.size > 1)) return collateralCategories(text);
+  if (t === "" || proceedsAlone || (known.has("other") && known.size > 1)) return categoriesIn(t);
   if (known.has("other")) return [{ category: "other", terms: [] }];
   const matches: CollateralMatch[] = [];
   for (const category of COLLATERAL_CATEGORIES) {
     if (!known.has(category)) continue;
     const words = category === "all_assets" ? blanketTerms(t, (c) => known.has(c)) : termsOf(category, t);
-    if (words.length === 0) return collateralCategories(text);
+    if (words.length === 0) return categoriesIn(t);
     matches.push({ category, terms: words });
   }
   return matches;
