@@ -303,6 +303,22 @@ describe("collateral categories", () => {
     expect(termsOf(text, category)).toEqual(terms);
   });
 
+  /** Every UTF-16 code unit a pattern's `\s` reads as whitespace. */
+  const SPACES = Array.from({ length: 0x10000 }, (_, c) => String.fromCharCode(c)).filter((ch) => /\s/.test(ch));
+
+  it("reads each run of whitespace of any kind as one space", () => {
+    expect(SPACES).toHaveLength(25);
+    for (const space of SPACES) {
+      for (const text of [`accounts${space}receivable`, `${space}accounts ${space}${space}receivable `]) {
+        expect([text, termsOf(text, "accounts")]).toEqual([text, ["accounts receivable"]]);
+      }
+    }
+  });
+
+  it("does not read a zero-width space, which is not whitespace, as a space between words", () => {
+    expect(termsOf("accounts\u200breceivable", "accounts")).toEqual(["accounts", "receivable"]);
+  });
+
   it("does not read products of a business as proceeds", () => {
     expect(categoriesOf("Inventory of electronic products and farm products")).toEqual(["inventory", "farm_products"]);
   });
@@ -397,6 +413,10 @@ describe("VINs", () => {
     "I1M8GDM9AXKP042788",
   ])("does not find a VIN inside the longer run %s", (text) => {
     expect(vinsIn(text)).toEqual([]);
+  });
+
+  it("finds a VIN beside an underscore or a letter outside ASCII, which do not run on as letters and digits do", () => {
+    expect(vinsIn("S/N_1M8GDM9AXKP042788 é11111111111111111é")).toEqual(["1M8GDM9AXKP042788", "11111111111111111"]);
   });
 
   it("finds VINs set off by punctuation", () => {
