@@ -297,32 +297,17 @@ function normalized(text: string | null | undefined): string {
   return spacesCollapsed((text ?? "").toLowerCase().replace(/[‘’ʼ]/g, "'")).trim();
 }
 
-/** The whitespace a pattern's `\s` reads but for the space: line breaks, tabs, and Unicode's other spaces. */
-const OTHER_SPACES = [
-  "\t",
-  "\n",
-  "\v",
-  "\f",
-  "\r",
-  "\u00a0",
-  "\u1680",
-  ..."\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a",
-  "\u2028",
-  "\u2029",
-  "\u202f",
-  "\u205f",
-  "\u3000",
-  "\ufeff",
-];
+/** A run of whitespace that is not a single space: two or more, or one that is not a space. */
+const UNCOLLAPSED = /\s\s|[^\S ]/;
 
 /**
  * Each run of whitespace as one space. Only the runs that are not a single
- * space are replaced, and most texts have none: looking for one (two spaces,
- * or any other whitespace) costs far less than a replace of every run, which
- * rewrote each space of the text (CPU.md).
+ * space are replaced, and most texts have none: testing for one costs far
+ * less than a replace of every run, which rewrote each space of the text
+ * (CPU.md).
  */
 function spacesCollapsed(t: string): string {
-  return t.includes("  ") || OTHER_SPACES.some((space) => t.includes(space)) ? t.replace(/\s{2,}|[^\S ]/g, " ") : t;
+  return UNCOLLAPSED.test(t) ? t.replace(/\s{2,}|[^\S ]/g, " ") : t;
 }
 
 /** The terms of a category named by words (PATTERNS), in a normalized text; a vehicle's include the text's VINs. */
