@@ -292,6 +292,32 @@ describe("a client polling the feed", () => {
     expect(every.rows, every.timing).toBeLessThanOrEqual(one.rows + every.shards * 16);
   });
 
+  it("reads a state's page as its changes and their filings, and tells whether more follow without reading past it", async () => {
+    await loadDelta(Array.from({ length: 20 }, (_, i) => filing({ number: `PGE-${i}`, filedAt: daysAgo(40 - i) })));
+    const read = async (query: string) => {
+      const res = await get(`/filings/changes?state=CA&${query}`);
+      const body = (await res.json()) as {
+        changes: unknown[];
+        response_metadata: { has_more: boolean; next_cursor: string };
+      };
+      const { has_more: more, next_cursor: cursor } = body.response_metadata;
+      const rows = Number(/(\d+) rows read/.exec(res.headers.get("server-timing") ?? "")?.[1]);
+      return { changes: body.changes.length, more, cursor, rows };
+    };
+    // Ten changes, their filings, the state's newest change (whether more follow), the purge mark
+    // (from the start, where the page starts) and the state's load time; from the start as from a cursor.
+    const first = await read("limit=10");
+    expect(first).toMatchObject({ changes: 10, more: true });
+    expect(first.rows).toBeLessThanOrEqual(2 * 10 + 3);
+    // The last ten: a full page with nothing after it, which says so.
+    const last = await read(`limit=10&cursor=${first.cursor}`);
+    expect(last).toMatchObject({ changes: 10, more: false });
+    expect(last.rows).toBeLessThanOrEqual(2 * 10 + 3);
+    expect(await read("limit=19")).toMatchObject({ changes: 19, more: true });
+    expect(await read("limit=20")).toMatchObject({ changes: 20, more: false });
+    expect(await read("limit=21")).toMatchObject({ changes: 20, more: false });
+  });
+
   it("starts at the oldest change kept, or at the first recorded at or after `since`", async () => {
     await loadDelta(base());
     const before = new Date(Date.now() + 1_000).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -437,9 +463,10 @@ describe("filters", () => {
     expect(two.numbers).toEqual(every.numbers);
     expect(all.numbers).toEqual(every.numbers);
     // Each type's range is read only as far as the merged page takes it (one row past), not a page
-    // of its own first; past five terms, the types beyond the fourth are merged first, a page (and
-    // its order) of their own. Each range read a page first: 83 and 125 rows here, against 59.
-    expect(two.rows).toBeLessThanOrEqual(every.rows + 2);
+    // of its own first, and its newest change once, where the whole log's is one row (whether more
+    // follow); past five terms, the types beyond the fourth are merged first, a page (and its order)
+    // of their own. Each range read a page first: 83 and 125 rows here, against 59.
+    expect(two.rows).toBeLessThanOrEqual(every.rows + 3);
     expect(all.rows).toBeLessThanOrEqual(every.rows + 2 * 11 + 4);
   });
 

@@ -133,7 +133,10 @@ function mergePage(parts: Part[], positions: Positions, limit: number) {
       // Every match shown; what was examined without matching is passed too.
       next[shard] = Math.max(last, part.examined.through ?? part.start);
       hasMore ||= part.examined.full;
-    } else next[shard] = last;
+    } else {
+      next[shard] = last;
+      hasMore ||= part.more === true;
+    }
   }
   return { page, next, hasMore, dataLoadedAt: newest(parts.map((p) => p.part.dataLoadedAt)) };
 }

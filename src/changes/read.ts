@@ -98,8 +98,13 @@ export interface ChangeItem extends Omit<ChangeHead, "filingId"> {
 
 /** A shard's part of a page: its changes (or only their heads: shardChangeHeads), and where it stands. */
 export interface ShardChanges<T extends ChangeKey = ChangeItem> {
-  /** Up to `limit` + 1 changes after the start, in seq order. */
+  /**
+   * The changes after the start, in seq order: up to `limit`, or `limit` +
+   * 1 (the one past the page) as heads or with a party filter.
+   */
   items: T[];
+  /** Of a page whole without a party filter: whether changes follow its items. */
+  more?: boolean;
   /** The position the page started from (the start resolved). */
   start: number;
   /** With a party filter: the last change examined, and whether the window was full. */
@@ -124,9 +129,10 @@ type ChangeForm = {
   /** Whether a party is asked for: the window is then the name index's, and what it examined is read. */
   scanning: boolean;
   /**
-   * What is read: the page with its start, purge mark and data-load time
-   * (`whole`); or the window's changes without their filings, with those
-   * (`heads`: the first part of a page merged over several shards).
+   * What is read: the page (without a party, with the filter's newest
+   * change) and its start, purge mark and data-load time (`whole`); or the
+   * window's changes without their filings, with those marks (`heads`: the
+   * first part of a page merged over several shards).
    */
   part: "whole" | "heads";
 };
@@ -137,7 +143,7 @@ type ChangeValues = {
   /** The position (after) or time (since, in seconds) the page starts from. */
   after: number;
   since: number;
-  /** Changes the window reads, and changes the page keeps (limit + 1). */
+  /** Changes the window reads, and changes the page keeps (`limit`, or `limit` + 1: shardChanges). */
   size: number;
   keep: number;
   spans: (string | number)[];
@@ -147,10 +153,16 @@ type ChangeValues = {
   keys: number[];
 };
 
+/** The newest change retention deleted (0: none), as an SQL expression. */
+const purgedMark = () =>
+  sql`coalesce((select ${changeMarks.purgedThrough} from ${changeMarks} where ${changeMarks.id} = 1), 0)`;
+
 /** The position a start names, as an SQL expression over the shard's log. */
 function startOf(form: ChangeForm, v: Holes<ChangeValues>): SQL {
-  const purged = sql`coalesce((select ${changeMarks.purgedThrough} from ${changeMarks} where ${changeMarks.id} = 1), 0)`;
-  if (form.start === "oldest") return purged;
+  const purged = purgedMark();
+  // Every change kept is past the purge mark (retention deletes the oldest first, and seqs are never
+  // reused): from the oldest, the page reads from the log's start, and the marks say where that is.
+  if (form.start === "oldest") return sql`0`;
   if (form.start === "after") return sql`${v.after}`;
   // recorded_at rises with seq (src/db/changeRows.ts): the first change at or after `since` is one seek;
   // none yet: every change from now on.
@@ -229,10 +241,10 @@ function namedChanges(form: ChangeForm, v: Holes<ChangeValues>, entries: SQL): S
 
 /**
  * A shard's page of changes, in one batch: the page (the window's changes
- * whose filing names a matching party, with the filing as it stands now),
- * the start and the purge mark, the data-load time, and with a party
- * filter what the window examined. A template: rendered once per isolate
- * and form.
+ * whose filing names a matching party, with the filing as it stands now,
+ * and without a party the filter's newest change); one row of marks (the
+ * start, the purge mark, the data-load time); and with a party filter what
+ * the window examined. A template: rendered once per isolate and form.
  */
 const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeValues>): SQL[] => {
   const after = startOf(form, v);
@@ -257,16 +269,37 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
   }
   const matching = parties.length > 0 ? sql`where ${sql.join(parties, sql` and `)}` : sql``;
   // CROSS JOIN keeps SQLite's join order: the window's changes, then each one's filing by id.
-  const page = sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at, ${withParties(true, undefined, "listed")}
+  // A page whole without a party is told whether more follow by the filter's newest change, read
+  // with its first row (a subquery of the result, run once: a page with no row reads none of it).
+  const newest = form.part === "whole" && !form.scanning ? sql`, ${newestOf(form, v)} as newest` : sql``;
+  const page = sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at${newest}, ${withParties(true, undefined, "listed")}
       from (${w}) as w cross join filings on filings.id = w.filing_id ${matching} order by ${entries ? sql`w.entry` : sql`w.seq`} limit ${v.keep}`;
-  const marks = sql`select ${after} as start, coalesce((select ${changeMarks.purgedThrough} from ${changeMarks} where ${changeMarks.id} = 1), 0) as purged`;
   const loaded = form.state
-    ? sql`select ${stateLoads.lastLoadedAt} as at from ${stateLoads} where ${stateLoads.state} = ${v.state}`
-    : sql`select max(${dataLoads.loadedAt}) as at from ${dataLoads}`;
+    ? sql`(select ${stateLoads.lastLoadedAt} from ${stateLoads} where ${stateLoads.state} = ${v.state})`
+    : sql`(select max(${dataLoads.loadedAt}) from ${dataLoads})`;
+  // From the oldest, the start is the purge mark (null here: read once, as the mark).
+  const start = form.start === "oldest" ? sql`null` : after;
+  const marks = sql`select ${start} as start, ${purgedMark()} as purged, ${loaded} as at`;
   const examined = sql`select max(seq) / ${NAME_SLOTS_SQL} as through, count(*) as n from (${entries ?? w})`;
-  if (form.part === "heads") return [sql`select * from (${w})`, marks, loaded];
-  return form.scanning ? [page, marks, loaded, examined] : [page, marks, loaded];
+  if (form.part === "heads") return [sql`select * from (${w})`, marks];
+  return form.scanning ? [page, marks, examined] : [page, marks];
 });
+
+/**
+ * The newest change of a filter without a party, as an SQL expression: the
+ * last entry of its index range, or of each type's (one row each). A page
+ * of `limit` changes compares its last with it, where reading the change
+ * past the page would read that change's filing too.
+ */
+function newestOf(form: ChangeForm, v: Holes<ChangeValues>): SQL {
+  const onState = form.state ? eq(changes.state, v.state) : undefined;
+  const newest = (where: SQL | undefined) =>
+    sql`(select max(${changes.seq}) from ${changes}${where ? sql` where ${where}` : sql``})`;
+  if (form.types === 0) return newest(onState);
+  // max() of several values is null if any is: a type with no change counts as 0.
+  const each = v.types.map((t) => sql`coalesce(${newest(and(onState, eq(changes.type, t)))}, 0)`);
+  return each.length === 1 ? (each[0] as SQL) : sql`max(${sql.join(each, sql`, `)})`;
+}
 
 /** A change's row, as the window reads it. */
 type ChangeRow = {
@@ -280,8 +313,8 @@ type ChangeRow = {
   occurred_at: number;
 };
 
-/** A row of the page statement: a change with its filing. */
-type Row = PageRow & Omit<ChangeRow, "filing_id">;
+/** A row of the page statement: a change with its filing (and, without a party, the filter's newest change). */
+type Row = PageRow & Omit<ChangeRow, "filing_id"> & { newest?: number | null };
 
 /** A stored instant (seconds) as the API writes it: the column's own reading (src/db/encodings.ts, instant). */
 const iso = (s: number) => changes.recordedAt.mapFromDriverValue(s) as string;
@@ -325,12 +358,12 @@ function formOf(filter: ChangeFilter, start: Start, part: ChangeForm["part"], si
 /** Whether `filter` names a party: its page examines a window of changes (see above). */
 export const scans = (filter: ChangeFilter) => filter.debtorName !== undefined || filter.securedParty !== undefined;
 
-type Mark = { start: number; purged: number };
-type Loaded = { at: number | string | null };
+/** A shard's marks: where the page starts (null: at the purge mark), the purge mark, the data-load time. */
+type Mark = { start: number | null; purged: number; at: number | string | null };
 
 /** A state's load time is stored in seconds; the shard's newest load is text. */
-function loadedAt(filter: ChangeFilter, last: Loaded | undefined): string | null {
-  const at = last?.at ?? null;
+function loadedAt(filter: ChangeFilter, mark: Mark | undefined): string | null {
+  const at = mark?.at ?? null;
   if (at === null) return null;
   return filter.state ? (stateLoads.lastLoadedAt.mapFromDriverValue(Number(at)) as string) : String(at);
 }
@@ -348,18 +381,14 @@ export async function shardChangeHeads(
   limit: number,
 ): Promise<ShardChanges<ChangeHead>> {
   if (scans(filter)) throw new Error("changes: a party filter is read whole (shardChanges)");
-  const [heads, marks, loaded] = formOf(filter, start, "heads", limit + 1, limit + 1);
-  if (!heads || !marks || !loaded) throw new Error("changes: three statements");
-  const [rows, [mark], [last]] = await db.batch([
-    db.all<ChangeRow>(heads),
-    db.all<Mark>(marks),
-    db.all<Loaded>(loaded),
-  ]);
+  const [heads, marks] = formOf(filter, start, "heads", limit + 1, limit + 1);
+  if (!heads || !marks) throw new Error("changes: two statements");
+  const [rows, [mark]] = await db.batch([db.all<ChangeRow>(heads), db.all<Mark>(marks)]);
   return {
     items: rows.map((r) => ({ ...changeOf(r), filingId: Number(r.filing_id) })),
-    start: Number(mark?.start ?? 0),
+    start: startAt(mark),
     purged: Number(mark?.purged ?? 0),
-    dataLoadedAt: loadedAt(filter, last),
+    dataLoadedAt: loadedAt(filter, mark),
   };
 }
 
@@ -393,24 +422,36 @@ export async function shardChangeFilings(db: Db, heads: ChangeHead[]): Promise<C
   });
 }
 
-/** One shard's changes of `filter` from `start`, at most `limit` + 1 (one past the page: is there more). */
+/** Where a shard's page starts: the start read, or the purge mark from the oldest. */
+const startAt = (mark: Mark | undefined) => Number(mark?.start ?? mark?.purged ?? 0);
+
+/**
+ * One shard's changes of `filter` from `start`: at most `limit`, and
+ * whether more follow (`more`: the filter's newest change is past them);
+ * with a party filter at most `limit` + 1, the one past the page saying
+ * there is more (a window's matches are known only as it is read).
+ */
 export async function shardChanges(db: Db, filter: ChangeFilter, start: Start, limit: number): Promise<ShardChanges> {
   const scanning = scans(filter);
-  const size = scanning ? Math.min(SCAN_WINDOW, limit * SCAN_PER_CHANGE) : limit + 1;
-  const [page, marks, loaded, examined] = formOf(filter, start, "whole", size, limit + 1);
-  if (!page || !marks || !loaded) throw new Error("changes: three statements or four");
+  const size = scanning ? Math.min(SCAN_WINDOW, limit * SCAN_PER_CHANGE) : limit;
+  const [page, marks, examined] = formOf(filter, start, "whole", size, scanning ? limit + 1 : limit);
+  if (!page || !marks) throw new Error("changes: two statements or three");
   type Examined = { through: number | null; n: number };
-  const [rows, [mark], [last], scanned] = examined
-    ? await db.batch([db.all<Row>(page), db.all<Mark>(marks), db.all<Loaded>(loaded), db.all<Examined>(examined)])
-    : await db.batch([db.all<Row>(page), db.all<Mark>(marks), db.all<Loaded>(loaded)]);
+  const [rows, [mark], scanned] = examined
+    ? await db.batch([db.all<Row>(page), db.all<Mark>(marks), db.all<Examined>(examined)])
+    : await db.batch([db.all<Row>(page), db.all<Mark>(marks)]);
   const items = itemsOf(rows);
+  const from = startAt(mark);
   const window0 = scanned?.[0];
+  const newest = rows[0]?.newest ?? null;
   return {
     items,
-    start: Number(mark?.start ?? 0),
-    ...(scanning ? { examined: { through: window0?.through ?? null, full: Number(window0?.n ?? 0) >= size } } : {}),
+    start: from,
+    ...(scanning
+      ? { examined: { through: window0?.through ?? null, full: Number(window0?.n ?? 0) >= size } }
+      : { more: items.length === limit && newest !== null && Number(newest) > (items.at(-1)?.seq ?? from) }),
     purged: Number(mark?.purged ?? 0),
-    dataLoadedAt: loadedAt(filter, last),
+    dataLoadedAt: loadedAt(filter, mark),
   };
 }
 

@@ -264,7 +264,7 @@ async function deliverOne(
   if (!(await keyUsable(env, sub.keyDigest, now)))
     return give("not sent: the subscription's API key is revoked or expired");
   const feed = env.shards.get(m.shard)?.feed;
-  const read = feed ? await shardChanges(feed, {}, { after: m.seq - 1 }, 0) : undefined;
+  const read = feed ? await shardChanges(feed, {}, { after: m.seq - 1 }, 1) : undefined;
   const item = read?.items[0];
   if (!item || item.seq !== m.seq) return give("not sent: the change is no longer kept");
 

@@ -243,7 +243,7 @@ export async function dispatch(env: WebhookEnv, outbox: Outbox, now = new Date()
         result.more = true;
         break;
       }
-      const { items } = await shardChanges(feed, {}, { after: position.seq }, PAGE - 1);
+      const { items } = await shardChanges(feed, {}, { after: position.seq }, PAGE);
       const last = items.at(-1);
       if (!last) break;
       const messages = await match(env, shard, items, broad, keyCheck, watched);
