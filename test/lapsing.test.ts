@@ -195,8 +195,9 @@ describe("GET /states", () => {
   });
 
   it("gives a single-state answer that state's own last load, not its shard's newest", async () => {
+    // California's last load ten seconds earlier (load times count whole seconds): New York's next differs, without waiting.
+    await d1Of("CA").prepare("update state_loads set last_loaded_at = last_loaded_at - 10 where state = 'CA'").run();
     const before = (await getJson("/filings/lapsing?state=CA")).response_metadata.data_source_last_updated;
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
     await loadDelta([lapsing("LAP-NY", 30, { state: "NY" })]);
     const after = (await getJson(`/filings/lapsing?state=CA&from=${day(0)}`)).response_metadata
       .data_source_last_updated;
