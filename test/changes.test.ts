@@ -316,6 +316,19 @@ describe("a client polling the feed", () => {
     expect(await read("limit=19")).toMatchObject({ changes: 19, more: true });
     expect(await read("limit=20")).toMatchObject({ changes: 20, more: false });
     expect(await read("limit=21")).toMatchObject({ changes: 20, more: false });
+    // With types, the newest change of those types: later changes of other types are not more.
+    await loadDelta(
+      Array.from({ length: 5 }, (_, i) => ({
+        ...filing({ number: `PGE-${i}`, filedAt: daysAgo(40 - i) }),
+        amendments: [amendment(`PGE-${i}-1`, "collateral_change", "Amendment - Collateral")],
+      })),
+    );
+    expect(await read("limit=20&types=filing.created")).toMatchObject({ changes: 20, more: false });
+    expect(await read("limit=5&types=filing.amended")).toMatchObject({ changes: 5, more: false });
+    expect(await read("limit=4&types=filing.amended")).toMatchObject({ changes: 4, more: true });
+    expect(await read("limit=25&types=filing.created,filing.amended")).toMatchObject({ changes: 25, more: false });
+    expect(await read("limit=24&types=filing.amended,filing.created")).toMatchObject({ changes: 24, more: true });
+    expect(await read("limit=5&types=filing.terminated")).toMatchObject({ changes: 0, more: false });
   });
 
   it("starts at the oldest change kept, or at the first recorded at or after `since`", async () => {
