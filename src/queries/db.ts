@@ -53,14 +53,17 @@ export type Db = DrizzleD1Database;
 export class Rendered extends SQL {
   readonly text: string;
   readonly values: readonly unknown[];
-  constructor(text: string, pieces: readonly StringChunk[], values: readonly unknown[]) {
-    const chunks: SQLChunk[] = [pieces[0] ?? new StringChunk(text)];
-    values.forEach((value, i) => {
-      chunks.push(sql.param(value), pieces[i + 1] as StringChunk);
-    });
-    super(chunks);
+  /** The text split at its `?`s, where a template has it already. */
+  readonly pieces: readonly StringChunk[] | undefined;
+  /** Drizzle's chunks, made only if a query builder walks them (queryChunks, below). */
+  chunks: SQLChunk[] | undefined;
+  constructor(text: string, values: readonly unknown[], pieces?: readonly StringChunk[]) {
+    // No chunks yet: Drizzle's constructor asks each whether it is a table, which cost more than
+    // the rest of a page's statements (sending a statement reads its text and values alone).
+    super([]);
     this.text = text;
     this.values = values;
+    this.pieces = pieces;
   }
 
   /** Refused: its values are bound into text already rendered, which the dialect sends as it is. */
@@ -68,6 +71,24 @@ export class Rendered extends SQL {
     throw new Error("a rendered statement binds its values: build it again to write them into its text");
   }
 }
+
+/** A rendered statement's chunks as Drizzle walks them: its text's pieces, each value a parameter between two. */
+function chunksOf({ text, values, pieces }: Rendered): SQLChunk[] {
+  const split = pieces ?? text.split("?").map((piece) => new StringChunk(piece));
+  if (split.length !== values.length + 1) throw new Error("rendered SQL has a ? that binds nothing");
+  const chunks: SQLChunk[] = [split[0] as StringChunk];
+  for (let i = 0; i < values.length; i++) chunks.push(sql.param(values[i]), split[i + 1] as StringChunk);
+  return chunks;
+}
+
+// SQL's constructor assigns queryChunks (an empty list here): the accessor keeps them to be made when read.
+Object.defineProperty(Rendered.prototype, "queryChunks", {
+  get(this: Rendered) {
+    this.chunks ??= chunksOf(this);
+    return this.chunks;
+  },
+  set() {},
+});
 
 /** Enough of a rendering for a fragment to say how it writes one value (names, columns and strings play no part). */
 const PROBE: BuildQueryConfig = {
@@ -225,7 +246,7 @@ function render(name: string, fragment: SQL): Pieces {
 
 /** A rendered fragment with `values` in its slots. */
 function flat({ text, pieces }: Pieces, values: readonly unknown[]): Rendered {
-  return new Rendered(text, pieces, values);
+  return new Rendered(text, values, pieces);
 }
 
 /**
@@ -235,14 +256,11 @@ function flat({ text, pieces }: Pieces, values: readonly unknown[]): Rendered {
  */
 export function rendered(statement: SQL): Rendered {
   if (statement instanceof Rendered) return statement;
-  const done = render("rendered", statement);
-  return flat(
-    done,
-    done.slots.map((slot) => {
-      if (!("value" in slot)) throw new Error(`a placeholder (${slot.key}) in a rendered statement`);
-      return slot.value;
-    }),
-  );
+  const { text, values } = textOf(statement);
+  for (const value of values) {
+    if (is(value, Placeholder)) throw new Error(`a placeholder (${value.name}) in a rendered statement`);
+  }
+  return new Rendered(text, values);
 }
 
 /** A template's holes for `values`: a placeholder named for each value, and for each list one per item ("key#i"). */
