@@ -243,7 +243,7 @@ export async function dispatch(env: WebhookEnv, outbox: Outbox, now = new Date()
         result.more = true;
         break;
       }
-      const { items } = await shardChanges(feed, {}, { after: position.seq }, PAGE);
+      const { items, more } = await shardChanges(feed, {}, { after: position.seq }, PAGE);
       const last = items.at(-1);
       if (!last) break;
       const messages = await match(env, shard, items, broad, keyCheck, watched);
@@ -257,8 +257,8 @@ export async function dispatch(env: WebhookEnv, outbox: Outbox, now = new Date()
         .set({ seq: last.seq, updatedAt: isoSeconds(now) })
         .where(and(eq(webhookPositions.shard, shard), eq(webhookPositions.seq, position.seq)))
         .returning({ seq: webhookPositions.seq });
-      // Another dispatcher moved it first: it has this shard.
-      if (moved.length === 0 || items.length < PAGE) break;
+      // Another dispatcher moved it first: it has this shard. Or none follow: the shard is done.
+      if (moved.length === 0 || !more) break;
     }
   }
   return result;
