@@ -560,6 +560,23 @@ describe("cursors and parameters", () => {
     expect(other.error.details?.[0]?.parameter).toBe("cursor");
   });
 
+  it("resumes from a cursor sealed in its earlier form (SHA-256), which clients may hold for days", async () => {
+    await loadDelta(base());
+    const first = await page("limit=2");
+    const cursor = first.response_metadata.next_cursor;
+    const [payload] = cursor.split(".") as [string];
+    // How cursors were sealed until 2026-12: the first 9 bytes of SHA-256 over the list's name and the payload.
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`changes\u0000${payload}`));
+    const base64 = btoa(String.fromCharCode(...new Uint8Array(digest).slice(0, 9)));
+    const sealed = base64.replaceAll("+", "-").replaceAll("/", "_");
+    expect(cursor.split(".")[1]).toHaveLength(11);
+    const resumed = await page(`cursor=${payload}.${sealed}`);
+    expect(resumed.changes.length).toBeGreaterThan(0);
+    expect(resumed.changes).toEqual((await page(`cursor=${cursor}`)).changes);
+    const wrong = `${payload}.${sealed[0] === "A" ? "B" : "A"}${sealed.slice(1)}`;
+    expect((await getJson(`/filings/changes?cursor=${wrong}`, 400)).error.details?.[0]?.parameter).toBe("cursor");
+  });
+
   it("answers 410 cursor_expired for a cursor past retention, and starts again without one", async () => {
     await loadDelta(base());
     const start = await page("limit=1");

@@ -225,7 +225,7 @@ describe("walking a list by cursor", () => {
       fid: Number.MAX_SAFE_INTEGER,
       shard: 5,
     };
-    const cursor = await encodeCursor("/filings/recent-by-postal-code?[]", { page: 1_000_000, after });
+    const cursor = encodeCursor("/filings/recent-by-postal-code?[]", { page: 1_000_000, after });
     expect(cursor.length).toBeLessThanOrEqual(MAX_CURSOR_LENGTH);
   });
 

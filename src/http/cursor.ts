@@ -8,7 +8,12 @@
  * could not ask for otherwise.
  *
  * Text form: `<payload>.<seal>`, both base64url without padding; the seal is
- * the first 9 bytes of SHA-256 over the list's name and the payload.
+ * a 64-bit hash of the list's name and the payload (11 characters), computed
+ * in the Worker's own code: SHA-256 through `crypto.subtle`, which sealed
+ * cursors until 2026-12, is a call out of the isolate and back that cost a
+ * list page more than the rest of its cursor's handling (bench/CPU.md). A
+ * cursor sealed that way (the first 9 bytes, 12 characters) is still taken:
+ * clients keep change-feed cursors for days.
  */
 import { z } from "@hono/zod-openapi";
 import { joined } from "../domain/flat.ts";
@@ -17,7 +22,9 @@ import { ApiError } from "./errors.ts";
 /** Longest cursor accepted: far above any cursor the API hands out (a change feed's over MAX_SHARDS shards, with 8-digit positions: under 400 characters). */
 export const MAX_CURSOR_LENGTH = 1024;
 
-const SEAL_BYTES = 9;
+/** Characters of a SHA-256 seal (9 bytes), handed out until 2026-12 and still taken. */
+const SHA_SEAL_LENGTH = 12;
+const SHA_SEAL_BYTES = 9;
 const encoder = new TextEncoder();
 
 function toBase64Url(bytes: Uint8Array): string {
@@ -31,16 +38,57 @@ function fromBase64Url(text: string): Uint8Array {
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
-async function seal(list: string, payload: string): Promise<string> {
+/** One 32-bit lane's final mix: every input bit moves about half the output bits. */
+function avalanche(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * The seal of `payload` in the list `list`: two 32-bit multiply-and-rotate
+ * lanes over the text's UTF-16 code units, each from its own start and
+ * multiplier, mixed into each other at the end. Not a secret (anyone can
+ * compute it): it catches a cursor cut, edited or pasted into another list,
+ * which a flipped character or another list's name changes with odds of
+ * about one in 2^64 of going unseen.
+ */
+function seal(list: string, payload: string): string {
+  const text = `${list}\u0000${payload}`;
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    a = Math.imul(a ^ unit, 0x01000193);
+    b = Math.imul(b ^ unit, 0xcc9e2d51);
+    b = (b << 15) | (b >>> 17);
+  }
+  const high = avalanche(a ^ Math.imul(b, 0x1b873593));
+  const low = avalanche(b ^ high);
+  const bytes = new Uint8Array(8);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, high);
+  view.setUint32(4, low);
+  return toBase64Url(bytes);
+}
+
+/** The seal cursors carried until 2026-12: the first 9 bytes of SHA-256 over the list's name and the payload. */
+async function shaSeal(list: string, payload: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", encoder.encode(`${list}\u0000${payload}`));
-  return toBase64Url(new Uint8Array(digest).slice(0, SEAL_BYTES));
+  return toBase64Url(new Uint8Array(digest).slice(0, SHA_SEAL_BYTES));
+}
+
+/** Whether `sealed` is the seal of `payload` in `list`, in either form. */
+async function sealedBy(list: string, payload: string, sealed: string): Promise<boolean> {
+  if (sealed.length === SHA_SEAL_LENGTH) return sealed === (await shaSeal(list, payload));
+  return sealed === seal(list, payload);
 }
 
 /** The cursor of `position` in the list named `list`. */
-export async function encodeCursor(list: string, position: unknown): Promise<string> {
+export function encodeCursor(list: string, position: unknown): string {
   const payload = toBase64Url(encoder.encode(JSON.stringify(position)));
   // Joined, not a template: a body's strings are kept sequential (src/domain/flat.ts).
-  return joined(payload, ".", await seal(list, payload));
+  return joined(payload, ".", seal(list, payload));
 }
 
 function refused(message: string): ApiError {
@@ -55,7 +103,7 @@ function refused(message: string): ApiError {
  */
 export async function decodeCursor<T>(list: string, text: string, schema: z.ZodType<T>): Promise<T> {
   const [payload, sealed, extra] = text.split(".");
-  if (!payload || !sealed || extra !== undefined || sealed !== (await seal(list, payload))) {
+  if (!payload || !sealed || extra !== undefined || !(await sealedBy(list, payload, sealed))) {
     throw refused("is not a cursor this list handed out: pass `next_cursor` of an earlier response as it was given");
   }
   let position: unknown;

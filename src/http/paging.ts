@@ -85,11 +85,7 @@ export async function startOf<P>(
 }
 
 /** The cursor of the page after `window`, resuming below `last` (the page's last item); none without one. */
-export async function nextCursor<P>(
-  list: string,
-  window: PageWindow,
-  last: P | undefined,
-): Promise<string | undefined> {
+export function nextCursor<P>(list: string, window: PageWindow, last: P | undefined): string | undefined {
   return last === undefined ? undefined : encodeCursor(list, { page: window.page + 1, after: last });
 }
 
@@ -102,7 +98,7 @@ export function rankCursor(
   window: Required<PageWindow>,
   shown: number,
   total: number,
-): Promise<string | undefined> {
+): string | undefined {
   const rank = window.offset + shown;
   return nextCursor(list, window, rank < total ? { rank } : undefined);
 }
@@ -118,7 +114,7 @@ export function filingCursor(
   more: boolean,
   items: ListedFilingWithParties[],
   position: (item: ListedFilingWithParties) => ListPosition = positionOf,
-): Promise<string | undefined> {
+): string | undefined {
   const last = items.at(-1);
   return nextCursor(list, window, more && last ? position(last) : undefined);
 }

@@ -113,11 +113,11 @@ export function registerReportRoute(app: OpenAPIHono<AppEnv>) {
       ...Object.fromEntries(combined.newest),
       ...Object.fromEntries(others.map((s, i) => [s, newestElsewhere[i] ?? 0])),
     };
-    const changesCursor = await encodeCursor("changes", { p: positions });
+    const changesCursor = encodeCursor("changes", { p: positions });
     const last = combined.page.at(-1);
     const next =
       combined.more && last
-        ? await encodeCursor(list, { id, at: generatedAt, p: positions, after: positionAfter(last) })
+        ? encodeCursor(list, { id, at: generatedAt, p: positions, after: positionAfter(last) })
         : undefined;
 
     c.header("Cache-Control", "private, no-store");

@@ -82,7 +82,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const ranked = await similarNamesAcross(reader, q.name, q.state);
     // The ranking is computed whole for every page (docs/api/paging.md): a cursor carries its rank.
     const shown = ranked.slice(window.offset, window.offset + window.size);
-    const next = await rankCursor(list, window, shown.length, ranked.length);
+    const next = rankCursor(list, window, shown.length, ranked.length);
     return c.json({ similar_debtors: shown.map(similarDebtor), ...envelopeA(c, window, ranked.length, next) }, 200);
   });
 
@@ -93,7 +93,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const window = windowOf(start, PAGE_SIZE_A);
     const build = (after?: ListPosition) => byDebtorName({ name: q.name, state: q.state, after });
     const page = await countedPageAcross(stateReader(c, q.state), build, window, start.after);
-    const next = await filingCursor(list, window, countedMore(window, page.total), page.items);
+    const next = filingCursor(list, window, countedMore(window, page.total), page.items);
     return c.json(lienPageA(c, window, page, next), 200);
   });
 
@@ -104,7 +104,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     const window = windowOf(start, PAGE_SIZE_A);
     // A debtor's addresses come from its filings in any state: every shard.
     const { rows, total, last } = await knownAddressesAcross(shardReader(c), q.name, window, start.after);
-    const next = await nextCursor(list, window, countedMore(window, total) ? last : undefined);
+    const next = nextCursor(list, window, countedMore(window, total) ? last : undefined);
     return c.json(
       { debtor_name: q.name, addresses: rows.map(knownAddress), ...envelopeA(c, window, total, next) },
       200,
@@ -118,7 +118,7 @@ export function registerDebtorRoutes(app: OpenAPIHono<AppEnv>) {
     // Grouped whole on every page from the found debtors' links: a cursor carries its rank.
     const window = rankWindow(start, PAGE_SIZE_A);
     const { rows, total } = await associatedAcross(stateReader(c, q.state), { name: q.name, state: q.state }, window);
-    const next = await rankCursor(list, window, rows.length, total);
+    const next = rankCursor(list, window, rows.length, total);
     return c.json(
       {
         debtor_name: q.name,

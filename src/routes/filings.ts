@@ -101,7 +101,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
         fetchOpenPage(db, byNumber({ ...filter, after: start.after }), window, { ...options, state: q.state }),
       );
       const whole = { ...page, items: wholeFilings(page.items) };
-      return c.json(lienPageFull(c, window, whole, await filingCursor(list, window, page.hasMore, page.items)), 200);
+      return c.json(lienPageFull(c, window, whole, filingCursor(list, window, page.hasMore, page.items)), 200);
     }
     const start = await startOf(list, q, crossPosition);
     const window = windowOf(start, PAGE_SIZE_B);
@@ -113,10 +113,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
       start.after,
     );
     const whole = { ...page, items: wholeFilings(page.items) };
-    return c.json(
-      lienPageFull(c, window, whole, await nextCursor(list, window, page.hasMore ? page.last : undefined)),
-      200,
-    );
+    return c.json(lienPageFull(c, window, whole, nextCursor(list, window, page.hasMore ? page.last : undefined)), 200);
   });
 
   app.openapi(recentByStateRoute, async (c) => {
@@ -128,7 +125,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     // The state's shard, or each part of a split state, merged.
     const build = (after?: ListPosition) => recentByState({ ...filter, after });
     const page = await countedPageAcross(stateReader(c, q.state), build, window, start.after);
-    const next = await filingCursor(list, window, countedMore(window, page.total), page.items);
+    const next = filingCursor(list, window, countedMore(window, page.total), page.items);
     return c.json(lienPageA(c, window, page, next), 200);
   });
 
@@ -142,12 +139,12 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     if (q.envelope === "b") {
       const window = windowOf(start, PAGE_SIZE_B);
       const page = await openPageAcross(shardReader(c), build, window, { amendments: false }, start.after);
-      const next = await nextCursor(list, window, page.hasMore ? page.last : undefined);
+      const next = nextCursor(list, window, page.hasMore ? page.last : undefined);
       return c.json(lienPageB(c, window, page, false, next), 200);
     }
     const window = windowOf(start, PAGE_SIZE_A);
     const page = await countedPageAcross(shardReader(c), build, window, start.after);
-    const next = await nextCursor(list, window, countedMore(window, page.total) ? page.last : undefined);
+    const next = nextCursor(list, window, countedMore(window, page.total) ? page.last : undefined);
     return c.json(lienPageA(c, window, page, next), 200);
   });
 
@@ -160,7 +157,7 @@ export function registerFilingRoutes(app: OpenAPIHono<AppEnv>) {
     const build = (after?: ListPosition) => recentlyTerminated({ ...filter, after });
     const { items, total } = await countedPageAcross(stateReader(c, q.state), build, window, start.after);
     const byTermination = (item: ListedFilingWithParties) => positionOf(item, true);
-    const next = await filingCursor(list, window, countedMore(window, total), items, byTermination);
+    const next = filingCursor(list, window, countedMore(window, total), items, byTermination);
     return c.json({ terminated_filings: items.map(terminatedFiling), ...envelopeA(c, window, total, next) }, 200);
   });
 }

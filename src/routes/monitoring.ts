@@ -105,7 +105,7 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
     const positions: Positions = { ...given };
     for (const { shard, part } of parts) positions[shard] = part.start;
     const page = await feedPage(reader, parts, positions, q.limit);
-    const next = await encodeCursor("changes", { p: page.next });
+    const next = encodeCursor("changes", { p: page.next });
     if (page.changes.length === 0 && !page.hasMore) c.header("Retry-After", String(EMPTY_POLL_SECONDS));
     return c.json(changePageBody(c, page, next), 200);
   });
@@ -129,13 +129,13 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
     if (q.envelope === "a") {
       const window = windowOf(start, PAGE_SIZE_A);
       const page = await countedPageAcross(reader, build, window, start.after);
-      const next = await filingCursor(list, window, countedMore(window, page.total), page.items, lapsePosition);
+      const next = filingCursor(list, window, countedMore(window, page.total), page.items, lapsePosition);
       return c.json(lienPageA(c, window, page, next), 200);
     }
     const window = windowOf(start, PAGE_SIZE_B);
     const options = { amendments: false, state: q.state };
     const page = await openPageAcross(reader, build, window, options, start.after);
-    const next = await filingCursor(list, window, page.hasMore, page.items, lapsePosition);
+    const next = filingCursor(list, window, page.hasMore, page.items, lapsePosition);
     return c.json(lienPageB(c, window, page, false, next), 200);
   });
 

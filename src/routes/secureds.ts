@@ -40,7 +40,7 @@ export function registerSecuredRoutes(app: OpenAPIHono<AppEnv>) {
         window,
         start.after,
       );
-      const next = await filingCursor(list, window, countedMore(window, page.total), page.items);
+      const next = filingCursor(list, window, countedMore(window, page.total), page.items);
       return c.json(lienPageA(c, window, page, next), 200);
     }
     const window = windowOf(start, PAGE_SIZE_B);
@@ -50,7 +50,7 @@ export function registerSecuredRoutes(app: OpenAPIHono<AppEnv>) {
       window,
       start.after,
     );
-    const next = await filingCursor(list, window, page.hasMore, page.items);
+    const next = filingCursor(list, window, page.hasMore, page.items);
     return c.json(lienPageB(c, window, page, true, next), 200);
   });
 }
