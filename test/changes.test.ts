@@ -7,12 +7,15 @@
 import { createExecutionContext, createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { shardChange, shardChanges } from "../src/changes/read.ts";
 import { reindexChanges } from "../src/changes/reindex.ts";
 import type { FilingRecord } from "../src/db/records.ts";
 import worker from "../src/index.ts";
+import { database } from "../src/queries/db.ts";
 import {
   allD1,
   clearAllShards,
+  d1Of,
   daysAgo,
   filing,
   get,
@@ -329,6 +332,21 @@ describe("a client polling the feed", () => {
     expect(await read("limit=25&types=filing.created,filing.amended")).toMatchObject({ changes: 25, more: false });
     expect(await read("limit=24&types=filing.amended,filing.created")).toMatchObject({ changes: 24, more: true });
     expect(await read("limit=5&types=filing.terminated")).toMatchObject({ changes: 0, more: false });
+  });
+
+  it("reads one change by its seq as a page shows it, with its filing, and none for a seq the shard does not keep", async () => {
+    await loadDelta([
+      filing({ number: "ONE-1" }),
+      filing({ number: "ONE-2", state: "TX" }),
+      filing({ number: "ONE-3" }),
+    ]);
+    const db = database(d1Of("CA"));
+    const page = await shardChanges(db, { state: "CA" }, "oldest", 10);
+    expect(page.items.map((c) => c.filing.filing.number)).toEqual(["ONE-1", "ONE-3"]);
+    for (const item of page.items) expect(await shardChange(db, item.seq)).toEqual(item);
+    const newest = page.items.at(-1)!.seq;
+    expect(await shardChange(db, newest + 1)).toBeUndefined();
+    expect(await shardChange(db, 0)).toBeUndefined();
   });
 
   it("starts at the oldest change kept, or at the first recorded at or after `since`", async () => {

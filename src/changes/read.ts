@@ -422,6 +422,26 @@ export async function shardChangeFilings(db: Db, heads: ChangeHead[]): Promise<C
   });
 }
 
+/**
+ * One change by its seq with its filing as it stands now, as a page shows
+ * it: what a webhook delivery sends. One statement, a row for the change
+ * and one for its filing (its listed form, which every change the feed
+ * keeps has); none of a page's marks or its look at the newest change,
+ * which say where a page starts and whether more follow.
+ */
+const changeAt = template(
+  "changeAt",
+  (_: Record<string, never>, v: Holes<{ seq: number }>) =>
+    sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at, ${withParties(true, undefined, "listed")}
+      from (select ${columns} from ${changes} where ${changes.seq} = ${v.seq}) as w cross join filings on filings.id = w.filing_id`,
+);
+
+/** The change `seq` of one shard with its filing; undefined when the shard no longer keeps it (or never had it). */
+export async function shardChange(db: Db, seq: number): Promise<ChangeItem | undefined> {
+  const [rows] = await db.batch([db.all<Row>(changeAt({}, { seq }))]);
+  return itemsOf(rows)[0];
+}
+
 /** Where a shard's page starts: the start read, or the purge mark from the oldest. */
 const startAt = (mark: Mark | undefined) => Number(mark?.start ?? mark?.purged ?? 0);
 

@@ -32,7 +32,7 @@
  * (deadLetters).
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { shardChanges } from "../changes/read.ts";
+import { shardChange } from "../changes/read.ts";
 import { webhookDeliveries, webhookSubscriptions } from "../db/schema.ts";
 import { isKeyMetadata, isUsable } from "../domain/apiKeys.ts";
 import { isoSeconds } from "../domain/time.ts";
@@ -264,9 +264,8 @@ async function deliverOne(
   if (!(await keyUsable(env, sub.keyDigest, now)))
     return give("not sent: the subscription's API key is revoked or expired");
   const feed = env.shards.get(m.shard)?.feed;
-  const read = feed ? await shardChanges(feed, {}, { after: m.seq - 1 }, 1) : undefined;
-  const item = read?.items[0];
-  if (!item || item.seq !== m.seq) return give("not sent: the change is no longer kept");
+  const item = feed ? await shardChange(feed, m.seq) : undefined;
+  if (!item) return give("not sent: the change is no longer kept");
 
   // Checked once a batch per URL: a batch of one receiver's messages resolves its name once.
   let check = checked.get(sub.url);
