@@ -677,6 +677,25 @@ describe("delivery", () => {
     expect(entry?.lastError).toBe("receiver refused: must be https, not http");
   });
 
+  it("records failed, without sending, a message whose change the feed no longer keeps, and sends its neighbour", async () => {
+    const { sub, secret, message } = await oneMessage();
+    const receiver = new Receiver(secret);
+    // Retention took the change before its message came (the next change's seq is another's).
+    await loadDelta([filing({ number: "WH-TWO", debtors: [party("Watched Borrower LLC")] })]);
+    const [next] = await dispatched();
+    const shard = (env as unknown as Record<string, D1Database>)[message.shard]!;
+    await shard.prepare("delete from changes where seq = ?").bind(message.seq).run();
+    const result = await consume([message, next!], receiver);
+    expect(result.explicitAcks).toHaveLength(2);
+    expect(receiver.got.map((got) => got.body.data.id)).toEqual([next!.change]);
+    const entries = await listDeliveries(subscriber.db, sub);
+    expect(entries.find((e) => e.change === message.change)).toMatchObject({
+      status: "failed",
+      lastError: "not sent: the change is no longer kept",
+    });
+    expect(entries.find((e) => e.change === next!.change)).toMatchObject({ status: "delivered" });
+  });
+
   it("records failed, without sending, a message of a subscription disabled or whose key was revoked since", async () => {
     const { sub, secret, message } = await oneMessage();
     const receiver = new Receiver(secret);
