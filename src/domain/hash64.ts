@@ -3,8 +3,8 @@
  * units from two seeds, each mixed at the end so texts differing in their
  * last characters spread. Not cryptographic: it names rows and keys that
  * carry no id of their own (a feed's repeated filings, an office's rows),
- * and its first half (hash32) places a split state's filing in its part
- * (src/db/shards.ts).
+ * seals cursors (src/http/cursor.ts), and its first half (hash32) places a
+ * split state's filing in its part (src/db/shards.ts).
  */
 function fnv(text: string, seed: number): number {
   let h = seed >>> 0;

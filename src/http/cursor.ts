@@ -8,8 +8,8 @@
  * could not ask for otherwise.
  *
  * Text form: `<payload>.<seal>`, both base64url without padding; the seal is
- * a 64-bit hash of the list's name and the payload (11 characters), computed
- * in the Worker's own code: SHA-256 through `crypto.subtle`, which sealed
+ * a 64-bit hash of the list's name and the payload (hash64, 11 characters),
+ * computed in the Worker's own code: SHA-256 through `crypto.subtle`, which sealed
  * cursors until 2026-12, is a call out of the isolate and back that cost a
  * list page more than the rest of its cursor's handling (bench/CPU.md). A
  * cursor sealed that way (the first 9 bytes, 12 characters) is still taken:
@@ -17,14 +17,15 @@
  */
 import { z } from "@hono/zod-openapi";
 import { joined } from "../domain/flat.ts";
+import { hash64 } from "../domain/hash64.ts";
 import { ApiError } from "./errors.ts";
 
 /** Longest cursor accepted: far above any cursor the API hands out (a change feed's over MAX_SHARDS shards, with 8-digit positions: under 400 characters). */
 export const MAX_CURSOR_LENGTH = 1024;
 
-/** Characters of a SHA-256 seal (9 bytes), handed out until 2026-12 and still taken. */
-const SHA_SEAL_LENGTH = 12;
+/** Bytes of a SHA-256 seal, handed out until 2026-12 and still taken, and its characters. */
 const SHA_SEAL_BYTES = 9;
+const SHA_SEAL_LENGTH = Math.ceil((SHA_SEAL_BYTES * 4) / 3);
 const encoder = new TextEncoder();
 
 function toBase64Url(bytes: Uint8Array): string {
@@ -38,35 +39,15 @@ function fromBase64Url(text: string): Uint8Array {
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
-/** One 32-bit lane's final mix: every input bit moves about half the output bits. */
-function avalanche(h: number): number {
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
 /**
- * The seal of `payload` in the list `list`: two 32-bit multiply-and-rotate
- * lanes over the text's UTF-16 code units, each from its own start and
- * multiplier, mixed into each other at the end. Not a secret (anyone can
- * compute it): it catches a cursor cut, edited or pasted into another list,
- * which a flipped character or another list's name changes with odds of
- * about one in 2^64 of going unseen.
+ * The seal of `payload` in the list `list`: the 64-bit hash the project
+ * names rows with (hash64), as 8 bytes. Not a secret (anyone can compute
+ * it): it catches a cursor cut, edited or pasted into another list.
  */
 function seal(list: string, payload: string): string {
-  const text = `${list}\u0000${payload}`;
-  let a = 0x811c9dc5;
-  let b = 0x9e3779b9;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    a = Math.imul(a ^ unit, 0x01000193);
-    b = Math.imul(b ^ unit, 0xcc9e2d51);
-    b = (b << 15) | (b >>> 17);
-  }
-  const high = avalanche(a ^ Math.imul(b, 0x1b873593));
-  const low = avalanche(b ^ high);
   const bytes = new Uint8Array(8);
   const view = new DataView(bytes.buffer);
+  const [high, low] = hash64(`${list}\u0000${payload}`);
   view.setUint32(0, high);
   view.setUint32(4, low);
   return toBase64Url(bytes);
