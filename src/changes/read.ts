@@ -174,6 +174,17 @@ function startOf(form: ChangeForm, v: Holes<ChangeValues>): SQL {
 const columns = sql`${changes.seq} as seq, ${changes.state} as change_state, ${changes.type} as type, ${changes.filingId} as filing_id, ${changes.amendment} as amendment, ${changes.changedFields} as changed_fields, ${changes.recordedAt} as recorded_at, ${changes.occurredAt} as occurred_at`;
 
 /**
+ * The changes `w` selects (its `columns`), each with its filing as it stands
+ * now as a list shows it (its listed form), and `extra` columns: a page's
+ * rows and a single change's. CROSS JOIN keeps SQLite's join order: the
+ * changes, then each one's filing by id.
+ */
+function withFilings(w: SQL, extra: SQL = sql``): SQL {
+  return sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at${extra}, ${withParties(true, undefined, "listed")}
+      from (${w}) as w cross join filings on filings.id = w.filing_id`;
+}
+
+/**
  * `arms` (each in seq order) as one list in seq order, cut to `limit`: one
  * compound SELECT under one ORDER BY, which SQLite merges arm by arm as an
  * index gives each in order, so the arms together read about `limit` rows.
@@ -268,12 +279,10 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
     parties.push(sql`case when ${few} then ${listed} else ${byName} end`);
   }
   const matching = parties.length > 0 ? sql`where ${sql.join(parties, sql` and `)}` : sql``;
-  // CROSS JOIN keeps SQLite's join order: the window's changes, then each one's filing by id.
   // A page whole without a party is told whether more follow by the filter's newest change, read
   // with its first row (a subquery of the result, run once: a page with no row reads none of it).
   const newest = form.part === "whole" && !form.scanning ? sql`, ${newestOf(form, v)} as newest` : sql``;
-  const page = sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at${newest}, ${withParties(true, undefined, "listed")}
-      from (${w}) as w cross join filings on filings.id = w.filing_id ${matching} order by ${entries ? sql`w.entry` : sql`w.seq`} limit ${v.keep}`;
+  const page = sql`${withFilings(w, newest)} ${matching} order by ${entries ? sql`w.entry` : sql`w.seq`} limit ${v.keep}`;
   const loaded = form.state
     ? sql`(select ${stateLoads.lastLoadedAt} from ${stateLoads} where ${stateLoads.state} = ${v.state})`
     : sql`(select max(${dataLoads.loadedAt}) from ${dataLoads})`;
@@ -429,11 +438,8 @@ export async function shardChangeFilings(db: Db, heads: ChangeHead[]): Promise<C
  * keeps has); none of a page's marks or its look at the newest change,
  * which say where a page starts and whether more follow.
  */
-const changeAt = template(
-  "changeAt",
-  (_: Record<string, never>, v: Holes<{ seq: number }>) =>
-    sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at, ${withParties(true, undefined, "listed")}
-      from (select ${columns} from ${changes} where ${changes.seq} = ${v.seq}) as w cross join filings on filings.id = w.filing_id`,
+const changeAt = template("changeAt", (_: Record<string, never>, v: Holes<{ seq: number }>) =>
+  withFilings(sql`select ${columns} from ${changes} where ${changes.seq} = ${v.seq}`),
 );
 
 /** The change `seq` of one shard with its filing; undefined when the shard no longer keeps it (or never had it). */
