@@ -24,6 +24,7 @@ import { execFile } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
+import type { PlatformProxy } from "wrangler";
 import type { Db } from "../src/db/database.ts";
 import { sourcePulls } from "../src/db/schema.ts";
 import { DEFAULT_SHARD, shardDb } from "../src/db/shards.ts";
@@ -39,7 +40,7 @@ import { describeTarget, openShards, type Target } from "./feedDb.ts";
 import { type LinesWriter, number, rowsLine, summaryLine } from "./importOutput.ts";
 import { LoadFollower } from "./loadFollower.ts";
 import { Progress } from "./progress.ts";
-import { CONFIG } from "./shardConfig.ts";
+import { CONFIG, wranglerConfig } from "./shardConfig.ts";
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -49,13 +50,11 @@ const PART_BYTES = 16 * 1024 * 1024;
 
 /** The feeds bucket, feed-events queue and LoadFeed workflow of an environment (the top level: local). */
 async function feedsConfig(env: string | undefined) {
-  const { unstable_readConfig } = await import("wrangler");
-  const config = unstable_readConfig({ config: CONFIG, env });
+  const config = await wranglerConfig(env);
   const where = `${CONFIG}${env ? ` [env.${env}]` : ""}`;
-  const bucket = config.r2_buckets.find((b: { binding: string }) => b.binding === "FEEDS")?.bucket_name;
+  const bucket = config.r2_buckets.find((b) => b.binding === "FEEDS")?.bucket_name;
   const queue = config.queues.consumers?.[0]?.queue;
-  const workflowOf = (binding: string) =>
-    config.workflows.find((w: { binding: string }) => w.binding === binding)?.name;
+  const workflowOf = (binding: string) => config.workflows.find((w) => w.binding === binding)?.name;
   const workflow = workflowOf("LOAD_FEED");
   const pullWorkflow = workflowOf("PULL_SOURCE");
   if (!bucket || !queue || !workflow || !pullWorkflow) {
@@ -121,7 +120,8 @@ export async function localPullInstance(
 /** An environment's feeds bucket, load starter and load records. */
 export interface Platform {
   describe: string;
-  bucket: R2Bucket;
+  /** The feeds bucket (its proxy started at the first call). */
+  bucket(): Promise<R2Bucket>;
   db: Db;
   /** How often to ask for an instance's status (each remote ask runs wrangler). */
   statusEvery: number;
@@ -159,22 +159,24 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
       ...(env ? {} : { queues: { producers: [{ binding: "FEED_EVENTS", queue: feeds.queue }] } }),
     }),
   );
-  const { getPlatformProxy } = await import("wrangler");
-  const proxy = await getPlatformProxy<{ FEEDS: R2Bucket; FEED_EVENTS: Queue }>({
-    configPath,
-    ...(env ? { remoteBindings: true } : { persist: { path: join(target.persistTo ?? ".wrangler/state", "v3") } }),
-  });
-  let shards: Awaited<ReturnType<typeof openShards>>;
-  try {
-    shards = await openShards(target, [DEFAULT_SHARD]);
-  } catch (err) {
-    await proxy.dispose();
-    throw err;
-  }
+  // The bucket and queue come through a local runtime of wrangler's, started only when a command
+  // puts or reads a file or sends a message: asking for a status needs neither (about 4 s of CPU).
+  let proxy: Promise<PlatformProxy<{ FEEDS: R2Bucket; FEED_EVENTS: Queue }>> | undefined;
+  const bindings = async () => {
+    proxy ??= import("wrangler").then(({ getPlatformProxy }) =>
+      getPlatformProxy<{ FEEDS: R2Bucket; FEED_EVENTS: Queue }>({
+        configPath,
+        ...(env ? { remoteBindings: true } : { persist: { path: join(target.persistTo ?? ".wrangler/state", "v3") } }),
+      }),
+    );
+    return (await proxy).env;
+  };
+  const bucket = async () => (await bindings()).FEEDS;
+  const shards = await openShards(target, [DEFAULT_SHARD]);
   const db = shardDb(shards.shards);
   const dispose = async () => {
     await shards.dispose();
-    await proxy.dispose();
+    await (await proxy?.catch(() => undefined))?.dispose();
   };
   if (env) {
     const wrangler = async (args: string[]) =>
@@ -191,7 +193,7 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
     const instance = (id: string) => describe(feeds.workflow, id);
     return {
       describe: `the ${env} Workflow ${feeds.workflow}`,
-      bucket: proxy.env.FEEDS,
+      bucket,
       db,
       statusEvery: 5_000,
       start: async (params, id) => {
@@ -215,12 +217,12 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
   }
   return {
     describe: `the local session on port ${port}`,
-    bucket: proxy.env.FEEDS,
+    bucket,
     db,
     statusEvery: 500,
     start: async (params) => {
       // The message R2's notification would send.
-      await proxy.env.FEED_EVENTS.send({
+      await (await bindings()).FEED_EVENTS.send({
         action: "PutObject",
         bucket: feeds.bucket,
         object: { key: params.key, size: params.size, eTag: params.etag },
@@ -345,7 +347,7 @@ export async function loadOnPlatform(
   declared?: "yes" | "force",
 ): Promise<PlatformResult> {
   const key = keyFor(basename(file), defaultState);
-  const object = await upload(platform.bucket, file, key, declared);
+  const object = await upload(await platform.bucket(), file, key, declared);
   const id = await loadId(key, object.etag);
   const params: LoadParams = { key, etag: object.etag, size: object.size };
   const existing = await platform.instance(id);
@@ -364,8 +366,8 @@ export async function loadOnPlatform(
   } else if (existing.status === "complete") {
     const record = await readLoad(platform.db, id);
     const summary = existing.output ?? record?.summary ?? emptySummary();
-    await copyProblems(platform.bucket, key, file, "rejects", outputs.rejects);
-    await copyProblems(platform.bucket, key, file, "warnings", outputs.warnings);
+    await copyProblems(await platform.bucket(), key, file, "rejects", outputs.rejects);
+    await copyProblems(await platform.bucket(), key, file, "warnings", outputs.warnings);
     return { summary, ms: 0, loadedBefore: { id, at: record?.updatedAt ?? existing.start ?? "an earlier run" } };
   } else {
     console.error(`  ${file}: these bytes are loading already, ${id} (${existing.status}): following that load`);
@@ -389,8 +391,8 @@ export async function loadOnPlatform(
   }
   record = await readLoad(platform.db, id);
   follower.end(record);
-  await copyProblems(platform.bucket, key, file, "rejects", outputs.rejects);
-  await copyProblems(platform.bucket, key, file, "warnings", outputs.warnings);
+  await copyProblems(await platform.bucket(), key, file, "rejects", outputs.rejects);
+  await copyProblems(await platform.bucket(), key, file, "warnings", outputs.warnings);
   const summary = state?.output ?? record?.summary ?? emptySummary();
   const ms = Date.now() - started;
   if (state?.status === "complete") return { summary, ms };

@@ -28,7 +28,7 @@ const pullId = (source: Source, at: Date) =>
 
 /** Copies the pull's rejects or warnings from the feeds bucket to `writer` (one file for the pull). */
 async function copyProblems(platform: Platform, id: string, kind: Problems, writer: LinesWriter) {
-  const object = await platform.bucket.get(problemsKey(kind, pullKey(id)));
+  const object = await (await platform.bucket()).get(problemsKey(kind, pullKey(id)));
   if (!object) return;
   for await (const { text } of readLines(object.body)) {
     if (text !== "") await writer.write(JSON.parse(text) as Place);

@@ -62,13 +62,16 @@ export async function shardConfig(env?: string): Promise<ShardConfig> {
   };
 }
 
-/** What shardConfig reads of wrangler's reading of the configuration. */
+/** What the scripts read of wrangler's reading of the configuration. */
 interface ReadConfig {
   name?: string | undefined;
   compatibility_date?: string | undefined;
   vars?: Record<string, unknown> | undefined;
   d1_databases: { binding: string; database_name?: string | undefined; database_id?: string | undefined }[];
   kv_namespaces: { binding: string; id?: string | undefined }[];
+  r2_buckets: { binding: string; bucket_name?: string | undefined }[];
+  queues: { producers?: { binding: string; queue: string }[]; consumers?: { queue: string }[] };
+  workflows: { binding: string; name: string }[];
 }
 
 /** Where wrangler's reading of wrangler.toml is kept between scripts (.wrangler is git-ignored). */
@@ -77,13 +80,13 @@ const READ_CACHE = ".wrangler/tmp/shard-config";
 /**
  * Wrangler's reading of wrangler.toml for `env`, kept beside it keyed by the
  * file's content: loading wrangler takes a second and a half of CPU, which
- * every import, export and migration paid before reading a few fields.
+ * every import, export, migration and status paid before reading a few fields.
  */
-async function wranglerConfig(env?: string): Promise<ReadConfig> {
+export async function wranglerConfig(env?: string): Promise<ReadConfig> {
   const digest = createHash("sha256")
     .update(readFileSync(CONFIG))
     // The fields kept (ReadConfig): a reading that kept fewer is not reused.
-    .update(`\u0000${env ?? ""}\u0000d1,kv`)
+    .update(`\u0000${env ?? ""}\u0000d1,kv,r2,queues,workflows`)
     .digest("hex")
     .slice(0, 24);
   const cached = join(READ_CACHE, `${digest}.json`);
@@ -100,6 +103,18 @@ async function wranglerConfig(env?: string): Promise<ReadConfig> {
     vars: read.vars as Record<string, unknown> | undefined,
     d1_databases: read.d1_databases,
     kv_namespaces: read.kv_namespaces,
+    r2_buckets: read.r2_buckets.map(({ binding, bucket_name }: { binding: string; bucket_name?: string }) => ({
+      binding,
+      bucket_name,
+    })),
+    queues: {
+      producers: read.queues.producers?.map(({ binding, queue }: { binding: string; queue: string }) => ({
+        binding,
+        queue,
+      })),
+      consumers: read.queues.consumers?.map(({ queue }: { queue: string }) => ({ queue })),
+    },
+    workflows: read.workflows.map(({ binding, name }: { binding: string; name: string }) => ({ binding, name })),
   };
   try {
     mkdirSync(READ_CACHE, { recursive: true });

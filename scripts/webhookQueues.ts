@@ -14,7 +14,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Target } from "./feedDb.ts";
-import { CONFIG } from "./shardConfig.ts";
+import { CONFIG, wranglerConfig } from "./shardConfig.ts";
 
 export interface WebhookQueues {
   dispatch: Queue;
@@ -24,9 +24,8 @@ export interface WebhookQueues {
 
 /** The environment's webhook queue names (the top level: local). */
 async function queueNames(env: string | undefined) {
-  const { unstable_readConfig } = await import("wrangler");
-  const config = unstable_readConfig({ config: CONFIG, env });
-  const producers = (config.queues.producers ?? []) as { binding: string; queue: string }[];
+  const config = await wranglerConfig(env);
+  const producers = config.queues.producers ?? [];
   const named = (binding: string) => {
     const queue = producers.find((p) => p.binding === binding)?.queue;
     if (!queue) throw new Error(`${CONFIG}${env ? ` [env.${env}]` : ""} has no queue producer ${binding}`);
