@@ -13,8 +13,12 @@
  * - Node's compile cache keeps each module's type-stripped, compiled code
  *   (in the system's temporary directory), where stripping our TypeScript
  *   took another 0.3 s or so.
+ * - With LIEN_CPU_LOG=FILE, each process that exits of itself appends a
+ *   line to FILE: its command line, CPU seconds and seconds alive; killed
+ *   ones write nothing. `node scripts/cpuLog.ts FILE` sums it by command
+ *   (docs/development.md, "The test loop").
  */
-import { existsSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import { enableCompileCache, type ResolveFnOutput, registerHooks } from "node:module";
 import { fileURLToPath } from "node:url";
 
@@ -51,3 +55,12 @@ registerHooks({
     return nextResolve(specifier, context);
   },
 });
+
+const cpuLog = process.env.LIEN_CPU_LOG;
+if (cpuLog) {
+  process.on("exit", () => {
+    const { user, system } = process.cpuUsage();
+    const line = { argv: process.argv.slice(1), cpu: (user + system) / 1e6, alive: performance.now() / 1000 };
+    appendFileSync(cpuLog, `${JSON.stringify(line)}\n`);
+  });
+}
