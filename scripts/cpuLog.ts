@@ -26,10 +26,10 @@ interface Line {
 }
 
 const root = `${process.cwd()}/`;
-const temporary = new RegExp(`^${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/\\S*`);
+const temporary = `${tmpdir()}/`;
 /** The script, or wrangler and its subcommand, and the first argument after it. */
 function command(argv: string[]): string {
-  const words = argv.map((a) => a.replace(root, "").replace(temporary, "TMP"));
+  const words = argv.map((a) => (a.startsWith(temporary) ? "TMP" : a.replace(root, "")));
   const script = words[0]?.replace(/^.*node_modules\/wrangler\/.*$/, "wrangler") ?? "?";
   return [script, ...words.slice(1, script === "wrangler" ? 3 : 2)].join(" ");
 }

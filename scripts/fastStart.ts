@@ -1,8 +1,8 @@
 /**
  * Preloaded into every Node process a test run starts (vitest.config.ts
  * puts `--import` of this file in NODE_OPTIONS), of which a run makes a few
- * hundred, and into the operator's npm scripts (package.json: import,
- * export, keys, webhooks, the database's and npm start), to take most of a
+ * hundred, and into the operator's npm scripts (package.json: start, import,
+ * export, backfill:sql, keys, webhooks, seed and db:*), to take most of a
  * second off each start of a script:
  * - Node 24 resolves an ES module by reading its package's scope, parsing
  *   that package.json again for every module: drizzle-orm's is 179 KB over

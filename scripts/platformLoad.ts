@@ -366,8 +366,9 @@ export async function loadOnPlatform(
   } else if (existing.status === "complete") {
     const record = await readLoad(platform.db, id);
     const summary = existing.output ?? record?.summary ?? emptySummary();
-    await copyProblems(await platform.bucket(), key, file, "rejects", outputs.rejects);
-    await copyProblems(await platform.bucket(), key, file, "warnings", outputs.warnings);
+    const bucket = await platform.bucket();
+    await copyProblems(bucket, key, file, "rejects", outputs.rejects);
+    await copyProblems(bucket, key, file, "warnings", outputs.warnings);
     return { summary, ms: 0, loadedBefore: { id, at: record?.updatedAt ?? existing.start ?? "an earlier run" } };
   } else {
     console.error(`  ${file}: these bytes are loading already, ${id} (${existing.status}): following that load`);
@@ -391,8 +392,9 @@ export async function loadOnPlatform(
   }
   record = await readLoad(platform.db, id);
   follower.end(record);
-  await copyProblems(await platform.bucket(), key, file, "rejects", outputs.rejects);
-  await copyProblems(await platform.bucket(), key, file, "warnings", outputs.warnings);
+  const bucket = await platform.bucket();
+  await copyProblems(bucket, key, file, "rejects", outputs.rejects);
+  await copyProblems(bucket, key, file, "warnings", outputs.warnings);
   const summary = state?.output ?? record?.summary ?? emptySummary();
   const ms = Date.now() - started;
   if (state?.status === "complete") return { summary, ms };
