@@ -29,7 +29,8 @@ const root = `${process.cwd()}/`;
 const temporary = `${tmpdir()}/`;
 /** The script, or wrangler and its subcommand, and the first argument after it. */
 function command(argv: string[]): string {
-  const words = argv.map((a) => (a.startsWith(temporary) ? "TMP" : a.replace(root, "")));
+  // The project's own paths first: a checkout may itself lie under the temporary directory.
+  const words = argv.map((a) => a.replace(root, "")).map((a) => (a.startsWith(temporary) ? "TMP" : a));
   const script = words[0]?.replace(/^.*node_modules\/wrangler\/.*$/, "wrangler") ?? "?";
   return [script, ...words.slice(1, script === "wrangler" ? 3 : 2)].join(" ");
 }
