@@ -38,9 +38,11 @@ let expectedFailure: RegExp | undefined;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
+  // The browser first: on a machine without chromium the file fails at once,
+  // not after a minute of building and serving the seeded Worker.
+  browser = await launchChromium();
   assets = await consoleAssets();
   worker = await startDevWorker(["--assets", assets.dir]);
-  browser = await launchChromium();
   page = await browser.context.newPage();
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(message);
