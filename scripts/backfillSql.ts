@@ -22,26 +22,17 @@
  */
 import { execFileSync } from "node:child_process";
 import { appendFileSync, statSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "../src/db/schema.ts";
 import { isBackfilling } from "./bulk/load.ts";
+import { commandLine, usageError } from "./commandLine.ts";
 import { openLocalD1File } from "./localD1.ts";
 import { localFiles, shardConfig } from "./shardConfig.ts";
 
 const USAGE = "usage: npm run backfill:sql -- --out FILE";
-let out: string | undefined;
-try {
-  out = parseArgs({ options: { out: { type: "string" } } }).values.out;
-} catch (err) {
-  console.error(`${(err as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (!out) {
-  console.error(`--out is required\n${USAGE}`);
-  process.exit(2);
-}
+const out =
+  commandLine(USAGE, { options: { out: { type: "string" } } }).values.out ?? usageError(USAGE, "--out is required");
 
 /** Tables whose integers do not fit a JavaScript number: written here, not by wrangler. */
 const WIDE = getTableName(schema.debtorSoundKeys);

@@ -64,7 +64,6 @@ import { createServer } from "node:http";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
-import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
 import { runnerImport } from "vite";
@@ -72,6 +71,7 @@ import { unstable_readConfig } from "wrangler";
 import { SEED_FORM, seededCount } from "../seed/generate.ts";
 import { type DataPicks, LOOKUPS, scopeOf } from "../test/endpoints.ts";
 import { inWorkerCpu } from "./benchInWorker.ts";
+import { commandLine } from "./commandLine.ts";
 import { flameSummary, keepBundle, profiled, summaryMarkdown } from "./cpuProfile.ts";
 import {
   machine as describeMachine,
@@ -84,7 +84,13 @@ import {
 import { localD1File } from "./shardConfig.ts";
 import { mean, median } from "./stats.ts";
 
-const { values } = parseArgs({
+const USAGE =
+  "usage: npm run bench -- [--filings 20000] [--state XX] [--seconds 10] [--rounds 3] [--connections 32] [--port 8793] [--endpoint PATH]... [--request-log] [--write]\n" +
+  "       npm run bench -- --rows-only [--filings N] [--endpoint PATH]...\n" +
+  "       npm run bench -- --profile [--profile-dir DIR] [--write] [--endpoint PATH]...\n" +
+  "       npm run bench -- --in-process | --in-worker [--repeat 20] [--profile-dir DIR] [--filings N] [--endpoint PATH]...\n" +
+  "  (scripts/bench.ts's opening comment says what each step measures)";
+const { values } = commandLine(USAGE, {
   options: {
     filings: { type: "string", default: "20000" },
     seconds: { type: "string", default: "10" },

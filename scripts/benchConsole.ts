@@ -22,14 +22,15 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
 import { type DevWorker, LOCAL_DEV_KEY, startDevWorker } from "../test/node/devWorker.ts";
 import { consoleAssets, launchChromium } from "./browser.ts";
+import { commandLine } from "./commandLine.ts";
 import { machine } from "./devServer.ts";
 import { median } from "./stats.ts";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "10" } } });
+const USAGE = "usage: npm run bench:console -- [--runs 10]";
+const { values } = commandLine(USAGE, { options: { runs: { type: "string", default: "10" } } });
 const RUNS = Number(values.runs);
 const SEARCH = { name: "Harbor Manufacturing Inc", state: "CA" };
 

@@ -27,16 +27,17 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { DatabaseSync } from "node:sqlite";
 import { Readable } from "node:stream";
-import { parseArgs } from "node:util";
 import { refreshQueued } from "../src/db/load.ts";
 import { readFeed } from "../src/feed/read.ts";
 import { findRepeats } from "../src/feed/repeats.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
+import { commandLine } from "./commandLine.ts";
 import { machine as describeMachine } from "./devServer.ts";
 import { openShards } from "./feedDb.ts";
 import { localFiles, shardConfig } from "./shardConfig.ts";
 
-const { values } = parseArgs({
+const USAGE = "usage: npm run bench:load -- [--filings 100000] [--work DIR] [--reuse-backfill] [--write]";
+const { values } = commandLine(USAGE, {
   options: {
     filings: { type: "string", default: "100000" },
     work: { type: "string", default: ".wrangler/bench-load" },

@@ -21,12 +21,13 @@ import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileS
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { parseArgs } from "node:util";
 import { generatedXml } from "../test/xmlFeed.ts";
+import { commandLine } from "./commandLine.ts";
 import { freePort, machine, startDevServer, waitUntilUp, workerdCpuMs } from "./devServer.ts";
 import { localD1File, shardConfig } from "./shardConfig.ts";
 
-const { values } = parseArgs({
+const USAGE = "usage: npm run bench:platform -- [--filings 100000] [--xml-mb 150] [--write]";
+const { values } = commandLine(USAGE, {
   options: {
     filings: { type: "string", default: "100000" },
     "xml-mb": { type: "string", default: "150" },

@@ -34,13 +34,17 @@ import { cpSync, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync,
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { parseArgs } from "node:util";
 import { floridaQuarterly, texasMaster } from "./benchBulkFiles.ts";
+import { commandLine } from "./commandLine.ts";
 import { machine } from "./devServer.ts";
 import { localFiles, shardConfig } from "./shardConfig.ts";
 import { SocrataPortal } from "./socrataPortal.ts";
 
-const { values } = parseArgs({
+const USAGE =
+  "usage: npm run bench:sources -- [--rows 100000] [--co-transactions 2600000] [--co-others 2000000] [--write]\n" +
+  "       npm run bench:sources -- --colorado-only [--co-transactions N] [--co-others N]\n" +
+  "       npm run bench:sources -- --bulk-only [--tx-filings N] [--fl-filings N]";
+const { values } = commandLine(USAGE, {
   options: {
     rows: { type: "string", default: "100000" },
     "co-transactions": { type: "string", default: "2600000" },

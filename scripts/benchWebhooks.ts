@@ -34,7 +34,6 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { DatabaseSync } from "node:sqlite";
 import { Readable } from "node:stream";
-import { parseArgs } from "node:util";
 import { drizzle } from "drizzle-orm/d1";
 import { refreshQueued, upsertFilings } from "../src/db/load.ts";
 import * as schema from "../src/db/schema.ts";
@@ -48,12 +47,14 @@ import { type DeliveryMessage, dispatch, type WebhookEnv } from "../src/webhooks
 import { newSecret, sealSecret } from "../src/webhooks/secrets.ts";
 import { createSubscription, newestChanges, newSubscriptionId } from "../src/webhooks/store.ts";
 import { parseWatchlist } from "../src/webhooks/watchlists.ts";
+import { commandLine } from "./commandLine.ts";
 import { machine as describeMachine, freePort, startDevServer, waitUntilUp } from "./devServer.ts";
 import { openShards } from "./feedDb.ts";
 import { CONFIG, localFiles, shardConfig } from "./shardConfig.ts";
 import { openWebhookQueues } from "./webhookQueues.ts";
 
-const { values } = parseArgs({
+const USAGE = "usage: npm run bench:webhooks -- [--filings 100000] [--work DIR] [--reuse-backfill] [--write]";
+const { values } = commandLine(USAGE, {
   options: {
     filings: { type: "string", default: "100000" },
     work: { type: "string", default: ".wrangler/bench-webhooks" },

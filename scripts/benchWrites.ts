@@ -20,7 +20,6 @@
  */
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { generateFilings } from "../seed/generate.ts";
 import { runDaily } from "../src/changes/daily.ts";
 import { refreshQueued, storedFilingStatements, storedRows, upsertFilings } from "../src/db/load.ts";
@@ -29,11 +28,13 @@ import { partsOf } from "../src/db/shards.ts";
 import type { StateCode } from "../src/domain/states.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { recordOf } from "../src/feed/merge.ts";
+import { commandLine, usageError } from "./commandLine.ts";
 import { Counting } from "./countingStatements.ts";
 import { localD1Database, openLocalD1File } from "./localD1.ts";
 import { localFiles, shardConfig } from "./shardConfig.ts";
 
-const { values } = parseArgs({
+const USAGE = "usage: npm run bench:writes -- --persist-to DIR [--state CA] [--count 1000] [--work DIR] [--json FILE]";
+const { values } = commandLine(USAGE, {
   options: {
     "persist-to": { type: "string" },
     state: { type: "string", default: "CA" },
@@ -42,14 +43,11 @@ const { values } = parseArgs({
     json: { type: "string" },
   },
 });
-const USAGE = "usage: npm run bench:writes -- --persist-to DIR [--state CA] [--count 1000] [--work DIR] [--json FILE]";
 const persistTo = values["persist-to"];
 const state = (values.state ?? "CA").toUpperCase() as StateCode;
 const count = Number(values.count);
-if (!persistTo || !Number.isInteger(count) || count < 1) {
-  console.error(USAGE);
-  process.exit(2);
-}
+if (!persistTo) usageError(USAGE, "--persist-to is required");
+if (!Number.isInteger(count) || count < 1) usageError(USAGE, `--count ${values.count}: not a whole number of filings`);
 
 const config = await shardConfig();
 const shard = partsOf(config.layout, state)[0];

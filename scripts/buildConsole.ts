@@ -15,8 +15,8 @@
  * public/, leaving the working tree's alone).
  */
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { build } from "vite";
+import { commandLine } from "./commandLine.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 
@@ -46,6 +46,8 @@ export async function buildConsole(outDir = join(ROOT, "public", "console")): Pr
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { out: { type: "string" } } });
+  const { values } = commandLine("usage: npm run build:console -- [--out DIR]", {
+    options: { out: { type: "string" } },
+  });
   await buildConsole(values.out ? resolve(values.out) : undefined);
 }

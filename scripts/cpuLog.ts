@@ -9,15 +9,13 @@
  */
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { parseArgs } from "node:util";
+import { commandLine, usageError } from "./commandLine.ts";
 
 const USAGE = "usage: node scripts/cpuLog.ts FILE [--top N]";
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: "string" } } });
+const { values, positionals } = commandLine(USAGE, { allowPositionals: true, options: { top: { type: "string" } } });
 const top = Number(values.top ?? 25);
-if (positionals.length !== 1 || !Number.isInteger(top) || top < 1) {
-  console.error(USAGE);
-  process.exit(2);
-}
+if (positionals.length !== 1) usageError(USAGE, "one FILE, the CPU log");
+if (!Number.isInteger(top) || top < 1) usageError(USAGE, `--top ${values.top}: not a whole number`);
 
 interface Line {
   argv: string[];

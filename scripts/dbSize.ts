@@ -17,10 +17,10 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { parseArgs } from "node:util";
+import { commandLine } from "./commandLine.ts";
 
 const USAGE = "usage: npm run db:size -- [--persist-to DIR] [--json] [FILE.sqlite ...]";
-const { values, positionals } = parseArgs({
+const { values, positionals } = commandLine(USAGE, {
   options: { "persist-to": { type: "string", default: ".wrangler/state" }, json: { type: "boolean", default: false } },
   allowPositionals: true,
 });

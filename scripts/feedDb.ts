@@ -18,10 +18,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
+import type { ParseArgsOptionsConfig } from "node:util";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import * as schema from "../src/db/schema.ts";
 import type { ShardDatabases } from "../src/db/shards.ts";
+import { commandLine, usageError } from "./commandLine.ts";
 import { localD1Database, openLocalD1File } from "./localD1.ts";
 import { CONFIG, localFiles, migrateAll, type ShardConfig, type ShardDatabase, shardConfig } from "./shardConfig.ts";
 
@@ -41,30 +42,22 @@ export const ENVIRONMENTS = ["production", "preview"];
  * the usage and exits 2.
  */
 export function feedCommandLine<O extends ParseArgsOptionsConfig>(usage: string, options: O, allowPositionals = false) {
-  const fail = (problem: string): never => {
-    console.error(`${problem}\n${usage}`);
-    process.exit(2);
-  };
+  const fail = (problem: string): never => usageError(usage, problem);
   type Values = { [K in keyof O]?: O[K]["type"] extends "boolean" ? boolean : string } & {
     remote: boolean;
     env?: string;
     "persist-to"?: string;
   };
-  let parsed: { values: Values; positionals: string[] };
-  try {
-    parsed = parseArgs({
-      allowPositionals,
-      options: {
-        ...options,
-        remote: { type: "boolean", default: false },
-        env: { type: "string" },
-        "persist-to": { type: "string" },
-      },
-      // parseArgs cannot infer its values through a generic `O`; Values says them.
-    }) as unknown as { values: Values; positionals: string[] };
-  } catch (err) {
-    return fail((err as Error).message);
-  }
+  const parsed = commandLine(usage, {
+    allowPositionals,
+    options: {
+      ...options,
+      remote: { type: "boolean", default: false },
+      env: { type: "string" },
+      "persist-to": { type: "string" },
+    },
+    // parseArgs cannot infer its values through a generic `O`; Values says them.
+  }) as unknown as { values: Values; positionals: string[] };
   const { values, positionals } = parsed;
   const target = targetOf({ remote: values.remote, env: values.env, persistTo: values["persist-to"] });
   if (typeof target === "string") return fail(target);

@@ -13,16 +13,16 @@
  * --env preview (wrangler.toml's top level is local only).
  */
 import { randomBytes } from "node:crypto";
-import { parseArgs } from "node:util";
 import { hashKey, type KeyMetadata, RATE_TIERS, type RateTier } from "../src/domain/apiKeys.ts";
 import { listKeys, putKey } from "./apiKeyStore.ts";
+import { commandLine, usageError } from "./commandLine.ts";
 import type { Target } from "./feedDb.ts";
 
 const USAGE =
   "usage: npm run keys -- create --name LABEL [--expires YYYY-MM-DD] [--rate-limit standard|bulk|unmetered]\n" +
   "                      | list | revoke KEY | rotate KEY     [--remote [--env production|preview] | --persist-to DIR]";
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = commandLine(USAGE, {
   allowPositionals: true,
   options: {
     name: { type: "string" },
@@ -37,8 +37,7 @@ const { values, positionals } = parseArgs({
 const [command, arg] = positionals;
 
 function fail(problem: string): never {
-  console.error(`${problem}\n${USAGE}`);
-  process.exit(2);
+  return usageError(USAGE, problem);
 }
 
 // The top level's namespace id is a local placeholder, so --remote always

@@ -29,13 +29,14 @@
  * docs/load-test.md has the figures.
  */
 import { execFileSync } from "node:child_process";
-import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { MAX_URL_LENGTH } from "../src/http/params.ts";
 import { LOOKUPS } from "../test/endpoints.ts";
+import { commandLine } from "./commandLine.ts";
 import { startDevServer, unmeteredKey, waitUntilUp, workerdCpuMs, workerdRssKb, workerHeapBytes } from "./devServer.ts";
 
-const { values } = parseArgs({
+const USAGE = "usage: npm run loadtest -- [--duration 60] [--connections 64] [--port 8791]";
+const { values } = commandLine(USAGE, {
   options: {
     duration: { type: "string", default: "60" },
     connections: { type: "string", default: "64" },

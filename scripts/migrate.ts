@@ -6,28 +6,19 @@
  *   node scripts/migrate.ts --remote --env production   # npm run deploy does this
  *   node scripts/migrate.ts --check [--env preview]     # the layout only
  */
-import { parseArgs } from "node:util";
+import { commandLine, usageError } from "./commandLine.ts";
 import { migrateAll, shardConfig } from "./shardConfig.ts";
 
 const USAGE = "usage: node scripts/migrate.ts [--remote --env production|preview] [--persist-to DIR] [--check]";
-let values: { remote?: boolean; env?: string; "persist-to"?: string; check?: boolean };
-try {
-  values = parseArgs({
-    options: {
-      remote: { type: "boolean" },
-      env: { type: "string" },
-      "persist-to": { type: "string" },
-      check: { type: "boolean" },
-    },
-  }).values;
-} catch (err) {
-  console.error(`${(err as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (values.remote && !values.env) {
-  console.error(`--remote needs --env\n${USAGE}`);
-  process.exit(2);
-}
+const { values } = commandLine(USAGE, {
+  options: {
+    remote: { type: "boolean" },
+    env: { type: "string" },
+    "persist-to": { type: "string" },
+    check: { type: "boolean" },
+  },
+});
+if (values.remote && !values.env) usageError(USAGE, "--remote needs --env");
 try {
   const config = await shardConfig(values.env);
   const where = values.env ? `env ${values.env}` : "local";

@@ -28,17 +28,18 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { SQLInputValue } from "node:sqlite";
-import { parseArgs } from "node:util";
 import { prng } from "../seed/generate.ts";
 import { debtorParties } from "../src/db/schema.ts";
 import type { PartyType } from "../src/domain/kinds.ts";
 import { debtorKey, significantWords } from "../src/domain/names.ts";
+import { commandLine } from "./commandLine.ts";
 import { startDevServer, unmeteredKey, waitUntilUp } from "./devServer.ts";
 import { openLocalD1File } from "./localD1.ts";
 import { INDIVIDUAL_KINDS, KINDS, type Kind, misspell } from "./misspell.ts";
 import { localFiles, shardConfig } from "./shardConfig.ts";
 
-const { values } = parseArgs({
+const USAGE = "usage: npm run bench:recall -- [--samples 200] [--port 8793] [--seed 15] [--label TEXT] [--running]";
+const { values } = commandLine(USAGE, {
   options: {
     samples: { type: "string", default: "200" },
     port: { type: "string", default: "8793" },

@@ -20,8 +20,8 @@
 import { once } from "node:events";
 import { createWriteStream, statSync } from "node:fs";
 import type { DatabaseSync } from "node:sqlite";
-import { parseArgs } from "node:util";
 import { beginBulkLoad, endBulkLoad, finishBulkWrite, writeShardedFilings } from "../scripts/bulk/load.ts";
+import { commandLine, usageError } from "../scripts/commandLine.ts";
 import { localD1Database, openLocalD1File } from "../scripts/localD1.ts";
 import { localFiles, migrateAll, shardConfig } from "../scripts/shardConfig.ts";
 import { recordLoad, refreshQueued, upsertFilings } from "../src/db/load.ts";
@@ -71,7 +71,9 @@ const TABLES = [
   "webhook_deliveries",
 ];
 
-const { values } = parseArgs({
+const USAGE =
+  "usage: npm run seed -- [--filings N] [--seed N] [--state XX] [--if-empty | --out FILE] [--persist-to DIR]";
+const { values } = commandLine(USAGE, {
   options: {
     filings: { type: "string", default: "20000" },
     seed: { type: "string", default: "20250908" },
@@ -84,12 +86,11 @@ const { values } = parseArgs({
 const count = Number(values.filings);
 const seed = Number(values.seed);
 const state = values.state?.toUpperCase();
-if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || (state !== undefined && !isStateCode(state))) {
-  console.error(
-    "usage: npm run seed -- [--filings N] [--seed N] [--state XX] [--if-empty | --out FILE] [--persist-to DIR]",
-  );
-  process.exit(2);
-}
+if (!Number.isInteger(count) || count < 1)
+  usageError(USAGE, `--filings ${values.filings}: not a whole number of filings`);
+if (!Number.isInteger(seed)) usageError(USAGE, `--seed ${values.seed}: not a whole number`);
+if (state !== undefined && !isStateCode(state))
+  usageError(USAGE, `--state ${values.state}: not a US state or territory code`);
 const generating = { filings: count, seed, state };
 
 if (values.out) {

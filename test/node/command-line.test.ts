@@ -1,0 +1,42 @@
+/**
+ * The operator scripts' command lines (scripts/commandLine.ts): `--help`
+ * prints the usage and succeeds; an option a script does not take is a
+ * usage error naming it, never Node's stack trace.
+ */
+import { describe, expect, it } from "vitest";
+import { asksForHelp } from "../../scripts/commandLine.ts";
+import { runScript } from "./localState.ts";
+
+describe("an operator script's command line", () => {
+  it("prints the usage on stdout and exits 0 for --help", () => {
+    for (const help of ["--help", "-h"]) {
+      const ran = runScript("scripts/cpuLog", [help]);
+      expect(ran.status, ran.stderr).toBe(0);
+      expect(ran.stdout).toMatch(/^usage: node scripts\/cpuLog\.ts FILE/);
+      expect(ran.stderr).toBe("");
+    }
+  });
+
+  it("names an option it does not take, with the usage, and exits 2 without a stack trace", () => {
+    const ran = runScript("scripts/backfillSql", ["--outt", "x.sql"]);
+    expect(ran.status).toBe(2);
+    expect(ran.stderr).toContain("Unknown option '--outt'");
+    expect(ran.stderr).toContain("usage: npm run backfill:sql -- --out FILE");
+    expect(ran.stderr).not.toMatch(/\n\s+at /);
+    expect(ran.stdout).toBe("");
+  });
+
+  it("names an option missing its value", () => {
+    const ran = runScript("scripts/cpuLog", ["some.log", "--top"]);
+    expect(ran.status).toBe(2);
+    expect(ran.stderr).toContain("--top");
+    expect(ran.stderr).toContain("usage: node scripts/cpuLog.ts");
+  });
+
+  it("reads --help only before a -- that ends the options", () => {
+    expect(asksForHelp(["--state", "CA", "--help"])).toBe(true);
+    expect(asksForHelp(["-h"])).toBe(true);
+    expect(asksForHelp(["--", "--help"])).toBe(false);
+    expect(asksForHelp(["--helpful"])).toBe(false);
+  });
+});
