@@ -108,6 +108,17 @@ describe("GET /filings/lapsing", () => {
     expect(refused.error.details?.map((d) => d.parameter)).toEqual(["to"]);
     const bad = await getJson("/filings/lapsing?state=CA&from=2026-02-30", 400);
     expect(bad.error.details?.map((d) => d.parameter)).toEqual(["from"]);
+    // February 29 only in leap years: every fourth, but not 2100 (a century), yet 2000.
+    for (const [from, status] of [
+      ["2028-02-29", 200],
+      ["2027-02-29", 400],
+      ["2100-02-29", 400],
+      ["2000-02-29", 200],
+      ["2027-04-31", 400],
+      ["2027-13-01", 400],
+    ] as const) {
+      await getJson(`/filings/lapsing?state=CA&from=${from}&to=2100-12-31`, status);
+    }
     // A malformed from is not compared with to, so it is never written back into to's message.
     const hostile = await getJson(
       `/filings/lapsing?state=CA&from=${encodeURIComponent("9' OR 1=1 --")}&to=${day(9)}`,

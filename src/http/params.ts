@@ -318,10 +318,17 @@ export const filingLookupQuery = paged({
   state: optional(state).openapi({ description: "The filing's state, when the number alone is ambiguous." }),
 });
 
-/** A day, YYYY-MM-DD, that exists. */
-/** Whether `d` is a real day written YYYY-MM-DD. */
-const isDay = (d: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(d) && new Date(Date.parse(`${d}T00:00:00Z`) || 0).toISOString().startsWith(d);
+/** YYYY-MM-DD, its year, month and day captured. */
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** Whether `d` is a calendar day written YYYY-MM-DD (February 29 in leap years only), read without a Date. */
+const isDay = (d: string) => {
+  const parts = DAY.exec(d);
+  if (!parts) return false;
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return month >= 1 && month <= 12 && day >= 1 && day <= days;
+};
 
 const date = text("a date, YYYY-MM-DD").refine(isDay, { error: "must be a date written YYYY-MM-DD" });
 
