@@ -22,7 +22,13 @@ const readBack = (kept: string, total: number) =>
   (db.prepare(text).all(kept, total) as { n: number }[]).map((r) => Number(r.n));
 
 /** The running totals of filings by day of month (31 days). */
-const runningOf = (byDay: number[]) => byDay.reduce<number[]>((out, n, i) => [...out, (out[i - 1] ?? 0) + n], []);
+const runningOf = (byDay: number[]) => {
+  let total = 0;
+  return byDay.map((n) => {
+    total += n;
+    return total;
+  });
+};
 
 describe("a lender month's kept running totals", () => {
   it("read back as every day's total, whatever the days of its filings", () => {
