@@ -3,7 +3,7 @@ import { generateFilings } from "../seed/generate.ts";
 import { type FilingRecord, toRows } from "../src/db/records.ts";
 import { lapseDate, lapseOf, lienStatus, NEVER_LAPSES, shiftDate, terminatedAt } from "../src/domain/lifecycle.ts";
 import { debtorNameKey, securedNameRange, securedNameWords } from "../src/domain/names.ts";
-import { isoDay, isoSeconds } from "../src/domain/time.ts";
+import { isCalendarDay, isoDay, isoSeconds } from "../src/domain/time.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { lienSchema } from "../src/feed/schema.ts";
 import { mapsUrl } from "../src/http/present.ts";
@@ -195,6 +195,24 @@ describe("timestamps as served", () => {
     expect(isoSeconds(253_402_300_800_000)).toBe("+010000-01-01T00:00:00Z");
     expect(isoSeconds(-62_167_219_200_001)).toBe("-000001-12-31T23:59:59Z");
     expect(() => isoSeconds(Number.NaN)).toThrow(RangeError);
+  });
+
+  it("takes as a calendar day exactly what a Date reads back as the same day, years 0 to 9999", () => {
+    const asDate = (text: string) => {
+      const ms = Date.parse(`${text}T00:00:00Z`);
+      return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(text);
+    };
+    const texts = ["", "2026-1-01", "2026-01-01 ", "20260101", "+02026-01-01", "2026-01-01T00:00:00Z", "abcd-ef-gh"];
+    for (const year of [0, 4, 100, 1900, 2000, 2024, 2026, 2100, 9999]) {
+      for (let month = 0; month <= 13; month++) {
+        for (let day = 0; day <= 32; day++) {
+          texts.push([year, month, day].map((n, i) => String(n).padStart(i === 0 ? 4 : 2, "0")).join("-"));
+        }
+      }
+    }
+    for (const text of texts) expect(isCalendarDay(text), text).toBe(asDate(text));
+    expect(isCalendarDay("2028-02-29")).toBe(true);
+    expect(isCalendarDay("2100-02-29")).toBe(false);
   });
 });
 

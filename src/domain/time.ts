@@ -16,6 +16,23 @@ export function isoDay(days: number): string {
   return text;
 }
 
+/** YYYY-MM-DD, its year, month and day captured. */
+const DAY_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * Whether `text` is a calendar day written YYYY-MM-DD (February 29 in leap
+ * years only), read without a Date: the one check of a day that the API's
+ * parameters and the importers' office dates share.
+ */
+export function isCalendarDay(text: string): boolean {
+  const parts = DAY_TEXT.exec(text);
+  if (!parts) return false;
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return month >= 1 && month <= 12 && day >= 1 && day <= days;
+}
+
 const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 
 /**

@@ -12,7 +12,9 @@
  * resume point there. Records are never split: one that straddles the byte
  * is read whole by the range it starts in.
  */
+
 import type { FilingRecord } from "../db/records.ts";
+import { isCalendarDay } from "../domain/time.ts";
 import {
   assembleGroups,
   type CsvFiling,
@@ -133,8 +135,7 @@ function officeDate(text: string | undefined): string | undefined {
   const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(text ?? "");
   if (!m) return undefined;
   const date = `${m[1]}-${m[2]}-${m[3]}`;
-  const ms = Date.parse(`${date}T00:00:00Z`);
-  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === date ? date : undefined;
+  return isCalendarDay(date) ? date : undefined;
 }
 
 /** Each read record of a format's reader, with the resume point after it when reading can start again there. */

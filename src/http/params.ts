@@ -18,7 +18,7 @@ import {
 } from "../domain/limits.ts";
 import { debtorNameKey, securedNameWords } from "../domain/names.ts";
 import { isStateCode, STATE_CODES } from "../domain/states.ts";
-import { isoSeconds } from "../domain/time.ts";
+import { isCalendarDay, isoSeconds } from "../domain/time.ts";
 import type { AppEnv } from "./context.ts";
 import { cursorParam } from "./cursor.ts";
 import { ApiError } from "./errors.ts";
@@ -318,19 +318,7 @@ export const filingLookupQuery = paged({
   state: optional(state).openapi({ description: "The filing's state, when the number alone is ambiguous." }),
 });
 
-/** YYYY-MM-DD, its year, month and day captured. */
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-/** Whether `d` is a calendar day written YYYY-MM-DD (February 29 in leap years only), read without a Date. */
-const isDay = (d: string) => {
-  const parts = DAY.exec(d);
-  if (!parts) return false;
-  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  return month >= 1 && month <= 12 && day >= 1 && day <= days;
-};
-
-const date = text("a date, YYYY-MM-DD").refine(isDay, { error: "must be a date written YYYY-MM-DD" });
+const date = text("a date, YYYY-MM-DD").refine(isCalendarDay, { error: "must be a date written YYYY-MM-DD" });
 
 export const lapsingQuery = paged({
   state,
@@ -351,7 +339,7 @@ export const lapsingQuery = paged({
   envelope: envelope("b"),
 }).superRefine((q, ctx) => {
   // Compared only when both are days: a malformed one is refused on its own, and never echoed.
-  if (q.from !== undefined && q.to !== undefined && isDay(q.from) && isDay(q.to) && q.from > q.to) {
+  if (q.from !== undefined && q.to !== undefined && isCalendarDay(q.from) && isCalendarDay(q.to) && q.from > q.to) {
     ctx.addIssue({ code: "custom", path: ["to"], message: `must not be before from (${q.from})` });
   }
 });

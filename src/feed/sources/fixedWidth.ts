@@ -5,6 +5,7 @@
  * cut mid-text goes on with them), an empty one is left out, and a date is
  * read into YYYY-MM-DD, so a staged row looks like a portal's (soda.ts).
  */
+import { isCalendarDay } from "../../domain/time.ts";
 import type { SodaRow } from "./soda.ts";
 
 /** One field of a record layout, by the 1-based, inclusive positions the office's layout gives. */
@@ -37,8 +38,7 @@ function fixedDate(text: string, order: "YYYYMMDD" | "MMDDYYYY"): string | null 
       ? [text.slice(0, 4), text.slice(4, 6), text.slice(6, 8)]
       : [text.slice(4, 8), text.slice(0, 2), text.slice(2, 4)];
   const day = `${y}-${m}-${d}`;
-  const parsed = new Date(`${day}T00:00:00Z`);
-  return Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== day ? undefined : day;
+  return isCalendarDay(day) ? day : undefined;
 }
 
 /** Where a field is, for messages: `expiration date (positions 16-23)`. */

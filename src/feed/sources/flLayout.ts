@@ -5,6 +5,7 @@
  * a full set each quarter (`flrf.zip` holding `FLRF.TXT`, ...) and one for
  * each work day (`20210106flrf.txt`, ...). Dates are MMDDYYYY.
  */
+import { isCalendarDay } from "../../domain/time.ts";
 import { readLines } from "../lines.ts";
 import { FeedFileError } from "../read.ts";
 import { type FixedField, fixedLine, readFields } from "./fixedWidth.ts";
@@ -102,8 +103,7 @@ export function flName(path: string): { set: string; kind: FlKind } | null {
 /** A set's date (YYYYMMDD) as YYYY-MM-DD, or null when it is not a day. */
 export function setDay(set: string): string | null {
   const day = `${set.slice(0, 4)}-${set.slice(4, 6)}-${set.slice(6, 8)}`;
-  const parsed = new Date(`${day}T00:00:00Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === day ? day : null;
+  return isCalendarDay(day) ? day : null;
 }
 
 /** The records of one Florida file, or why a line cannot be read (another length, a date that is not one). */
