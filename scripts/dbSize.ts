@@ -17,7 +17,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { commandLine } from "./commandLine.ts";
+import { commandLine, usageError } from "./commandLine.ts";
 
 const USAGE = "usage: npm run db:size -- [--persist-to DIR] [--json] [FILE.sqlite ...]";
 const { values, positionals } = commandLine(USAGE, {
@@ -34,8 +34,7 @@ function localFiles(stateDir: string): string[] {
   try {
     names = readdirSync(dir);
   } catch {
-    console.error(`no local D1 databases under ${dir}\n${USAGE}`);
-    process.exit(2);
+    return usageError(USAGE, `no local D1 databases under ${dir}`);
   }
   return names.filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").map((f) => join(dir, f));
 }
@@ -96,8 +95,7 @@ for (const file of files) {
 }
 
 if (measured === 0) {
-  console.error(`none of ${files.join(", ")} holds a migrated database (no filings table)\n${USAGE}`);
-  process.exit(2);
+  usageError(USAGE, `none of ${files.join(", ")} holds a migrated database (no filings table)`);
 }
 
 const all = [...trees.values()];
