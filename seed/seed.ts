@@ -9,9 +9,11 @@
  *   npm run seed -- --filings 5000000 --state CA   # every filing in one state
  *
  * With --if-empty (used by `npm start`) it leaves existing data alone.
- * With --persist-to DIR it seeds that wrangler state directory (as
- * `wrangler dev --persist-to DIR` reads it) instead of .wrangler/state,
- * migrating it first (npm run seed migrates .wrangler/state only).
+ * It migrates the databases it seeds first (scripts/migrate.ts's check,
+ * half a second when they are up to date), after reading its options, so
+ * `--help` or a wrong option touches nothing. With --persist-to DIR it
+ * seeds that wrangler state directory (as `wrangler dev --persist-to DIR`
+ * reads it) instead of .wrangler/state.
  * With --out FILE it writes the generated filings as an NDJSON feed for
  * `npm run import` instead (bulk import benchmarks), touching no database.
  * Only local state is ever touched: the D1 files under .wrangler/state and
@@ -123,7 +125,10 @@ await putLocalKey(
 
 // Every shard of wrangler.toml's layout (src/db/shards.ts): each filing goes to its state's (its part's of a split state).
 const config = await shardConfig();
-if (persistTo) await migrateAll(config, { remote: false, persistTo }, (line) => console.log(line));
+// Only what migrating changed is said: `npm start` has migrated, and summarized that, before it seeds.
+await migrateAll(config, { remote: false, ...(persistTo ? { persistTo } : {}) }, (line) => {
+  if (!line.endsWith(": up to date")) console.log(line);
+});
 const shards = new Map(localFiles(config, persistTo).map(({ shard, file }) => [shard.binding, openLocalD1File(file)]));
 const rowsOf = (db: DatabaseSync, table: string) =>
   Number((db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n);

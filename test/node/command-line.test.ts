@@ -3,9 +3,13 @@
  * prints the usage and succeeds; an option a script does not take is a
  * usage error naming it, never Node's stack trace.
  */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { asksForHelp } from "../../scripts/commandLine.ts";
-import { runScript } from "./localState.ts";
+import { root, runScript, scriptEnv } from "./localState.ts";
 
 describe("an operator script's command line", () => {
   it("prints the usage on stdout and exits 0 for --help", () => {
@@ -31,6 +35,26 @@ describe("an operator script's command line", () => {
     expect(ran.status).toBe(2);
     expect(ran.stderr).toContain("--top");
     expect(ran.stderr).toContain("usage: node scripts/cpuLog.ts");
+  });
+
+  it("answers npm run seed -- --help without migrating or creating local state", () => {
+    // The project's files in a directory of their own, which has no .wrangler/ yet.
+    const dir = mkdtempSync(join(tmpdir(), "seed-help-"));
+    try {
+      for (const entry of ["package.json", "node_modules", "scripts", "seed", "src", "wrangler.toml", "migrations"]) {
+        symlinkSync(join(root, entry), join(dir, entry));
+      }
+      const ran = spawnSync("npm", ["run", "-s", "seed", "--", "--help"], {
+        cwd: dir,
+        encoding: "utf8",
+        env: scriptEnv,
+      });
+      expect(ran.status, ran.stderr).toBe(0);
+      expect(ran.stdout).toMatch(/^usage: npm run seed -- /);
+      expect(existsSync(join(dir, ".wrangler"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reads --help only before a -- that ends the options", () => {
