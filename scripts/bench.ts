@@ -75,8 +75,10 @@ import { commandLine } from "./commandLine.ts";
 import { flameSummary, keepBundle, profiled, summaryMarkdown } from "./cpuProfile.ts";
 import {
   machine as describeMachine,
+  exitUnlessPortsFree,
   shareLocalD1,
   startDevServer,
+  stopDevServer,
   unmeteredKey,
   waitUntilUp,
   workerdCpuMs,
@@ -126,6 +128,8 @@ const BASE = `http://127.0.0.1:${PORT}`;
 const BASELINE_PORT = PORT + 1;
 const CEILING_PORT = PORT + 2;
 const REPLAY_PORT = PORT + 3;
+// Every port a mode of this run may listen on: the servers', the in-worker Worker's and their inspectors'.
+await exitUnlessPortsFree([0, 1, 2, 3, 4, 1000, 1002, 1003, 1004].map((offset) => PORT + offset));
 const ROWS_ONLY = values["rows-only"];
 const PROFILE = values.profile;
 /** Functions and modules a profile's summary lists per endpoint. */
@@ -624,11 +628,11 @@ try {
     probes.set(endpoint, results);
   }
 } catch (err) {
-  process.kill(-server.pid!, "SIGTERM");
+  stopDevServer(server);
   throw err;
 }
 if (ROWS_ONLY) {
-  process.kill(-server.pid!, "SIGTERM");
+  stopDevServer(server);
   console.log(
     `Page 1 of each request, ${filingCount.toLocaleString("en-US")} filings (goal: rows read per shard read <= ${GOAL.rowsRead}):`,
   );
@@ -648,7 +652,7 @@ if (PROFILE) {
   try {
     await profileEndpoints();
   } finally {
-    process.kill(-server.pid!, "SIGTERM");
+    stopDevServer(server);
   }
   process.exit(0);
 }
@@ -982,9 +986,9 @@ try {
   }
   if (MIX.some((m) => m.endpoint === "/filings/changes")) feedRows.push(...(await changeFeed(key)));
 } finally {
-  process.kill(-server.pid!, "SIGTERM");
-  process.kill(-ceiling.pid!, "SIGTERM");
-  process.kill(-replay.pid!, "SIGTERM");
+  stopDevServer(server);
+  stopDevServer(ceiling);
+  stopDevServer(replay);
   baseline.close();
 }
 

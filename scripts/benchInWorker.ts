@@ -36,7 +36,7 @@ import { join, resolve } from "node:path";
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from "node:sqlite";
 import type { unstable_readConfig } from "wrangler";
 import { keepBundle, profiled } from "./cpuProfile.ts";
-import { shareLocalD1, startDevServer, workerdCpuMs } from "./devServer.ts";
+import { shareLocalD1, startDevServer, stopDevServer, workerdCpuMs } from "./devServer.ts";
 import { median } from "./stats.ts";
 
 /** A request's statements: rounds of D1 batches, one per shard read (as bench/replay takes them). */
@@ -205,6 +205,6 @@ export async function inWorkerCpu(o: InWorkerOptions): Promise<void> {
       }
     }
   } finally {
-    if (server.pid) process.kill(-server.pid);
+    stopDevServer(server);
   }
 }

@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { generatedXml } from "../test/xmlFeed.ts";
 import { commandLine } from "./commandLine.ts";
-import { freePort, machine, startDevServer, waitUntilUp, workerdCpuMs } from "./devServer.ts";
+import { freePort, machine, startDevServer, stopDevServer, waitUntilUp, workerdCpuMs } from "./devServer.ts";
 import { localD1File, shardConfig } from "./shardConfig.ts";
 
 const USAGE = "usage: npm run bench:platform -- [--filings 100000] [--xml-mb 150] [--write]";
@@ -135,7 +135,7 @@ async function onPlatform(file: string) {
       },
     });
   } finally {
-    if (server.pid) process.kill(-server.pid);
+    stopDevServer(server);
     rmSync(state, { recursive: true, force: true });
   }
 }

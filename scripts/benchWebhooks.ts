@@ -48,7 +48,7 @@ import { newSecret, sealSecret } from "../src/webhooks/secrets.ts";
 import { createSubscription, newestChanges, newSubscriptionId } from "../src/webhooks/store.ts";
 import { parseWatchlist } from "../src/webhooks/watchlists.ts";
 import { commandLine } from "./commandLine.ts";
-import { machine as describeMachine, freePort, startDevServer, waitUntilUp } from "./devServer.ts";
+import { machine as describeMachine, freePort, startDevServer, stopDevServer, waitUntilUp } from "./devServer.ts";
 import { openShards } from "./feedDb.ts";
 import { CONFIG, localFiles, shardConfig } from "./shardConfig.ts";
 import { openWebhookQueues } from "./webhookQueues.ts";
@@ -473,7 +473,7 @@ try {
 } finally {
   if (dev.pid !== undefined && dev.exitCode === null) {
     const exited = once(dev, "exit");
-    process.kill(-dev.pid, "SIGTERM");
+    stopDevServer(dev);
     await exited;
   }
   receiver.close();

@@ -46,6 +46,20 @@ export function startDevServer(
 }
 
 /**
+ * Stops a startDevServer's `wrangler dev` and everything it started (its
+ * process group). A server already gone is no error: this runs in the
+ * `finally` of a failed run, whose own error must be the one reported.
+ */
+export function stopDevServer(server: ChildProcess | null | undefined): void {
+  if (!server?.pid) return;
+  try {
+    process.kill(-server.pid, "SIGTERM");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+  }
+}
+
+/**
  * Gives a `wrangler dev` whose state is `state` (its --persist-to) the D1
  * databases of another state directory, one of whose files is `d1File`
  * (<state>/v3/d1/<Durable Object class>/<file>): its D1 directory becomes a
@@ -70,6 +84,36 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   server.close();
   return port;
+}
+
+/** The ports of `ports` that something listens on now (on loopback or every address). */
+export async function portsTaken(ports: number[]): Promise<number[]> {
+  const taken: number[] = [];
+  for (const port of ports) {
+    const server = createServer();
+    const free = await new Promise<boolean>((settle) => {
+      server.once("error", () => settle(false));
+      server.listen(port, "127.0.0.1", () => settle(true));
+    });
+    if (free) await new Promise((closed) => server.close(closed));
+    else taken.push(port);
+  }
+  return taken;
+}
+
+/**
+ * Exits with a message, not a stack trace, if any of `ports` is taken. Run
+ * before a script starts its servers: a port another server holds (a
+ * `wrangler dev` left running, an earlier benchmark) would answer the
+ * readiness check and every request in place of the server just started.
+ */
+export async function exitUnlessPortsFree(ports: number[], option = "--port"): Promise<void> {
+  const taken = await portsTaken(ports);
+  if (taken.length === 0) return;
+  console.error(
+    `Port ${taken.join(", ")} in use (a wrangler dev still running?): stop what holds it, or pass ${option}.`,
+  );
+  process.exit(1);
 }
 
 export async function waitUntilUp(server: ChildProcess, base: string): Promise<void> {

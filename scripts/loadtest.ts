@@ -33,7 +33,16 @@ import autocannon from "autocannon";
 import { MAX_URL_LENGTH } from "../src/http/params.ts";
 import { LOOKUPS } from "../test/endpoints.ts";
 import { commandLine } from "./commandLine.ts";
-import { startDevServer, unmeteredKey, waitUntilUp, workerdCpuMs, workerdRssKb, workerHeapBytes } from "./devServer.ts";
+import {
+  exitUnlessPortsFree,
+  startDevServer,
+  stopDevServer,
+  unmeteredKey,
+  waitUntilUp,
+  workerdCpuMs,
+  workerdRssKb,
+  workerHeapBytes,
+} from "./devServer.ts";
 
 const USAGE = "usage: npm run loadtest -- [--duration 60] [--connections 64] [--port 8791]";
 const { values } = commandLine(USAGE, {
@@ -177,6 +186,7 @@ async function hostilePhase(key: string): Promise<boolean> {
 execFileSync("npm", ["run", "-s", "db:migrate"], { stdio: "ignore" });
 execFileSync("node", ["seed/seed.ts", "--if-empty"], { stdio: "inherit" });
 const key = await unmeteredKey("load test");
+await exitUnlessPortsFree([PORT, INSPECTOR_PORT]);
 const server = startDevServer(PORT, INSPECTOR_PORT);
 let failed = false;
 try {
@@ -226,6 +236,6 @@ try {
     failed ? "Load test failed." : "Load test passed: hostile requests fast and small, no 5xx, no errors, heap steady.",
   );
 } finally {
-  process.kill(-server.pid!, "SIGTERM");
+  stopDevServer(server);
 }
 process.exit(failed ? 1 : 0);

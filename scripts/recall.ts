@@ -33,7 +33,7 @@ import { debtorParties } from "../src/db/schema.ts";
 import type { PartyType } from "../src/domain/kinds.ts";
 import { debtorKey, significantWords } from "../src/domain/names.ts";
 import { commandLine } from "./commandLine.ts";
-import { startDevServer, unmeteredKey, waitUntilUp } from "./devServer.ts";
+import { exitUnlessPortsFree, startDevServer, stopDevServer, unmeteredKey, waitUntilUp } from "./devServer.ts";
 import { openLocalD1File } from "./localD1.ts";
 import { INDIVIDUAL_KINDS, KINDS, type Kind, misspell } from "./misspell.ts";
 import { localFiles, shardConfig } from "./shardConfig.ts";
@@ -248,6 +248,7 @@ interface Outcome {
   rank: number;
 }
 const key = await unmeteredKey("recall benchmark");
+if (!values.running) await exitUnlessPortsFree([PORT]);
 const server = values.running ? null : startDevServer(PORT);
 const outcomes = new Map<Sample, { state: Outcome; any: Outcome }>();
 let counter = 0;
@@ -284,7 +285,7 @@ try {
     outcomes.set(s, { state: await ask(s, s.target.state), any: await ask(s) });
   }
 } finally {
-  if (server) process.kill(-server.pid!, "SIGTERM");
+  stopDevServer(server);
 }
 
 // --- 3. Report --------------------------------------------------------------
