@@ -15,6 +15,7 @@ import { Backfills, completeBackfills } from "../src/feed/backfills.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
 import { loadId } from "../src/platform/feedFiles.ts";
+import { release } from "../src/platform/instances.ts";
 import { stream } from "./feeds.ts";
 import { allD1, clearAllShards, d1Of, shardDatabases } from "./helpers.ts";
 
@@ -59,7 +60,9 @@ async function loadOnThePlatform(text: string) {
   const id = await loadId(key, object.etag);
   await using instance = await introspectWorkflowInstance(env.LOAD_FEED, id);
   await instance.modify((m) => m.disableRetryDelays());
-  await env.LOAD_FEED.create({ id, params: { key, etag: object.etag, size: object.size, rangeBytes: 32_768 } });
+  release(
+    await env.LOAD_FEED.create({ id, params: { key, etag: object.etag, size: object.size, rangeBytes: 32_768 } }),
+  );
   await instance.waitForStatus("complete");
   return instance.getOutput();
 }

@@ -27,6 +27,7 @@ import { findRepeats } from "../src/feed/repeats.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
 import worker from "../src/index.ts";
 import { loadId, partKey, partsPrefix, problemsKey } from "../src/platform/feedFiles.ts";
+import { release } from "../src/platform/instances.ts";
 import { type LoadRecord, readLoad } from "../src/platform/loadRecord.ts";
 import { joinProblems } from "../src/platform/problems.ts";
 import { stream } from "./feeds.ts";
@@ -115,7 +116,7 @@ async function loadOnThePlatform(
     await m.disableRetryDelays();
     await modify?.(m);
   });
-  await env.LOAD_FEED.create({ id, params: { ...params, rangeBytes } });
+  release(await env.LOAD_FEED.create({ id, params: { ...params, rangeBytes } }));
   await ended(instance, status);
   return { id, output: status === "complete" ? await instance.getOutput() : await instance.getError() };
 }
@@ -344,7 +345,7 @@ describe("faults", () => {
       // Every attempt (1 and 5 retries) of the third range fails.
       await m.mockStepError({ name: "range 3" }, new Error("D1 is down for good"), 6);
     });
-    await env.LOAD_FEED.create({ id, params: { ...params, rangeBytes: 500 } });
+    release(await env.LOAD_FEED.create({ id, params: { ...params, rangeBytes: 500 } }));
     await ended(instance, "errored");
     expect(await instance.getError()).toMatchObject({ message: "D1 is down for good" });
     const failed = await record(id);
@@ -356,6 +357,7 @@ describe("faults", () => {
     const handle = await env.LOAD_FEED.get(id);
     await handle.restart();
     await settled(handle, "complete");
+    release(handle);
     const finished = await record(id);
     const resumed = await tables();
 
@@ -375,7 +377,7 @@ describe("faults", () => {
     await env.FEEDS.delete(key);
     await using instance = await introspectWorkflowInstance(env.LOAD_FEED, id);
     await instance.modify((m) => m.disableRetryDelays());
-    await env.LOAD_FEED.create({ id, params });
+    release(await env.LOAD_FEED.create({ id, params }));
     await ended(instance, "errored");
     expect(await instance.getError()).toMatchObject({ message: `${key} is not in the bucket` });
     expect(await record(id)).toMatchObject({ key, checkpoint: { done: 0 } });
@@ -418,7 +420,7 @@ describe("faults", () => {
       async () => {
         await using instance = await introspectWorkflowInstance(env.LOAD_FEED, first.id);
         await instance.modify((m) => m.disableRetryDelays());
-        await env.LOAD_FEED.create({ id: first.id, params: { ...first.params, rangeBytes: 200 } });
+        release(await env.LOAD_FEED.create({ id: first.id, params: { ...first.params, rangeBytes: 200 } }));
         await ended(instance, "errored");
         expect(await instance.getError()).toMatchObject({
           message: `${key} was replaced during its load (etag ${first.params.etag} is gone)`,

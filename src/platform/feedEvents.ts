@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { logLine } from "../log.ts";
 import { etag, isFeedKey, loadId } from "./feedFiles.ts";
+import { release } from "./instances.ts";
 import type { LoadParams } from "./loadFeed.ts";
 
 /** The part of an R2 event notification's body the consumer reads. */
@@ -40,12 +41,13 @@ async function startLoad(env: Env, body: unknown): Promise<string | null> {
   const id = await loadId(key, eTag);
   const params: LoadParams = { key, etag: eTag, size };
   try {
-    await env.LOAD_FEED.create({ id, params });
+    release(await env.LOAD_FEED.create({ id, params }));
   } catch (err) {
     // The instance of this file version exists already: a message
     // delivered again, or the same bytes put again.
     const existing = await env.LOAD_FEED.get(id).catch(() => null);
     if (!existing) throw err;
+    release(existing);
   }
   return id;
 }

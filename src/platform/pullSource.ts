@@ -60,6 +60,7 @@ import { noCounts } from "../feed/sources/stage.ts";
 import { logLine } from "../log.ts";
 import { nudgeDispatcher } from "../webhooks/worker.ts";
 import { pullKey } from "./feedFiles.ts";
+import { release } from "./instances.ts";
 import { refreshAggregates, shardDatabasesOf } from "./loadFeed.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
 import { PullConfigError, portalUrl, pullConfig } from "./pullConfig.ts";
@@ -124,12 +125,13 @@ export async function startDailyPulls(env: Env, at: Date): Promise<string[]> {
     const id = dailyPullId(source, at);
     try {
       try {
-        await env.PULL_SOURCE.create({ id, params: { source } });
+        release(await env.PULL_SOURCE.create({ id, params: { source } }));
         logLine("info", { event: "pull_started", source, pull: id });
       } catch (err) {
         // Started already today (the trigger run twice): that instance is the day's pull.
         const existing = await env.PULL_SOURCE.get(id).catch(() => null);
         if (!existing) throw err;
+        release(existing);
         logLine("info", { event: "pull_found", source, pull: id });
       }
       started.push(id);
@@ -244,7 +246,12 @@ export class PullSource extends WorkflowEntrypoint<Env, PullParams> {
 
   private async isLive(id: string): Promise<boolean> {
     try {
-      return LIVE.has((await (await this.env.PULL_SOURCE.get(id)).status()).status);
+      const instance = await this.env.PULL_SOURCE.get(id);
+      try {
+        return LIVE.has((await instance.status()).status);
+      } finally {
+        release(instance);
+      }
     } catch {
       // No such instance (a restart of this one, or gone past retention): not running.
       return false;
