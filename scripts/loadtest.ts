@@ -183,10 +183,10 @@ async function hostilePhase(key: string): Promise<boolean> {
   return ok;
 }
 
-execFileSync("npm", ["run", "-s", "db:migrate"], { stdio: "ignore" });
+await exitUnlessPortsFree([PORT, INSPECTOR_PORT]);
+// The seed migrates the local databases first (seed/seed.ts), then seeds them if they are empty.
 execFileSync("node", ["seed/seed.ts", "--if-empty"], { stdio: "inherit" });
 const key = await unmeteredKey("load test");
-await exitUnlessPortsFree([PORT, INSPECTOR_PORT]);
 const server = startDevServer(PORT, INSPECTOR_PORT);
 let failed = false;
 try {

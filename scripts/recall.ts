@@ -247,8 +247,8 @@ interface Outcome {
   ms: number;
   rank: number;
 }
-const key = await unmeteredKey("recall benchmark");
 if (!values.running) await exitUnlessPortsFree([PORT]);
+const key = await unmeteredKey("recall benchmark");
 const server = values.running ? null : startDevServer(PORT);
 const outcomes = new Map<Sample, { state: Outcome; any: Outcome }>();
 let counter = 0;

@@ -12,7 +12,6 @@
  * resume point there. Records are never split: one that straddles the byte
  * is read whole by the range it starts in.
  */
-
 import type { FilingRecord } from "../db/records.ts";
 import { isCalendarDay } from "../domain/time.ts";
 import {
