@@ -212,6 +212,8 @@ export async function migrateAll(
     if (target.remote) args.push("--remote", "--env", target.env ?? "production");
     else args.push("--local");
     if (target.persistTo) args.push("--persist-to", target.persistTo);
+    // Said before wrangler runs: a new local shard takes it about 20 s, a remote one longer.
+    report(`  ${shard.binding} (${shard.databaseName}): applying migrations...`);
     try {
       const out = execFileSync("wrangler", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
       const applied = /No migrations to apply/.test(out) ? "up to date" : "migrations applied";

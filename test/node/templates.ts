@@ -10,7 +10,7 @@
  * running at once that want the same template build it once: the first
  * takes a lock, the other waits for it.
  */
-import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { inject } from "vitest";
 import { runScript } from "./localState.ts";
@@ -55,9 +55,17 @@ function ran(what: string, result: ReturnType<typeof runScript>): void {
 }
 
 function migrated(): string {
-  return template("migrated", (dir) =>
-    ran("migrating the template", runScript("scripts/migrate", ["--persist-to", dir])),
-  );
+  return template("migrated", (dir) => {
+    const result = runScript("scripts/migrate", ["--persist-to", dir]);
+    ran("migrating the template", result);
+    writeFileSync(join(inject("templates"), "migrated.out"), result.stdout);
+  });
+}
+
+/** What `npm run db:migrate` printed as it migrated the run's template from nothing. */
+export function migrateOutput(): string {
+  migrated();
+  return readFileSync(join(inject("templates"), "migrated.out"), "utf8");
 }
 
 function seeded(): string {
