@@ -2,9 +2,10 @@
  * The XML reader over a generated 60 MB bulk file (42,000 records): it
  * streams in flat memory. The file is generated as it is read, so it never
  * exists whole. Its size is what a leak needs to show: the heap after a
- * collection moves by 0.2 MB over the file, so a record that left 50 bytes
- * behind would move it by about 2 MB, as it did at 200 MB against 8 MB (200 MB
- * took 58 s of a test run, 60 MB takes 11 s).
+ * collection moves by 0.2 MB over the file, and 38,000 records pass
+ * between the first reading and the last, so a record that left 55 bytes
+ * behind would move it past 2 MB (200 MB against 8 MB needed 66 bytes, and
+ * took 58 s of a test run; 60 MB takes 11 s).
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
