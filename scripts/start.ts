@@ -6,15 +6,17 @@
  * Arguments go to wrangler dev: `npm start -- --port 8811`.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { buildConsole } from "./buildConsole.ts";
 
 const args = process.argv.slice(2);
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
-const migrate = spawnSync(npm, ["run", "-s", "db:migrate"], { encoding: "utf8", shell: process.platform === "win32" });
+const migrate = await migrateLocal();
 if (migrate.status !== 0) {
-  process.stdout.write(migrate.stdout ?? "");
-  process.stderr.write(migrate.stderr ?? "");
+  process.stdout.write(migrate.stdout);
+  process.stderr.write(migrate.stderr);
   console.error("Migrations failed (output above).");
   process.exit(migrate.status ?? 1);
 }
@@ -42,6 +44,34 @@ const dev = spawn("wrangler", ["dev", ...args], {
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => dev.kill(signal));
 dev.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+
+/**
+ * `npm run db:migrate`, its output kept for the summary. The first time it
+ * starts wrangler to apply migrations (about 40 s for four new local
+ * databases), a line says so as it begins, so a first start is not silent.
+ */
+async function migrateLocal(): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(npm, ["run", "-s", "db:migrate"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    shell: process.platform === "win32",
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const closed = once(child, "close");
+  let stdout = "";
+  let told = false;
+  for await (const line of createInterface({ input: child.stdout })) {
+    stdout += `${line}\n`;
+    if (!told && /: applying migrations\.\.\.$/.test(line)) {
+      told = true;
+      console.log("Migrations: applying them to the local databases (wrangler, about 40 s on a first start)...");
+    }
+  }
+  const [status] = (await closed) as [number | null];
+  return { status, stdout, stderr };
+}
 
 /**
  * One line from db:migrate's report (scripts/migrate.ts), which says per
