@@ -138,7 +138,7 @@ describe("npm run import --workflow", () => {
         expect(withoutTimes(platform.stdout).replaceAll("platform-", "")).toBe(
           withoutTimes(inProcess.stdout).replaceAll("local-", ""),
         );
-        expect(platform.status).toBe(inProcess.status);
+        expect(platform.status, `${platform.stdout}\n${platform.stderr}`).toBe(inProcess.status);
         for (const kind of ["rejects", "warnings"]) {
           const read = (dir: string) => {
             const path = join(work, `${dir}-${file.replaceAll("/", "_")}.${kind}`);
@@ -151,7 +151,7 @@ describe("npm run import --workflow", () => {
 
       // Each load's status is its Workflow instance's, asked of the session.
       const status = node(["scripts/import.ts", "--status", "--port", String(port), "--persist-to", platformState]);
-      expect(status.status).toBe(0);
+      expect(status.status, status.stderr).toBe(0);
       for (const file of files) {
         expect(status.stdout).toMatch(
           new RegExp(`complete\\s+100%  incoming/${file.split("/").at(-1)?.replace(".", "\\.")}`),
@@ -168,7 +168,7 @@ describe("npm run import --workflow", () => {
         "--persist-to",
         platformState,
       ]);
-      expect(again.status).toBe(0);
+      expect(again.status, `${again.stdout}\n${again.stderr}`).toBe(0);
       expect(again.stderr).toMatch(
         /feed\.ndjson: already loaded, by load-[0-9a-f]{40} \(finished \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\): 5 records read: 5 inserted/,
       );
