@@ -170,6 +170,16 @@ export function localFiles(config: ShardConfig, stateDir?: string): { shard: Sha
 }
 
 /**
+ * What migrateAll reports of each shard, as a line "  BINDING (name): STATUS"
+ * (scripts/start.ts reads the lines to summarize them).
+ */
+export const MIGRATE_STATUS = {
+  applying: "applying migrations...",
+  applied: "migrations applied",
+  upToDate: "up to date",
+} as const;
+
+/**
  * Applies pending migrations to every shard: local state (default) or a
  * deployed environment's databases. Locally it first finishes any load
  * that was stopped part-way (scripts/bulk/load.ts): indexes a bulk load
@@ -193,7 +203,7 @@ export async function migrateAll(
     const file = localD1File(shard.databaseId, target.persistTo);
     // A local shard already at the last migration needs no wrangler run (a few seconds each).
     if (!target.remote && isMigrated(file)) {
-      report(`  ${shard.binding} (${shard.databaseName}): up to date`);
+      report(`  ${shard.binding} (${shard.databaseName}): ${MIGRATE_STATUS.upToDate}`);
       continue;
     }
     // A new local shard is a copy of one just migrated, schema and journal, without its free pages.
@@ -204,7 +214,7 @@ export async function migrateAll(
       } finally {
         source.close();
       }
-      report(`  ${shard.binding} (${shard.databaseName}): migrations applied`);
+      report(`  ${shard.binding} (${shard.databaseName}): ${MIGRATE_STATUS.applied}`);
       continue;
     }
     const fresh = !target.remote && !existsSync(file);
@@ -213,10 +223,10 @@ export async function migrateAll(
     else args.push("--local");
     if (target.persistTo) args.push("--persist-to", target.persistTo);
     // Said before wrangler runs: a new local shard takes it about 20 s, a remote one longer.
-    report(`  ${shard.binding} (${shard.databaseName}): applying migrations...`);
+    report(`  ${shard.binding} (${shard.databaseName}): ${MIGRATE_STATUS.applying}`);
     try {
       const out = execFileSync("wrangler", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-      const applied = /No migrations to apply/.test(out) ? "up to date" : "migrations applied";
+      const applied = /No migrations to apply/.test(out) ? MIGRATE_STATUS.upToDate : MIGRATE_STATUS.applied;
       report(`  ${shard.binding} (${shard.databaseName}): ${applied}`);
       if (fresh && isMigrated(file)) template = file;
     } catch (err) {

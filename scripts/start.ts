@@ -9,6 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { buildConsole } from "./buildConsole.ts";
+import { MIGRATE_STATUS } from "./shardConfig.ts";
 
 const args = process.argv.slice(2);
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -64,7 +65,7 @@ async function migrateLocal(): Promise<{ status: number | null; stdout: string; 
   let told = false;
   for await (const line of createInterface({ input: child.stdout })) {
     stdout += `${line}\n`;
-    if (!told && /: applying migrations\.\.\.$/.test(line)) {
+    if (!told && line.endsWith(`: ${MIGRATE_STATUS.applying}`)) {
       told = true;
       console.log("Migrations: applying them to the local databases (wrangler, about 40 s on a first start)...");
     }
@@ -78,8 +79,9 @@ async function migrateLocal(): Promise<{ status: number | null; stdout: string; 
  * shard "BINDING (name): migrations applied" or "...: up to date".
  */
 function migrationSummary(output: string): string {
-  const shards = [...output.matchAll(/^\s+(\S+) \([^)]*\): (migrations applied|up to date)$/gm)];
-  const applied = shards.filter((m) => m[2] === "migrations applied").map((m) => m[1]);
+  const { applied: done, upToDate } = MIGRATE_STATUS;
+  const shards = [...output.matchAll(new RegExp(`^\\s+(\\S+) \\([^)]*\\): (${done}|${upToDate})$`, "gm"))];
+  const applied = shards.filter((m) => m[2] === done).map((m) => m[1]);
   const databases = (n: number) => `${n} local database${n === 1 ? "" : "s"}`;
   if (applied.length === 0) return `Migrations: ${databases(shards.length)} up to date.`;
   return `Migrations: applied to ${databases(applied.length)} (${applied.join(", ")})${shards.length > applied.length ? `; ${shards.length - applied.length} already up to date` : ""}.`;

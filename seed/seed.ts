@@ -25,7 +25,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { beginBulkLoad, endBulkLoad, finishBulkWrite, writeShardedFilings } from "../scripts/bulk/load.ts";
 import { commandLine, usageError } from "../scripts/commandLine.ts";
 import { localD1Database, openLocalD1File } from "../scripts/localD1.ts";
-import { localFiles, migrateAll, shardConfig } from "../scripts/shardConfig.ts";
+import { localFiles, MIGRATE_STATUS, migrateAll, shardConfig } from "../scripts/shardConfig.ts";
 import { recordLoad, refreshQueued, upsertFilings } from "../src/db/load.ts";
 import { shardOf } from "../src/db/shards.ts";
 import { isStateCode } from "../src/domain/states.ts";
@@ -127,7 +127,7 @@ await putLocalKey(
 const config = await shardConfig();
 // Only what migrating changed is said: `npm start` has migrated, and summarized that, before it seeds.
 await migrateAll(config, { remote: false, ...(persistTo ? { persistTo } : {}) }, (line) => {
-  if (!line.endsWith(": up to date")) console.log(line);
+  if (!line.endsWith(`: ${MIGRATE_STATUS.upToDate}`)) console.log(line);
 });
 const shards = new Map(localFiles(config, persistTo).map(({ shard, file }) => [shard.binding, openLocalD1File(file)]));
 const rowsOf = (db: DatabaseSync, table: string) =>
