@@ -145,13 +145,30 @@ describe("GET /debtors/report", () => {
     });
   });
 
+  it("links its search logic to the served API reference's section on how names match", async () => {
+    const { report: header } = await report(`name=${encodeURIComponent(HARBOR)}`);
+    const [path, fragment] = header.search_logic.url.split("#");
+    // A path on the service itself: resolved against the origin the client called, never against /debtors/.
+    expect(path).toBe("/docs");
+    expect((await get(path!, null)).status).toBe(200);
+    // Swagger UI's deep link (#/tag/operationId) names an operation of the document, whose description is the logic.
+    const [, tag, operationId] = fragment!.split("/");
+    const document = (await (await get("/openapi.json", null)).json()) as {
+      paths: Record<string, Record<string, { operationId?: string; tags?: string[]; description?: string }>>;
+    };
+    const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
+    const linked = operations.find((op) => op.operationId === operationId);
+    expect(linked?.tags?.[0]).toBe(tag);
+    expect(linked?.description).toContain("UCC standard search logic");
+  });
+
   it("gives the header: the name as submitted and searched, the logic, each state's records-through date and count", async () => {
     const { report: header } = await report(
       `name=${encodeURIComponent("Harbor Freight Lines, L.L.C.")}&state=wa,ca,TX`,
     );
     expect(header.name).toBe("Harbor Freight Lines, L.L.C.");
     expect(header.name_searched[0]).toBe("harborfreightlines");
-    expect(header.search_logic.url).toBe("docs/api/lien-report.md");
+    expect(header.search_logic.url).toBe("/docs#/Debtors/searchDebtorFilings");
     expect(header.id).toMatch(/^[0-9a-f-]{36}$/);
     const states = await getJson("/states");
     const through = (s: string) => states.states.find((x) => x.state === s)?.data_through;

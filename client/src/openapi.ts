@@ -907,7 +907,7 @@ export interface components {
             description: string;
             /**
              * Format: uri-reference
-             * @description The section of the project's docs that explains it.
+             * @description The API reference's section that explains it (`/docs#/Debtors/searchDebtorFilings`), a path on this service.
              */
             url: string;
         };

@@ -42,7 +42,9 @@ export function ReportHeader({ report, summary }: { report: Header; summary: Rep
         <dt>Names searched</dt>
         <dd>{report.name_searched.join("; ")}</dd>
         <dt>Search logic</dt>
-        <dd>{report.search_logic.description}</dd>
+        <dd>
+          {report.search_logic.description} <a href={report.search_logic.url}>How names match</a>
+        </dd>
       </dl>
       <h3>States searched</h3>
       {found.length > 0 && (

@@ -13,9 +13,6 @@ import { lienFull } from "../http/present.ts";
 import type { FilingWithParties } from "../queries/filings.ts";
 import type { ReportFiling, ReportSummary } from "./schemas.ts";
 
-/** Where the project's docs explain the search logic and the report (a path in the repository). */
-export const REPORT_DOCS_URL = "docs/api/lien-report.md";
-
 export const SEARCH_LOGIC =
   "Each state was searched under the UCC standard search logic filing offices publish: case, punctuation, spaces, a leading The and endings such as Inc or LLC are ignored, and the name is also read as an individual's (last name, then first name or its initial, then middle name).";
 

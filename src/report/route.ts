@@ -17,12 +17,17 @@ import { shardReader } from "../http/d1.ts";
 import { listOf } from "../http/paging.ts";
 import { reportQuery } from "../http/params.ts";
 import type { FilingWithParties } from "../queries/filings.ts";
+import { debtorSearchRoute } from "../routes/debtors.ts";
 import { withExamples } from "../routes/define.ts";
+import { referenceLink } from "../routes/docs.ts";
 import { bookmarkRequestHeader, errorResponses, reportHeaders } from "../routes/openapi.ts";
 import { combine, positionAfter, reportOrder } from "./combine.ts";
-import { firstActive, nameSearched, REPORT_DOCS_URL, reportCsv, reportFiling, SEARCH_LOGIC } from "./present.ts";
+import { firstActive, nameSearched, reportCsv, reportFiling, SEARCH_LOGIC } from "./present.ts";
 import { readFilings, readNewestChange, readShardReport, reportStatements } from "./query.ts";
 import { reportBody } from "./schemas.ts";
+
+/** Where the API reference explains how names match: the debtor search, whose logic each state's search uses. */
+const SEARCH_LOGIC_URL = referenceLink(debtorSearchRoute);
 
 /** Filings on a page of the report. */
 export const REPORT_PAGE_SIZE = 25;
@@ -140,7 +145,7 @@ export function registerReportRoute(app: OpenAPIHono<AppEnv>) {
           generated_at: generatedAt,
           name: q.name,
           name_searched: nameSearched(q.name),
-          search_logic: { description: SEARCH_LOGIC, url: REPORT_DOCS_URL },
+          search_logic: { description: SEARCH_LOGIC, url: SEARCH_LOGIC_URL },
           states: combined.states,
           changes_cursor: changesCursor,
         },

@@ -48,9 +48,11 @@ const header = component("ReportHeader", "What was searched, where, and how curr
   }),
   search_logic: component("SearchLogic", "How names are matched.", {
     description: z.string(),
-    url: z
-      .string()
-      .openapi({ format: "uri-reference", description: "The section of the project's docs that explains it." }),
+    url: z.string().openapi({
+      format: "uri-reference",
+      description:
+        "The API reference's section that explains it (`/docs#/Debtors/searchDebtorFilings`), a path on this service.",
+    }),
   }),
   states: z.array(reportState),
   changes_cursor: z.string().openapi({

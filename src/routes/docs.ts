@@ -93,6 +93,15 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
   return document;
 }
 
+/**
+ * A link to one operation in the API reference served at /docs: Swagger UI's
+ * deep link (`deepLinking`, public/docs/init.js) is `#/{first tag}/{operationId}`.
+ * A path on the service itself, so a client resolves it against the origin it called.
+ */
+export function referenceLink(route: { operationId?: string; tags?: string[] }): string {
+  return `/docs#/${encodeURIComponent(route.tags?.[0] ?? "default")}/${encodeURIComponent(route.operationId ?? "")}`;
+}
+
 export function registerDocs(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

@@ -349,6 +349,10 @@ describe("the console, in chromium", { timeout: 60_000 }, () => {
     for (const s of found) {
       expect(header).toContain(`${s.state} ${s.filings} filings, records through ${s.records_through}`);
     }
+    // The search logic links to the API reference's section on matching, on this origin.
+    const logic = page.locator(".report-header").getByRole("link", { name: "How names match" });
+    expect(await logic.getAttribute("href")).toBe("/docs#/Debtors/searchDebtorFilings");
+    expect((await fetch(new URL("/docs", worker.base))).status).toBe(200);
     // The states without filings, by the date their records run through ("2026-11-28: CO, CT, …").
     const dates = new Map(
       (await page.locator(".report-dates li").allTextContents()).map((line) => {
