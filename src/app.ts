@@ -22,6 +22,7 @@ import { registerDebtorRoutes } from "./routes/debtors.ts";
 import { registerDocs } from "./routes/docs.ts";
 import { registerFilingRoutes } from "./routes/filings.ts";
 import { registerMonitoringRoutes } from "./routes/monitoring.ts";
+import { EXPOSED_HEADERS } from "./routes/openapi.ts";
 import { registerSecuredRoutes } from "./routes/secureds.ts";
 
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
@@ -125,7 +126,8 @@ export function createApp() {
     // Browser clients read the D1 bookmark and send it back (docs/read-replication.md),
     // and revalidate with the ETag (If-None-Match is not a CORS-safelisted header).
     allowHeaders: ["x-api-key", BOOKMARK_HEADER, "If-None-Match"],
-    exposeHeaders: ["x-request-id", "Retry-After", "Server-Timing", BOOKMARK_HEADER, "ETag", "x-cache"],
+    // Every response header the OpenAPI document declares (a report's id, a CSV page's Link, ...).
+    exposeHeaders: EXPOSED_HEADERS,
     maxAge: 86_400,
   });
   // Hono's CORS answers a preflight itself; on any other request it writes its

@@ -324,7 +324,7 @@ describe("HTTP behaviour", () => {
     for (const res of answers) {
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
       expect(res.headers.get("access-control-expose-headers")).toBe(
-        "x-request-id,Retry-After,Server-Timing,x-d1-bookmark,ETag,x-cache",
+        "x-request-id,ETag,Vary,x-cache,x-d1-bookmark,Server-Timing,x-report-id,x-report-generated-at,Link,WWW-Authenticate,Retry-After,Allow",
       );
     }
   });

@@ -573,6 +573,18 @@ describe("GET /debtors/report", () => {
     expect(tractor?.collateral_categories?.split("; ")).toEqual(expect.arrayContaining(["equipment", "vehicles"]));
   });
 
+  it("lets a browser script on another origin read a CSV page's Link and the report's id and time", async () => {
+    const res = await get("/debtors/report?name=Paged%20Co&format=csv", undefined, {
+      headers: { origin: "https://underwriting.example" },
+    });
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    const exposed = res.headers.get("access-control-expose-headers")?.toLowerCase().split(",");
+    for (const header of ["link", "x-report-id", "x-report-generated-at", "x-request-id"]) {
+      expect(res.headers.get(header), header).not.toBeNull();
+      expect(exposed, header).toContain(header);
+    }
+  });
+
   it("counts afresh where a digest is stale, as it would from a fresh one", async () => {
     const query = `name=${encodeURIComponent(HARBOR)}`;
     const fresh = await report(query);

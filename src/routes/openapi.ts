@@ -235,6 +235,30 @@ const RESPONSES = {
   ),
 } as const;
 
+/** Response headers a cross-origin script may read without being told (the Fetch standard's CORS-safelisted ones). */
+const SAFELISTED = new Set([
+  "cache-control",
+  "content-language",
+  "content-length",
+  "content-type",
+  "expires",
+  "last-modified",
+  "pragma",
+]);
+
+/**
+ * Every other response header this document declares, for Access-Control-Expose-Headers: a browser
+ * client reads what the document promises it (the request id, ETag, bookmarks, a report's id and a CSV
+ * page's Link, Retry-After), not only what a server-side one sees.
+ */
+export const EXPOSED_HEADERS = [
+  ...new Set(
+    [successHeaders, reportHeaders, ...Object.values(RESPONSES).map((response) => response.headers)].flatMap(
+      (declared) => Object.keys(declared),
+    ),
+  ),
+].filter((name) => !SAFELISTED.has(name.toLowerCase()));
+
 /** The error statuses of a lookup, each its codes' status (ERROR_STATUS), as references to the shared responses. */
 export const errorResponses = {
   [ERROR_STATUS.invalid_parameter]: ref("responses", "InvalidParameter"),
