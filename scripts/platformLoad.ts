@@ -113,8 +113,20 @@ export async function localPullInstance(
 ): Promise<InstanceState<PullOutput> | null | undefined> {
   const api = explorerApi(port, (await feedsConfig(undefined)).pullWorkflow);
   if (!(await fetch(api).catch(() => null))?.ok) return undefined;
+  return (await explorerInstance(api, id)) as InstanceState<PullOutput> | null;
+}
+
+/**
+ * Instance `id` as the local explorer API at `api` has it: null when it
+ * answers 404 (no such instance yet), an error when it answers otherwise,
+ * which a follower takes as no answer, never as "not started".
+ */
+async function explorerInstance(api: string, id: string): Promise<InstanceState | null> {
   const res = await fetch(`${api}/instances/${encodeURIComponent(id)}`);
-  return res.ok ? (instanceState(await res.json()) as InstanceState<PullOutput> | null) : null;
+  if (res.status === 404) return null;
+  if (!res.ok)
+    throw new Error(`the local session answered ${res.status} for instance ${id}: ${(await res.text()).slice(0, 200)}`);
+  return instanceState(await res.json());
 }
 
 /** An environment's feeds bucket, load starter and load records. */
@@ -229,10 +241,7 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
         eventTime: new Date().toISOString(),
       });
     },
-    instance: async (id) => {
-      const res = await fetch(`${api}/instances/${encodeURIComponent(id)}`);
-      return res.ok ? instanceState(await res.json()) : null;
-    },
+    instance: (id) => explorerInstance(api, id),
     restart: async (id) => {
       const res = await fetch(`${api}/instances/${encodeURIComponent(id)}/status`, {
         method: "PATCH",
@@ -250,10 +259,7 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
       });
       if (!res.ok) throw new Error(`starting ${id}: ${res.status} ${await res.text()}`);
     },
-    pullInstance: async (id) => {
-      const res = await fetch(`${pullApi}/instances/${encodeURIComponent(id)}`);
-      return res.ok ? (instanceState(await res.json()) as InstanceState<PullOutput> | null) : null;
-    },
+    pullInstance: async (id) => (await explorerInstance(pullApi, id)) as InstanceState<PullOutput> | null,
     dispose,
   };
 }
@@ -307,21 +313,74 @@ const FINAL = new Set(["complete", "errored", "terminated"]);
  * only between the Workflow's steps (a range takes seconds) and `wrangler
  * workflows instances describe` takes seconds itself. Each call waits `ms`
  * (the follower's pause) for the answer to the question out, and returns
- * it if it came.
+ * it if it came. A question that fails is no answer: it is asked again
+ * after `every`, and `error()` says how the last one failed.
  */
 export function statusPoll<State>(ask: () => Promise<State>, every: number) {
-  let asking: Promise<{ state: State }> | undefined;
+  let asking: Promise<{ state: State } | undefined> | undefined;
   let asked = Number.NEGATIVE_INFINITY;
-  return async (ms: number): Promise<{ state: State } | undefined> => {
+  let failed: string | undefined;
+  const poll = async (ms: number): Promise<{ state: State } | undefined> => {
     if (!asking && Date.now() - asked >= every) {
       asked = Date.now();
-      asking = ask().then((state) => ({ state }));
+      const question = ask().then(
+        (state) => {
+          failed = undefined;
+          return { state };
+        },
+        (err: unknown) => {
+          failed = err instanceof Error ? err.message : String(err);
+          return undefined;
+        },
+      );
+      asking = question;
+      // Settled, it is no longer out (this runs before the race below sees it).
+      void question.then(() => {
+        if (asking === question) asking = undefined;
+      });
     }
     const pause = sleep(ms).then(() => undefined);
-    const answer = await (asking ? Promise.race([asking, pause]) : pause);
-    if (answer) asking = undefined;
-    return answer;
+    return asking ? Promise.race([asking, pause]) : pause;
   };
+  return Object.assign(poll, { error: () => failed });
+}
+
+/**
+ * Whether a followed Workflow has shown no sign for long: neither a status
+ * of its instance nor a move of the progress it records as it goes. The
+ * record counts, so a session slow to answer for a running instance (a
+ * busy machine, a Worker paused by a debugger) does not make the load
+ * look unstarted. `quietMs` without any sign at all; `recordedMs` once its
+ * record exists, whose steps may be long.
+ */
+export function signsOf(quietMs: number, recordedMs: number, now = () => Date.now()) {
+  let last = now();
+  let seen: string | undefined;
+  return {
+    /** The progress record as it reads now (undefined while there is none). */
+    progress(reading: string | undefined) {
+      if (reading !== seen) {
+        seen = reading;
+        last = now();
+      }
+    },
+    /** The instance's status came. */
+    answered() {
+      last = now();
+    },
+    silent: () => now() - last > (seen === undefined ? quietMs : recordedMs),
+    recorded: () => seen !== undefined,
+  };
+}
+
+/** What a follower says when a load shows no sign: which of the two silences, and the last failed question. */
+export function silenceError(what: string, recorded: boolean, where: string, failed: string | undefined): Error {
+  const why = failed ? ` (its last answer: ${failed})` : "";
+  return new Error(
+    recorded
+      ? `${what} has not moved for five minutes, and ${where} has not said how it stands${why}`
+      : `${what} did not start within a minute on ${where}${why}`,
+  );
 }
 
 export interface PlatformResult {
@@ -378,16 +437,19 @@ export async function loadOnPlatform(
   let record: LoadRecord | undefined;
   let state: InstanceState | null = null;
   const status = statusPoll(() => platform.instance(id), platform.statusEvery);
+  const signs = signsOf(60_000, 300_000);
   for (;;) {
     record = await readLoad(platform.db, id);
     follower.show(record);
+    signs.progress(record && `${record.updatedAt} ${JSON.stringify(record.checkpoint)}`);
     const answer = await status(250);
-    if (!answer) continue;
-    state = answer.state;
-    if (state && FINAL.has(state.status)) break;
-    if (!state && Date.now() - started > 60_000) {
+    if (answer?.state) {
+      state = answer.state;
+      signs.answered();
+      if (FINAL.has(state.status)) break;
+    } else if (signs.silent()) {
       follower.end(record);
-      throw new Error(`no load of ${key} started within a minute on ${platform.describe}`);
+      throw silenceError(`the load of ${key}`, signs.recorded(), platform.describe, status.error());
     }
   }
   record = await readLoad(platform.db, id);

@@ -18,7 +18,15 @@ import { type Problems, problemsKey, pullKey } from "../src/platform/feedFiles.t
 import type { PullOutput, PullParams } from "../src/platform/pullSource.ts";
 import type { Target } from "./feedDb.ts";
 import { type LinesWriter, number, rowsLine, summaryLine } from "./importOutput.ts";
-import { type InstanceState, localPullInstance, openPlatform, type Platform, statusPoll } from "./platformLoad.ts";
+import {
+  type InstanceState,
+  localPullInstance,
+  openPlatform,
+  type Platform,
+  signsOf,
+  silenceError,
+  statusPoll,
+} from "./platformLoad.ts";
 
 const FINAL = new Set(["complete", "errored", "terminated"]);
 
@@ -85,8 +93,10 @@ export async function pullOnPlatform(
     let shown: PullPosition | null = null;
     let assembling = false;
     const status = statusPoll(() => platform.pullInstance(id), platform.statusEvery);
+    const signs = signsOf(60_000, 300_000);
     for (;;) {
       const { position } = await pullState(platform.db, source);
+      signs.progress(position?.by === id ? JSON.stringify(position) : undefined);
       if (position?.by === id && position.pages !== shown?.pages) {
         shown = position;
         const table = source.tables[Math.min(position.table, source.tables.length - 1)]?.title;
@@ -98,10 +108,11 @@ export async function pullOnPlatform(
         }
       }
       const answer = await status(250);
-      if (!answer) continue;
-      state = answer.state;
-      if (state && FINAL.has(state.status)) break;
-      if (!state && Date.now() - started > 60_000) throw new Error(`${id} did not start within a minute`);
+      if (answer?.state) {
+        state = answer.state;
+        signs.answered();
+        if (FINAL.has(state.status)) break;
+      } else if (signs.silent()) throw silenceError(id, signs.recorded(), platform.describe, status.error());
     }
     if (!state) throw new Error(`${id} has no status`);
     await copyProblems(platform, id, "rejects", outputs.rejects);
