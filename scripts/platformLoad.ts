@@ -345,15 +345,18 @@ export function statusPoll<State>(ask: () => Promise<State>, every: number) {
   return Object.assign(poll, { error: () => failed });
 }
 
+/** How long a followed load may show no sign before its record exists, and after (its steps may be long). */
+const UNSTARTED_MS = 60_000;
+const UNMOVED_MS = 300_000;
+
 /**
  * Whether a followed Workflow has shown no sign for long: neither a status
  * of its instance nor a move of the progress it records as it goes. The
  * record counts, so a session slow to answer for a running instance (a
  * busy machine, a Worker paused by a debugger) does not make the load
- * look unstarted. `quietMs` without any sign at all; `recordedMs` once its
- * record exists, whose steps may be long.
+ * look unstarted.
  */
-export function signsOf(quietMs: number, recordedMs: number, now = () => Date.now()) {
+export function signsOf(now = () => Date.now()) {
   let last = now();
   let seen: string | undefined;
   return {
@@ -368,19 +371,17 @@ export function signsOf(quietMs: number, recordedMs: number, now = () => Date.no
     answered() {
       last = now();
     },
-    silent: () => now() - last > (seen === undefined ? quietMs : recordedMs),
-    recorded: () => seen !== undefined,
+    silent: () => now() - last > (seen === undefined ? UNSTARTED_MS : UNMOVED_MS),
+    /** What the follower says when `what` is silent on `where`: which silence, and the last failed question. */
+    silence(what: string, where: string, failed: string | undefined): Error {
+      const why = failed ? ` (its last answer: ${failed})` : "";
+      return new Error(
+        seen === undefined
+          ? `${what} did not start within a minute on ${where}${why}`
+          : `${what} has not moved for five minutes, and ${where} has not said how it stands${why}`,
+      );
+    },
   };
-}
-
-/** What a follower says when a load shows no sign: which of the two silences, and the last failed question. */
-export function silenceError(what: string, recorded: boolean, where: string, failed: string | undefined): Error {
-  const why = failed ? ` (its last answer: ${failed})` : "";
-  return new Error(
-    recorded
-      ? `${what} has not moved for five minutes, and ${where} has not said how it stands${why}`
-      : `${what} did not start within a minute on ${where}${why}`,
-  );
 }
 
 export interface PlatformResult {
@@ -437,7 +438,7 @@ export async function loadOnPlatform(
   let record: LoadRecord | undefined;
   let state: InstanceState | null = null;
   const status = statusPoll(() => platform.instance(id), platform.statusEvery);
-  const signs = signsOf(60_000, 300_000);
+  const signs = signsOf();
   for (;;) {
     record = await readLoad(platform.db, id);
     follower.show(record);
@@ -449,7 +450,7 @@ export async function loadOnPlatform(
       if (FINAL.has(state.status)) break;
     } else if (signs.silent()) {
       follower.end(record);
-      throw silenceError(`the load of ${key}`, signs.recorded(), platform.describe, status.error());
+      throw signs.silence(`the load of ${key}`, platform.describe, status.error());
     }
   }
   record = await readLoad(platform.db, id);

@@ -24,7 +24,6 @@ import {
   openPlatform,
   type Platform,
   signsOf,
-  silenceError,
   statusPoll,
 } from "./platformLoad.ts";
 
@@ -93,7 +92,7 @@ export async function pullOnPlatform(
     let shown: PullPosition | null = null;
     let assembling = false;
     const status = statusPoll(() => platform.pullInstance(id), platform.statusEvery);
-    const signs = signsOf(60_000, 300_000);
+    const signs = signsOf();
     for (;;) {
       const { position } = await pullState(platform.db, source);
       signs.progress(position?.by === id ? JSON.stringify(position) : undefined);
@@ -112,7 +111,7 @@ export async function pullOnPlatform(
         state = answer.state;
         signs.answered();
         if (FINAL.has(state.status)) break;
-      } else if (signs.silent()) throw silenceError(id, signs.recorded(), platform.describe, status.error());
+      } else if (signs.silent()) throw signs.silence(id, platform.describe, status.error());
     }
     if (!state) throw new Error(`${id} has no status`);
     await copyProblems(platform, id, "rejects", outputs.rejects);

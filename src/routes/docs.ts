@@ -98,8 +98,9 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
  * deep link (`deepLinking`, public/docs/init.js) is `#/{first tag}/{operationId}`.
  * A path on the service itself, so a client resolves it against the origin it called.
  */
-export function referenceLink(route: { operationId?: string; tags?: string[] }): string {
-  return `/docs#/${encodeURIComponent(route.tags?.[0] ?? "default")}/${encodeURIComponent(route.operationId ?? "")}`;
+export function referenceLink(route: { operationId: string; tags: string[] }): string {
+  // Swagger UI files an operation without a tag under "default".
+  return `/docs#/${encodeURIComponent(route.tags[0] ?? "default")}/${encodeURIComponent(route.operationId)}`;
 }
 
 export function registerDocs(app: OpenAPIHono<AppEnv>) {

@@ -7,7 +7,7 @@
  * load had not started.
  */
 import { describe, expect, it } from "vitest";
-import { signsOf, silenceError, statusPoll } from "../../scripts/platformLoad.ts";
+import { signsOf, statusPoll } from "../../scripts/platformLoad.ts";
 
 describe("a status poll", () => {
   it("takes a question that fails as no answer, says why, and asks again", async () => {
@@ -51,18 +51,18 @@ describe("a followed load's signs", () => {
 
   it("are silent a minute after the start when there is no record and no status", () => {
     const time = clock();
-    const signs = signsOf(60_000, 300_000, time.now);
+    const signs = signsOf(time.now);
     signs.progress(undefined);
     time.pass(60_000);
     expect(signs.silent()).toBe(false);
     time.pass(1);
     expect(signs.silent()).toBe(true);
-    expect(signs.recorded()).toBe(false);
+    expect(signs.silence("the load", "the session", undefined).message).toContain("did not start");
   });
 
   it("count a record that moves, though the session never answers for the instance", () => {
     const time = clock();
-    const signs = signsOf(60_000, 300_000, time.now);
+    const signs = signsOf(time.now);
     for (let done = 0; done < 10; done++) {
       time.pass(50_000);
       signs.progress(`2026-12-03T13:00:${done}Z ${done}`);
@@ -73,12 +73,12 @@ describe("a followed load's signs", () => {
     expect(signs.silent()).toBe(false);
     time.pass(1);
     expect(signs.silent()).toBe(true);
-    expect(signs.recorded()).toBe(true);
+    expect(signs.silence("the load", "the session", undefined).message).toContain("has not moved");
   });
 
   it("count an instance's status as a sign", () => {
     const time = clock();
-    const signs = signsOf(60_000, 300_000, time.now);
+    const signs = signsOf(time.now);
     time.pass(59_000);
     signs.answered();
     time.pass(59_000);
@@ -86,14 +86,14 @@ describe("a followed load's signs", () => {
   });
 
   it("name the silence and the session's last failed answer", () => {
+    const signs = signsOf(clock().now);
     expect(
-      silenceError("the load of incoming/a.ndjson", false, "the local session on port 8787", "answered 500").message,
+      signs.silence("the load of incoming/a.ndjson", "the local session on port 8787", "answered 500").message,
     ).toBe(
       "the load of incoming/a.ndjson did not start within a minute on the local session on port 8787 (its last answer: answered 500)",
     );
-    expect(
-      silenceError("the load of incoming/a.ndjson", true, "the local session on port 8787", undefined).message,
-    ).toBe(
+    signs.progress("2026-12-03T13:00:00Z 0");
+    expect(signs.silence("the load of incoming/a.ndjson", "the local session on port 8787", undefined).message).toBe(
       "the load of incoming/a.ndjson has not moved for five minutes, and the local session on port 8787 has not said how it stands",
     );
   });
