@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Changes to filings, oldest first (the change feed)
-         * @description What each load changed, and filings that lapsed, oldest first: new filings, continuations, terminations, assignments, reinstatements, other amendments, corrected facts and lapses, each with the filing as it stands now. Poll it: resume from `next_cursor`, which never skips a change. Without `cursor` or `since` it starts at the oldest change kept. A cursor past retention is a 410 `cursor_expired`. An empty page says how long to wait in `Retry-After`; `If-None-Match` with the last ETag answers 304 while nothing changed. docs/monitoring.md.
+         * @description What each load changed, and filings that lapsed, oldest first: new filings, continuations, terminations, assignments, reinstatements, other amendments, corrected facts and lapses, each with the filing as it stands now. Poll it: resume from `next_cursor`, which never skips a change. Changes are kept at least 90 days; without `cursor` or `since` the feed starts at the oldest change kept, and a cursor past retention is a 410 `cursor_expired`. An empty page says how long to wait in `Retry-After`; `If-None-Match` with the last ETag answers 304 while nothing changed.
          */
         get: operations["listChanges"];
         put?: never;
@@ -301,7 +301,7 @@ export interface paths {
         };
         /**
          * Lien report: is this borrower encumbered, by whom, since when
-         * @description Every filing naming the debtor in the states searched (default: every state held), matched in each as `/debtors/search` matches names, oldest first (filing time, then state, then number), 25 a page; with a summary over all of them (active, lapsed and terminated filings, active filings by kind and collateral category, the secured parties on active filings and their kinds, blanket liens, recent filings, the oldest active filing, the next lapse date), the date each state's records run through, and a change-feed cursor positioned at the report. A name that matches nothing is a report of zero filings. `format=csv` (or `Accept: text/csv`) answers the page as CSV. docs/api.md, "Lien report".
+         * @description Every filing naming the debtor in the states searched (default: every state held), matched in each as [`/debtors/search`](/docs#/Debtors/searchDebtorFilings) matches names, oldest first (filing time, then state, then number), 25 a page; with a summary over all of them (active, lapsed and terminated filings, active filings by kind and collateral category, the secured parties on active filings and their kinds, blanket liens, recent filings, the oldest active filing, the next lapse date), the date each state's records run through, and a change-feed cursor positioned at the report. A name that matches nothing is a report of zero filings. `format=csv` (or `Accept: text/csv`) answers the page as CSV.
          */
         get: operations["getLienReport"];
         put?: never;
@@ -356,7 +356,7 @@ export interface components {
             /** @description As filed. */
             name: string;
             /**
-             * @description What the secured party is, read from its name (docs/api.md, "Lien report"): `government` (the IRS, a state's revenue or labor department, the SBA), `bank`, `credit_union`, `representative` (a filing service that files for an undisclosed lender), `equipment_finance`, `funding_company` (merchant cash advance and other funding companies), or `other`.
+             * @description What the secured party is, read from its name alone, so a name has one kind everywhere; the first of these that applies: `representative` (a filing service that files for an undisclosed lender, or any name "as representative"), `government` (the IRS, the United States, a state's or city's revenue or labor department, the SBA), `credit_union`, `bank`, `equipment_finance`, `funding_company` (merchant cash advance and other funding companies), then `other`.
              * @enum {string}
              */
             kind: "government" | "bank" | "credit_union" | "representative" | "equipment_finance" | "funding_company" | "other";
@@ -806,7 +806,7 @@ export interface components {
             category: string;
             address: components["schemas"]["AddressB"];
             /**
-             * @description What the secured party is, read from its name (docs/api.md, "Lien report"): `government` (the IRS, a state's revenue or labor department, the SBA), `bank`, `credit_union`, `representative` (a filing service that files for an undisclosed lender), `equipment_finance`, `funding_company` (merchant cash advance and other funding companies), or `other`.
+             * @description What the secured party is, read from its name alone, so a name has one kind everywhere; the first of these that applies: `representative` (a filing service that files for an undisclosed lender, or any name "as representative"), `government` (the IRS, the United States, a state's or city's revenue or labor department, the SBA), `credit_union`, `bank`, `equipment_finance`, `funding_company` (merchant cash advance and other funding companies), then `other`.
              * @enum {string}
              */
             kind: "government" | "bank" | "credit_union" | "representative" | "equipment_finance" | "funding_company" | "other";
@@ -815,7 +815,7 @@ export interface components {
         ReportSecuredParty: {
             name: string;
             /**
-             * @description What the secured party is, read from its name (docs/api.md, "Lien report"): `government` (the IRS, a state's revenue or labor department, the SBA), `bank`, `credit_union`, `representative` (a filing service that files for an undisclosed lender), `equipment_finance`, `funding_company` (merchant cash advance and other funding companies), or `other`.
+             * @description What the secured party is, read from its name alone, so a name has one kind everywhere; the first of these that applies: `representative` (a filing service that files for an undisclosed lender, or any name "as representative"), `government` (the IRS, the United States, a state's or city's revenue or labor department, the SBA), `credit_union`, `bank`, `equipment_finance`, `funding_company` (merchant cash advance and other funding companies), then `other`.
              * @enum {string}
              */
             kind: "government" | "bank" | "credit_union" | "representative" | "equipment_finance" | "funding_company" | "other";
@@ -1121,7 +1121,7 @@ export interface components {
          */
         Vary: string;
         /**
-         * @description The database state this answer was read from, on each database (shard) it read: comma-separated `SHARD=BOOKMARK` entries, or one plain D1 bookmark when the service runs on one database. Opaque: send it back in `x-d1-bookmark` and the next answer is read, on every database it reads, from a state at least as new (docs/read-replication.md).
+         * @description The database state this answer was read from, on each database (shard) it read: comma-separated `SHARD=BOOKMARK` entries, or one plain D1 bookmark when the service runs on one database. Opaque: send it back in `x-d1-bookmark` and the next answer is read, on every database it reads, from a state at least as new.
          * @example DB=00000001-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653,DB_2=00000001-00000005-00000011-9c1f0be27d54a6e3b8f2c40d15e6a7b9
          */
         D1Bookmark: string;

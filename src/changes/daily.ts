@@ -55,7 +55,7 @@ const heldStates = (db: Db) =>
     .where(and(eq(facetCounts.scope, "s"), eq(facetCounts.name, ""), eq(facetCounts.facet, "*")));
 
 /** Days changes are kept unless CHANGE_RETENTION_DAYS says more. */
-const MIN_RETENTION_DAYS = 90;
+export const MIN_RETENTION_DAYS = 90;
 /** Changes deleted per statement, and statements per run: a backlog clears over a few days. */
 const PURGE_CHUNK = 10_000;
 const PURGE_STATEMENTS = 20;

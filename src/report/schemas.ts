@@ -23,7 +23,7 @@ function countsBy<const T extends readonly [string, ...string[]]>(name: string, 
 
 const securedPartyKind = z.enum(SECURED_PARTY_KINDS).openapi({
   description:
-    'What the secured party is, read from its name (docs/api.md, "Lien report"): `government` (the IRS, a state\'s revenue or labor department, the SBA), `bank`, `credit_union`, `representative` (a filing service that files for an undisclosed lender), `equipment_finance`, `funding_company` (merchant cash advance and other funding companies), or `other`.',
+    "What the secured party is, read from its name alone, so a name has one kind everywhere; the first of these that applies: `representative` (a filing service that files for an undisclosed lender, or any name \"as representative\"), `government` (the IRS, the United States, a state's or city's revenue or labor department, the SBA), `credit_union`, `bank`, `equipment_finance`, `funding_company` (merchant cash advance and other funding companies), then `other`.",
 });
 
 const category = z.enum(COLLATERAL_CATEGORIES);

@@ -5,6 +5,7 @@
  * data is (docs/api/states.md).
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { MIN_RETENTION_DAYS } from "../changes/daily.ts";
 import { feedPage, type Positions, readParts } from "../changes/feed.ts";
 import type { ChangeFilter, Start } from "../changes/read.ts";
 import { partsOf, shardsOf } from "../db/shards.ts";
@@ -33,8 +34,7 @@ export const changesRoute = lookupRoute({
   path: "/filings/changes",
   tags: ["Monitoring"],
   summary: "Changes to filings, oldest first (the change feed)",
-  description:
-    "What each load changed, and filings that lapsed, oldest first: new filings, continuations, terminations, assignments, reinstatements, other amendments, corrected facts and lapses, each with the filing as it stands now. Poll it: resume from `next_cursor`, which never skips a change. Without `cursor` or `since` it starts at the oldest change kept. A cursor past retention is a 410 `cursor_expired`. An empty page says how long to wait in `Retry-After`; `If-None-Match` with the last ETag answers 304 while nothing changed. docs/monitoring.md.",
+  description: `What each load changed, and filings that lapsed, oldest first: new filings, continuations, terminations, assignments, reinstatements, other amendments, corrected facts and lapses, each with the filing as it stands now. Poll it: resume from \`next_cursor\`, which never skips a change. Changes are kept at least ${MIN_RETENTION_DAYS} days; without \`cursor\` or \`since\` the feed starts at the oldest change kept, and a cursor past retention is a 410 \`cursor_expired\`. An empty page says how long to wait in \`Retry-After\`; \`If-None-Match\` with the last ETag answers 304 while nothing changed.`,
   query: changesQuery,
   examples: {},
   schema: changePage,

@@ -57,7 +57,7 @@ const HEADERS = {
     { required: true, example: `x-api-key, ${BOOKMARK_HEADER}` },
   ),
   D1Bookmark: header(
-    `The database state this answer was read from, on each database (shard) it read: comma-separated \`SHARD=BOOKMARK\` entries, or one plain D1 bookmark when the service runs on one database. Opaque: send it back in \`${BOOKMARK_HEADER}\` and the next answer is read, on every database it reads, from a state at least as new (docs/read-replication.md).`,
+    `The database state this answer was read from, on each database (shard) it read: comma-separated \`SHARD=BOOKMARK\` entries, or one plain D1 bookmark when the service runs on one database. Opaque: send it back in \`${BOOKMARK_HEADER}\` and the next answer is read, on every database it reads, from a state at least as new.`,
     { type: "string", pattern: BOOKMARK_PATTERN },
     { example: BOOKMARK_EXAMPLE },
   ),
