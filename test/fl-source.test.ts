@@ -106,7 +106,9 @@ const day = {
   flrs: lines(party("flrs", "26FLR0000050", "00001", IRS)),
   flre: lines(event("26FLR0000051", "22FLR0000020", "11202026", "COR", "CERTIFICATE OF RELEASE")),
 };
-const daySet = () => Object.entries(day).map(([kind, text]) => memoryFile(`fl/20261120${kind}.txt`, text));
+// Each file ending as DOS-era writers end theirs: a blank line, then the end-of-file mark (Ctrl-Z).
+const daySet = () =>
+  Object.entries(day).map(([kind, text]) => memoryFile(`fl/20261120${kind}.txt`, `${text}\r\n\u001a`));
 
 const staged = async () =>
   (
@@ -196,14 +198,16 @@ describe("Florida's federal lien registrations (flrf, flrd, flrs, flre)", () => 
     expect(await stateOf("FL")).toMatchObject({ data_through: "2024-02-01" });
   });
 
-  describe("a day's set after the quarterly one", () => {
+  describe("a day's set after the quarterly one, its files ending in a blank line and an end-of-file mark", () => {
     let next: Awaited<ReturnType<typeof loadBulk>>;
     beforeAll(async () => {
       next = await loadBulk(florida, daySet());
     });
 
     it("changes what it names, and announces the release, the lapse and the new lien", async () => {
+      // The blank lines are no records: no reject, and the events file is read.
       expect(next.problems).toEqual([]);
+      expect(next.rejects).toEqual([]);
       expect(next.summary).toEqual(counts({ read: 3, inserted: 1, updated: 2 }));
       // The release is the day's event, not a termination made up from the status.
       expect(await lookup("22FLR0000020", "FL")).toMatchObject({

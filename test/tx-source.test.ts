@@ -53,6 +53,7 @@ const f3 = records(2013, "230012345680");
 const f4 = records(2013, "230012345681");
 const f5 = records(2013, "230012345682");
 const f6 = records(2025, "25000000000000001");
+const f8 = records(2025, "25000000000000077");
 
 // The master unload in two files, a filing's records spread over both and out of order.
 const master1 = file([
@@ -99,6 +100,12 @@ const layout2025 = file([
   f6.organization("2", "CITY OF ODESSA", "411 W 8TH ST", "ODESSA", "79761"),
   f6.person("3", "OKAFOR", "CHIDI", "N"),
   f6.organization("4", "THE BANK OF NEW YORK MELLON TRUST COMPANY"),
+  // A filing whose termination has a space too many: of neither length, and its number the 2025 layout's.
+  f8.master("", "A", "20300101"),
+  f8.record("2500000077", "MR", "20250801"),
+  f8.organization("2", "TERMINATED LATER LLC"),
+  f8.organization("4", "FROST BANK"),
+  `${f8.record("2600000077", "T", "20251001")} `,
   trailer(2025),
 ]);
 
@@ -141,15 +148,15 @@ describe("Texas's bulk files (master unload and daily update, fixed width)", () 
   });
 
   it("assembles filings from records in any order across the files of one load, in both layouts", () => {
-    expect(master.rows).toMatchObject({ rows: 34, rejected: 3 });
-    expect(master.summary).toEqual(counts({ read: 7, inserted: 5, rejected: 2, warned: 4 }));
+    expect(master.rows).toMatchObject({ rows: 39, rejected: 4 });
+    expect(master.summary).toEqual(counts({ read: 8, inserted: 5, rejected: 3, warned: 4 }));
     // Parties the office recorded without an address are kept, and said so by line and field.
     expect(master.warnings.find((w) => w.filing === "TX 230012345681")?.reason).toContain(
       "line 13 street: not recorded",
     );
   });
 
-  it("rejects a line of another length, an unknown record code, an impossible date, the filing of such a line, and a party of no filing, by file and line", () => {
+  it("rejects a line of another length, an unknown record code, an impossible date, the filing of such a line (a 2025 number read whole), and a party of no filing, by file and line", () => {
     expect(master.rejects.map((r) => [r.file, r.line, r.reason])).toEqual([
       ["master-2.txt", 14, "a record of 300 characters: neither layout's length (506, of 2013; 511, of 2025)"],
       ["master-2.txt", 15, 'record code "8": not one of 1 to 7 (records) or 9 (the trailer)'],
@@ -158,6 +165,7 @@ describe("Texas's bulk files (master unload and daily update, fixed width)", () 
         16,
         'amendment record (code 6): filing date (positions 26-33): "20241345" is not a date (YYYYMMDD)',
       ],
+      ["master-2025.txt", 10, "a record of 512 characters: neither layout's length (506, of 2013; 511, of 2025)"],
       [
         "master-2.txt",
         18,
@@ -167,6 +175,12 @@ describe("Texas's bulk files (master unload and daily update, fixed width)", () 
         "master-2.txt",
         17,
         "filing 239999999999: no master record (code 1) among its 1 records in the files of this load: not loaded (a file gives a filing's records whole)",
+      ],
+      // Not loaded as Active without its termination: its number is read whole, not at 2013's twelve positions.
+      [
+        "master-2025.txt",
+        6,
+        "filing 25000000000000077: not loaded, since a record of it could not be read (master-2025.txt line 10: a record of 512 characters: neither layout's length (506, of 2013; 511, of 2025)); what was stored before is kept",
       ],
     ]);
   });
@@ -227,10 +241,11 @@ describe("Texas's bulk files (master unload and daily update, fixed width)", () 
     expect(await stateOf("TX")).toMatchObject({ data_through: "2026-01-10" });
   });
 
-  describe("a daily update after the master", () => {
+  describe("a daily update after the master, its file ending in a blank line and an end-of-file mark", () => {
     let update: Awaited<ReturnType<typeof loadBulk>>;
     beforeAll(async () => {
-      update = await loadBulk(texas, [memoryFile("daily-20261120.txt", daily)]);
+      // As DOS-era writers end a file: a blank line, then Ctrl-Z. Neither is a record, nor a reject.
+      update = await loadBulk(texas, [memoryFile("daily-20261120.txt", `${daily}\r\n\u001a`)]);
     });
 
     it("replaces the filings it names with their new whole record, and announces what changed", async () => {

@@ -46,8 +46,12 @@ interface BulkReader {
   check?(input: BulkInput, open: () => Promise<ReadableStream<Uint8Array>>): Promise<string | null>;
   /** Fields holding the office's dates (YYYY-MM-DD): the newest is the state's data_through. */
   dates: readonly string[];
-  /** The filing a line that cannot be read names, when its text still says (its number's positions); else null. */
-  filingOf(input: BulkInput, raw: string): string | null;
+  /**
+   * The filings a line that cannot be read may name, read where a number's
+   * positions are (more than one where its length leaves the layout in
+   * doubt); none when its text does not say.
+   */
+  filingsOf(input: BulkInput, raw: string): readonly string[];
 }
 
 export interface BulkSource extends Source {
@@ -141,8 +145,9 @@ async function* watched(
         if (day !== undefined && day <= seen.latest && (seen.newest === null || day > seen.newest)) seen.newest = day;
       }
     } else {
-      const filing = bulk.filingOf(input, read.raw);
-      if (filing && !tainted.has(filing)) tainted.set(filing, `${input.file.name} line ${read.line}: ${read.error}`);
+      for (const filing of bulk.filingsOf(input, read.raw)) {
+        if (!tainted.has(filing)) tainted.set(filing, `${input.file.name} line ${read.line}: ${read.error}`);
+      }
     }
     yield read;
   }

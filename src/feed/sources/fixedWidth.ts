@@ -22,6 +22,17 @@ export interface FixedField {
   keepLeading?: boolean;
 }
 
+/**
+ * A line that holds no record: empty, spaces, or the end-of-file mark
+ * (Ctrl-Z) some DOS-era writers leave. A file that ends with a blank line
+ * is common; read as a record of the wrong length it would be a reject, and
+ * Florida's events file is read only when every record has its length.
+ */
+export function isBlankLine(text: string): boolean {
+  const rest = text.trim();
+  return rest === "" || rest === "\u001a";
+}
+
 /** `field` moved `by` positions to the right. */
 export const shifted = (field: FixedField, by: number): FixedField => ({
   ...field,

@@ -336,6 +336,9 @@ export const florida: BulkSource = {
     rows: (input, text) => flRecords(kindOf(input), text),
     check: async (input, open) => (kindOf(input) === "flre" ? eventsUnread(await open()) : null),
     dates: ["filed", "cancelled", "date"],
-    filingOf: (input, raw) => flFilingOf(kindOf(input), raw),
+    filingsOf: (input, raw) => {
+      const filing = flFilingOf(kindOf(input), raw);
+      return filing ? [filing] : [];
+    },
   },
 };

@@ -8,7 +8,7 @@
 import { isCalendarDay } from "../../domain/time.ts";
 import { readLines } from "../lines.ts";
 import { FeedFileError } from "../read.ts";
-import { type FixedField, fixedLine, readFields } from "./fixedWidth.ts";
+import { type FixedField, fixedLine, isBlankLine, readFields } from "./fixedWidth.ts";
 import type { RowRead } from "./soda.ts";
 
 export type FlKind = "flrf" | "flrd" | "flrs" | "flre";
@@ -112,6 +112,7 @@ export async function* flRecords(kind: FlKind, body: ReadableStream<Uint8Array>)
   let lines = 0;
   for await (const { number, text } of readLines(body)) {
     lines = number;
+    if (isBlankLine(text)) continue;
     const where = { line: number, endLine: number, raw: text };
     if (text.length !== length) {
       yield { ...where, error: `a record of ${text.length} characters: ${kind} (${title}) records are ${length}` };
@@ -133,7 +134,7 @@ export async function eventsUnread(body: ReadableStream<Uint8Array>): Promise<st
   const found = new Map<number, number>();
   let first: { line: number; length: number } | null = null;
   for await (const { number, text } of readLines(body)) {
-    if (text.length === length) continue;
+    if (text.length === length || isBlankLine(text)) continue;
     first ??= { line: number, length: text.length };
     found.set(text.length, (found.get(text.length) ?? 0) + 1);
   }

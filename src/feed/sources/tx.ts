@@ -24,7 +24,7 @@ import {
 } from "./codes.ts";
 import type { SodaRow } from "./soda.ts";
 import type { Assembled, PartyColumnNames, SourceTable, StagedRow } from "./source.ts";
-import { txFilingOf, txRecords } from "./txLayout.ts";
+import { txFilingsOf, txRecords } from "./txLayout.ts";
 
 /** Filing types (code 1) as filing kinds; blank is an ordinary financing statement. */
 const FILING_TYPES: Record<string, FilingKind> = {
@@ -293,6 +293,6 @@ export const texas: BulkSource = {
     plan: (files) => files.map((file) => ({ file, table })),
     rows: (_input, text) => txRecords(text),
     dates: ["filed", "entered"],
-    filingOf: (_input, raw) => txFilingOf(raw),
+    filingsOf: (_input, raw) => txFilingsOf(raw),
   },
 };

@@ -9,7 +9,7 @@
  */
 import { readLines } from "../lines.ts";
 import { FeedFileError } from "../read.ts";
-import { type FixedField, fixedLine, readFields, shifted } from "./fixedWidth.ts";
+import { type FixedField, fixedLine, isBlankLine, readFields, shifted } from "./fixedWidth.ts";
 import type { RowRead } from "./soda.ts";
 
 /** Record lengths of the two layouts. */
@@ -111,6 +111,7 @@ export async function* txRecords(body: ReadableStream<Uint8Array>): AsyncGenerat
   let lines = 0;
   for await (const { number, text } of readLines(body)) {
     lines = number;
+    if (isBlankLine(text)) continue;
     const where = { line: number, endLine: number, raw: text };
     const code = text.charAt(0);
     if (code === TRAILER) continue;
@@ -135,9 +136,18 @@ export async function* txRecords(body: ReadableStream<Uint8Array>): AsyncGenerat
   if (lines === 0) throw new FeedFileError("empty: no records, not even the trailer");
 }
 
-/** The filing number a line names, read where its layout has it (2013's where its length is neither); null if blank. */
-export function txFilingOf(raw: string): string | null {
-  return raw.slice(1, layoutOf(raw.length) === 2025 ? 18 : 13).trim() || null;
+/**
+ * The filing numbers a line may name, read where its layout has the number.
+ * A line of neither layout's length (a space too many, a record cut short)
+ * may be of either, so both readings are held back: the 2025 layout's
+ * number is the 2013 one's five positions wider, and read as 2013's alone a
+ * 2025 number would be cut short, its filing loaded without the record.
+ */
+export function txFilingsOf(raw: string): string[] {
+  const layout = layoutOf(raw.length);
+  const ends = layout === 2013 ? [13] : layout === 2025 ? [18] : [13, 18];
+  const numbers = ends.map((end) => raw.slice(1, end).trim()).filter((n) => n !== "");
+  return [...new Set(numbers)];
 }
 
 /** A record of `layout` holding `values` (the code's fields by name, as written), for tests and the benchmark. */
