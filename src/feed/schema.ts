@@ -200,10 +200,7 @@ const rawParty = z.object(
 );
 type RawParty = z.infer<typeof rawParty>;
 
-const partyList = (what: string) =>
-  z
-    .array(rawParty, { error: `must be an array of ${what}` })
-    .max(MAX_PARTIES, `must name at most ${MAX_PARTIES} ${what}`);
+const partyList = (what: string) => z.array(rawParty, { error: `must be an array of ${what}` });
 
 /** A party, or null (noted) when it has no name. */
 function partyOf(raw: RawParty, path: PropertyKey[], role: "debtor" | "secured", notes: Notes): PartyRecord | null {
@@ -239,8 +236,18 @@ function partyOf(raw: RawParty, path: PropertyKey[], role: "debtor" | "secured",
   return { name, type, label, address: addressOf(raw.address, [...path, "address"], notes) };
 }
 
+/**
+ * A list's usable parties. Past MAX_PARTIES the first are kept and the rest
+ * said: the filing stays, found by those debtors and in every list, where
+ * refused whole it would be found by none.
+ */
 function partiesOf(list: RawParty[] | undefined, path: PropertyKey[], role: "debtor" | "secured", notes: Notes) {
-  return (list ?? []).flatMap((p, i) => partyOf(p, [...path, i], role, notes) ?? []);
+  const all = list ?? [];
+  if (all.length > MAX_PARTIES) {
+    const what = role === "debtor" ? "debtor parties" : "secured parties";
+    notes.add(path, `${all.length} ${what}, more than ${MAX_PARTIES}: the first ${MAX_PARTIES} kept`);
+  }
+  return all.slice(0, MAX_PARTIES).flatMap((p, i) => partyOf(p, [...path, i], role, notes) ?? []);
 }
 
 const AMENDMENT_FIELDS = {
@@ -420,11 +427,8 @@ function amendmentList(value: unknown, filing: { filedAt: string; latest: number
     notes.add(["amendments"], `must be an array of amendments, not ${describe(value)}: ignored`);
     return [];
   }
-  if (value.length > MAX_AMENDMENTS) {
-    notes.add(["amendments"], `more than ${MAX_AMENDMENTS} amendments: the first ${MAX_AMENDMENTS} kept`);
-  }
   const byNumber = new Map<string, AmendmentRecord>();
-  value.slice(0, MAX_AMENDMENTS).forEach((a, i) => {
+  value.forEach((a, i) => {
     const amendment = listedAmendment(a, ["amendments", i], filing, notes);
     if (!amendment) return;
     if (byNumber.has(amendment.number)) {
@@ -436,7 +440,15 @@ function amendmentList(value: unknown, filing: { filedAt: string; latest: number
     }
     byNumber.set(amendment.number, amendment);
   });
-  return [...byNumber.values()];
+  const usable = [...byNumber.values()];
+  if (usable.length <= MAX_AMENDMENTS) return usable;
+  // The newest decide what the filing is now (its termination, its last continuation): the oldest give way.
+  notes.add(
+    ["amendments"],
+    `${usable.length} amendments, more than ${MAX_AMENDMENTS}: the newest ${MAX_AMENDMENTS} kept, the oldest ${usable.length - MAX_AMENDMENTS} left out`,
+  );
+  const newest = new Set([...usable].sort((a, b) => a.filedAt.localeCompare(b.filedAt)).slice(-MAX_AMENDMENTS));
+  return usable.filter((a) => newest.has(a));
 }
 
 /** The schema of an amendment line: its number and date are required, as are its filing's. */

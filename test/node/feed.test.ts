@@ -243,6 +243,36 @@ describe("the feed line schema", () => {
     expect(future.record.amendments).toEqual([]);
   });
 
+  it("keeps a filing with more than 200 debtors or secured parties, its first 200 of each, and says so", () => {
+    const crowded = line();
+    const debtor = crowded.involved_parties.debtor_parties[0]!;
+    crowded.involved_parties.debtor_parties = Array.from({ length: 205 }, (_, i) => ({
+      ...debtor,
+      name: `Member ${i + 1} LLC`,
+    }));
+    const { record, warnings } = schema.parse(crowded);
+    expect(record.debtors).toHaveLength(200);
+    expect(record.debtors.at(-1)?.name).toBe("Member 200 LLC");
+    expect(describeWarnings(warnings)).toBe(
+      "involved_parties.debtor_parties: 205 debtor parties, more than 200: the first 200 kept",
+    );
+  });
+
+  it("keeps the newest 500 amendments of a filing with more, so a late termination still ends it", () => {
+    const amendments = Array.from({ length: 501 }, (_, i) => ({
+      amendment_financing_number: `AM-${i}`,
+      amendment_financing_date: new Date(Date.UTC(2025, 1, 1, 0, i)).toISOString(),
+      amendment_financing_type_description: i === 500 ? "Termination" : "Amendment",
+    }));
+    const { record, warnings } = schema.parse(line({ amendments }));
+    expect(record.amendments).toHaveLength(500);
+    expect(record.amendments[0]?.number).toBe("AM-1");
+    expect(record.amendments.at(-1)).toMatchObject({ number: "AM-500", kind: "termination" });
+    expect(describeWarnings(warnings)).toBe(
+      "amendments: 501 amendments, more than 500: the newest 500 kept, the oldest 1 left out",
+    );
+  });
+
   it("rejects only what makes a filing unusable: no number, no date, no jurisdiction, no debtor with a name", () => {
     expect(problem(line({ initial_financing_number: "  " }))).toBe("initial_financing_number: must not be empty");
     expect(problem(line({ initial_financing_date: null }))).toBe("initial_financing_date: is required");
