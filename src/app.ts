@@ -15,7 +15,7 @@ import { BOOKMARK_HEADER } from "./http/bookmark.ts";
 import { dropContentHeaders } from "./http/caching.ts";
 import { type AppEnv, d1Totals, log, requestLogSample } from "./http/context.ts";
 import { ApiError, errorResponse, invalidParameters, notFound, onError } from "./http/errors.ts";
-import { boundedUrl } from "./http/params.ts";
+import { boundedUrl, utf8Query } from "./http/params.ts";
 import { registerReportRoute } from "./report/route.ts";
 import { registerConsole } from "./routes/console.ts";
 import { registerDebtorRoutes } from "./routes/debtors.ts";
@@ -144,6 +144,7 @@ export function createApp() {
 
   // After the headers above are in place, before any route parses a query.
   app.use(boundedUrl);
+  app.use(utf8Query);
 
   registerMonitoringRoutes(app);
   registerFilingRoutes(app);

@@ -11,7 +11,7 @@ import { INDUSTRIES } from "../src/domain/industries.ts";
 import { ApiError, errorResponse, MAX_ERROR_BODY_BYTES } from "../src/http/errors.ts";
 import { industry, MAX_INDUSTRY_LENGTH, MAX_URL_LENGTH } from "../src/http/params.ts";
 import type { Body } from "./bodies.ts";
-import { filing, get, load, registerKeys } from "./helpers.ts";
+import { filing, get, load, party, registerKeys } from "./helpers.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
 
@@ -30,7 +30,7 @@ async function refusal(path: string) {
 
 beforeAll(async () => {
   await registerKeys();
-  await load([filing()]);
+  await load([filing(), filing({ debtors: [party("Renée Côté-Bélanger")] })]);
 });
 
 describe("over-long URLs", () => {
@@ -131,6 +131,30 @@ describe("other oversized input", () => {
       `/filings/recent-by-postal-code?postal_code=x&industry=${",".repeat(300)}Widgets&envelope=c&page=1e4&page=2`,
     );
     expect(named.sort()).toEqual(["envelope", "industry", "page", "postal_code"]);
+  });
+});
+
+describe("percent-encoding", () => {
+  const latin1 = "Ren%E9e%20C%F4t%E9-B%E9langer";
+  const utf8 = encodeURIComponent("Renée Côté-Bélanger");
+
+  it("refuses a name encoded in another charset than UTF-8, naming it, where it was searched as its raw text and found nothing", async () => {
+    for (const path of [`/debtors/report?name=${latin1}`, `/debtors/search?name=${latin1}&state=CA`]) {
+      const { body, named } = await refusal(path);
+      expect(named).toEqual(["name"]);
+      expect(body.error.details[0].message).toContain("not valid percent-encoded UTF-8");
+    }
+    // A single stray byte, and a parameter name that does not decode either.
+    expect((await refusal("/debtors/report?name=Sanchez%20Cafe%FF")).named).toEqual(["name"]);
+    expect((await refusal("/debtors/report?name=Acme&st%E9te=CA")).named).toEqual(["st%E9te"]);
+  });
+
+  it("finds the same name sent as UTF-8, and takes an encoded percent sign as text", async () => {
+    const report = await get(`/debtors/report?name=${utf8}&state=CA`);
+    expect(report.status).toBe(200);
+    expect((await report.json<{ summary: { filings: number } }>()).summary.filings).toBe(1);
+    const literal = await get(`/debtors/report?name=${encodeURIComponent("100% Acme")}&state=CA`);
+    expect(literal.status).toBe(200);
   });
 });
 

@@ -122,14 +122,16 @@ export function invalidParameters(error: ZodError): ApiError {
     seen.add(issue.message);
     messages.set(parameter, seen);
   }
-  const details = [...messages].map(([parameter, m]) => ({ parameter, message: [...m].join("; ") }));
-  const names = [...messages.keys()];
+  return badParameters([...messages].map(([parameter, m]) => ({ parameter, message: [...m].join("; ") })));
+}
+
+/** A 400 naming each bad query parameter, and why. */
+export function badParameters(details: { parameter: string; message: string }[]): ApiError {
+  const names = details.map((d) => d.parameter);
   return new ApiError(
     "invalid_parameter",
     `Invalid query parameter${names.length > 1 ? "s" : ""}: ${names.join(", ")}.`,
-    {
-      details,
-    },
+    { details },
   );
 }
 

@@ -21,7 +21,7 @@ import { isStateCode, STATE_CODES } from "../domain/states.ts";
 import { isCalendarDay, isoSeconds } from "../domain/time.ts";
 import type { AppEnv } from "./context.ts";
 import { cursorParam } from "./cursor.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, badParameters } from "./errors.ts";
 
 const MAX_PAGE = 10_000;
 
@@ -42,6 +42,40 @@ export const boundedUrl = createMiddleware<AppEnv>(async (c, next) => {
         { parameter: "query", message: `the URL must be at most ${MAX_URL_LENGTH.toLocaleString("en-US")} characters` },
       ],
     });
+  }
+  await next();
+});
+
+/** `text` as a query string part decodes it (`+` is a space), or null when its percent-encoding is not UTF-8. */
+function decodedPart(text: string): string | null {
+  try {
+    return decodeURIComponent(text.replaceAll("+", " "));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Refuses a query whose percent-encoding is not UTF-8 (`%E9` for é, as
+ * Latin-1 clients write it) with a 400 naming each such parameter. Hono
+ * keeps an undecodable value as its raw text, so `name=Ren%E9e` would be
+ * searched as "Ren%E9e" and answer a confident "no filings" for a
+ * borrower who has some.
+ */
+export const utf8Query = createMiddleware<AppEnv>(async (c, next) => {
+  const url = c.req.url;
+  const at = url.indexOf("?");
+  if (at >= 0 && url.includes("%", at)) {
+    const bad = new Set<string>();
+    for (const pair of url.slice(at + 1).split("&")) {
+      const [key = "", ...rest] = pair.split("=");
+      const value = rest.join("=");
+      if (decodedPart(key) === null || decodedPart(value) === null) bad.add(decodedPart(key) ?? key);
+    }
+    if (bad.size > 0) {
+      const message = "is not valid percent-encoded UTF-8: encode the text as UTF-8 bytes (é is %C3%A9, not %E9)";
+      throw badParameters([...bad].map((parameter) => ({ parameter, message })));
+    }
   }
   await next();
 });
