@@ -573,6 +573,21 @@ describe("GET /debtors/report", () => {
     expect(tractor?.collateral_categories?.split("; ")).toEqual(expect.arrayContaining(["equipment", "vehicles"]));
   });
 
+  it("negotiates Accept by its quality values: JSON unless CSV is preferred, and says the answer varies with it", async () => {
+    const typeFor = async (accept: string) => {
+      const res = await get("/debtors/report?name=Paged%20Co", undefined, { headers: { accept } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("vary")).toBe("Accept, x-api-key, x-d1-bookmark");
+      return res.headers.get("content-type")?.split(";")[0];
+    };
+    expect(await typeFor("text/csv")).toBe("text/csv");
+    expect(await typeFor("application/json;q=0.5, text/csv")).toBe("text/csv");
+    expect(await typeFor("text/csv;q=0")).toBe("application/json");
+    expect(await typeFor("application/json;q=0.9, text/csv;q=0.1")).toBe("application/json");
+    expect(await typeFor("application/json, text/csv")).toBe("application/json");
+    expect(await typeFor("text/html, */*;q=0.8")).toBe("application/json");
+  });
+
   it("lets a browser script on another origin read a CSV page's Link and the report's id and time", async () => {
     const res = await get("/debtors/report?name=Paged%20Co&format=csv", undefined, {
       headers: { origin: "https://underwriting.example" },

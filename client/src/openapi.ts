@@ -3350,6 +3350,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["ReportCacheControl"];
+                    Vary: components["headers"]["Vary"];
                     "x-report-id": components["headers"]["ReportId"];
                     "x-report-generated-at": components["headers"]["ReportGeneratedAt"];
                     Link: components["headers"]["Link"];
@@ -3399,6 +3400,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["ReportCacheControl"];
+                    Vary: components["headers"]["Vary"];
                     "x-report-id": components["headers"]["ReportId"];
                     "x-report-generated-at": components["headers"]["ReportGeneratedAt"];
                     Link: components["headers"]["Link"];

@@ -7,9 +7,12 @@
  * (combine.ts) and presented as JSON or CSV (present.ts).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { accepts } from "hono/accepts";
 import { flat } from "../domain/flat.ts";
 import { isoSeconds } from "../domain/time.ts";
 import { requireApiKey } from "../http/auth.ts";
+import { BOOKMARK_HEADER } from "../http/bookmark.ts";
 import type { AppEnv } from "../http/context.ts";
 import { responseMetadata } from "../http/context.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
@@ -69,11 +72,17 @@ const reportCursor = z.strictObject({
   after: z.strictObject({ at: z.number().int(), st: z.string().length(2), num: z.string().min(1) }),
 });
 
-/** Whether the client asked for CSV: `format`, else an Accept header naming text/csv. */
-function wantsCsv(format: "json" | "csv" | undefined, accept: string | undefined): boolean {
+/**
+ * Whether the client asked for CSV: `format`, else the Accept header
+ * negotiated by its quality values (RFC 9110), so `text/csv;q=0` or
+ * `application/json, text/csv;q=0.1` is JSON; JSON when neither is preferred.
+ */
+function wantsCsv(c: Context<AppEnv>, format: "json" | "csv" | undefined): boolean {
   if (format !== undefined) return format === "csv";
-  return accept !== undefined && /(^|,)\s*text\/csv\s*(;|,|$)/i.test(accept);
+  return accepts(c, { header: "Accept", supports: [JSON_TYPE, CSV_TYPE], default: JSON_TYPE }) === CSV_TYPE;
 }
+const JSON_TYPE = "application/json";
+const CSV_TYPE = "text/csv";
 
 export function registerReportRoute(app: OpenAPIHono<AppEnv>) {
   app.openapi(reportRoute, async (c) => {
@@ -128,7 +137,9 @@ export function registerReportRoute(app: OpenAPIHono<AppEnv>) {
     c.header("Cache-Control", "private, no-store");
     c.header("x-report-id", id);
     c.header("x-report-generated-at", generatedAt);
-    if (wantsCsv(q.format, c.req.header("accept"))) {
+    // The body depends on Accept when `format` is absent; on the key and bookmark as every answer does.
+    c.header("Vary", `Accept, x-api-key, ${BOOKMARK_HEADER}`);
+    if (wantsCsv(c, q.format)) {
       if (next) {
         const url = new URL(c.req.url);
         url.searchParams.set("cursor", next);

@@ -121,6 +121,7 @@ export const successHeaders = headers({
 export const reportHeaders = headers({
   "x-request-id": "RequestId",
   "Cache-Control": "ReportCacheControl",
+  Vary: "Vary",
   "x-report-id": "ReportId",
   "x-report-generated-at": "ReportGeneratedAt",
   Link: "Link",
