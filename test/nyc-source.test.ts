@@ -310,3 +310,119 @@ describe("after NY's first load", () => {
     expect((await numbersOf("Hudson Street Bakery")).sort()).toEqual(["2022000081234", "20240315001007"]);
   });
 });
+
+describe("references that name an amendment", () => {
+  const doc = (document_id: string, doc_type: string, crfn: string, day: string) => ({
+    document_id,
+    doc_type,
+    crfn,
+    recorded_datetime: `${day}T00:00:00.000`,
+  });
+  const debtorAndLender = (document_id: string, debtor: string, lender: string) => [
+    { document_id, party_type: "1", name: debtor },
+    { document_id, party_type: "2", name: lender },
+  ];
+  const files = (master: object[], refs: object[], parties: object[] = []): [string, string][] => [
+    ["chain-master.json", JSON.stringify(master)],
+    ["chain-references.json", JSON.stringify(refs)],
+    ...(parties.length ? [["chain-parties.json", JSON.stringify(parties)] as [string, string]] : []),
+  ];
+  /** Filing `number` as served: its status, and its amendments' numbers and kinds. */
+  const served = async (number: string) => {
+    const filing = await lookup(number);
+    return {
+      status: filing.estimated_lien_status,
+      amendments: filing.amendments.map((a) => [a.amendment_financing_number, a.amendment_kind]),
+    };
+  };
+
+  /** A federal lien (FL), its release (RFL), and the release's revocation (RCRFL), which names the release. */
+  const chain = (n: string) => ({
+    lien: doc(`20190000000${n}001`, "FL", `20190000000${n}`, "2019-01-01"),
+    release: doc(`20200000000${n}001`, "RFL", `20200000000${n}`, "2020-01-01"),
+    revocation: doc(`20210000000${n}001`, "RCRFL", `20210000000${n}`, "2021-01-01"),
+    releaseNames: { document_id: `20200000000${n}001`, doc_id_ref: `20190000000${n}001` },
+    revocationNames: { document_id: `20210000000${n}001`, doc_id_ref: `20200000000${n}001` },
+    parties: debtorAndLender(`20190000000${n}001`, `LIEN ${n} LLC`, "INTERNAL REVENUE SERVICE"),
+  });
+  const revived = async (n: string) =>
+    expect(await served(`20190000000${n}`)).toEqual({
+      status: "Active",
+      amendments: [
+        [`20200000000${n}`, "termination"],
+        [`20210000000${n}`, "reinstatement"],
+      ],
+    });
+
+  it("revive a released lien in the load that reads the lien, its release and the release's revocation", async () => {
+    const { lien, release, revocation, releaseNames, revocationNames, parties } = chain("71");
+    await load(files([lien, release, revocation], [releaseNames, revocationNames], parties));
+    await revived("71");
+  });
+
+  it("revive it as well when the revocation comes first, then the release, then the lien, each in its own load", async () => {
+    const { lien, release, revocation, releaseNames, revocationNames, parties } = chain("72");
+    await load(files([revocation], [revocationNames]));
+    await load(files([release], [releaseNames]));
+    await load(files([lien], [], parties));
+    await revived("72");
+  });
+
+  it("end a filing whose termination names it and its continuation by CRFN, whatever order the references hash in", async () => {
+    // The two documents' ids order their references differently: either way the filing's own CRFN is the one taken.
+    for (const n of ["03", "13"]) {
+      await load(
+        files(
+          [
+            doc(`20180000000${n}001`, "UCC1", `20180000000${n}`, "2018-01-03"),
+            doc(`20220000000${n}001`, "CONT", `20220000000${n}`, "2022-01-03"),
+            doc(`20240000000${n}001`, "TERM", `20240000000${n}`, "2024-01-03"),
+          ],
+          [
+            { document_id: `20220000000${n}001`, crfn: `20180000000${n}` },
+            { document_id: `20240000000${n}001`, crfn: `20180000000${n}` },
+            { document_id: `20240000000${n}001`, crfn: `20220000000${n}` },
+          ],
+          debtorAndLender(`20180000000${n}001`, `GAMMA ${n} LLC`, "ALLY BANK"),
+        ),
+      );
+      expect(await served(`20180000000${n}`), n).toEqual({
+        status: "Terminated",
+        amendments: [
+          [`20220000000${n}`, "continuation"],
+          [`20240000000${n}`, "termination"],
+        ],
+      });
+    }
+  });
+
+  it("end it as well when the termination and continuation come a load before the filing", async () => {
+    await load(
+      files(
+        [
+          doc("2022000000023001", "CONT", "2022000000023", "2022-01-03"),
+          doc("2024000000023001", "TERM", "2024000000023", "2024-01-03"),
+        ],
+        [
+          { document_id: "2022000000023001", crfn: "2018000000023" },
+          { document_id: "2024000000023001", crfn: "2018000000023" },
+          { document_id: "2024000000023001", crfn: "2022000000023" },
+        ],
+      ),
+    );
+    await load(
+      files(
+        [doc("2018000000023001", "UCC1", "2018000000023", "2018-01-03")],
+        [],
+        debtorAndLender("2018000000023001", "DELTA TWENTY THREE LLC", "ALLY BANK"),
+      ),
+    );
+    expect(await served("2018000000023")).toEqual({
+      status: "Terminated",
+      amendments: [
+        ["2022000000023", "continuation"],
+        ["2024000000023", "termination"],
+      ],
+    });
+  });
+});

@@ -13,7 +13,7 @@
  * documents the group touched and those whose references name them, each
  * an indexed read, so a row is linked whichever of the rows came first.
  */
-import { and, eq, isNotNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/database.ts";
@@ -42,21 +42,50 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
   const touched = sql`select value from json_each(${JSON.stringify([...documents].sort())})`;
   const m = alias(sourceRows, "m");
   const r = alias(sourceRows, "r");
+  const r2 = alias(sourceRows, "r2");
+  const rn = alias(sourceRows, "rn");
+  const f = alias(sourceRows, "f");
   const inSource = (t: { source: SQLiteColumn; tab: SQLiteColumn }, tab: string) =>
     and(eq(t.source, NYC), eq(t.tab, tab));
   // `+tab`: rows found by their part (source_rows_part), not among every row of the table (source_rows_row).
   const byPart = (column: SQLiteColumn, tab: string) => sql`+${column} = ${tab}`;
-  // Documents whose references name a touched document (by doc_id_ref): their rows follow it.
-  const referring = db
-    .select({ document: sql`substr(${r.rowId}, 1, instr(${r.rowId}, ${REFERENCE_SEPARATOR}) - 1)` })
+  const documentOf = (row: { rowId: SQLiteColumn }) =>
+    sql`substr(${row.rowId}, 1, instr(${row.rowId}, ${REFERENCE_SEPARATOR}) - 1)`;
+  // The numbers of the touched documents that are filings.
+  const touchedFilings = db
+    .select({ filing: m.filing })
+    .from(m)
+    .where(and(inSource(m, MASTER), sql`${m.rowId} in (${touched})`, isNull(m.part)));
+  // Documents whose references name a touched document (by doc_id_ref) or a touched filing's number
+  // (by crfn or file_nbr), and those whose references name one of them: their rows follow it, two
+  // steps down a chain (a revocation of a release of a lien) whichever of its documents came last.
+  const referringByPart = db
+    .select({ document: documentOf(r) })
     .from(r)
     .where(and(eq(r.source, NYC), byPart(r.tab, REFERENCES), sql`${r.part} in (${touched})`));
-  const scope = sql`(${touched} union ${referring.getSQL()})`;
+  const referringByNumber = db
+    .select({ document: documentOf(rn) })
+    .from(rn)
+    .where(and(eq(rn.source, NYC), byPart(rn.tab, REFERENCES), sql`${rn.filing} in (${touchedFilings.getSQL()})`));
+  // Two selects, not one with OR, so that each is read from its index.
+  const referring = sql`${referringByPart.getSQL()} union ${referringByNumber.getSQL()}`;
+  const referringThem = db
+    .select({ document: documentOf(r2) })
+    .from(r2)
+    .where(and(eq(r2.source, NYC), byPart(r2.tab, REFERENCES), sql`${r2.part} in (${referring})`));
+  // Four terms: D1 allows five to a compound select.
+  const scope = sql`(${touched} union ${referring} union ${referringThem.getSQL()})`;
   const masterFiling = (document: SQL) =>
     sql`(${db
       .select({ filing: m.filing })
       .from(m)
       .where(and(inSource(m, MASTER), sql`${m.rowId} = ${document}`))})`;
+  // A reference by CRFN may name an earlier amendment's document, not the filing's: one naming a
+  // filing that is here comes first, so the amendment's filing does not hang on its references' order.
+  const namesFiling = sql`exists ${db
+    .select({ one: sql`1` })
+    .from(f)
+    .where(and(eq(f.source, NYC), eq(f.filing, r.filing), eq(f.tab, MASTER), isNull(f.part)))}`;
   const firstReference = sql`(${db
     .select({ filing: r.filing })
     .from(r)
@@ -65,10 +94,11 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
         inSource(r, REFERENCES),
         sql`${r.rowId} >= ${sourceRows.rowId} || ${REFERENCE_SEPARATOR}`,
         sql`${r.rowId} < ${sourceRows.rowId} || ${AFTER_SEPARATOR}`,
-        isNotNull(r.filing),
+        // `+`: read by the row index's range, never every row with a filing.
+        sql`+${r.filing} is not null`,
       ),
     )
-    .orderBy(r.rowId)
+    .orderBy(sql`${namesFiling} desc`, r.rowId)
     .limit(1)})`;
   const link = (tab: string, parts: SQL, filing: SQL) =>
     db
@@ -83,10 +113,8 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
         ),
       );
   const part = sql`${sourceRows.part}`;
-  return [
-    link(REFERENCES, sql`(${touched})`, masterFiling(part)),
-    // An amendment's Master row carries its document id as its part; a filing's own carries none.
-    link(MASTER, scope, firstReference),
-    link(PARTIES, scope, masterFiling(part)),
-  ];
+  // An amendment's Master row carries its document id as its part; a filing's own carries none.
+  const round = [link(REFERENCES, scope, masterFiling(part)), link(MASTER, scope, firstReference)];
+  // Twice: a reference to an amendment (by doc_id_ref) takes its filing once that amendment has one.
+  return [...round, ...round, link(PARTIES, scope, masterFiling(part))];
 }
