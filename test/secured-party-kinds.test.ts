@@ -89,6 +89,10 @@ const NAMES: Record<SecuredPartyKind, string[]> = {
     "CSC Leasing Company",
     "Pitney Bowes Global Financial Services LLC",
     "Lease Corporation of America",
+    "Balboa Capital Corporation",
+    "Navitas Credit Corp.",
+    "Mitsubishi HC Capital America, Inc.",
+    "Wells Fargo Vendor Financial Services, LLC",
   ],
   funding_company: [
     "Pearl Capital Business Funding, LLC",
@@ -102,10 +106,19 @@ const NAMES: Record<SecuredPartyKind, string[]> = {
     "ABC Receivables Purchase Co.",
     "Prime Working Capital LLC",
     "Revenue Based Finance Partners",
+    // Named: their names say neither funding nor advance.
+    "On Deck Capital, Inc.",
+    "OnDeck Capital",
+    "Kapitus Servicing, Inc.",
+    "Fundbox, Inc.",
+    "Yellowstone Capital LLC",
+    "BlueVine Capital Inc.",
+    "CAN Capital Merchant Services",
   ],
   other: [
-    "Yellowstone Capital LLC",
-    "Balboa Capital Corporation",
+    // A bare "Capital" says nothing of the lender.
+    "Sunrise Capital LLC",
+    "Harbor Point Capital Partners",
     "Ford Motor Credit Company LLC",
     "Toyota Motor Credit Corporation",
     "GM Financial",

@@ -26,7 +26,14 @@
  *   equipment; truck and machinery makers' captives are equipment finance;
  * - a bare "Capital" is other (banks and lenders of every kind use it);
  *   "Business Capital", "Merchant Capital", "Working Capital", "Funding",
- *   "Advance", factoring and receivables purchase are funding companies.
+ *   "Advance", factoring and receivables purchase are funding companies;
+ * - lenders whose names say neither are named, as the makers' captives
+ *   are: the best-known merchant cash advance and online business lenders
+ *   (On Deck, Kapitus, Fundbox, Yellowstone Capital, ...) are funding
+ *   companies, and lessors such as Balboa Capital, Navitas Credit and
+ *   Mitsubishi HC Capital, and banks' vendor finance arms not named as
+ *   banks, are equipment finance. A change here needs `npm run db:rekey`
+ *   (docs/deploying.md): a filing's funding trait is stored.
  */
 import { securedNameWords } from "./names.ts";
 
@@ -142,6 +149,11 @@ const RULES: readonly (readonly [SecuredPartyKind, RegExp])[] = [
       "claas financial",
       "pitney bowes",
       "greatamerica financial",
+      // Lessors and equipment lenders whose names say neither.
+      "navitas credit",
+      "balboa capital",
+      "mitsubishi hc capital",
+      "vendor financ(?:e|ial|ing)",
     ),
   ],
   [
@@ -157,6 +169,27 @@ const RULES: readonly (readonly [SecuredPartyKind, RegExp])[] = [
       "revenue based",
       "factoring",
       "factors",
+      // Merchant cash advance and online business lenders whose names say neither: a stack of them is what
+      // `funding_company_filings_last_90_days` shows an underwriter.
+      "on ?deck",
+      "kapitus",
+      "fundbox",
+      "bluevine",
+      "credibly",
+      "kabbage",
+      "yellowstone capital",
+      "can capital",
+      "fora financial",
+      "forward financing",
+      "rapid finance",
+      "headway capital",
+      "fundkite",
+      "itria ventures",
+      "greenbox capital",
+      "idea financial",
+      "square capital",
+      "shopify capital",
+      "stripe capital",
     ),
   ],
 ];
