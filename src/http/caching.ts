@@ -50,6 +50,8 @@ import {
 import type { AppEnv } from "./context.ts";
 
 export const CACHE_SECONDS = 60;
+/** The request headers every keyed answer depends on: whose it is, and how fresh a state it must be read from. */
+export const ANSWER_VARY = `x-api-key, ${BOOKMARK_HEADER}`;
 interface Body {
   response_metadata: Record<string, unknown>;
 }
@@ -320,7 +322,7 @@ const caching = (edge: boolean) =>
     const set = (name: string, value: string) => (headers ? headers.set(name, value) : c.header(name, value));
     set("ETag", etag);
     set("Cache-Control", edge ? `${visibility}, max-age=${CACHE_SECONDS}` : `${visibility}, no-cache`);
-    set("Vary", `x-api-key, ${BOOKMARK_HEADER}`);
+    set("Vary", ANSWER_VARY);
     set("x-cache", hit ? "hit" : "miss");
     if (ifNoneMatchMatches(c.req.header("if-none-match"), etag)) {
       notModified(c);

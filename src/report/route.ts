@@ -12,7 +12,7 @@ import { accepts } from "hono/accepts";
 import { flat } from "../domain/flat.ts";
 import { isoSeconds } from "../domain/time.ts";
 import { requireApiKey } from "../http/auth.ts";
-import { BOOKMARK_HEADER } from "../http/bookmark.ts";
+import { ANSWER_VARY } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
 import { responseMetadata } from "../http/context.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
@@ -138,7 +138,7 @@ export function registerReportRoute(app: OpenAPIHono<AppEnv>) {
     c.header("x-report-id", id);
     c.header("x-report-generated-at", generatedAt);
     // The body depends on Accept when `format` is absent; on the key and bookmark as every answer does.
-    c.header("Vary", `Accept, x-api-key, ${BOOKMARK_HEADER}`);
+    c.header("Vary", `Accept, ${ANSWER_VARY}`);
     if (wantsCsv(c, q.format)) {
       if (next) {
         const url = new URL(c.req.url);

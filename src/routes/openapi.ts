@@ -7,7 +7,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { BOOKMARK_HEADER, BOOKMARK_PATTERN } from "../http/bookmark.ts";
-import { CACHE_SECONDS } from "../http/caching.ts";
+import { ANSWER_VARY, CACHE_SECONDS } from "../http/caching.ts";
 import type { AppEnv } from "../http/context.ts";
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../http/errorCodes.ts";
 import type { ErrorDetail } from "../http/errors.ts";
@@ -54,7 +54,7 @@ const HEADERS = {
   Vary: header(
     "The request headers an answer depends on.",
     { type: "string" },
-    { required: true, example: `x-api-key, ${BOOKMARK_HEADER}` },
+    { required: true, example: ANSWER_VARY },
   ),
   D1Bookmark: header(
     `The database state this answer was read from, on each database (shard) it read: comma-separated \`SHARD=BOOKMARK\` entries, or one plain D1 bookmark when the service runs on one database. Opaque: send it back in \`${BOOKMARK_HEADER}\` and the next answer is read, on every database it reads, from a state at least as new.`,

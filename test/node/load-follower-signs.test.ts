@@ -48,15 +48,19 @@ describe("a followed load's signs", () => {
     let t = 0;
     return { now: () => t, pass: (ms: number) => (t += ms) };
   };
+  /** Still not silent `ms` on, silent a millisecond later. */
+  const silentAfter = (signs: ReturnType<typeof signsOf>, time: ReturnType<typeof clock>, ms: number) => {
+    time.pass(ms);
+    expect(signs.silent()).toBe(false);
+    time.pass(1);
+    expect(signs.silent()).toBe(true);
+  };
 
   it("are silent a minute after the start when there is no record and no status", () => {
     const time = clock();
     const signs = signsOf(time.now);
     signs.progress(undefined);
-    time.pass(60_000);
-    expect(signs.silent()).toBe(false);
-    time.pass(1);
-    expect(signs.silent()).toBe(true);
+    silentAfter(signs, time, 60_000);
     expect(signs.silence("the load", "the session", undefined).message).toContain("did not start");
   });
 
@@ -69,10 +73,7 @@ describe("a followed load's signs", () => {
       expect(signs.silent()).toBe(false);
     }
     // Its record still: five minutes, a step may be long; then silent.
-    time.pass(300_000);
-    expect(signs.silent()).toBe(false);
-    time.pass(1);
-    expect(signs.silent()).toBe(true);
+    silentAfter(signs, time, 300_000);
     expect(signs.silence("the load", "the session", undefined).message).toContain("has not moved");
   });
 

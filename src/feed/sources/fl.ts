@@ -12,7 +12,7 @@ import type { AmendmentKind } from "../../domain/kinds.ts";
 import type { FeedWarning } from "../schema.ts";
 import type { BulkFile, BulkInput, BulkSource } from "./bulk.ts";
 import { compareIds, distinctParties, type LienParty, lookup, rowHash, type Unrecognised } from "./codes.ts";
-import { eventsUnread, FL_LAYOUTS, type FlKind, flFilingOf, flName, flRecords, setDay } from "./flLayout.ts";
+import { eventsUnread, FL_LAYOUTS, type FlKind, flFilingsOf, flName, flRecords, setDay } from "./flLayout.ts";
 import type { SodaRow } from "./soda.ts";
 import type { Assembled, PartyColumnNames, SourceTable, StagedRow } from "./source.ts";
 
@@ -336,9 +336,6 @@ export const florida: BulkSource = {
     rows: (input, text) => flRecords(kindOf(input), text),
     check: async (input, open) => (kindOf(input) === "flre" ? eventsUnread(await open()) : null),
     dates: ["filed", "cancelled", "date"],
-    filingsOf: (input, raw) => {
-      const filing = flFilingOf(kindOf(input), raw);
-      return filing ? [filing] : [];
-    },
+    filingsOf: (input, raw) => flFilingsOf(kindOf(input), raw),
   },
 };

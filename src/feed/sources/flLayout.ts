@@ -150,10 +150,11 @@ export async function eventsUnread(body: ReadableStream<Uint8Array>): Promise<st
 /** Where each file has the lien's document number (0-based, end exclusive): an event's is its original's. */
 const DOCUMENT: Record<FlKind, [number, number]> = { flrf: [0, 12], flrd: [1, 13], flrs: [1, 13], flre: [12, 24] };
 
-/** The lien a line of `kind` names, read where the layout has it; null when the line is too short or it is blank. */
-export function flFilingOf(kind: FlKind, raw: string): string | null {
+/** The lien a line of `kind` names, read where the layout has it; none when the line is too short or it is blank. */
+export function flFilingsOf(kind: FlKind, raw: string): string[] {
   const [from, to] = DOCUMENT[kind];
-  return raw.length >= to ? raw.slice(from, to).trim() || null : null;
+  const number = raw.length >= to ? raw.slice(from, to).trim() : "";
+  return number ? [number] : [];
 }
 
 /** A record of `kind` holding `values` (fields by name, dates as MMDDYYYY), for tests and the benchmark. */

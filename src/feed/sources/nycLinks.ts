@@ -85,7 +85,7 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
   const namesFiling = sql`exists ${db
     .select({ one: sql`1` })
     .from(f)
-    .where(and(eq(f.source, NYC), eq(f.filing, r.filing), eq(f.tab, MASTER), isNull(f.part)))}`;
+    .where(and(inSource(f, MASTER), eq(f.filing, r.filing), isNull(f.part)))}`;
   const firstReference = sql`(${db
     .select({ filing: r.filing })
     .from(r)
