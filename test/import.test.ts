@@ -246,6 +246,30 @@ describe("importing a feed with bad lines", () => {
     ]);
   });
 
+  it("loads a filing of more than 200 debtors with its first 200, and of more than 500 amendments with its newest", async () => {
+    const line = JSON.parse(firstOf(mixedNdjson.split("\n")));
+    const debtor = line.involved_parties.debtor_parties[0];
+    const crowded = {
+      ...line,
+      initial_financing_number: "MIX-CROWD",
+      involved_parties: {
+        ...line.involved_parties,
+        debtor_parties: Array.from({ length: 201 }, (_, i) => ({ ...debtor, name: `Crowd Member ${i + 1} LLC` })),
+      },
+      amendments: Array.from({ length: 501 }, (_, i) => ({
+        amendment_financing_number: `MIX-CROWD-A${i}`,
+        amendment_financing_date: new Date(Date.parse(line.initial_financing_date) + (i + 1) * 60_000).toISOString(),
+        amendment_financing_type_description: i === 500 ? "Termination" : "Amendment",
+      })),
+    };
+    const loaded = await importText("crowded.ndjson", JSON.stringify(crowded));
+    expect(loaded.summary).toEqual(counts({ read: 1, inserted: 1, warned: 1 }));
+    const [filing] = (await lookup("MIX-CROWD", crowded.jurisdiction_state)).ucc_liens;
+    expect(filing?.involved_parties.debtor_parties).toHaveLength(200);
+    expect(filing?.amendments).toHaveLength(500);
+    expect(filing?.estimated_lien_status).toBe("Terminated");
+  });
+
   it("rejects each unusable line with its line number, a readable reason and the line itself", () => {
     const lines = mixedNdjson.split("\n");
     expect(result.rejects.map((r) => [r.line, r.reason])).toEqual([
