@@ -10,8 +10,8 @@ import { SOURCES } from "../src/feed/sources/registry.ts";
 import { texas } from "../src/feed/sources/tx.ts";
 import { type TxLayout, txLine } from "../src/feed/sources/txLayout.ts";
 import { changesOf, loadBulk, lookup, memoryFile, numbersOf, reportOf, stateOf } from "./bulkSources.ts";
-import { counts, emptyDatabase } from "./feeds.ts";
-import { registerKeys } from "./helpers.ts";
+import { counts, emptyDatabase, fresh } from "./feeds.ts";
+import { getJson, registerKeys } from "./helpers.ts";
 
 type Values = Record<string, string>;
 
@@ -280,6 +280,29 @@ describe("Texas's bulk files (master unload and daily update, fixed width)", () 
       expect(again.rows).toMatchObject({ rows: 12, changed: 0, rejected: 0 });
       expect(again.summary).toEqual(counts({}));
       expect(await changesOf("TX")).toEqual(before);
+    });
+
+    it("reads a file written in Latin-1 as the office wrote it, saying which lines were not UTF-8", async () => {
+      const d9 = records(2025, "25000000000000099");
+      const text = file([
+        d9.master("", "A", "20311121"),
+        d9.record("2611210001", "MR", "20261121"),
+        d9.organization("2", "CAFÉ RENÉE LLC", "1 PLAZA ST", "EL PASO", "79901"),
+        d9.organization("4", "BANCO DE MÉXICO USA"),
+        trailer(2025),
+      ]);
+      // One byte a character, as a mainframe's Latin-1 export writes É (0xC9): not UTF-8.
+      const latin1 = Uint8Array.from(text, (c) => c.charCodeAt(0));
+      const loaded = await loadBulk(texas, [memoryFile("daily-20261121.txt", latin1)]);
+      expect(loaded.rejects).toEqual([]);
+      expect(loaded.problems).toEqual([
+        "daily-20261121.txt: 2 lines (the first, line 3) are not UTF-8: read as Windows-1252 (Latin-1), one character a byte; check a name of such a line reads right",
+      ]);
+      const filing = await lookup("25000000000000099", "TX");
+      expect(filing.involved_parties.debtor_parties[0]?.name).toBe("CAFÉ RENÉE LLC");
+      expect(filing.involved_parties.secured_parties[0]?.name).toBe("BANCO DE MÉXICO USA");
+      const found = await getJson(fresh("/debtors/search?name=Caf%C3%A9%20Ren%C3%A9e%20LLC&state=TX"));
+      expect(found.ucc_liens.map((f) => f.initial_financing_number)).toContain("25000000000000099");
     });
 
     it("says an empty file is not read, naming it, and loads nothing of it", async () => {

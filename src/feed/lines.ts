@@ -14,6 +14,18 @@ export interface Line {
   text: string;
   /** Byte offset in the file just past the line and its break: where the next line starts. */
   end: number;
+  /** The line was not UTF-8, and was read in the fallback encoding (ReadLinesOptions). */
+  recoded?: true;
+}
+
+export interface ReadLinesOptions {
+  /**
+   * The encoding a line that is not UTF-8 is read in, instead of with
+   * replacement characters: a single-byte one (windows-1252) for files of
+   * fixed width, whose positions are then the file's bytes, as an office
+   * writing Latin-1 counts them. Without it, such bytes read as U+FFFD.
+   */
+  fallback?: "windows-1252";
 }
 
 /** Where a read starts: a line's first byte in the file and that line's number. */
@@ -28,7 +40,22 @@ const LF = 0x0a;
 export async function* readLines(
   body: ReadableStream<Uint8Array>,
   from: LineStart = { byte: 0, line: 1 },
+  options: ReadLinesOptions = {},
 ): AsyncGenerator<Line> {
+  const strict = options.fallback ? new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }) : null;
+  const fallback = options.fallback ? new TextDecoder(options.fallback) : null;
+  /** `line` (its `text` as UTF-8 made of `bytes`, its break included), in the fallback encoding when those bytes are not UTF-8. */
+  const checked = (line: Line, bytes: Uint8Array): Line => {
+    // A replacement character is where UTF-8 could not be read, or (rarely) one written as UTF-8.
+    if (!strict || !fallback || !line.text.includes("\uFFFD")) return line;
+    try {
+      strict.decode(bytes);
+      return line;
+    } catch {
+      const text = fallback.decode(bytes).replace(/\r?\n$/, "");
+      return { ...line, text: text.endsWith("\r") ? text.slice(0, -1) : text, recoded: true };
+    }
+  };
   // Only the file's first line may start with a byte-order mark (dropped);
   // elsewhere U+FEFF is text.
   const rest = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
@@ -50,7 +77,8 @@ export async function* readLines(
         const bytes = joinBytes(pending);
         const text = decoder.decode(bytes);
         number += 1;
-        yield { number, text: text.endsWith("\r") ? text.slice(0, -1) : text, end: start + bytes.length };
+        const line = { number, text: text.endsWith("\r") ? text.slice(0, -1) : text, end: start + bytes.length };
+        yield checked(line, bytes);
         return;
       }
       const last = value.lastIndexOf(LF);
@@ -68,9 +96,11 @@ export async function* readLines(
       lines.pop();
       let at = 0;
       for (const text of lines) {
+        const from = at;
         at = bytes.indexOf(LF, at) + 1;
         number += 1;
-        yield { number, text: text.endsWith("\r") ? text.slice(0, -1) : text, end: start + at };
+        const line = { number, text: text.endsWith("\r") ? text.slice(0, -1) : text, end: start + at };
+        yield checked(line, bytes.subarray(from, at));
       }
       start += bytes.length;
     }

@@ -467,6 +467,27 @@ describe("reading lines", () => {
     ]);
   });
 
+  it("reads a line that is not UTF-8 in the fallback encoding asked for, byte for byte, and marks it", async () => {
+    const utf8 = new TextEncoder().encode("RENÉE\r\n");
+    const latin1 = Uint8Array.from([0x43, 0x41, 0x46, 0xc9, 0x0d, 0x0a]); // "CAFÉ" in Latin-1, CRLF
+    const replacement = new TextEncoder().encode("A\uFFFDB"); // a replacement character written as UTF-8
+    const bytes = new Uint8Array([...utf8, ...latin1, ...replacement]);
+    const chunks = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < bytes.length; i += 4) controller.enqueue(bytes.slice(i, i + 4));
+          controller.close();
+        },
+      });
+    expect(await all(readLines(chunks(), undefined, { fallback: "windows-1252" }))).toEqual([
+      { number: 1, text: "RENÉE", end: 8 },
+      { number: 2, text: "CAFÉ", end: 14, recoded: true },
+      { number: 3, text: "A\uFFFDB", end: 19 },
+    ]);
+    // Without a fallback the byte is a replacement character.
+    expect((await all(readLines(chunks())))[1]).toEqual({ number: 2, text: "CAF\uFFFD", end: 14 });
+  });
+
   it("knows feed formats by extension", () => {
     expect(feedFormat("a/b/ca.NDJSON")).toBe("ndjson");
     expect(feedFormat("x.jsonl")).toBe("ndjson");

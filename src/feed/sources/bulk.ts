@@ -110,7 +110,7 @@ async function drain(text: ReadableStream<Uint8Array>) {
 export interface BulkOptions extends Pick<StageOptions, "now" | "onReject" | "maxParams" | "groupSize"> {
   /** After each file is staged: what it holds (its table's title), its counts and how long it took. */
   onFile?(file: string, title: string, counts: StageCounts, ms: number): void;
-  /** A file left out or not read to its end, and why. */
+  /** A file left out, not read to its end, or read in another encoding than UTF-8, and why. */
   onProblem?(file: string, message: string): void;
 }
 
@@ -124,6 +124,8 @@ const newRun = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 129
 /** What the rows of one file showed as they passed. */
 interface Seen {
   rows: number;
+  /** Lines that were not UTF-8, read as Windows-1252 (fixedWidth.ts): the first's number, and how many. */
+  recoded: { first: number; count: number } | null;
   /** The newest office date among them, none after `latest`. */
   newest: string | null;
   latest: string;
@@ -139,6 +141,10 @@ async function* watched(
 ) {
   for await (const read of reads) {
     seen.rows += 1;
+    if (read.recoded) {
+      seen.recoded ??= { first: read.line, count: 0 };
+      seen.recoded.count += 1;
+    }
     if ("fields" in read) {
       for (const column of bulk.dates) {
         const day = read.fields[column];
@@ -151,6 +157,13 @@ async function* watched(
     }
     yield read;
   }
+}
+
+/** What a file whose lines were not all UTF-8 is told: they were read, as Windows-1252. */
+function recodedMessage({ first, count }: { first: number; count: number }): string {
+  const lines =
+    count === 1 ? `line ${first} is` : `${count.toLocaleString("en-US")} lines (the first, line ${first}) are`;
+  return `${lines} not UTF-8: read as Windows-1252 (Latin-1), one character a byte; check a name of such a line reads right`;
 }
 
 /** Filings a line of the load could not be read for, each with the first such line and why. */
@@ -223,7 +236,12 @@ export async function stageBulk(
     const started = Date.now();
     const table: SourceTable =
       run === null ? input.table : { ...input.table, key: (row) => marked(input.table.key(row), run) };
-    const seen: Seen = { rows: 0, newest: input.day !== undefined && input.day <= latest ? input.day : null, latest };
+    const seen: Seen = {
+      rows: 0,
+      recoded: null,
+      newest: input.day !== undefined && input.day <= latest ? input.day : null,
+      latest,
+    };
     try {
       const reads = watched(bulk.rows(input, await open()), input, bulk, seen, tainted);
       const staged = await stageReads(db, source, reads, {
@@ -236,6 +254,7 @@ export async function stageBulk(
       });
       const fileCounts = { ...staged, newest: seen.newest };
       counts = addCounts(counts, fileCounts);
+      if (seen.recoded) options.onProblem?.(input.file.name, recodedMessage(seen.recoded));
       options.onFile?.(input.file.name, input.table.title, fileCounts, Date.now() - started);
     } catch (err) {
       if (!(err instanceof FeedFileError)) throw err;

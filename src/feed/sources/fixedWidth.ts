@@ -6,6 +6,7 @@
  * read into YYYY-MM-DD, so a staged row looks like a portal's (soda.ts).
  */
 import { isCalendarDay } from "../../domain/time.ts";
+import type { ReadLinesOptions } from "../lines.ts";
 import type { SodaRow } from "./soda.ts";
 
 /** One field of a record layout, by the 1-based, inclusive positions the office's layout gives. */
@@ -32,6 +33,15 @@ export function isBlankLine(text: string): boolean {
   const rest = text.trim();
   return rest === "" || rest === "\u001a";
 }
+
+/**
+ * How these files' lines are decoded: UTF-8, and a line that is not read as
+ * Windows-1252 (a superset of Latin-1), whose one byte a character keeps the
+ * layout's positions. Neither office says its encoding; a mainframe's export
+ * of "RENÉE" in Latin-1 would otherwise be stored as "REN\uFFFDE", found by
+ * no search for the name.
+ */
+export const LATIN_1: ReadLinesOptions = { fallback: "windows-1252" };
 
 /** `field` moved `by` positions to the right. */
 export const shifted = (field: FixedField, by: number): FixedField => ({

@@ -8,7 +8,7 @@
 import { isCalendarDay } from "../../domain/time.ts";
 import { readLines } from "../lines.ts";
 import { FeedFileError } from "../read.ts";
-import { type FixedField, fixedLine, isBlankLine, readFields } from "./fixedWidth.ts";
+import { type FixedField, fixedLine, isBlankLine, LATIN_1, readFields } from "./fixedWidth.ts";
 import type { RowRead } from "./soda.ts";
 
 export type FlKind = "flrf" | "flrd" | "flrs" | "flre";
@@ -110,10 +110,10 @@ export function setDay(set: string): string | null {
 export async function* flRecords(kind: FlKind, body: ReadableStream<Uint8Array>): AsyncGenerator<RowRead> {
   const { length, title, fields } = FL_LAYOUTS[kind];
   let lines = 0;
-  for await (const { number, text } of readLines(body)) {
+  for await (const { number, text, recoded } of readLines(body, undefined, LATIN_1)) {
     lines = number;
     if (isBlankLine(text)) continue;
-    const where = { line: number, endLine: number, raw: text };
+    const where = { line: number, endLine: number, raw: text, ...(recoded ? { recoded } : {}) };
     if (text.length !== length) {
       yield { ...where, error: `a record of ${text.length} characters: ${kind} (${title}) records are ${length}` };
       continue;
@@ -133,7 +133,7 @@ export async function eventsUnread(body: ReadableStream<Uint8Array>): Promise<st
   const { length } = FL_LAYOUTS.flre;
   const found = new Map<number, number>();
   let first: { line: number; length: number } | null = null;
-  for await (const { number, text } of readLines(body)) {
+  for await (const { number, text } of readLines(body, undefined, LATIN_1)) {
     if (text.length === length || isBlankLine(text)) continue;
     first ??= { line: number, length: text.length };
     found.set(text.length, (found.get(text.length) ?? 0) + 1);

@@ -19,7 +19,13 @@ import { FeedFileError } from "../read.ts";
 export type SodaRow = Record<string, string>;
 
 /** One row read, with where it is, or why it cannot be read. */
-export type RowRead = { line: number; endLine: number; raw: string } & ({ fields: SodaRow } | { error: string });
+export type RowRead = {
+  line: number;
+  endLine: number;
+  raw: string;
+  /** The line was not UTF-8 and was read as Windows-1252 (fixed-width files: lines.ts). */
+  recoded?: true;
+} & ({ fields: SodaRow } | { error: string });
 
 /** A row's JSON text longer than this is not read (it is rejected): rows of these registers are a few hundred bytes. */
 const MAX_ROW_CHARS = 1_000_000;

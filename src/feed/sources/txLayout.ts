@@ -9,7 +9,7 @@
  */
 import { readLines } from "../lines.ts";
 import { FeedFileError } from "../read.ts";
-import { type FixedField, fixedLine, isBlankLine, readFields, shifted } from "./fixedWidth.ts";
+import { type FixedField, fixedLine, isBlankLine, LATIN_1, readFields, shifted } from "./fixedWidth.ts";
 import type { RowRead } from "./soda.ts";
 
 /** Record lengths of the two layouts. */
@@ -109,10 +109,10 @@ const layoutOf = (length: number): TxLayout | null =>
  */
 export async function* txRecords(body: ReadableStream<Uint8Array>): AsyncGenerator<RowRead> {
   let lines = 0;
-  for await (const { number, text } of readLines(body)) {
+  for await (const { number, text, recoded } of readLines(body, undefined, LATIN_1)) {
     lines = number;
     if (isBlankLine(text)) continue;
-    const where = { line: number, endLine: number, raw: text };
+    const where = { line: number, endLine: number, raw: text, ...(recoded ? { recoded } : {}) };
     const code = text.charAt(0);
     if (code === TRAILER) continue;
     const layout = layoutOf(text.length);
