@@ -360,6 +360,10 @@ describe("a client polling the feed", () => {
     const since = await walk(`since=${before}`);
     expect(since.changes.map((c) => c.initial_financing_number)).toEqual(["CHG-LATER"]);
     expect(since.changes.every((c) => c.recorded_at >= before)).toBe(true);
+    // Half a second after the change was recorded (to the second) is after it.
+    const recorded = since.changes[0]?.recorded_at ?? "";
+    expect((await walk(`since=${recorded}`)).changes).toHaveLength(1);
+    expect((await walk(`since=${recorded.replace("Z", ".5Z")}`)).changes).toEqual([]);
   });
 });
 
@@ -564,6 +568,8 @@ describe("cursors and parameters", () => {
       [`cursor=${cursor}&since=2026-01-01T00:00:00Z`, ["cursor", "since"]],
       ["types=filing.created,filing.exploded", ["types"]],
       ["since=yesterday", ["since"]],
+      ["since=2026-02-31T00:00:00Z", ["since"]],
+      ["since=2027-02-29T00:00:00Z", ["since"]],
       ["limit=0", ["limit"]],
       ["limit=101", ["limit"]],
     ] as const) {
@@ -576,6 +582,51 @@ describe("cursors and parameters", () => {
     // A cursor of another list is not this feed's.
     const other = await getJson(`/filings/changes?cursor=${cursor.replace(/\.[^.]*$/, ".AAAAAAAAAAAA")}`, 400);
     expect(other.error.details?.[0]?.parameter).toBe("cursor");
+  });
+
+  it("refuse a cursor read with wider filters than made it, which would skip the changes its page passed over", async () => {
+    await loadDelta(base());
+    const texas = await page("state=TX&limit=1");
+    expect(texas.changes.map((c) => c.initial_financing_number)).toEqual(["CHG-C"]);
+    const cursor = texas.response_metadata.next_cursor;
+    for (const query of [`cursor=${cursor}`, `cursor=${cursor}&state=NY`]) {
+      const body = await getJson(`/filings/changes?${query}` as "/filings/changes", 400);
+      expect(body.error.details, query).toEqual([
+        { parameter: "state", message: "must be TX, as it was when the cursor was handed out" },
+      ]);
+    }
+    expect((await page(`state=TX&cursor=${cursor}`)).changes.map((c) => c.initial_financing_number)).toEqual(["CHG-E"]);
+    // A cursor of every state narrows to one.
+    const every = (await page("limit=1")).response_metadata.next_cursor;
+    expect((await page(`state=NY&cursor=${every}`)).changes.map((c) => c.initial_financing_number)).toEqual([
+      "CHG-B",
+      "CHG-F",
+    ]);
+    // A page of terminations passed over the filings created: without the type, they would be skipped.
+    await loadDelta(nextDay(base()));
+    const ended = await page("types=filing.terminated");
+    expect(ended.changes.length).toBeGreaterThan(0);
+    const after = ended.response_metadata.next_cursor;
+    for (const [query, parameters] of [
+      [`cursor=${after}`, ["types"]],
+      [`cursor=${after}&types=filing.terminated,filing.created`, ["types"]],
+      [`cursor=${after}&types=filing.terminated&debtor_name=Acme`, []],
+    ] as const) {
+      if (parameters.length === 0) {
+        expect((await page(query)).changes, query).toEqual([]);
+        continue;
+      }
+      const body = await getJson(`/filings/changes?${query}` as "/filings/changes", 400);
+      expect(
+        body.error.details?.map((d) => d.parameter),
+        query,
+      ).toEqual(parameters);
+    }
+    const named = (await page("debtor_name=Acme%20Industries&limit=1")).response_metadata.next_cursor;
+    const widerName = await getJson(`/filings/changes?cursor=${named}&debtor_name=Acme`, 400);
+    expect(widerName.error.details).toEqual([
+      { parameter: "debtor_name", message: 'must be "Acme Industries", as it was when the cursor was handed out' },
+    ]);
   });
 
   it("resumes from a cursor sealed in its earlier form (SHA-256), which clients may hold for days", async () => {

@@ -545,6 +545,9 @@ describe("GET /debtors/report", () => {
       );
       expect(changes.changes.map((c) => [c.type, c.initial_financing_number])).toEqual([["filing.created", "H-TX-9"]]);
     }
+    // One state's cursor holds that state's shards only: without the state it is refused, not read from the oldest.
+    const alone = await getJson(`/filings/changes?cursor=${encodeURIComponent(one.report.changes_cursor)}`, 400);
+    expect(alone.error.details?.map((d) => d.parameter)).toEqual(["state"]);
   });
 
   it("answers the page as CSV that parses back, with the next page in a Link header and the report in headers", async () => {

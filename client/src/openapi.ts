@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Changes to filings, oldest first (the change feed)
-         * @description What each load changed, and filings that lapsed, oldest first: new filings, continuations, terminations, assignments, reinstatements, other amendments, corrected facts and lapses, each with the filing as it stands now. Poll it: resume from `next_cursor`, which never skips a change. Changes are kept at least 90 days; without `cursor` or `since` the feed starts at the oldest change kept, and a cursor past retention is a 410 `cursor_expired`. An empty page says how long to wait in `Retry-After`; `If-None-Match` with the last ETag answers 304 while nothing changed.
+         * @description What each load changed, and filings that lapsed, oldest first: new filings, continuations, terminations, assignments, reinstatements, other amendments, corrected facts and lapses, each with the filing as it stands now. Poll it: resume from `next_cursor`, which never skips a change. Changes are kept at least 90 days; without `cursor` or `since` the feed starts at the oldest change kept, and a cursor past retention is a 410 `cursor_expired`. A cursor handed out with `state` is read with that `state` only (otherwise a 400). An empty page says how long to wait in `Retry-After`; `If-None-Match` with the last ETag answers 304 while nothing changed.
          */
         get: operations["listChanges"];
         put?: never;
@@ -789,7 +789,7 @@ export interface components {
             name_searched: string[];
             search_logic: components["schemas"]["SearchLogic"];
             states: components["schemas"]["ReportState"][];
-            /** @description A cursor of `/filings/changes` at the moment of the report: `GET /filings/changes?debtor_name=NAME&cursor=CHANGES_CURSOR` (with `state` when the report named exactly one) returns the changes recorded after the report and nothing before. */
+            /** @description A cursor of `/filings/changes` at the moment of the report: `GET /filings/changes?debtor_name=NAME&cursor=CHANGES_CURSOR` (with `state` when the report named exactly one: that cursor holds its shards only, and without the `state` is a 400) returns the changes recorded after the report and nothing before. */
             changes_cursor: string;
         };
         /** @description The debtors and secured parties of a filing. */

@@ -415,8 +415,12 @@ const since = text("an ISO 8601 timestamp")
     error: "must be an ISO 8601 timestamp with a time zone, such as 2026-11-01T00:00:00Z",
     abort: true,
   })
-  .refine((t) => !Number.isNaN(Date.parse(t)), { error: "must be a real time, such as 2026-11-01T00:00:00Z" })
-  .transform((t) => isoSeconds(Date.parse(t)));
+  // Date.parse rolls an impossible day forward (February 31 is March 3): the day is checked as written.
+  .refine((t) => isCalendarDay(t.slice(0, 10)) && !Number.isNaN(Date.parse(t)), {
+    error: "must be a real time, such as 2026-11-01T00:00:00Z",
+  })
+  // Changes are recorded to the second: "at or after" a fraction of a second is from the next whole second.
+  .transform((t) => isoSeconds(Math.ceil(Date.parse(t) / 1000) * 1000));
 
 export const changesQuery = z
   .object({

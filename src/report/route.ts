@@ -127,7 +127,12 @@ export function registerReportRoute(app: OpenAPIHono<AppEnv>) {
       ...Object.fromEntries(combined.newest),
       ...Object.fromEntries(others.map((s, i) => [s, newestElsewhere[i] ?? 0])),
     };
-    const changesCursor = encodeCursor("changes", { p: positions });
+    // One state's cursor holds its shards only, and says so: the feed refuses it without that state.
+    const [only, ...more] = q.state ?? [];
+    const changesCursor = encodeCursor("changes", {
+      p: positions,
+      ...(only && more.length === 0 ? { f: { s: only } } : {}),
+    });
     const last = combined.page.at(-1);
     const next =
       combined.more && last

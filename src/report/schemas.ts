@@ -57,7 +57,7 @@ const header = component("ReportHeader", "What was searched, where, and how curr
   states: z.array(reportState),
   changes_cursor: z.string().openapi({
     description:
-      "A cursor of `/filings/changes` at the moment of the report: `GET /filings/changes?debtor_name=NAME&cursor=CHANGES_CURSOR` (with `state` when the report named exactly one) returns the changes recorded after the report and nothing before.",
+      "A cursor of `/filings/changes` at the moment of the report: `GET /filings/changes?debtor_name=NAME&cursor=CHANGES_CURSOR` (with `state` when the report named exactly one: that cursor holds its shards only, and without the `state` is a 400) returns the changes recorded after the report and nothing before.",
   }),
 });
 

@@ -34,7 +34,7 @@ export const changesRoute = lookupRoute({
   path: "/filings/changes",
   tags: ["Monitoring"],
   summary: "Changes to filings, oldest first (the change feed)",
-  description: `What each load changed, and filings that lapsed, oldest first: new filings, continuations, terminations, assignments, reinstatements, other amendments, corrected facts and lapses, each with the filing as it stands now. Poll it: resume from \`next_cursor\`, which never skips a change. Changes are kept at least ${MIN_RETENTION_DAYS} days; without \`cursor\` or \`since\` the feed starts at the oldest change kept, and a cursor past retention is a 410 \`cursor_expired\`. An empty page says how long to wait in \`Retry-After\`; \`If-None-Match\` with the last ETag answers 304 while nothing changed.`,
+  description: `What each load changed, and filings that lapsed, oldest first: new filings, continuations, terminations, assignments, reinstatements, other amendments, corrected facts and lapses, each with the filing as it stands now. Poll it: resume from \`next_cursor\`, which never skips a change. Changes are kept at least ${MIN_RETENTION_DAYS} days; without \`cursor\` or \`since\` the feed starts at the oldest change kept, and a cursor past retention is a 410 \`cursor_expired\`. A cursor handed out with \`state\` is read with that \`state\` only (otherwise a 400). An empty page says how long to wait in \`Retry-After\`; \`If-None-Match\` with the last ETag answers 304 while nothing changed.`,
   query: changesQuery,
   examples: {},
   schema: changePage,
@@ -65,8 +65,55 @@ export const statesRoute = lookupRoute({
   schema: statesPage,
 });
 
-/** What a change-feed cursor holds: each shard's position. */
-const cursorPosition = z.object({ p: z.record(z.string(), z.number().int().nonnegative()) });
+/**
+ * What a change-feed cursor holds: each shard's position, and the filters
+ * of the read that made it (`f`: state, types, debtor name, secured party),
+ * none for a read of everything. A filtered page moves each position past
+ * the changes it passed over, so the cursor is read with those filters (or
+ * narrower): without them, those changes would be skipped; and a state's
+ * cursor holds that state's shards only.
+ */
+const changesPosition = z.object({
+  p: z.record(z.string(), z.number().int().nonnegative()),
+  f: z
+    .object({ s: z.string(), t: z.array(z.string()), d: z.string(), sp: z.string() })
+    .partial()
+    .optional(),
+});
+type ChangesFilters = NonNullable<z.infer<typeof changesPosition>["f"]>;
+
+/** The filters a changes cursor keeps of its read (none: a read of every change). */
+function filtersOf(q: { state?: string; types?: string[]; debtor_name?: string; secured_party?: string }) {
+  const f: ChangesFilters = {
+    ...(q.state ? { s: q.state } : {}),
+    ...(q.types?.length ? { t: [...q.types].sort() } : {}),
+    ...(q.debtor_name ? { d: q.debtor_name } : {}),
+    ...(q.secured_party ? { sp: q.secured_party } : {}),
+  };
+  return Object.keys(f).length > 0 ? { f } : {};
+}
+
+/** Each parameter the read `q` leaves wider than the cursor's filters `f` (a read that would skip changes), and why. */
+function widened(
+  f: ChangesFilters,
+  q: { state?: string; types?: string[]; debtor_name?: string; secured_party?: string },
+) {
+  const out: { parameter: string; message: string }[] = [];
+  const given = (value: string) => `must be ${value}, as it was when the cursor was handed out`;
+  if (f.s !== undefined && q.state !== f.s) out.push({ parameter: "state", message: given(f.s) });
+  if (f.t !== undefined && !(q.types?.length && q.types.every((t) => f.t?.includes(t)))) {
+    out.push({
+      parameter: "types",
+      message: `must be ${f.t.join(",")} or some of them, as when the cursor was handed out`,
+    });
+  }
+  if (f.d !== undefined && q.debtor_name !== f.d)
+    out.push({ parameter: "debtor_name", message: given(JSON.stringify(f.d)) });
+  if (f.sp !== undefined && q.secured_party !== f.sp) {
+    out.push({ parameter: "secured_party", message: given(JSON.stringify(f.sp)) });
+  }
+  return out;
+}
 
 export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(changesRoute, async (c) => {
@@ -77,9 +124,14 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
       debtorName: q.debtor_name,
       securedParty: q.secured_party,
     };
-    const given: Positions | undefined = q.cursor
-      ? (await decodeCursor("changes", q.cursor, cursorPosition)).p
-      : undefined;
+    const cursor = q.cursor ? await decodeCursor("changes", q.cursor, changesPosition) : undefined;
+    const wider = cursor?.f ? widened(cursor.f, q) : [];
+    if (wider.length > 0) {
+      throw new ApiError("invalid_parameter", `Invalid query parameter: ${wider.map((w) => w.parameter).join(", ")}.`, {
+        details: wider,
+      });
+    }
+    const given: Positions | undefined = cursor?.p;
     const reader = shardReader(c);
     const all = reader.shards;
     // A state's shard, or each part of a split state, each with its own position in the cursor.
@@ -105,7 +157,7 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
     const positions: Positions = { ...given };
     for (const { shard, part } of parts) positions[shard] = part.start;
     const page = await feedPage(reader, parts, positions, q.limit);
-    const next = encodeCursor("changes", { p: page.next });
+    const next = encodeCursor("changes", { p: page.next, ...filtersOf(q) });
     if (page.changes.length === 0 && !page.hasMore) c.header("Retry-After", String(EMPTY_POLL_SECONDS));
     return c.json(changePageBody(c, page, next), 200);
   });
