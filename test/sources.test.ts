@@ -208,6 +208,65 @@ describe("Connecticut's register (data.ct.gov xfev-8smz)", () => {
       backfilled_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     });
   });
+
+  it("takes a continued lien's lapse date as the office wrote it, not extended again by the lien's term", async () => {
+    const row = (record: string, type: string, descript: string, accept: string, lapse: string) => ({
+      id_lien_flng_nbr: record.slice(0, -1) + "1",
+      id_ucc_flng_nbr: record,
+      cd_flng_type: type,
+      tx_lien_descript: descript,
+      lien_status: "Active",
+      debtor_nm_bus: "CONTINUED LIEN LLC",
+      sec_party_nm_bus: "INTERNAL REVENUE SERVICE",
+      dt_accept: `${accept}T00:00:00.000`,
+      dt_lapse: `${lapse}T00:00:00.000`,
+    });
+    // Each row repeats the lien's lapse date as continued: a tax lien's ten years from its refiling.
+    const rows = [
+      row("0000100001", "ORIG FIN STMT", "IRS", "2016-03-01", "2036-04-01"),
+      row("0000100002", "CONTINUATION", "IRS", "2025-09-01", "2036-04-01"),
+      row("0000300001", "ORIG FIN STMT", "OFS", "2019-06-26", "2029-06-26"),
+      row("0000300002", "CONTINUATION", "OFS", "2024-03-01", "2029-06-26"),
+    ];
+    const loaded = await loadSource(SOURCES.ct, [["continued.json", JSON.stringify(rows)]]);
+    expect(loaded.rejects).toEqual([]);
+    expect(await lookup("0000100001", "CT")).toMatchObject({
+      filing_kind: "federal_tax_lien",
+      estimated_lien_lapse_date: "2036-04-01",
+    });
+    expect(await lookup("0000300001", "CT")).toMatchObject({ estimated_lien_lapse_date: "2029-06-26" });
+  });
+
+  it("reads a record's date from the rows that give it, when another of its rows leaves it blank", async () => {
+    const row = (record: string, type: string, debtor: string, accept?: string) => ({
+      id_lien_flng_nbr: "0000400001",
+      id_ucc_flng_nbr: record,
+      cd_flng_type: type,
+      tx_lien_descript: "OFS",
+      lien_status: "Active",
+      debtor_nm_bus: debtor,
+      sec_party_nm_bus: "FIRST COUNTY BANK",
+      ...(accept ? { dt_accept: `${accept}T00:00:00.000` } : {}),
+      dt_lapse: "2029-01-10T00:00:00.000",
+    });
+    const rows = [
+      row("0000400001", "ORIG FIN STMT", "FIRST DEBTOR LLC", "2024-01-10"),
+      row("0000400001", "ORIG FIN STMT", "SECOND DEBTOR LLC"),
+      row("0000400002", "RELEASE", "FIRST DEBTOR LLC", "2025-02-01"),
+      row("0000400002", "RELEASE", "SECOND DEBTOR LLC"),
+    ];
+    const loaded = await loadSource(SOURCES.ct, [["undated.json", JSON.stringify(rows)]]);
+    expect(loaded.rejects).toEqual([]);
+    const filing = await lookup("0000400001", "CT");
+    expect(filing).toMatchObject({
+      initial_financing_date: "2024-01-10T00:00:00Z",
+      estimated_lien_status: "Terminated",
+    });
+    expect(filing.involved_parties.debtor_parties.map((d) => d.name)).toEqual([
+      "FIRST DEBTOR LLC",
+      "SECOND DEBTOR LLC",
+    ]);
+  });
 });
 
 describe("Colorado's register (data.colorado.gov: four tables joined on fileid)", () => {
@@ -320,5 +379,29 @@ describe("Oregon's register (data.oregon.gov snfi-f79b, a month at a time)", () 
       'party_type "XX" is neither DB (debtor) nor SP (secured party): "SOMEONE UNKNOWN" left out',
     );
     expect(february.unrecognised).toMatchObject({ party_type: { XX: 1 } });
+  });
+
+  it("reads a filing's date from the rows that give it, when another of its rows leaves it blank", async () => {
+    const row = (party: string, entity: string, filed?: string) => ({
+      file_number: "91000001",
+      original_file_number: "91000001",
+      file_type: "INITIAL",
+      lien_type: "UCC",
+      entity_type: "ORG",
+      party_type: party,
+      entity,
+      ...(filed ? { filing_date: `${filed}T00:00:00` } : {}),
+      lapse_date: "2031-01-14T00:00:00",
+    });
+    const loaded = await loadSource(SOURCES.or, [
+      ["undated.json", JSON.stringify([row("DB", "CASCADE LLC", "2026-01-14"), row("SP", "UMPQUA BANK")])],
+    ]);
+    expect(loaded.rejects).toEqual([]);
+    const filing = await lookup("91000001", "OR");
+    expect(filing).toMatchObject({
+      initial_financing_date: "2026-01-14T00:00:00Z",
+      estimated_lien_lapse_date: "2031-01-14",
+    });
+    expect(filing.involved_parties.secured_parties.map((s) => s.name)).toEqual(["UMPQUA BANK"]);
   });
 });

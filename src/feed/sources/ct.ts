@@ -138,8 +138,12 @@ function amendmentOf(number: string, rows: StagedRow[], filingLapse: string | un
       amendment_financing_number: number,
       amendment_financing_date: first.dt_accept,
       amendment_financing_type_description: type,
-      // The lien's lapse date is on every row; an amendment keeps its own only when it differs.
-      ...(lapse !== undefined && lapse !== filingLapse ? { amendment_lapse_date: lapse } : {}),
+      // The lien's lapse date is on every row; an amendment keeps its own only when it differs, and a
+      // continuation always: the date it repeats is the lien's as continued, which a lien's term
+      // (counted from any continuation before it) would otherwise extend a second time.
+      ...(lapse !== undefined && (lapse !== filingLapse || amendmentKind(type ?? "") === "continuation")
+        ? { amendment_lapse_date: lapse }
+        : {}),
     },
     debtors: rolesOf(rows, "debtor"),
     secured: rolesOf(rows, "sec_party"),
@@ -157,14 +161,18 @@ function released(rows: StagedRow[], unrecognised: Unrecognised): boolean {
   return out;
 }
 
+/** Sorts after every date. */
+const UNDATED = "\uffff";
+
 /** Description of the termination a Released status stands for when no release record is among the rows. */
 const RELEASED = "Lien status: Released";
 
 function assemble(filing: string, staged: StagedRow[], unrecognised: Unrecognised): Assembled[] {
   // The office's order is not known (a file's and a pull's differ): by date, record, then the parties' names.
+  // A row without a date goes after those with one: a record's date and kind are read from its first row.
   const rows = [...staged].sort(
     (a, b) =>
-      (a.fields.dt_accept ?? "").localeCompare(b.fields.dt_accept ?? "") ||
+      (a.fields.dt_accept ?? UNDATED).localeCompare(b.fields.dt_accept ?? UNDATED) ||
       recordOf(a.fields, filing).localeCompare(recordOf(b.fields, filing)) ||
       namesOf(a.fields).localeCompare(namesOf(b.fields)) ||
       a.rowId.localeCompare(b.rowId),

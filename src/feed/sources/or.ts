@@ -103,6 +103,9 @@ function partiesOf(rows: StagedRow[], unrecognised: Unrecognised, notes: FeedWar
   return { debtors: split(out.debtor), secured: split(out.secured) };
 }
 
+/** Sorts after every date. */
+const UNDATED = "\uffff";
+
 const latest = (dates: (string | undefined)[]) =>
   dates
     .filter((d): d is string => !!d)
@@ -110,9 +113,10 @@ const latest = (dates: (string | undefined)[]) =>
 
 function assemble(filing: string, staged: StagedRow[], unrecognised: Unrecognised): Assembled[] {
   const numberOf = (row: StagedRow) => row.fields.file_number ?? filing;
+  // A row without a date goes after those with one: a record's date and kind are read from its first row.
   const rows = [...staged].sort(
     (a, b) =>
-      (a.fields.filing_date ?? "").localeCompare(b.fields.filing_date ?? "") ||
+      (a.fields.filing_date ?? UNDATED).localeCompare(b.fields.filing_date ?? UNDATED) ||
       numberOf(a).localeCompare(numberOf(b)) ||
       (a.fields.party_type ?? "").localeCompare(b.fields.party_type ?? "") ||
       (a.fields.entity ?? "").localeCompare(b.fields.entity ?? "") ||
