@@ -280,7 +280,8 @@ describe("California split over two databases, against one database holding the 
     expect(ca?.filings).toBe(90);
   });
 
-  it("gives California's change feed alike, each part's position in the cursor", async () => {
+  it("gives California's change feed alike, each part's position in the cursor, each change an id of its own", async () => {
+    const ids: string[] = [];
     const feed = async (layout: Env, query: string) => {
       const out: string[] = [];
       let cursor: string | undefined;
@@ -288,11 +289,18 @@ describe("California split over two databases, against one database holding the 
         const url = `/filings/changes?${query}${cursor ? `&cursor=${cursor}` : ""}`;
         const res = await createApp().request(url, { headers: { "x-api-key": TEST_KEY } }, layout);
         const body = (await res.json()) as {
-          changes: { type: string; initial_financing_number: string; occurred_at: string; amendment?: unknown }[];
+          changes: {
+            id: string;
+            type: string;
+            initial_financing_number: string;
+            occurred_at: string;
+            amendment?: unknown;
+          }[];
           response_metadata: { next_cursor: string; has_more: boolean };
         };
         for (const c of body.changes) {
           out.push(JSON.stringify([c.initial_financing_number, c.type, c.occurred_at, c.amendment ?? null]));
+          if (layout === splitEnv && !query.includes("types")) ids.push(c.id);
         }
         cursor = body.response_metadata.next_cursor;
         if (!body.response_metadata.has_more) return out;
@@ -304,6 +312,9 @@ describe("California split over two databases, against one database holding the 
       // One load's changes share their time: the parts' are merged by part where one database orders by record.
       expect([...two].sort(), query).toEqual([...one].sort());
     }
+    // Each part numbers its changes from 1: an id names the part, so no two changes share one (clients drop a repeat).
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(new Set(ids.map((id) => id.replace(/-\d+$/, "")))).toEqual(new Set(["CA/1", "CA/2"]));
   });
   it("sends webhook subscribers each change of both parts once, as one database records them", async () => {
     const hooks = webhookEnv(splitEnv);
@@ -358,6 +369,8 @@ describe("California split over two databases, against one database holding the 
     const received = async (subscription: number) => {
       const mine = sent.filter((m) => m.subscription === subscription);
       expect(new Set(mine.map((m) => `${m.shard} ${m.seq}`)).size).toBe(mine.length);
+      // The webhook-id is made of the change's id: one a change, or the consumer drops one part's as done.
+      expect(new Set(mine.map((m) => m.change)).size).toBe(mine.length);
       return Promise.all(mine.map(async (m) => (await change(m.shard, m.seq))?.change)).then((c) => c.sort());
     };
     const recorded = await binding("DB_WHOLE")

@@ -37,7 +37,7 @@ export interface paths {
         };
         /**
          * Filings lapsing in a window
-         * @description Live filings (not terminated) in `state` whose lapse date (the office's, or estimated) falls from `from` to `to`, inclusive (default: today through 180 days ahead), soonest first, then by number; optionally only those with a secured party of a name or a debtor in given industries. A continuation can be filed in the six months before a lapse date: a lender's reminder, and a refinancing lead list. Envelope B by default (it shows lapse dates); `envelope=a` for envelope A.
+         * @description Live filings (not terminated) in `state` whose lapse date (the office's, or estimated) falls from `from` to `to`, inclusive (default: today through 180 days ahead), soonest first, then by number; optionally only those with a secured party of a name or a debtor in given industries. A continuation can be filed in the six months before a lapse date: a lender's reminder, and a refinancing lead list. Envelope B by default (it shows lapse dates); `envelope=a` for envelope A. A walk by `next_cursor` keeps the window of its first page, past midnight UTC too.
          */
         get: operations["listLapsingFilings"];
         put?: never;
@@ -465,7 +465,7 @@ export interface components {
         /** @description One change of the change feed: what happened to which filing, and the filing as it stands now. */
         Change: {
             /**
-             * @description Stable and unique: a client that sees a change twice (after a retry) can drop the second.
+             * @description Stable and unique: a client that sees a change twice (after a retry) can drop the second. The state and the change's number (`CA-10423`); for a state split over databases, its part and the number there (`CA/2-17`).
              * @example CA-10423
              */
             id: string;

@@ -27,6 +27,7 @@ import {
   type ChangeHead,
   type ChangeItem,
   type ChangeKey,
+  partOf,
   type ShardChanges,
   type Start,
   scans,
@@ -104,9 +105,10 @@ export async function feedPage(
   const filed = await reader.read(read, (db, shard) => shardChangeFilings(db, wanted.get(shard) ?? []));
   const fetched = new Map(read.map((shard, i) => [shard, new Map((filed[i] ?? []).map((c) => [c.seq, c]))]));
   const changes = merged.page.flatMap(({ shard, item }) => {
-    if (isItem(item)) return [item];
-    const found = fetched.get(shard)?.get(item.seq);
-    return found ? [found] : [];
+    const found = isItem(item) ? item : fetched.get(shard)?.get(item.seq);
+    if (!found) return [];
+    const part = partOf(found.state, shard, reader.partsOf);
+    return [part === undefined ? found : { ...found, part }];
   });
   return { changes, next: merged.next, hasMore: merged.hasMore, dataLoadedAt: merged.dataLoadedAt };
 }

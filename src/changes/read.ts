@@ -94,7 +94,33 @@ export interface ChangeHead extends ChangeKey {
 /** One change as read, with its filing as it stands now. */
 export interface ChangeItem extends Omit<ChangeHead, "filingId"> {
   filing: ListedFilingWithParties;
+  /** The part of a split state whose database recorded it (`CA/2`): see changeId. */
+  part?: string;
 }
+
+/**
+ * The part (`CA/2`) of the split state `state` that `shard` holds, or
+ * undefined for a state held whole (`partsOf`: the layout's shards of a
+ * state, in part order).
+ */
+export function partOf(
+  state: string,
+  shard: string,
+  partsOf?: (state: string) => readonly string[],
+): string | undefined {
+  const parts = partsOf?.(state) ?? [];
+  const at = parts.indexOf(shard);
+  return parts.length > 1 && at >= 0 ? `${state}/${at + 1}` : undefined;
+}
+
+/**
+ * A change's id (the feed's `id`, and a webhook's): its state and seq
+ * (`CA-10423`), unique since one database numbers a state's changes. The
+ * parts of a split state are numbered by their own databases, each from 1,
+ * so a part's changes are named by the part (`CA/2-17`).
+ */
+export const changeId = (change: { state: string; seq: number; part?: string }) =>
+  `${change.part ?? change.state}-${change.seq}`;
 
 /** A shard's part of a page: its changes (or only their heads: shardChangeHeads), and where it stands. */
 export interface ShardChanges<T extends ChangeKey = ChangeItem> {

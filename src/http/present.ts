@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import pkg from "../../package.json" with { type: "json" };
-import type { ChangeItem } from "../changes/read.ts";
+import { type ChangeItem, changeId } from "../changes/read.ts";
 import type { FilingRows } from "../db/records.ts";
 import type { DebtorParty } from "../db/schema.ts";
 import { flat, joined } from "../domain/flat.ts";
@@ -266,7 +266,7 @@ export function change(item: ChangeItem, today: string) {
   const amendment =
     item.amendment === null ? undefined : item.filing.amendments.find((a) => a.number === item.amendment);
   return {
-    id: joined(item.state, "-", String(item.seq)),
+    id: flat(changeId(item)),
     type: item.type,
     recorded_at: item.recordedAt,
     occurred_at: item.occurredAt,

@@ -314,7 +314,8 @@ const change = component(
   "One change of the change feed: what happened to which filing, and the filing as it stands now.",
   {
     id: z.string().openapi({
-      description: "Stable and unique: a client that sees a change twice (after a retry) can drop the second.",
+      description:
+        "Stable and unique: a client that sees a change twice (after a retry) can drop the second. The state and the change's number (`CA-10423`); for a state split over databases, its part and the number there (`CA/2-17`).",
       example: "CA-10423",
     }),
     type: z.enum(CHANGE_TYPES).openapi({

@@ -32,7 +32,7 @@
  * (deadLetters).
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { shardChange } from "../changes/read.ts";
+import { partOf, shardChange } from "../changes/read.ts";
 import { webhookDeliveries, webhookSubscriptions } from "../db/schema.ts";
 import { isKeyMetadata, isUsable } from "../domain/apiKeys.ts";
 import { isoSeconds } from "../domain/time.ts";
@@ -264,8 +264,9 @@ async function deliverOne(
   if (!(await keyUsable(env, sub.keyDigest, now)))
     return give("not sent: the subscription's API key is revoked or expired");
   const feed = env.shards.get(m.shard)?.feed;
-  const item = feed ? await shardChange(feed, m.seq) : undefined;
-  if (!item) return give("not sent: the change is no longer kept");
+  const read = feed ? await shardChange(feed, m.seq) : undefined;
+  if (!read) return give("not sent: the change is no longer kept");
+  const item = { ...read, part: partOf(read.state, m.shard, env.partsOf) };
 
   // Checked once a batch per URL: a batch of one receiver's messages resolves its name once.
   let check = checked.get(sub.url);

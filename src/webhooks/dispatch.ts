@@ -31,7 +31,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { type ChangeItem, shardChanges } from "../changes/read.ts";
+import { type ChangeItem, changeId, partOf, shardChanges } from "../changes/read.ts";
 import type { Db } from "../db/database.ts";
 import { partyLookupKeys } from "../db/nameIndex.ts";
 import { webhookNames, webhookPositions, webhookSubscriptions } from "../db/schema.ts";
@@ -71,6 +71,8 @@ export interface WebhookEnv {
   db: Db;
   /** Every shard's database, in layout order: as the change feed reads it, and as a loader writes it. */
   shards: ReadonlyMap<string, { feed: FeedDb; db: Db }>;
+  /** A split state's shards, in part order, which name its changes (changeId); none: every state whole. */
+  partsOf?: (state: string) => readonly string[];
   keys: KVNamespace;
 }
 
@@ -205,7 +207,8 @@ async function match(
     }
     for (const sub of subs.values()) {
       if (!wants(sub, shard, item) || !(await keyCheck.usable(sub.keyDigest))) continue;
-      out.push({ subscription: sub.id, shard, seq: item.seq, change: `${item.state}-${item.seq}`, type: item.type });
+      const change = changeId({ ...item, part: partOf(item.state, shard, env.partsOf) });
+      out.push({ subscription: sub.id, shard, seq: item.seq, change, type: item.type });
     }
   }
   return out;

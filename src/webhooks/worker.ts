@@ -8,7 +8,7 @@
 import { drizzle } from "drizzle-orm/d1";
 import { retentionDays } from "../changes/daily.ts";
 import * as schema from "../db/schema.ts";
-import { DEFAULT_SHARD, shardsOf } from "../db/shards.ts";
+import { DEFAULT_SHARD, partsOf, shardsOf } from "../db/shards.ts";
 import { logLine } from "../log.ts";
 import { database } from "../queries/db.ts";
 import { type DeliverEnv, deadLetters, deliver } from "./deliver.ts";
@@ -21,8 +21,9 @@ interface Nudge {
 }
 
 export function webhookEnv(env: Env): DeliverEnv {
+  const { databases, layout } = shardsOf(env);
   const shards = new Map(
-    [...shardsOf(env).databases].map(([shard, d1]) => [
+    [...databases].map(([shard, d1]) => [
       shard,
       { feed: database(d1), db: drizzle(d1, { schema, casing: "snake_case" }) },
     ]),
@@ -32,6 +33,7 @@ export function webhookEnv(env: Env): DeliverEnv {
   return {
     db: home.db,
     shards,
+    partsOf: (state) => partsOf(layout, state),
     keys: env.API_KEYS,
     privateKey: env.WEBHOOK_PRIVATE_KEY,
     rules: { localReceivers: env.WEBHOOK_LOCAL_RECEIVERS === "true" },
