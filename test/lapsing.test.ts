@@ -2,7 +2,7 @@
  * GET /filings/lapsing (live filings by lapse date in a window) and GET
  * /states (how current each state's data is).
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { refreshQueued, upsertFilings } from "../src/db/load.ts";
 import type { FilingRecord } from "../src/db/records.ts";
 import { shardOf } from "../src/db/shards.ts";
@@ -925,5 +925,34 @@ describe("the count of a lapse day by industry across deferred loads", () => {
     }
     for (const db of shardDatabases.databases.values()) await refreshQueued(db);
     expect(await count()).toBe(1);
+  });
+});
+
+// Last: it loads a state the counts above do not expect.
+describe("a lapse list walked by cursor", () => {
+  it("resumes a walk of the default window past midnight UTC in the window its first page had", async () => {
+    await loadDelta(Array.from({ length: 12 }, (_, i) => lapsing(`LAP-VT-${i}`, 10 + i, { state: "VT" })));
+    const walk = async (envelope: "a" | "b") => {
+      const today = new Date().toISOString().slice(0, 10);
+      vi.useFakeTimers({ toFake: ["Date"] });
+      try {
+        vi.setSystemTime(new Date(`${today}T23:59:58Z`));
+        const first = await getJson(`/filings/lapsing?state=VT&envelope=${envelope}`);
+        const paged = first as { pagination?: { next_cursor?: string }; response_metadata: { next_cursor?: string } };
+        const cursor = paged.pagination?.next_cursor ?? paged.response_metadata.next_cursor;
+        expect(cursor).toBeDefined();
+        // The next day: a default window of its own, which a page asked for by number would take.
+        vi.setSystemTime(new Date(Date.parse(`${today}T23:59:58Z`) + 5_000));
+        const rest = await getJson(
+          `/filings/lapsing?state=VT&envelope=${envelope}&cursor=${cursor}` as "/filings/lapsing",
+        );
+        return [...numbers(first), ...numbers(rest)];
+      } finally {
+        vi.useRealTimers();
+      }
+    };
+    const all = Array.from({ length: 12 }, (_, i) => `LAP-VT-${i}`);
+    expect(await walk("b")).toEqual(all);
+    expect(await walk("a")).toEqual(all.slice(0, 10));
   });
 });

@@ -20,7 +20,7 @@ import { changePageBody, lienPageA, lienPageB, statesBody } from "../http/presen
 import { changePage, lienPageAOrB, statesPage } from "../http/responses.ts";
 import { onEveryShard } from "../queries/db.ts";
 import { countedPageAcross, openPageAcross } from "../queries/fanout.ts";
-import { type ListPosition, windowOf } from "../queries/filings.ts";
+import { type ListedFilingWithParties, type ListPosition, windowOf } from "../queries/filings.ts";
 import { lapsePosition, lapsing } from "../queries/lapsing.ts";
 import { combineParts, statesHeld, statesStatement } from "../queries/states.ts";
 import { lookupRoute, PAGE_SIZE_A, PAGE_SIZE_B } from "./define.ts";
@@ -47,7 +47,7 @@ export const lapsingRoute = lookupRoute({
   path: "/filings/lapsing",
   tags: ["Monitoring"],
   summary: "Filings lapsing in a window",
-  description: `Live filings (not terminated) in \`state\` whose lapse date (the office's, or estimated) falls from \`from\` to \`to\`, inclusive (default: today through ${LAPSING_DAYS} days ahead), soonest first, then by number; optionally only those with a secured party of a name or a debtor in given industries. A continuation can be filed in the six months before a lapse date: a lender's reminder, and a refinancing lead list. Envelope B by default (it shows lapse dates); \`envelope=a\` for envelope A.`,
+  description: `Live filings (not terminated) in \`state\` whose lapse date (the office's, or estimated) falls from \`from\` to \`to\`, inclusive (default: today through ${LAPSING_DAYS} days ahead), soonest first, then by number; optionally only those with a secured party of a name or a debtor in given industries. A continuation can be filed in the six months before a lapse date: a lender's reminder, and a refinancing lead list. Envelope B by default (it shows lapse dates); \`envelope=a\` for envelope A. A walk by \`next_cursor\` keeps the window of its first page, past midnight UTC too.`,
   query: lapsingQuery,
   examples: { state: "CA" },
   schema: lienPageAOrB,
@@ -64,6 +64,9 @@ export const statesRoute = lookupRoute({
   examples: {},
   schema: statesPage,
 });
+
+/** Where a lapsing page ended, and the window (from, to) it was of when either was a default. */
+const lapsingPosition = filingPosition.extend({ w: z.tuple([z.string(), z.string()]).optional() });
 
 /**
  * What a change-feed cursor holds: each shard's position, and the filters
@@ -165,29 +168,40 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(lapsingRoute, async (c) => {
     const q = c.req.valid("query");
     const today = c.get("now").toISOString().slice(0, 10);
-    const from = q.from ?? today;
-    const to = q.to ?? new Date(Date.parse(`${from}T00:00:00Z`) + LAPSING_DAYS * 86_400_000).toISOString().slice(0, 10);
+    const list = listOf(lapsingRoute.path, q);
+    const start = await startOf(list, q, lapsingPosition);
+    const resumed = start.after;
+    // A walk keeps the window its first page had: the defaults move at midnight UTC.
+    const from = q.from ?? resumed?.w?.[0] ?? today;
+    const to =
+      q.to ??
+      resumed?.w?.[1] ??
+      new Date(Date.parse(`${from}T00:00:00Z`) + LAPSING_DAYS * 86_400_000).toISOString().slice(0, 10);
     if (to < from) {
       throw new ApiError("invalid_parameter", "Invalid query parameter: to.", {
         details: [{ parameter: "to", message: `must not be before from (${from})` }],
       });
     }
-    const list = listOf(lapsingRoute.path, { ...q, from, to });
-    const start = await startOf(list, q, filingPosition);
+    const after = resumed ? { at: resumed.at, num: resumed.num } : undefined;
+    const defaulted = q.from === undefined || q.to === undefined;
+    const positionOf = (item: ListedFilingWithParties) => ({
+      ...lapsePosition(item),
+      ...(defaulted ? { w: [from, to] as [string, string] } : {}),
+    });
     const query = { state: q.state, from, to, industries: q.industry, securedParty: q.secured_party };
     // The state's shard, or each part of a split state, merged soonest first.
     const reader = stateReader(c, q.state);
     const build = (after?: ListPosition) => lapsing({ ...query, after });
     if (q.envelope === "a") {
       const window = windowOf(start, PAGE_SIZE_A);
-      const page = await countedPageAcross(reader, build, window, start.after);
-      const next = filingCursor(list, window, countedMore(window, page.total), page.items, lapsePosition);
+      const page = await countedPageAcross(reader, build, window, after);
+      const next = filingCursor(list, window, countedMore(window, page.total), page.items, positionOf);
       return c.json(lienPageA(c, window, page, next), 200);
     }
     const window = windowOf(start, PAGE_SIZE_B);
     const options = { amendments: false, state: q.state };
-    const page = await openPageAcross(reader, build, window, options, start.after);
-    const next = filingCursor(list, window, page.hasMore, page.items, lapsePosition);
+    const page = await openPageAcross(reader, build, window, options, after);
+    const next = filingCursor(list, window, page.hasMore, page.items, positionOf);
     return c.json(lienPageB(c, window, page, false, next), 200);
   });
 
