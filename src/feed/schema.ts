@@ -79,6 +79,17 @@ const str = () =>
 const quoted = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 
 /** A value checked (and possibly converted) by `convert`, which returns null for a bad one. */
+/**
+ * `text` cut to `max` UTF-16 units, never through a character: a pair that
+ * would be split (an emoji) is left out whole, as a lone half is no text to
+ * store (it is not UTF-8) and reads as another value on every load.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
 function converted<T>(convert: (value: string) => T | null, problem: (value: string) => string) {
   return str().transform((value, ctx): T => {
     const out = convert(value);
@@ -152,7 +163,7 @@ class Notes {
     if (out === "") return null;
     if (out.length > max) {
       this.add(path, `longer than ${max.toLocaleString("en-US")} characters: cut to ${max.toLocaleString("en-US")}`);
-      return out.slice(0, max);
+      return cutText(out, max);
     }
     return out;
   }
@@ -211,7 +222,7 @@ function partyOf(raw: RawParty, path: PropertyKey[], role: "debtor" | "secured",
   }
   if (name.length > MAX_NAME_LENGTH) {
     notes.add([...path, "name"], `longer than ${MAX_NAME_LENGTH} characters: cut to ${MAX_NAME_LENGTH}`);
-    name = name.slice(0, MAX_NAME_LENGTH);
+    name = cutText(name, MAX_NAME_LENGTH);
   }
   const typeText = notes.text(raw.type, [...path, "type"], 100)?.toLowerCase() ?? null;
   let type: PartyRecord["type"] = "Organization";

@@ -258,6 +258,20 @@ describe("the feed line schema", () => {
     );
   });
 
+  it("cuts an over-long name or collateral before a character it would split, so the text stays whole", () => {
+    const long = line({ collateral: `${"x".repeat(19_999)}\u{1F600} more` });
+    const debtor = long.involved_parties.debtor_parties[0]!;
+    long.involved_parties.debtor_parties = [{ ...debtor, name: `${"A".repeat(999)}\u{1F600} TRUST` }];
+    const { record } = schema.parse(long);
+    const name = record.debtors[0]?.name ?? "";
+    expect(name).toBe("A".repeat(999));
+    expect(record.collateral).toBe("x".repeat(19_999));
+    // No lone half of a pair: both encode to UTF-8 and back unchanged.
+    for (const text of [name, record.collateral ?? ""]) {
+      expect(new TextDecoder().decode(new TextEncoder().encode(text))).toBe(text);
+    }
+  });
+
   it("keeps the newest 500 amendments of a filing with more, so a late termination still ends it", () => {
     const amendments = Array.from({ length: 501 }, (_, i) => ({
       amendment_financing_number: `AM-${i}`,

@@ -9,7 +9,7 @@
  * daily set replaces what it names and adds what is new.
  */
 import type { AmendmentKind } from "../../domain/kinds.ts";
-import type { FeedWarning } from "../schema.ts";
+import { cutText, type FeedWarning } from "../schema.ts";
 import type { BulkFile, BulkInput, BulkSource } from "./bulk.ts";
 import { compareIds, distinctParties, type LienParty, lookup, rowHash, type Unrecognised } from "./codes.ts";
 import { eventsUnread, FL_LAYOUTS, type FlKind, flFilingsOf, flName, flRecords, setDay } from "./flLayout.ts";
@@ -203,7 +203,7 @@ function eventsOf(rows: StagedRow[], terminated: boolean, unrecognised: Unrecogn
         number,
         kind,
         date: head?.fields.date,
-        description: text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text,
+        description: text.length > MAX_DESCRIPTION ? `${cutText(text, MAX_DESCRIPTION - 1)}…` : text,
       };
     })
     .sort((a, b) => (a.date ?? "").localeCompare(b.date ?? "") || compareIds(a.number, b.number));

@@ -10,7 +10,7 @@
  * names (`replaces`, bulk.ts): a daily update's filing is its new record.
  */
 import type { AmendmentKind, FilingKind } from "../../domain/kinds.ts";
-import type { FeedWarning } from "../schema.ts";
+import { cutText, type FeedWarning } from "../schema.ts";
 import type { BulkSource } from "./bulk.ts";
 import {
   compareIds,
@@ -153,7 +153,7 @@ function amendedKind(comment: string | undefined, bringsCollateral: boolean): Am
 /** `Amendment: DEBTOR ADDRESS CHANGED`, cut to the feed's limit. */
 function describe(words: string, comment: string | undefined): string {
   const text = comment ? `${words}: ${comment}` : words;
-  return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text;
+  return text.length > MAX_DESCRIPTION ? `${cutText(text, MAX_DESCRIPTION - 1)}…` : text;
 }
 
 const byDate = (a: StagedRow, b: StagedRow) =>
