@@ -8,12 +8,13 @@ import type { FilingRecord } from "../src/db/records.ts";
 import { isoSeconds } from "../src/domain/time.ts";
 import { exportFilings, feedLine, lienLine } from "../src/feed/export.ts";
 import { readFeed } from "../src/feed/read.ts";
+import { importSharded } from "../src/feed/shardedImport.ts";
 import { type Body, firstOf, withMetadata } from "./bodies.ts";
 import { counts, emptyDatabase, fresh, importText, readCount, stream } from "./feeds.ts";
 import feedCsv from "./fixtures/feed.csv?raw";
 import feedNdjson from "./fixtures/feed.ndjson?raw";
 import mixedNdjson from "./fixtures/mixed.ndjson?raw";
-import { daysAgo, dbOf, get, getJson, registerKeys, testAddress } from "./helpers.ts";
+import { daysAgo, dbOf, get, getJson, registerKeys, shardDatabases, testAddress } from "./helpers.ts";
 
 async function records(file: string, text: string): Promise<FilingRecord[]> {
   const out: FilingRecord[] = [];
@@ -244,6 +245,25 @@ describe("importing a feed with bad lines", () => {
     expect(lapse.amendments).toMatchObject([
       { amendment_financing_type_description: "Lapse notice", amendment_kind: "other" },
     ]);
+  });
+
+  it("counts an amendment kept for its filing as waiting no more once a later group of the run brings the filing", async () => {
+    const line = JSON.parse(firstOf(mixedNdjson.split("\n")));
+    const late = { ...line, initial_financing_number: "MIX-LATE-A", amendments: [] };
+    const other = { ...late, initial_financing_number: "MIX-LATE-B" };
+    const continuation = {
+      initial_financing_number: "MIX-LATE-A",
+      jurisdiction_state: line.jurisdiction_state,
+      amendment_financing_number: "MIX-LATE-A-C",
+      amendment_financing_date: daysAgo(3),
+      amendment_financing_type_description: "Continuation",
+    };
+    // Groups of two: the amendment and another filing, then its filing.
+    const text = [continuation, other, late].map((l) => JSON.stringify(l)).join("\n");
+    const summary = await importSharded(shardDatabases, "late.ndjson", stream(text), { groupSize: 2 });
+    expect(summary).toMatchObject({ inserted: 2, amendments: 1, pending: 0 });
+    const [filing] = (await lookup("MIX-LATE-A", line.jurisdiction_state)).ucc_liens;
+    expect(filing?.amendments.map((a) => a.amendment_financing_number)).toEqual(["MIX-LATE-A-C"]);
   });
 
   it("loads a filing of more than 200 debtors with its first 200, and of more than 500 amendments with its newest", async () => {

@@ -125,9 +125,10 @@ export interface ImportOptions {
 export const IMPORT_GROUP = 500;
 
 /** How writeGroup writes for an import with `options`. */
-export const writeOptions = (options: ImportOptions) => ({
+export const writeOptions = (options: ImportOptions, kept?: Set<string>) => ({
   refresh: !options.deferRefresh,
   recordChanges: options.recordChanges !== false,
+  ...(kept ? { kept } : {}),
 });
 
 export type Loaded = Exclude<FeedItem, { reject: Reject }>;
@@ -151,6 +152,9 @@ function combineRepeat(
   };
 }
 
+/** An amendment kept waiting, as a run remembers it: its filing's key and its number. */
+const keptKey = (filing: string, amendment: string) => `${filing}\u0000${amendment}`;
+
 /**
  * Resolves a group into whole filings and writes them; returns the
  * warnings of amendments kept waiting.
@@ -165,7 +169,14 @@ export async function writeGroup(
     refresh = true,
     recordChanges = true,
     backfilling,
-  }: { refresh?: boolean; recordChanges?: boolean; backfilling?: ReadonlySet<string> } = {},
+    kept,
+  }: {
+    refresh?: boolean;
+    recordChanges?: boolean;
+    backfilling?: ReadonlySet<string>;
+    /** The amendments the run kept waiting so far (keptKey), counted in `summary.pending`: one applied later in the run no longer waits. */
+    kept?: Set<string>;
+  } = {},
 ): Promise<Warning[]> {
   const records = new Map<string, { record: FilingRecord; merge: boolean }>();
   const amendments: (AmendmentEntry & Keyed & { item: Loaded })[] = [];
@@ -202,7 +213,10 @@ export async function writeGroup(
   const settle = (key: string, entry: { record: FilingRecord }) => {
     const queued = waiting.get(key);
     if (!queued) return;
-    for (const pending of queued) entry.record = applyAmendment(entry.record, pending);
+    for (const pending of queued) {
+      entry.record = applyAmendment(entry.record, pending);
+      if (kept?.delete(keptKey(key, pending.amendment.number))) summary.pending -= 1;
+    }
     waiting.delete(key);
     applied.push(entry.record);
   };
@@ -223,6 +237,7 @@ export async function writeGroup(
       continue;
     }
     summary.pending += 1;
+    kept?.add(keptKey(key, a.amendment.number));
     keep.push({ ...a, source: `${a.item.place.file}:${a.item.place.line}` });
     waitingWarnings.push({
       ...a.item.place,
@@ -245,14 +260,14 @@ export async function writeGroup(
   // The amendments kept are checked against the filings stored as they are
   // kept, in the same transaction: a filing another load wrote since this
   // one read gets them now, rather than waiting for its next load.
-  const kept = keep.map((k) => [k.state, k.number]);
+  const keptFilings = keep.map((k) => [k.state, k.number]);
   const storedNow =
-    kept.length > 0
+    keptFilings.length > 0
       ? db
           .select({ state: filings.state, number: filings.number })
           .from(filings)
           .where(
-            sql`(${filings.state}, ${filings.number}) in (select value ->> 0, value ->> 1 from json_each(${JSON.stringify(kept)}))`,
+            sql`(${filings.state}, ${filings.number}) in (select value ->> 0, value ->> 1 from json_each(${JSON.stringify(keptFilings)}))`,
           )
       : undefined;
   const statements = [
@@ -267,7 +282,9 @@ export async function writeGroup(
   if (late.length === 0) return waitingWarnings;
   const settled = await applyWaiting(db, late, write);
   summary.updated += settled.updated;
-  summary.pending -= keep.filter((k) => settled.keys.has(filingKey(k.state, k.number))).length;
+  const settledKept = keep.filter((k) => settled.keys.has(filingKey(k.state, k.number)));
+  summary.pending -= settledKept.length;
+  for (const k of settledKept) kept?.delete(keptKey(filingKey(k.state, k.number), k.amendment.number));
   return waitingWarnings.filter((_, i) => {
     const k = keep[i];
     return !k || !settled.keys.has(filingKey(k.state, k.number));
@@ -374,10 +391,11 @@ async function load(
   const summary = emptySummary();
   const size = options.groupSize ?? IMPORT_GROUP;
   let pendingMayExist = await anyPending(db);
+  const kept = new Set<string>();
   const writeItems: WriteItems =
     options.writeItems ??
     (async (items, into) => {
-      const waiting = await writeGroup(db, items, now, into, pendingMayExist, writeOptions(options));
+      const waiting = await writeGroup(db, items, now, into, pendingMayExist, writeOptions(options, kept));
       if (waiting.length > 0) pendingMayExist = true;
       return waiting;
     });

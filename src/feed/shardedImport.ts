@@ -108,6 +108,8 @@ async function sharded(
   const now = options.now ?? new Date();
   const dbOf = (shard: string) => shardDb(shards, shard);
   const pending = new Map<string, boolean>();
+  /** The amendments the run keeps waiting, until a later group applies them. */
+  const kept = new Set<string>();
   if (!options.bulkWriters) {
     for (const shard of shards.layout.shards) pending.set(shard, await anyPending(dbOf(shard)));
   }
@@ -120,7 +122,7 @@ async function sharded(
       const written = bulk
         ? await bulk(part, summary)
         : await writeGroup(dbOf(shard), part, now, summary, pending.get(shard) ?? true, {
-            ...writeOptions(options),
+            ...writeOptions(options, kept),
             backfilling,
           });
       if (written.length > 0) pending.set(shard, true);
