@@ -417,7 +417,8 @@ function assemble(rows: Row[], notes: string[]): CsvFiling[] {
   const office = agreed(rows, "filing_office", normalizeText, problems);
   const collateral = agreed(rows, "collateral", normalizeText, problems);
   if (problems.length > 0) return [{ ...base, error: problems.join("; "), locate }];
-  if (amendments.length === rows.length && date === undefined) {
+  // Rows of amendments only are amendments of a filing loaded apart, whether or not they repeat its date.
+  if (amendments.length === rows.length) {
     return amendments.map((row) => ({
       line: row.line,
       endLine: row.endLine,

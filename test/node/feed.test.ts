@@ -575,6 +575,22 @@ describe("CSV filings", () => {
     expect(second).toMatchObject({ number: "A-2", filedAt: "2025-01-16T00:00:00Z", debtors: [{ type: "Individual" }] });
   });
 
+  it("reads a run of amendment rows as amendments of a filing loaded apart, though they repeat its date", async () => {
+    const text = [
+      HEADER,
+      "GA,2,2025-01-02,,amendment,,,,,,,,,,2-A,2025-03-01,Continuation",
+      "GA,2,,,amendment,,,,,,,,,,2-B,2025-04-01,Termination",
+    ].join("\n");
+    const items = await readCsv(text);
+    expect(rejects(items)).toEqual([]);
+    expect(
+      items.map((i) => ("amendment" in i ? [i.amendment.filingNumber, i.amendment.amendment.kind] : null)),
+    ).toEqual([
+      ["2", "continuation"],
+      ["2", "termination"],
+    ]);
+  });
+
   it("rejects a filing whole, with its lines, when one of its rows is bad", async () => {
     const text = [
       HEADER,
