@@ -225,7 +225,9 @@ if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
   refuse(`--limit ${values.limit}: a whole number from 1 to 10000`);
 
 if (!target.remote) await migrateLocal(target);
-const { shards, dispose } = await openShards(target, command === "add" ? undefined : [DEFAULT_SHARD]);
+// Every shard for what reads each one's newest change (a new subscription's start, an enabled one's).
+const everyShard = command === "add" || command === "enable";
+const { shards, dispose } = await openShards(target, everyShard ? undefined : [DEFAULT_SHARD]);
 const db = shards.databases.get(DEFAULT_SHARD);
 if (!db) throw new Error("no default shard");
 const place = describeTarget(target);
@@ -340,7 +342,9 @@ try {
     case "disable":
     case "enable": {
       const s = await subscription();
-      await setStatus(db, s.id, command === "enable", command === "disable" ? "by the operator" : null, now);
+      const enabling = command === "enable";
+      const newest = enabling ? await newestChanges(shards.databases) : undefined;
+      await setStatus(db, s.id, enabling, enabling ? null : "by the operator", now, newest);
       console.error(
         command === "enable"
           ? `${s.publicId} enabled: it is sent changes recorded from now on (not those while it was disabled).`

@@ -696,6 +696,19 @@ describe("delivery", () => {
     expect(entries.find((e) => e.change === next!.change)).toMatchObject({ status: "delivered" });
   });
 
+  it("sends a subscription enabled again the changes recorded from then on, not those while it was disabled", async () => {
+    await loadDelta([filing({ number: "WH-BASE" })]);
+    const { sub } = await subscribe({});
+    await setStatus(subscriber.db, sub.id, false, "by the operator", new Date());
+    await loadDelta([filing({ number: "WH-WHILE-OFF" })]);
+    // Enabled before the dispatcher ran (its nudge not handled yet): as `npm run webhooks -- enable` does.
+    await setStatus(subscriber.db, sub.id, true, null, new Date(), await newestChanges(shardDatabases.databases));
+    expect(await dispatched()).toEqual([]);
+    await loadDelta([filing({ number: "WH-AFTER-ON" })]);
+    const sent = await dispatched();
+    expect(sent.map((m) => m.subscription)).toEqual([sub.id]);
+  });
+
   it("records failed, without sending, a message of a subscription disabled or whose key was revoked since", async () => {
     const { sub, secret, message } = await oneMessage();
     const receiver = new Receiver(secret);

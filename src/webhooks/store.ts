@@ -152,14 +152,31 @@ export async function rotateSecret(db: Db, sub: Subscription, sealed: string, un
     .where(eq(webhookSubscriptions.id, sub.id));
 }
 
-/** Enables (clearing the failure streak) or disables a subscription, saying why. */
-export async function setStatus(db: Db, id: number, enabled: boolean, reason: string | null, now: Date) {
+/**
+ * Enables (clearing the failure streak) or disables a subscription, saying
+ * why. Enabled, it starts at `newest` (each shard's newest change, as
+ * newestChanges reads it): it is sent changes recorded from then on, not
+ * those recorded while it was disabled, which the dispatcher has not
+ * matched yet when the enabling comes before it runs.
+ */
+export async function setStatus(
+  db: Db,
+  id: number,
+  enabled: boolean,
+  reason: string | null,
+  now: Date,
+  newest?: Record<string, number>,
+) {
+  const starts = newest
+    ? sql`(select json_group_object(key, max(value, coalesce(${webhookSubscriptions.starts} ->> ('$."' || key || '"'), 0))) from json_each(${JSON.stringify(newest)}))`
+    : undefined;
   await db
     .update(webhookSubscriptions)
     .set({
       status: enabled ? "enabled" : "disabled",
       disabledReason: enabled ? null : reason,
       ...(enabled ? { failingSince: null } : {}),
+      ...(enabled && starts ? { starts } : {}),
       updatedAt: isoSeconds(now),
     })
     .where(eq(webhookSubscriptions.id, id));
