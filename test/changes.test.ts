@@ -679,30 +679,31 @@ describe("the daily job", () => {
       office("LAPSE-5", day(5)),
       office("LAPSE-LATER", day(30)),
     ]);
+    // A run records the lapse dates that have ended: a filing stands through its lapse date.
     await run(0);
     await run(0);
-    // The first run records the day's lapses only (earlier ones lapsed before the feed watched them).
-    expect(await lapses()).toEqual([["LAPSE-TODAY", `${day(0)}T00:00:00Z`]]);
-    // Two days missed: the late run records both days' lapses, once.
+    // The first run records the day that ended last only (earlier ones lapsed before the feed watched them).
+    expect(await lapses()).toEqual([["LAPSE-YESTERDAY", `${day(-1)}T00:00:00Z`]]);
+    // Two days missed: the late run records the three days that ended since, once.
     await run(3);
     await run(3);
     await run(2);
     expect((await lapses()).sort()).toEqual(
       [
+        ["LAPSE-YESTERDAY", `${day(-1)}T00:00:00Z`],
         ["LAPSE-TODAY", `${day(0)}T00:00:00Z`],
         ["LAPSE-1", `${day(1)}T00:00:00Z`],
         ["LAPSE-TX-1", `${day(1)}T00:00:00Z`],
-        ["LAPSE-3", `${day(3)}T00:00:00Z`],
       ].sort(),
     );
     // Runs at once (a retried trigger): each reads the mark inside its own transaction.
-    await Promise.all([run(5), run(5), run(5)]);
+    await Promise.all([run(6), run(6), run(6)]);
     expect((await lapses()).filter(([number]) => number === "LAPSE-5")).toEqual([["LAPSE-5", `${day(5)}T00:00:00Z`]]);
     // A run as of an earlier day (a delayed trigger) leaves the mark where it was: nothing twice.
-    await run(1);
-    await run(5);
+    await run(2);
+    await run(6);
     const numbers = (await lapses()).map(([number]) => number);
-    expect(numbers.sort()).toEqual(["LAPSE-1", "LAPSE-3", "LAPSE-5", "LAPSE-TODAY", "LAPSE-TX-1"]);
+    expect(numbers.sort()).toEqual(["LAPSE-1", "LAPSE-3", "LAPSE-5", "LAPSE-TODAY", "LAPSE-TX-1", "LAPSE-YESTERDAY"]);
   });
 
   it("files each lapse in the name index with it, so the name filters find it", async () => {
@@ -714,7 +715,8 @@ describe("the daily job", () => {
       securedParties: [party("Harbor Point Capital LLC")],
     });
     await loadDelta([lapsing, filing({ number: "LAPSE-OTHER", officeLapseDate: day(0), filedAt: daysAgo(400) })]);
-    await run(0);
+    // The day after its lapse date: the day the filing lapsed.
+    await run(1);
     const found = (query: string) => walk(`types=filing.lapsed&${query}`);
     expect((await found("debtor_name=Lapsing%20Borrower")).changes.map((c) => c.initial_financing_number)).toEqual([
       "LAPSE-NAMED",

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
 import { type FilingRecord, toRows } from "../src/db/records.ts";
-import { lapseDate, lapseOf, lienStatus, NEVER_LAPSES, shiftDate, terminatedAt } from "../src/domain/lifecycle.ts";
+import {
+  lapseDate,
+  lapsedThrough,
+  lapseOf,
+  lienStatus,
+  NEVER_LAPSES,
+  shiftDate,
+  terminatedAt,
+} from "../src/domain/lifecycle.ts";
 import { debtorNameKey, securedNameRange, securedNameWords } from "../src/domain/names.ts";
 import { isCalendarDay, isoDay, isoSeconds } from "../src/domain/time.ts";
 import { lienLine } from "../src/feed/export.ts";
@@ -70,10 +78,13 @@ describe("filing lifecycle", () => {
     ).toBe("2030-06-01");
   });
 
-  it("ignores a continuation filed too early or after lapse", () => {
+  it("ignores a continuation filed too early or after lapse, and counts one filed on the lapse date itself", () => {
     const cont = (filedAt: string) => ({ kind: "continuation" as const, filedAt });
     expect(lapseDate("standard", "2015-06-01T00:00:00Z", [cont("2019-11-30T00:00:00Z")])).toBe("2020-06-01");
     expect(lapseDate("standard", "2015-06-01T00:00:00Z", [cont("2020-06-02T00:00:00Z")])).toBe("2020-06-01");
+    // The filing stands through its lapse date: a continuation filed that day is timely.
+    expect(lapseDate("standard", "2015-06-01T00:00:00Z", [cont("2020-06-01T14:00:00Z")])).toBe("2025-06-01");
+    expect(lapseDate("federal_tax_lien", "2015-06-01T00:00:00Z", [cont("2025-07-01T09:00:00Z")])).toBe("2035-07-31");
   });
 
   it("reads an office lapse date of 9999-12-31 as the office saying the filing does not lapse, and reloads it so", () => {
@@ -117,6 +128,10 @@ describe("filing lifecycle", () => {
     expect(end).toBe("2022-05-05T10:00:00Z");
     expect(lienStatus({ lapseDate: "2030-01-01", terminatedAt: end }, "2026-01-01")).toBe("Terminated");
     expect(lienStatus({ lapseDate: "2025-01-01", terminatedAt: null }, "2026-01-01")).toBe("Lapsed");
+    // Lapsed once its lapse date has ended: on the day itself it stands.
+    expect(lienStatus({ lapseDate: "2026-01-01", terminatedAt: null }, "2026-01-01")).toBe("Active");
+    expect(lienStatus({ lapseDate: "2025-12-31", terminatedAt: null }, "2026-01-01")).toBe("Lapsed");
+    expect(lapsedThrough("2026-03-01")).toBe("2026-02-28");
     expect(lienStatus({ lapseDate: "2030-01-01", terminatedAt: null }, "2026-01-01")).toBe("Active");
     expect(lienStatus({ lapseDate: null, terminatedAt: null }, "2026-01-01")).toBe("Active");
   });

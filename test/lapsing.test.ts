@@ -183,8 +183,9 @@ describe("GET /states", () => {
     const tx = body.states.find((s) => s.state === "TX");
     // Every state loaded, in order (OR: the parameter-limit test's).
     expect(body.states.map((s) => s.state)).toEqual(["CA", "OR", "TX"]);
-    // Eight CA filings: the terminated one, and those that lapsed five days ago and today, are not live.
-    expect(ca).toMatchObject({ filings: 8, active_filings: 5 });
+    // Eight CA filings: the terminated one, and the one that lapsed five days ago, are not live; the one
+    // whose lapse date is today stands through it.
+    expect(ca).toMatchObject({ filings: 8, active_filings: 6 });
     expect(tx).toMatchObject({ filings: 1, active_filings: 1 });
     expect(ca?.last_loaded_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     // No office as-of date in these loads: the newest filing date.

@@ -693,8 +693,12 @@ describe("GET /debtors/report", () => {
         .first<{ as_of: number; active: number; lapses_next: number }>();
     const days = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000;
     expect(await digest()).toMatchObject({ active: 2, lapses_next: days(day) });
+    // On its lapse date it still stands; the next day it has lapsed.
     await runDaily(dbOf("TX"), tomorrow, 90);
-    expect(await digest()).toMatchObject({ as_of: days(day), active: 1 });
+    expect(await digest()).toMatchObject({ active: 2 });
+    const after = new Date(tomorrow.getTime() + 86_400_000);
+    await runDaily(dbOf("TX"), after, 90);
+    expect(await digest()).toMatchObject({ as_of: days(after.toISOString().slice(0, 10)), active: 1 });
   });
 
   it("refuses a bad name, state or cursor with a 400 naming it, and a missing or revoked key with a 401", async () => {

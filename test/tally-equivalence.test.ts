@@ -312,30 +312,30 @@ describe("answers before and after migration 0024's tallies", () => {
     ((await answer(fresh, path)).body.pagination as { total_results: number }).total_results;
   const todayNumber = Math.floor(now / DAY);
 
-  it("counts a filing lapsing today in today's window, and not among those live today", async () => {
+  it("counts a filing lapsing today in today's window, and among those live today: it stands through its lapse date", async () => {
     const lapsingToday = await counted(`state = 'CA' and terminated_at is null and lapse_date = ${todayNumber}`);
     expect(lapsingToday).toBeGreaterThan(0);
     expect(await total(`/filings/lapsing?state=CA&from=${today}&to=${today}&envelope=a`)).toBe(lapsingToday);
     const states = (await answer(fresh, "/states")).body.states as { state: string; active_filings: number }[];
     const live = await counted(
-      `state = 'CA' and terminated_at is null and (lapse_date is null or lapse_date > ${todayNumber})`,
+      `state = 'CA' and terminated_at is null and (lapse_date is null or lapse_date >= ${todayNumber})`,
     );
     expect(states.find((s) => s.state === "CA")?.active_filings).toBe(live);
   });
 
   it("counts those live today from a summary written on another day, the days between read from the tallies", async () => {
     const live = await counted(
-      `state = 'CA' and terminated_at is null and (lapse_date is null or lapse_date > ${todayNumber})`,
+      `state = 'CA' and terminated_at is null and (lapse_date is null or lapse_date >= ${todayNumber})`,
     );
     const d1 = binding("DB_WHOLE");
     for (const days of [-3, -1, 2]) {
-      // The summary as the daily job would have written it that day.
+      // The summary as the daily job would have written it that day: lapsed through the day before.
       await d1
         .prepare(
           `update state_summaries set lapsed_on = ?1, lapsed = (select count(*) from filings where state = 'CA'
             and terminated_at is null and lapse_date <= ?2) where state = 'CA'`,
         )
-        .bind(day(days), todayNumber + days)
+        .bind(day(days - 1), todayNumber + days - 1)
         .run();
       const states = (await answer(fresh, `/states?on=${days}`)).body.states as {
         state: string;

@@ -380,7 +380,9 @@ describe("matching", () => {
     ]);
     const { secret } = await subscribe({ debtors: ["Lapsing Co"], types: ["filing.lapsed"] });
     const { runDaily } = await import("../src/changes/daily.ts");
-    for (const db of shardDatabases.databases.values()) await runDaily(db, new Date(`${lapse}T07:00:00Z`), 90);
+    // The day after its lapse date, when it has lapsed.
+    const after = new Date(Date.parse(`${lapse}T07:00:00Z`) + 86_400_000);
+    for (const db of shardDatabases.databases.values()) await runDaily(db, after, 90);
     const receiver = new Receiver(secret);
     await consume(await dispatched(), receiver);
     expect(receiver.got.map((g) => [g.body.type, g.body.data.initial_financing_number])).toEqual([

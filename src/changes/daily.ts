@@ -4,9 +4,10 @@
  *
  * - Lapses. Dates pass without a load, so `filing.lapsed` is recorded here:
  *   for each live filing whose lapse date fell after the last day done
- *   (change_marks.lapses_through) and on or before today, one change, in
- *   the same transaction that moves the mark to today. The insert reads the
- *   mark itself, so two runs at once record each lapse once too (D1 has one
+ *   (change_marks.lapses_through) and on or before yesterday (a filing
+ *   stands through its lapse date: lapsedThrough, src/domain/lifecycle.ts),
+ *   one change, in the same transaction that moves the mark to that day.
+ *   The insert reads the mark itself, so two runs at once record each lapse once too (D1 has one
  *   writer: the second sees the first's mark). Running it twice finds
  *   nothing new; running it days late covers every day missed (as far back
  *   as retention keeps changes). The lapses due are read first, so each
@@ -44,6 +45,7 @@ import { digestStatements } from "../db/reports.ts";
 import { changeMarks, changeNames, changes, debtorParties, facetCounts, filings } from "../db/schema.ts";
 import { windowStatements } from "../db/tallies.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
+import { lapsedThrough } from "../domain/lifecycle.ts";
 import { isoSeconds } from "../domain/time.ts";
 import { listedFromTables } from "../queries/filings.ts";
 
@@ -85,11 +87,13 @@ export interface DailyResult {
 /** The daily job on one shard (see above), as of `now`. */
 export async function runDaily(db: Db, now: Date, retention: number): Promise<DailyResult> {
   const today = dayOf(now.getTime());
+  // The last lapse date that has ended: a filing lapses when its lapse date is over (lapsedThrough).
+  const ended = lapsedThrough(today);
   const oldest = dayOf(now.getTime() - retention * DAY_MS);
-  // The last day done, read by the insert itself (a first run does today's
-  // lapses only), never further back than changes are kept.
-  const yesterday = dayOf(now.getTime() - DAY_MS);
-  const after = sql`max(coalesce((select ${changeMarks.lapsesThrough} from ${changeMarks} where ${changeMarks.id} = 1), ${dayParam(yesterday)}), ${dayParam(oldest)})`;
+  // The last day done, read by the insert itself (a first run does the day
+  // that ended last only), never further back than changes are kept.
+  const before = lapsedThrough(ended);
+  const after = sql`max(coalesce((select ${changeMarks.lapsesThrough} from ${changeMarks} where ${changeMarks.id} = 1), ${dayParam(before)}), ${dayParam(oldest)})`;
   const lapseAt = sql`${filings.lapseDate} * 86400`;
   const held = heldStates(db);
   const due = (through: string) =>
@@ -103,7 +107,7 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
   const candidates = await db
     .select({ id: filings.id, day: filings.lapseDate })
     .from(filings)
-    .where(due(today))
+    .where(due(ended))
     .orderBy(...order);
   let lapsed = 0;
   const chunks = lapseChunks(candidates);
@@ -140,7 +144,7 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
           sql`${nameKey} in (select ${debtorParties.nameKey} from ${debtorParties} where ${debtorParties.filingId} in (select value from json_each(${JSON.stringify(ids)})))`,
         today,
       ),
-      markLapses(db, i === chunks.length - 1 ? today : through),
+      markLapses(db, i === chunks.length - 1 ? ended : through),
     ]);
     lapsed += rowsChanged(inserted);
   }
@@ -148,7 +152,7 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
   // and a count since the recency window's start, the facets' filings on days before it (src/db/tallies.ts).
   const summaries = stateSummaryStatement(db, "all", now);
   const window = windowStatements(db, facetCutoffDay(now));
-  await db.batch(chunks.length === 0 ? [markLapses(db, today), summaries, ...window] : [summaries, ...window]);
+  await db.batch(chunks.length === 0 ? [markLapses(db, ended), summaries, ...window] : [summaries, ...window]);
   const formed = await giveLapseForms(db, now);
   return { lapsed, formed, purged: await purge(db, now, retention) };
 }

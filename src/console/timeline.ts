@@ -124,7 +124,8 @@ export function factLines(facts: Facts): { date: string; text: string }[] {
     lines.push({ date: mark.date, text: `${what} ${mark.number}${effect}.`, order: 1 });
   }
   if (facts.lapse !== null) {
-    const past = facts.lapse <= facts.today;
+    // A filing stands through its lapse date (lapsedThrough, src/domain/lifecycle.ts).
+    const past = facts.lapse < facts.today;
     const source = facts.lapseSource === "office" ? " (date given by the filing office)" : " (date estimated)";
     const text = facts.terminated
       ? `Would have lapsed${source}; terminated before.`
@@ -140,7 +141,7 @@ export function factLines(facts: Facts): { date: string; text: string }[] {
 /** The lapse flag's word: a terminated filing's lapse date is only the date it would have had. */
 function lapseWord(facts: Facts): string {
   if (facts.terminated !== null) return "Lapse date";
-  return facts.lapse !== null && facts.lapse <= facts.today ? "Lapsed" : "Lapses";
+  return facts.lapse !== null && facts.lapse < facts.today ? "Lapsed" : "Lapses";
 }
 
 const DAY_MS = 86_400_000;

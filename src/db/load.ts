@@ -28,6 +28,7 @@ import {
   type SQLiteUpdateSetSource,
   union,
 } from "drizzle-orm/sqlite-core";
+import { lapsedThrough } from "../domain/lifecycle.ts";
 import { isoSeconds, recentWindowStart } from "../domain/time.ts";
 import { type ChangeRow, changeStatements, changesOf } from "./changeRows.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
@@ -181,13 +182,14 @@ export function stateSummaryStatement(db: Db, states: string[] | "all", now: Dat
   /** A facet's total of the chosen state (its whole-place facet of `scope`, name "" and `facet`). */
   const total = (scope: "s" | "x", facet: string) =>
     sql<number>`coalesce((select ${f.filings} from ${f} where ${f.scope} = ${scope} and ${f.place} = ${state} and ${f.name} = '' and ${f.facet} = ${facet}), 0)`;
-  // Live filings lapsing by today: the "x" facet's months before this one and this month's days through today (src/db/tallies.ts).
-  const today = now.toISOString().slice(0, 10);
+  // Live filings lapsed as of today, those whose lapse date has ended (lapsedThrough): the "x" facet's
+  // months before that day's and its month's days through it (src/db/tallies.ts).
+  const through = lapsedThrough(now.toISOString().slice(0, 10));
   const x = facetTallies;
   const lapsedIn = (from: string, to: SQL) =>
     sql<number>`coalesce((select sum(${x.filings}) from ${x} where ${x.scope} = 'x' and ${x.place} = ${state} and ${x.name} = '' and ${x.facet} = ''
       and ${x.day} >= ${from} and ${x.day} < ${to}), 0)`;
-  const lapsed = sql<number>`${lapsedIn(`m`, sql`${monthRow(today)}`)} + ${lapsedIn(today.slice(0, 7), sql`${today} || '~'`)}`;
+  const lapsed = sql<number>`${lapsedIn(`m`, sql`${monthRow(through)}`)} + ${lapsedIn(through.slice(0, 7), sql`${through} || '~'`)}`;
   return db
     .insert(stateSummaries)
     .select(
@@ -197,7 +199,7 @@ export function stateSummaryStatement(db: Db, states: string[] | "all", now: Dat
           filings: total("s", ANY_FACET).as("filings"),
           live: total("x", "").as("live"),
           lapsed: lapsed.as("lapsed"),
-          lapsedOn: sql<string>`${today}`.as("lapsed_on"),
+          lapsedOn: sql<string>`${through}`.as("lapsed_on"),
           newestFiledAt:
             sql<number>`(select max(${filings.filedAt}) from ${filings} where ${filings.state} = ${state})`.as(
               "newest_filed_at",

@@ -64,7 +64,8 @@ export function digestSelect(
   { ctes, before, recountIf }: { ctes?: SQL; before?: SQL; recountIf?: SQL } = {},
 ): SQL {
   const key = by === "debtor" ? sql`dp.name_key` : sql`''`;
-  const live = sql`(f.terminated_at is null and (f.lapse_date is null or f.lapse_date > ${asOf}))`;
+  // Live on `asOf`: a filing stands through its lapse date (lapsedThrough, src/domain/lifecycle.ts).
+  const live = sql`(f.terminated_at is null and (f.lapse_date is null or f.lapse_date >= ${asOf}))`;
   const kinds = FILING_KINDS.map((_, code) => sql.raw(`sum(live and kind = ${code})`));
   const categories = COLLATERAL_CATEGORIES.map((_, i) => sql.raw(`sum(live and (traits & ${categoryBit(i)}) <> 0)`));
   // Filing times are seconds (negative before 1970) and ids stay under 10^9:

@@ -896,9 +896,10 @@ export const stateSummaries = sqliteTable("state_summaries", {
   /** Live filings (not terminated), lapsed or not: the state's "x" facet total. */
   live: integer().notNull().default(0),
   /**
-   * Of those, the ones lapsing on or before `lapsed_on` (YYYY-MM-DD, the day
-   * the row was written: a load's, or the daily job's): GET /states counts
-   * those live today as `live` less these, less the "x" facet's days since.
+   * Of those, the ones lapsing on or before `lapsed_on` (YYYY-MM-DD, the last
+   * lapse date ended when the row was written, a load's or the daily job's:
+   * lapsedThrough, src/domain/lifecycle.ts): GET /states counts those live
+   * today as `live` less these, less the "x" facet's days since.
    */
   lapsed: integer().notNull().default(0),
   lapsedOn: text(),

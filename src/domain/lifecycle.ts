@@ -123,7 +123,8 @@ export function lapseOf(
     if (date === null) continue;
     const filed = a.filedAt.slice(0, 10);
     const opens = LIEN_KINDS.has(kind) ? filed : shiftDate(date, 0, -6);
-    if (filed >= opens && filed < date) {
+    // Through the lapse date itself: the filing stands until that day ends (lapsedThrough).
+    if (filed >= opens && filed <= date) {
       date = LIEN_KINDS.has(kind) ? addTerm(date, term ?? { years: 5 }) : shiftDate(date, 5);
     }
   }
@@ -154,12 +155,24 @@ export function terminatedAt(amendments: readonly { kind: AmendmentKind; filedAt
   return terminated;
 }
 
-/** Status as of `today` (YYYY-MM-DD). */
+/**
+ * The last lapse date whose filings have lapsed as of `today` (YYYY-MM-DD):
+ * the day before. A filing lapses at the end of its lapse date, as filing
+ * offices count it (a continuation filed that day is timely), so on its
+ * lapse date it still stands, and it is lapsed from the next day. Every
+ * count of live or lapsed filings (statuses, /states, the lien report, the
+ * daily job's `filing.lapsed`) takes its line here.
+ */
+export function lapsedThrough(today: string): string {
+  return new Date(Date.parse(`${today.slice(0, 10)}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Status as of `today` (YYYY-MM-DD): lapsed once its lapse date has ended (lapsedThrough). */
 export function lienStatus(
   filing: { lapseDate: string | null; terminatedAt: string | null },
   today: string,
 ): LienStatus {
   if (filing.terminatedAt !== null) return "Terminated";
-  if (filing.lapseDate !== null && filing.lapseDate <= today) return "Lapsed";
+  if (filing.lapseDate !== null && filing.lapseDate < today) return "Lapsed";
   return "Active";
 }

@@ -10,6 +10,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import { facetTallies, stateSummaries } from "../db/schema.ts";
+import { lapsedThrough } from "../domain/lifecycle.ts";
 import { isoDay } from "../domain/time.ts";
 import { type Db, type Holes, template } from "./db.ts";
 
@@ -45,8 +46,12 @@ const statement = template("states", (_: Record<string, never>, v: Holes<{ today
     order by ${s.state}`;
 });
 
-/** The statement of statesHeld on `today` (YYYY-MM-DD), for every shard. */
-export const statesStatement = (today: string) => statement({}, { today });
+/**
+ * The statement of statesHeld on `today` (YYYY-MM-DD), for every shard: live
+ * filings are those whose lapse date has not ended (lapsedThrough), the day
+ * the summaries' `lapsed_on` is compared with.
+ */
+export const statesStatement = (today: string) => statement({}, { today: lapsedThrough(today) });
 
 /** Each state one shard holds (its `statesStatement`), with its counts and currency. */
 export async function statesHeld(db: Db, sent: SQL): Promise<StateCurrencyRow[]> {

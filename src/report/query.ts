@@ -85,9 +85,9 @@ const linksToFound = (f: Shape, v: Holes<Values>) =>
  */
 const SHARE_A_STATE = sql.raw("count(*) > count(distinct s)");
 
-/** A digest (aliased `r`) whose live counts are today's: built on or before today, and no live filing lapsed since. */
+/** A digest (aliased `r`) whose live counts are today's: built on or before today, and no live filing's lapse date ended since. */
 const fresh = (v: Holes<Values>) =>
-  sql`(r.name_key is not null and r.as_of <= ${v.today} and (r.lapses_next is null or r.lapses_next > ${v.today}))`;
+  sql`(r.name_key is not null and r.as_of <= ${v.today} and (r.lapses_next is null or r.lapses_next >= ${v.today}))`;
 
 const DIGEST = sql.raw(
   "r.as_of, r.filings, r.terminated, r.active, r.kinds, r.categories, r.lenders, r.recent, r.first_active, r.lapses_next, r.first_active_at",
