@@ -12,8 +12,10 @@ import {
   introspectWorkflowInstance,
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { refreshQueued } from "../src/db/load.ts";
+import { sourceRows } from "../src/db/schema.ts";
 import { shardDb } from "../src/db/shards.ts";
 import { emptySummary, sumOf } from "../src/feed/import.ts";
 import type { Reject, Warning } from "../src/feed/read.ts";
@@ -200,9 +202,10 @@ describe("the PullSource Workflow", () => {
   it("pulls page by page into the same tables as the in-process pull, waiting out a 429 and a 500 between steps", async () => {
     portal.fail({ status: 429, retryAfter: "30" }, { status: 500 });
     const output = await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
-    // The two faults, then four pages of five rows, the last short.
+    // The two faults, then four pages of five rows, the last short; each after the first asks again for
+    // the row before it, the last the page before ended with.
     expect(portal.requests.map((r) => r.status)).toEqual([429, 500, 200, 200, 200, 200]);
-    expect(portal.requests.map((r) => r.url.searchParams.get("$offset"))).toEqual(["0", "0", "0", "5", "10", "15"]);
+    expect(portal.requests.map((r) => r.url.searchParams.get("$offset"))).toEqual(["0", "0", "0", "4", "9", "14"]);
     const platform = await tables();
     const rejects = await lines(problemsKey("rejects", pullKey(output.by ?? "")));
     const warnings = await lines(problemsKey("warnings", pullKey(output.by ?? "")));
@@ -275,7 +278,7 @@ describe("the PullSource Workflow", () => {
     expect(position).toMatchObject({ by: "test-pull-failing", pages: 1, offset: 5 });
     const asked = portal.requests.length;
     await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
-    expect(portal.requests.slice(asked).map((r) => r.url.searchParams.get("$offset"))).toEqual(["5", "10", "15"]);
+    expect(portal.requests.slice(asked).map((r) => r.url.searchParams.get("$offset"))).toEqual(["4", "9", "14"]);
     expect(await tables()).toEqual(clean);
   });
 
@@ -289,7 +292,7 @@ describe("the PullSource Workflow", () => {
     await savePosition(db, SOURCES.ct, { ...position, by: "a-pull-that-failed" });
     const asked = portal.requests.length;
     const output = await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
-    expect(portal.requests.slice(asked).map((r) => r.url.searchParams.get("$offset"))).toEqual(["10", "15"]);
+    expect(portal.requests.slice(asked).map((r) => r.url.searchParams.get("$offset"))).toEqual(["9", "14"]);
     expect(output).toMatchObject({ pages: 4, rows: { rows: 17 }, filings: { read: 11, inserted: 9 } });
 
     // A pull whose saved position names a running instance ends at once, having asked nothing:
@@ -309,6 +312,38 @@ describe("the PullSource Workflow", () => {
     expect(skipped.skipped).toBe("another pull of ct is running: test-pull-held");
     expect(portal.requests).toHaveLength(waiting);
     await held.terminate();
+  });
+});
+
+describe("a pull while the office changes its dataset", () => {
+  it("reads a table again from its start when rows before a page move, so a row moved across a page boundary is not skipped", async () => {
+    const db = shardDb(shardDatabases);
+    const options = { portal: PORTAL, pageSize: 5, fetch: portal.fetch };
+    const rows = portal.datasets.get("xfev-8smz") ?? [];
+    const staged = async () =>
+      (await db.select({ n: sql<number>`count(*)` }).from(sourceRows).where(eq(sourceRows.source, "ct")))[0]?.n;
+    // What a pull of the dataset standing still stages.
+    for (let p = newPull(null, null); !pagesDone(SOURCES.ct, p); ) p = await pullPage(db, SOURCES.ct, p, options);
+    const all = await staged();
+    await clearAllShards();
+    let position = await pullPage(db, SOURCES.ct, newPull(null, null), options);
+    // The office drops a lien it no longer lists: every later row moves back one place.
+    rows.shift();
+    while (!pagesDone(SOURCES.ct, position)) position = await pullPage(db, SOURCES.ct, position, options);
+    expect(position.restarts).toBe(1);
+    // Every row read: the one dropped (staged before), and the one that moved across the first page's end.
+    expect(await staged()).toBe(all);
+    // A pull whose rows keep moving stops, saying why, rather than reading forever.
+    let moving = newPull(null, null);
+    await expect(
+      (async () => {
+        for (let n = 0; ; n++) {
+          moving = await pullPage(db, SOURCES.ct, moving, options);
+          // A row the portal orders first, added between every two pages.
+          rows.unshift({ id: `row-/${n}`, updatedAt: 0, fields: { ...rows[0]?.fields } });
+        }
+      })(),
+    ).rejects.toThrow(/moved \(the office changed the dataset\) 6 times during the pull; run it again later/);
   });
 });
 

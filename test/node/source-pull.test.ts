@@ -152,10 +152,12 @@ describe("npm run import -- --source ct --pull", () => {
       expect(pulled.stdout).toMatch(/^Imported: 11 records read: 9 inserted, 0 updated, 0 unchanged, 1 rejected;/m);
       const requests = portal.requests.slice(from);
       expect(requests.map((r) => r.status)).toEqual([429, 500, 200, 200, 200, 200]);
-      // Four pages of five: the last one short, which ends the table.
-      expect(requests.filter((r) => r.status === 200).map((r) => r.params)).toEqual(
-        [0, 5, 10, 15].map((offset) => ({ $order: ":id", $limit: "5", $offset: String(offset) })),
-      );
+      // Four pages of five: the last one short, which ends the table. Each after the first asks again for
+      // the row before it, which must be the one the page before ended with.
+      expect(requests.filter((r) => r.status === 200).map((r) => r.params)).toEqual([
+        { $order: ":id", $limit: "5", $offset: "0" },
+        ...[4, 9, 14].map((offset) => ({ $order: ":id", $limit: "6", $offset: String(offset) })),
+      ]);
       expect(new Set(requests.map((r) => r.token))).toEqual(new Set(["test-app-token"]));
       expect(loadedTables(state)).toEqual(firstLoad);
       // Rejects and warnings of a pull name the dataset's URL and the row's place in the pull.
@@ -272,7 +274,7 @@ describe("npm run import -- --source ct --pull", () => {
         expect(again.stderr).toContain("resuming the pull stopped at page 3 (10 rows read)");
         // Every page read once: the two before the stop, and the rest after.
         const pages = stopped.requests.filter((r) => r.status === 200).map((r) => Number(r.params.$offset));
-        expect(pages).toEqual([0, 5, 10, 15]);
+        expect(pages).toEqual([0, 4, 9, 14]);
         expect(loadedTables(state)).toEqual(firstLoad);
       } finally {
         await stopped.stop();
@@ -433,15 +435,16 @@ describe("npm run import -- --source co|or --pull", () => {
         ]);
         expect(pull.status, pull.stderr).toBe(3);
         expect(pull.stderr).toContain("1 rows wait for the row that gives their filing");
+        // Pages of four, each after a table's first from the row before it.
         expect(co.requests.map((r) => [r.dataset, r.params.$offset])).toEqual([
           ["wffy-3uut", "0"],
-          ["wffy-3uut", "4"],
-          ["wffy-3uut", "8"],
+          ["wffy-3uut", "3"],
+          ["wffy-3uut", "7"],
           ["8upq-58vz", "0"],
-          ["8upq-58vz", "4"],
-          ["8upq-58vz", "8"],
+          ["8upq-58vz", "3"],
+          ["8upq-58vz", "7"],
           ["ap62-sav4", "0"],
-          ["ap62-sav4", "4"],
+          ["ap62-sav4", "3"],
           ["4am6-w6u4", "0"],
         ]);
         expect(loadedTables(pulled)).toEqual(loadedTables(fromFiles));

@@ -3,9 +3,15 @@
  *
  * A pull reads each of the source's tables with the SODA API: `$where` (what
  * changed since the last pull, or what the office dated since a day),
- * `$order=:id` (a unique order, so pages neither overlap nor skip), `$limit`
- * (up to 50,000) and `$offset`, and nothing else of SoQL; a table is done at
- * its first short page. `SOCRATA_APP_TOKEN` goes as `X-App-Token`. A 429 or
+ * `$order=:id` (a unique order), `$limit` (up to 50,000) and `$offset`, and
+ * nothing else of SoQL; a table is done at its first short page. Each page
+ * after a table's first asks again for the row before it, which must be the
+ * row the page before ended with: rows the office deletes during a pull
+ * (Connecticut drops liens a year past lapse every day) move every later row
+ * back, and the rows moved across the boundary would be skipped, unchanged,
+ * so no later pull would ask for them. A table whose rows moved is read
+ * again from its first page (rows read again unchanged write nothing), at
+ * most MAX_RESTARTS times a pull. `SOCRATA_APP_TOKEN` goes as `X-App-Token`. A 429 or
  * 5xx answer (or a connection that breaks) is tried again, waiting as its
  * `Retry-After` says, a bounded number of times; then the pull fails saying
  * why. Each page is one step: its rows are staged (stage.ts), and the step
@@ -23,12 +29,13 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/database.ts";
 import { sourcePulls } from "../../db/schema.ts";
+import { hash64 } from "../../domain/hash64.ts";
 import { isoSeconds } from "../../domain/time.ts";
 import type { ImportSummary } from "../import.ts";
 import type { Reject } from "../read.ts";
 import { advanceThrough } from "./assemble.ts";
 import type { UnrecognisedCounts } from "./codes.ts";
-import { sodaJsonRows } from "./soda.ts";
+import { type RowRead, sodaJsonRows } from "./soda.ts";
 import type { Source } from "./source.ts";
 import { addCounts, noCounts, type StageCounts, stageReads } from "./stage.ts";
 
@@ -46,6 +53,8 @@ export const PAGE_TRIES = 5;
 const MAX_WAIT_MS = 300_000;
 /** How far before the last pull's start a later pull asks again: rows changed while it ran. */
 const OVERLAP_MS = 86_400_000;
+/** Times a pull reads a table again from its first page because its rows moved under it, before it fails. */
+export const MAX_RESTARTS = 5;
 
 /** Where a pull is: what it asks for, and the next page. Small: it is saved after every page. */
 export interface PullPosition {
@@ -60,6 +69,10 @@ export interface PullPosition {
   /** The table it is reading (source.tables' index; their count once all are read) and the row it is at. */
   table: number;
   offset: number;
+  /** The row the last page ended with (rowMark), which the next page must begin after; none at a table's start. */
+  last?: string | null;
+  /** Tables read again from their first page in this pull, because their rows moved (MAX_RESTARTS). */
+  restarts?: number;
   pages: number;
   counts: StageCounts;
 }
@@ -108,16 +121,54 @@ export function datasetUrl(source: Source, index: number, portal = source.portal
   return `${portal.replace(/\/+$/, "")}/resource/${table.dataset}.json`;
 }
 
-/** The URL of the page at `position`. */
+/** Rows a page asks for before its own: the last row of the page before, when it is known. */
+const overlapOf = (position: PullPosition) => (position.offset > 0 && position.last ? 1 : 0);
+
+/** The URL of the page at `position` (with the row before it: overlapOf). */
 function pageUrl(source: Source, position: PullPosition, options: PullOptions): string {
   const table = source.tables[position.table];
   const url = new URL(datasetUrl(source, position.table, options.portal));
   const where = whereOf(position, table?.dateColumn);
   if (where !== null) url.searchParams.set("$where", where);
+  const overlap = overlapOf(position);
   url.searchParams.set("$order", ":id");
-  url.searchParams.set("$limit", String(pageSizeOf(options)));
-  url.searchParams.set("$offset", String(position.offset));
+  url.searchParams.set("$limit", String(pageSizeOf(options) + overlap));
+  url.searchParams.set("$offset", String(position.offset - overlap));
   return url.toString();
+}
+
+/** A row as a page boundary knows it: a hash of its text as the portal sent it. */
+const rowMark = (read: RowRead) =>
+  hash64(read.raw)
+    .map((h) => h.toString(36))
+    .join(".");
+
+/**
+ * The rows of a page that asked for the row before it (`overlap`): that row
+ * checked against `last` and left out, `seen.moved` set (and nothing
+ * yielded) when it is another; the last row's mark kept in `seen.last`.
+ */
+async function* afterBoundary(
+  reads: AsyncIterable<RowRead>,
+  overlap: number,
+  last: string | null | undefined,
+  seen: { last: string | null; moved: boolean },
+) {
+  let first = overlap > 0;
+  for await (const read of reads) {
+    if (first) {
+      first = false;
+      if (rowMark(read) !== last) {
+        seen.moved = true;
+        return;
+      }
+      continue;
+    }
+    seen.last = rowMark(read);
+    yield read;
+  }
+  // The row before the page is gone (deleted, or the table has fewer rows now): its rows moved.
+  if (first) seen.moved = true;
 }
 
 const pageSizeOf = (options: PullOptions) => options.pageSize ?? MAX_PAGE;
@@ -193,7 +244,10 @@ export async function tryPage(
     const res = await doFetch(url, { headers });
     if (res.ok && res.body) {
       const rejects: Reject[] = [];
-      const counts = await stageReads(db, source, sodaJsonRows(res.body), {
+      const overlap = overlapOf(position);
+      const seen = { last: null as string | null, moved: false };
+      const rows = afterBoundary(sodaJsonRows(res.body), overlap, position.last, seen);
+      const counts = await stageReads(db, source, rows, {
         file,
         table,
         lineOf: (_, i) => position.offset + i + 1,
@@ -202,15 +256,28 @@ export async function tryPage(
         groupSize: options.groupSize,
         onReject: (r) => void rejects.push(r),
       });
+      const startedAt = position.startedAt ?? portalTime(res) ?? (options.now ?? new Date()).toISOString();
+      if (seen.moved) {
+        // Rows before the page moved under the pull: the table again from its start, or the pull fails.
+        const restarts = (position.restarts ?? 0) + 1;
+        if (restarts > MAX_RESTARTS) {
+          throw new PullError(
+            `${url}: the rows before this page moved (the office changed the dataset) ${restarts} times during the pull; run it again later`,
+          );
+        }
+        await res.body.cancel().catch(() => {});
+        return { position: { ...position, startedAt, offset: 0, last: null, restarts, pages: position.pages + 1 } };
+      }
       for (const r of rejects) await options.onReject?.(r);
       await advanceThrough(db, source, counts.newest);
       const short = counts.rows < size;
       return {
         position: {
           ...position,
-          startedAt: position.startedAt ?? portalTime(res) ?? (options.now ?? new Date()).toISOString(),
+          startedAt,
           table: short ? position.table + 1 : position.table,
           offset: short ? 0 : position.offset + size,
+          last: short ? null : seen.last,
           pages: position.pages + 1,
           counts: addCounts(position.counts, counts),
         },
