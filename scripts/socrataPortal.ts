@@ -109,6 +109,7 @@ export class SocrataPortal {
   private faults: Fault[] = [];
   private failing: Fault | null = null;
   private failingAfter = 0;
+  private deleting: { after: number; dataset: string } | null = null;
   /** Each data request: its dataset, query parameters and app token. */
   readonly requests: { dataset: string; params: Record<string, string>; token: string | null; status: number }[] = [];
 
@@ -134,6 +135,15 @@ export class SocrataPortal {
       changed += 1;
     }
     return changed;
+  }
+
+  /**
+   * After answering `after` more requests, deletes the row of `dataset` that
+   * sorts first by :id, as an office drops a record while a pull reads: every
+   * later row moves back a place.
+   */
+  deleteFirstAfter(after: number, dataset: string): void {
+    this.deleting = { after, dataset };
   }
 
   /** Answers the next requests with these faults, one each, before answering normally again. */
@@ -199,6 +209,12 @@ export class SocrataPortal {
     const dataset = m[1];
     const params = Object.fromEntries(url.searchParams);
     const record = (status: number) => this.requests.push({ dataset, params, token, status });
+    if (this.deleting && this.deleting.after-- <= 0) {
+      const held = this.datasets.get(this.deleting.dataset) ?? [];
+      const first = [...held].sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+      if (first) held.splice(held.indexOf(first), 1);
+      this.deleting = null;
+    }
     let fault = this.faults.shift() ?? null;
     if (!fault && this.failing) {
       if (this.failingAfter > 0) this.failingAfter -= 1;

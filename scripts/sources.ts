@@ -36,6 +36,8 @@ import {
   endPull,
   foundAnything,
   MAX_PAGE,
+  MAX_RESTARTS,
+  movedUnder,
   newPull,
   PullError,
   type PullPosition,
@@ -260,6 +262,7 @@ export async function importSource(args: SourceArguments): Promise<number> {
         await savePosition(db, source, position);
         while (!pagesDone(source, position)) {
           const table = position.table;
+          const before = position;
           position = await pullPage(db, source, position, {
             portal: pull.portal,
             pageSize: pull.pageSize,
@@ -270,6 +273,12 @@ export async function importSource(args: SourceArguments): Promise<number> {
             onRetry: (message, ms) => console.error(`  ${message}; trying again in ${(ms / 1000).toFixed(1)}s`),
           });
           await savePosition(db, source, position);
+          if (movedUnder(before, position)) {
+            console.error(
+              `  ${source.tables[table]?.title}: page ${number(position.pages)}: the rows before it moved (the office changed the dataset): reading it again from its first page (${position.restarts} of ${MAX_RESTARTS})`,
+            );
+            continue;
+          }
           console.error(
             `  ${source.tables[table]?.title}: page ${number(position.pages)}: ${rowsLine(position.counts)} so far`,
           );

@@ -266,6 +266,25 @@ describe("importing a feed with bad lines", () => {
     expect(filing?.amendments.map((a) => a.amendment_financing_number)).toEqual(["MIX-LATE-A-C"]);
   });
 
+  it("cuts an over-long name before a character it would split, so a second load finds the filing unchanged", async () => {
+    const line = JSON.parse(firstOf(mixedNdjson.split("\n")));
+    const debtor = line.involved_parties.debtor_parties[0];
+    const long = {
+      ...line,
+      initial_financing_number: "MIX-EMOJI",
+      involved_parties: {
+        ...line.involved_parties,
+        debtor_parties: [{ ...debtor, name: `${"A".repeat(999)}\u{1F600} Trust` }],
+      },
+    };
+    const first = await importText("emoji.ndjson", JSON.stringify(long));
+    expect(first.summary).toMatchObject({ inserted: 1 });
+    const again = await importText("emoji.ndjson", JSON.stringify(long));
+    expect(again.summary).toMatchObject({ inserted: 0, updated: 0, unchanged: 1 });
+    const [filing] = (await lookup("MIX-EMOJI", long.jurisdiction_state)).ucc_liens;
+    expect(filing?.involved_parties.debtor_parties[0]?.name).toBe("A".repeat(999));
+  });
+
   it("loads a filing of more than 200 debtors with its first 200, and of more than 500 amendments with its newest", async () => {
     const line = JSON.parse(firstOf(mixedNdjson.split("\n")));
     const debtor = line.involved_parties.debtor_parties[0];
@@ -352,6 +371,24 @@ describe("importing a CSV feed", () => {
           postal_code: "30030",
         },
       },
+    ]);
+  });
+
+  it("applies a later file's run of amendment rows to its filing, though the rows repeat the filing's date", async () => {
+    const header = firstOf(feedCsv.split("\n"));
+    const rows = [
+      "GA,202500001234,2025-02-03 14:00:00,,amendment,,,,,,,,,,202500010001,2025-05-01 10:00:00,Termination",
+      "GA,202500001234,2025-02-03 14:00:00,,amendment,,,,,,,,,,202500010002,2025-05-02 10:00:00,Amendment - Collateral",
+    ];
+    const later = await importText("later.csv", [header, ...rows].join("\n"));
+    expect(later.rejects).toEqual([]);
+    expect(later.summary).toMatchObject({ amendments: 2, updated: 1 });
+    const ga = firstOf((await lookup("202500001234", "GA")).ucc_liens);
+    expect(ga.estimated_lien_status).toBe("Terminated");
+    expect(ga.amendments.map((a) => a.amendment_financing_number)).toEqual([
+      "202500009999",
+      "202500010001",
+      "202500010002",
     ]);
   });
 });

@@ -43,6 +43,7 @@ import {
   endPull,
   foundAnything,
   gaveUp,
+  movedUnder,
   newPull,
   PAGE_TRIES,
   PullError,
@@ -284,6 +285,15 @@ export class PullSource extends WorkflowEntrypoint<Env, PullParams> {
       if ("position" in tried) {
         await problems.save(this.env.FEEDS, id, from.pages);
         await savePosition(db, source, tried.position);
+        if (movedUnder(from, tried.position)) {
+          logLine("warn", {
+            event: "pull_dataset_moved",
+            source: source.id,
+            pull: id,
+            table: source.tables[from.table]?.dataset ?? null,
+            restarts: tried.position.restarts ?? 0,
+          });
+        }
       }
       return tried;
     } catch (err) {

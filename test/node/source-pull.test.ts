@@ -135,6 +135,42 @@ describe("npm run import -- --source ct --pull", () => {
   }, TIMEOUT);
 
   it(
+    "reads the dataset again from its first page when the office deletes a row during the pull, says so, and loads what the file loads",
+    async () => {
+      const moving = new SocrataPortal();
+      moving.add("xfev-8smz", rowsOf("ct.json"), TEN_DAYS_AGO);
+      const at = await moving.start();
+      try {
+        // The first row goes after the first page: every later row moves back a place.
+        moving.deleteFirstAfter(1, "xfev-8smz");
+        const state = freshState("ct-moving");
+        const pulled = await importAsync([
+          "--source",
+          "ct",
+          "--pull",
+          "--portal",
+          at,
+          "--page-size",
+          "5",
+          "--persist-to",
+          state,
+          ...outputs("moving"),
+        ]);
+        expect(pulled.status, pulled.stderr).toBe(3);
+        // Said on stderr as it happens, with the page it happened at.
+        expect(pulled.stderr).toContain(
+          "page 2: the rows before it moved (the office changed the dataset): reading it again from its first page (1 of 5)",
+        );
+        // The row deleted was read before it went: every row the office published is kept.
+        expect(loadedTables(state)).toEqual(firstLoad);
+      } finally {
+        await moving.stop();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
     "pages by $order=:id, $limit and $offset, sends the app token, waits out a 429 and a 500, and loads what the file loads",
     async () => {
       const state = freshState("ct-pull");

@@ -54,7 +54,10 @@ const MAX_WAIT_MS = 300_000;
 /** How far before the last pull's start a later pull asks again: rows changed while it ran. */
 const OVERLAP_MS = 86_400_000;
 /** Times a pull reads a table again from its first page because its rows moved under it, before it fails. */
-const MAX_RESTARTS = 5;
+export const MAX_RESTARTS = 5;
+
+/** Whether the page that led from `before` to `after` found the dataset's rows moved, so its table starts again. */
+export const movedUnder = (before: PullPosition, after: PullPosition) => (after.restarts ?? 0) > (before.restarts ?? 0);
 
 /** Where a pull is: what it asks for, and the next page. Small: it is saved after every page. */
 export interface PullPosition {
