@@ -46,7 +46,7 @@ import { changeMarks, changeNames, changes, debtorParties, facetCounts, filings 
 import { windowStatements } from "../db/tallies.ts";
 import { CHANGE_TYPES } from "../domain/kinds.ts";
 import { lapsedThrough } from "../domain/lifecycle.ts";
-import { isoSeconds } from "../domain/time.ts";
+import { dayBefore, isoSeconds } from "../domain/time.ts";
 import { listedFromTables } from "../queries/filings.ts";
 
 /** The states a shard holds (one facet row each), so the lapse index is searched state by state. */
@@ -92,7 +92,7 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
   const oldest = dayOf(now.getTime() - retention * DAY_MS);
   // The last day done, read by the insert itself (a first run does the day
   // that ended last only), never further back than changes are kept.
-  const before = lapsedThrough(ended);
+  const before = dayBefore(ended);
   const after = sql`max(coalesce((select ${changeMarks.lapsesThrough} from ${changeMarks} where ${changeMarks.id} = 1), ${dayParam(before)}), ${dayParam(oldest)})`;
   const lapseAt = sql`${filings.lapseDate} * 86400`;
   const held = heldStates(db);

@@ -11,7 +11,7 @@
  * the answer, so the bar is one stretch to the lapse date the API gives.
  */
 import type { AmendmentKind, FilingKind } from "../domain/kinds.ts";
-import { lapseOf, terminatedAt } from "../domain/lifecycle.ts";
+import { lapsedOn, lapseOf, terminatedAt } from "../domain/lifecycle.ts";
 import { AMENDMENT_KIND_LABELS, day } from "./format.ts";
 
 export interface LienLife {
@@ -124,8 +124,7 @@ export function factLines(facts: Facts): { date: string; text: string }[] {
     lines.push({ date: mark.date, text: `${what} ${mark.number}${effect}.`, order: 1 });
   }
   if (facts.lapse !== null) {
-    // A filing stands through its lapse date (lapsedThrough, src/domain/lifecycle.ts).
-    const past = facts.lapse < facts.today;
+    const past = lapsedOn(facts.lapse, facts.today);
     const source = facts.lapseSource === "office" ? " (date given by the filing office)" : " (date estimated)";
     const text = facts.terminated
       ? `Would have lapsed${source}; terminated before.`
@@ -141,7 +140,7 @@ export function factLines(facts: Facts): { date: string; text: string }[] {
 /** The lapse flag's word: a terminated filing's lapse date is only the date it would have had. */
 function lapseWord(facts: Facts): string {
   if (facts.terminated !== null) return "Lapse date";
-  return facts.lapse !== null && facts.lapse < facts.today ? "Lapsed" : "Lapses";
+  return facts.lapse !== null && lapsedOn(facts.lapse, facts.today) ? "Lapsed" : "Lapses";
 }
 
 const DAY_MS = 86_400_000;

@@ -28,6 +28,7 @@
  * (`Termination Revoked`, `Erroneous Termination`) says it was filed in error.
  */
 import type { AmendmentKind, FilingKind, LapseSource, LienStatus } from "./kinds.ts";
+import { dayBefore } from "./time.ts";
 
 /** Kinds that are liens rather than UCC financing statements. */
 const LIEN_KINDS: ReadonlySet<FilingKind> = new Set([
@@ -163,16 +164,21 @@ export function terminatedAt(amendments: readonly { kind: AmendmentKind; filedAt
  * count of live or lapsed filings (statuses, /states, the lien report, the
  * daily job's `filing.lapsed`) takes its line here.
  */
-export function lapsedThrough(today: string): string {
-  return new Date(Date.parse(`${today.slice(0, 10)}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-}
+export const lapsedThrough = dayBefore;
 
-/** Status as of `today` (YYYY-MM-DD): lapsed once its lapse date has ended (lapsedThrough). */
+/**
+ * Whether a filing of lapse date `lapse` has lapsed on `today`: once its
+ * lapse date has ended, on or before lapsedThrough(today), compared as text
+ * (every response's statuses come through here).
+ */
+export const lapsedOn = (lapse: string, today: string) => lapse < today;
+
+/** Status as of `today` (YYYY-MM-DD). */
 export function lienStatus(
   filing: { lapseDate: string | null; terminatedAt: string | null },
   today: string,
 ): LienStatus {
   if (filing.terminatedAt !== null) return "Terminated";
-  if (filing.lapseDate !== null && filing.lapseDate < today) return "Lapsed";
+  if (filing.lapseDate !== null && lapsedOn(filing.lapseDate, today)) return "Lapsed";
   return "Active";
 }

@@ -17,6 +17,9 @@ export const MAX_CHANGES_LIMIT = 100;
  */
 export const MAX_NAME_LENGTH = 1000;
 
+/** Longest amendment description, in characters: what a feed gives is cut to it, and what an office's codes make. */
+export const MAX_DESCRIPTION_LENGTH = 200;
+
 /** Longest filing or amendment number, in characters. */
 export const MAX_FILING_NUMBER_LENGTH = 64;
 

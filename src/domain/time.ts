@@ -16,6 +16,9 @@ export function isoDay(days: number): string {
   return text;
 }
 
+/** The day before `day` (YYYY-MM-DD). */
+export const dayBefore = (day: string): string => isoDay(Date.parse(`${day.slice(0, 10)}T00:00:00Z`) / DAY_MS - 1);
+
 /** YYYY-MM-DD, its year, month and day captured. */
 const DAY_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
 

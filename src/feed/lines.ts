@@ -52,8 +52,7 @@ export async function* readLines(
       strict.decode(bytes);
       return line;
     } catch {
-      const text = fallback.decode(bytes).replace(/\r?\n$/, "");
-      return { ...line, text: text.endsWith("\r") ? text.slice(0, -1) : text, recoded: true };
+      return { ...line, text: fallback.decode(bytes).replace(/\r?\n?$/, ""), recoded: true };
     }
   };
   // Only the file's first line may start with a byte-order mark (dropped);

@@ -24,9 +24,10 @@
  */
 import { z } from "zod";
 import type { AmendmentRecord, FilingRecord, PartyRecord } from "../db/records.ts";
+import { cutText } from "../domain/cut.ts";
 import { FILING_KINDS, type FilingKind } from "../domain/kinds.ts";
 import { NEVER_LAPSES } from "../domain/lifecycle.ts";
-import { FILING_NUMBER, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH } from "../domain/limits.ts";
+import { FILING_NUMBER, MAX_DESCRIPTION_LENGTH, MAX_FILING_NUMBER_LENGTH, MAX_NAME_LENGTH } from "../domain/limits.ts";
 import { isStateCode } from "../domain/states.ts";
 import { normalizeAddress, type RawAddress } from "./address.ts";
 import {
@@ -79,17 +80,6 @@ const str = () =>
 const quoted = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 
 /** A value checked (and possibly converted) by `convert`, which returns null for a bad one. */
-/**
- * `text` cut to `max` UTF-16 units, never through a character: a pair that
- * would be split (an emoji) is left out whole, as a lone half is no text to
- * store (it is not UTF-8) and reads as another value on every load.
- */
-export function cutText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const last = text.charCodeAt(max - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
-}
-
 function converted<T>(convert: (value: string) => T | null, problem: (value: string) => string) {
   return str().transform((value, ctx): T => {
     const out = convert(value);
@@ -270,7 +260,11 @@ const AMENDMENT_FIELDS = {
 /** The optional parts of an amendment, however it came. */
 function amendmentDetails(a: Record<string, unknown>, path: PropertyKey[], notes: Notes) {
   const description =
-    notes.text(a.amendment_financing_type_description, [...path, "amendment_financing_type_description"], 200) ?? "";
+    notes.text(
+      a.amendment_financing_type_description,
+      [...path, "amendment_financing_type_description"],
+      MAX_DESCRIPTION_LENGTH,
+    ) ?? "";
   return {
     kind: amendmentKind(description),
     description,

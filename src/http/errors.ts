@@ -7,6 +7,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
+import { clip } from "../domain/cut.ts";
 import { isoSeconds } from "../domain/time.ts";
 import type { AppEnv } from "./context.ts";
 import { log, responseMetadata } from "./context.ts";
@@ -64,13 +65,6 @@ const MAX_MESSAGE_CHARS = 300;
 const MAX_DETAILS = 10;
 const MAX_PARAMETER_CHARS = 64;
 const MAX_DETAIL_CHARS = 800;
-
-/** `text` cut to `max` characters (never inside a surrogate pair), marked with an ellipsis. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = /[\uD800-\uDBFF]$/.test(text.slice(0, max)) ? max - 1 : max;
-  return `${text.slice(0, cut)}…`;
-}
 
 // Errors are answers about this request only: never cache them.
 const ERROR_HEADERS = { "Cache-Control": "no-store", "Content-Type": "application/json" };

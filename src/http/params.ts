@@ -65,12 +65,13 @@ function decodedPart(text: string): string | null {
 export const utf8Query = createMiddleware<AppEnv>(async (c, next) => {
   const url = c.req.url;
   const at = url.indexOf("?");
-  if (at >= 0 && url.includes("%", at)) {
+  // The whole query at once first: `&` and `=` are never inside a character's bytes, so it decodes when every part does.
+  if (at >= 0 && url.includes("%", at) && decodedPart(url.slice(at + 1)) === null) {
     const bad = new Set<string>();
     for (const pair of url.slice(at + 1).split("&")) {
       const [key = "", ...rest] = pair.split("=");
-      const value = rest.join("=");
-      if (decodedPart(key) === null || decodedPart(value) === null) bad.add(decodedPart(key) ?? key);
+      const name = decodedPart(key);
+      if (name === null || decodedPart(rest.join("=")) === null) bad.add(name ?? key);
     }
     if (bad.size > 0) {
       const message = "is not valid percent-encoded UTF-8: encode the text as UTF-8 bytes (é is %C3%A9, not %E9)";

@@ -13,7 +13,7 @@ import { LAPSING_DAYS } from "../domain/lifecycle.ts";
 import type { AppEnv } from "../http/context.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
 import { shardReader, stateReader } from "../http/d1.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, badParameters } from "../http/errors.ts";
 import { countedMore, filingCursor, filingPosition, listOf, startOf } from "../http/paging.ts";
 import { changesQuery, lapsingQuery, statesQuery } from "../http/params.ts";
 import { changePageBody, lienPageA, lienPageB, statesBody } from "../http/present.ts";
@@ -86,21 +86,18 @@ const changesPosition = z.object({
 type ChangesFilters = NonNullable<z.infer<typeof changesPosition>["f"]>;
 
 /** The filters a changes cursor keeps of its read (none: a read of every change). */
-function filtersOf(q: { state?: string; types?: string[]; debtor_name?: string; secured_party?: string }) {
+function filtersOf(q: ChangeFilter) {
   const f: ChangesFilters = {
     ...(q.state ? { s: q.state } : {}),
     ...(q.types?.length ? { t: [...q.types].sort() } : {}),
-    ...(q.debtor_name ? { d: q.debtor_name } : {}),
-    ...(q.secured_party ? { sp: q.secured_party } : {}),
+    ...(q.debtorName ? { d: q.debtorName } : {}),
+    ...(q.securedParty ? { sp: q.securedParty } : {}),
   };
   return Object.keys(f).length > 0 ? { f } : {};
 }
 
 /** Each parameter the read `q` leaves wider than the cursor's filters `f` (a read that would skip changes), and why. */
-function widened(
-  f: ChangesFilters,
-  q: { state?: string; types?: string[]; debtor_name?: string; secured_party?: string },
-) {
+function widened(f: ChangesFilters, q: ChangeFilter) {
   const out: { parameter: string; message: string }[] = [];
   const given = (value: string) => `must be ${value}, as it was when the cursor was handed out`;
   if (f.s !== undefined && q.state !== f.s) out.push({ parameter: "state", message: given(f.s) });
@@ -110,9 +107,10 @@ function widened(
       message: `must be ${f.t.join(",")} or some of them, as when the cursor was handed out`,
     });
   }
-  if (f.d !== undefined && q.debtor_name !== f.d)
+  if (f.d !== undefined && q.debtorName !== f.d) {
     out.push({ parameter: "debtor_name", message: given(JSON.stringify(f.d)) });
-  if (f.sp !== undefined && q.secured_party !== f.sp) {
+  }
+  if (f.sp !== undefined && q.securedParty !== f.sp) {
     out.push({ parameter: "secured_party", message: given(JSON.stringify(f.sp)) });
   }
   return out;
@@ -128,12 +126,8 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
       securedParty: q.secured_party,
     };
     const cursor = q.cursor ? await decodeCursor("changes", q.cursor, changesPosition) : undefined;
-    const wider = cursor?.f ? widened(cursor.f, q) : [];
-    if (wider.length > 0) {
-      throw new ApiError("invalid_parameter", `Invalid query parameter: ${wider.map((w) => w.parameter).join(", ")}.`, {
-        details: wider,
-      });
-    }
+    const wider = cursor?.f ? widened(cursor.f, filter) : [];
+    if (wider.length > 0) throw badParameters(wider);
     const given: Positions | undefined = cursor?.p;
     const reader = shardReader(c);
     const all = reader.shards;
@@ -160,7 +154,7 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
     const positions: Positions = { ...given };
     for (const { shard, part } of parts) positions[shard] = part.start;
     const page = await feedPage(reader, parts, positions, q.limit);
-    const next = encodeCursor("changes", { p: page.next, ...filtersOf(q) });
+    const next = encodeCursor("changes", { p: page.next, ...filtersOf(filter) });
     if (page.changes.length === 0 && !page.hasMore) c.header("Retry-After", String(EMPTY_POLL_SECONDS));
     return c.json(changePageBody(c, page, next), 200);
   });

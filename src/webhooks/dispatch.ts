@@ -201,13 +201,13 @@ async function match(
   for (const [i, item] of items.entries()) {
     const { debtorKeys, lenderWords, keys } = parties[i] ?? { debtorKeys: [], lenderWords: [], keys: [] };
     const subs = new Map(broad.map((s) => [s.id, s]));
+    const change = changeId({ ...item, part: partOf(item.state, shard, env.partsOf) });
     for (const n of keys.flatMap((k) => byKey.get(k) ?? [])) {
       const sub = watching.get(n.subscription);
       if (sub && !subs.has(sub.id) && watched.finds(n, debtorKeys, lenderWords)) subs.set(sub.id, sub);
     }
     for (const sub of subs.values()) {
       if (!wants(sub, shard, item) || !(await keyCheck.usable(sub.keyDigest))) continue;
-      const change = changeId({ ...item, part: partOf(item.state, shard, env.partsOf) });
       out.push({ subscription: sub.id, shard, seq: item.seq, change, type: item.type });
     }
   }

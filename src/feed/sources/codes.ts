@@ -3,8 +3,10 @@
  * values read through tables of the values known (and a count of those that
  * are not), row identities, and parties in the feed's lien shape.
  */
+import { clip } from "../../domain/cut.ts";
 import { hash64 } from "../../domain/hash64.ts";
 import type { FilingKind } from "../../domain/kinds.ts";
+import { MAX_DESCRIPTION_LENGTH } from "../../domain/limits.ts";
 import { filingKindOf } from "../normalize.ts";
 import type { SodaRow } from "./soda.ts";
 
@@ -173,3 +175,10 @@ export function compareIds(a: string, b: string): number {
   if (/^\d+$/.test(a) && /^\d+$/.test(b) && a.length !== b.length) return a.length - b.length;
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** An amendment's description as the feed keeps it: cut to its limit, the cut marked with an ellipsis. */
+export const fitDescription = (text: string) =>
+  text.length > MAX_DESCRIPTION_LENGTH ? clip(text, MAX_DESCRIPTION_LENGTH - 1) : text;
+
+/** Sorts after every date (YYYY-MM-DD): a row without one goes after those with one. */
+export const UNDATED = "\uffff";

@@ -22,6 +22,7 @@ import {
   type LienParty,
   lookup,
   rowHash,
+  UNDATED,
   type Unrecognised,
 } from "./codes.ts";
 import type { SodaRow } from "./soda.ts";
@@ -160,9 +161,6 @@ function released(rows: StagedRow[], unrecognised: Unrecognised): boolean {
   }
   return out;
 }
-
-/** Sorts after every date. */
-const UNDATED = "\uffff";
 
 /** Description of the termination a Released status stands for when no release record is among the rows. */
 const RELEASED = "Lien status: Released";

@@ -9,9 +9,17 @@
  * daily set replaces what it names and adds what is new.
  */
 import type { AmendmentKind } from "../../domain/kinds.ts";
-import { cutText, type FeedWarning } from "../schema.ts";
+import type { FeedWarning } from "../schema.ts";
 import type { BulkFile, BulkInput, BulkSource } from "./bulk.ts";
-import { compareIds, distinctParties, type LienParty, lookup, rowHash, type Unrecognised } from "./codes.ts";
+import {
+  compareIds,
+  distinctParties,
+  fitDescription,
+  type LienParty,
+  lookup,
+  rowHash,
+  type Unrecognised,
+} from "./codes.ts";
 import { eventsUnread, FL_LAYOUTS, type FlKind, flFilingsOf, flName, flRecords, setDay } from "./flLayout.ts";
 import type { SodaRow } from "./soda.ts";
 import type { Assembled, PartyColumnNames, SourceTable, StagedRow } from "./source.ts";
@@ -58,8 +66,6 @@ const STRENGTH: readonly AmendmentKind[] = [
   "collateral_change",
   "other",
 ];
-
-const MAX_DESCRIPTION = 200;
 
 /** Each file kind's table: its rows' identity and filing. */
 function tableOf(kind: FlKind): SourceTable {
@@ -203,7 +209,7 @@ function eventsOf(rows: StagedRow[], terminated: boolean, unrecognised: Unrecogn
         number,
         kind,
         date: head?.fields.date,
-        description: text.length > MAX_DESCRIPTION ? `${cutText(text, MAX_DESCRIPTION - 1)}…` : text,
+        description: fitDescription(text),
       };
     })
     .sort((a, b) => (a.date ?? "").localeCompare(b.date ?? "") || compareIds(a.number, b.number));

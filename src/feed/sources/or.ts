@@ -16,6 +16,7 @@ import {
   type LienParty,
   lookup,
   rowHash,
+  UNDATED,
   type Unrecognised,
 } from "./codes.ts";
 import type { SodaRow } from "./soda.ts";
@@ -102,9 +103,6 @@ function partiesOf(rows: StagedRow[], unrecognised: Unrecognised, notes: FeedWar
   };
   return { debtors: split(out.debtor), secured: split(out.secured) };
 }
-
-/** Sorts after every date. */
-const UNDATED = "\uffff";
 
 const latest = (dates: (string | undefined)[]) =>
   dates

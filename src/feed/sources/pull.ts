@@ -149,13 +149,13 @@ const rowMark = (read: RowRead) =>
 /**
  * The rows of a page that asked for the row before it (`overlap`): that row
  * checked against `last` and left out, `seen.moved` set (and nothing
- * yielded) when it is another; the last row's mark kept in `seen.last`.
+ * yielded) when it is another; the page's last row kept in `seen.last`.
  */
 async function* afterBoundary(
   reads: AsyncIterable<RowRead>,
   overlap: number,
   last: string | null | undefined,
-  seen: { last: string | null; moved: boolean },
+  seen: { last: RowRead | null; moved: boolean },
 ) {
   let first = overlap > 0;
   for await (const read of reads) {
@@ -167,7 +167,7 @@ async function* afterBoundary(
       }
       continue;
     }
-    seen.last = rowMark(read);
+    seen.last = read;
     yield read;
   }
   // The row before the page is gone (deleted, or the table has fewer rows now): its rows moved.
@@ -248,7 +248,7 @@ export async function tryPage(
     if (res.ok && res.body) {
       const rejects: Reject[] = [];
       const overlap = overlapOf(position);
-      const seen = { last: null as string | null, moved: false };
+      const seen = { last: null as RowRead | null, moved: false };
       const rows = afterBoundary(sodaJsonRows(res.body), overlap, position.last, seen);
       const counts = await stageReads(db, source, rows, {
         file,
@@ -280,7 +280,7 @@ export async function tryPage(
           startedAt,
           table: short ? position.table + 1 : position.table,
           offset: short ? 0 : position.offset + size,
-          last: short ? null : seen.last,
+          last: short || seen.last === null ? null : rowMark(seen.last),
           pages: position.pages + 1,
           counts: addCounts(position.counts, counts),
         },

@@ -10,11 +10,12 @@
  * names (`replaces`, bulk.ts): a daily update's filing is its new record.
  */
 import type { AmendmentKind, FilingKind } from "../../domain/kinds.ts";
-import { cutText, type FeedWarning } from "../schema.ts";
+import type { FeedWarning } from "../schema.ts";
 import type { BulkSource } from "./bulk.ts";
 import {
   compareIds,
   distinctParties,
+  fitDescription,
   individualName,
   kindOfWords,
   type LienParty,
@@ -60,9 +61,6 @@ const AMENDMENT_TYPES: Record<string, { words: string; kind: AmendmentKind | nul
   RV: { words: "Revoked", kind: "other" },
   T: { words: "Termination", kind: "termination" },
 };
-
-/** The longest amendment description kept (the feed's limit): a long history comment is cut to fit. */
-const MAX_DESCRIPTION = 200;
 
 /** Collateral lines are this wide: a line that fills it was cut mid-text and runs on into the next. */
 const COLLATERAL_WIDTH = 80;
@@ -153,7 +151,7 @@ function amendedKind(comment: string | undefined, bringsCollateral: boolean): Am
 /** `Amendment: DEBTOR ADDRESS CHANGED`, cut to the feed's limit. */
 function describe(words: string, comment: string | undefined): string {
   const text = comment ? `${words}: ${comment}` : words;
-  return text.length > MAX_DESCRIPTION ? `${cutText(text, MAX_DESCRIPTION - 1)}…` : text;
+  return fitDescription(text);
 }
 
 const byDate = (a: StagedRow, b: StagedRow) =>
