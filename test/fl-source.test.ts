@@ -209,14 +209,19 @@ describe("Florida's federal lien registrations (flrf, flrd, flrs, flre)", () => 
       expect(next.problems).toEqual([]);
       expect(next.rejects).toEqual([]);
       expect(next.summary).toEqual(counts({ read: 3, inserted: 1, updated: 2 }));
-      // The release is the day's event, not a termination made up from the status.
+      // The termination is the status's, dated its cancellation; the release event is listed beside it.
       expect(await lookup("22FLR0000020", "FL")).toMatchObject({
         estimated_lien_status: "Terminated",
         amendments: [
           expect.objectContaining({
+            amendment_financing_number: "22FLR0000020-T",
+            amendment_financing_date: "2026-11-20T00:00:00Z",
+            amendment_kind: "termination",
+          }),
+          expect.objectContaining({
             amendment_financing_number: "26FLR0000051",
             amendment_financing_type_description: "CERTIFICATE OF RELEASE",
-            amendment_kind: "termination",
+            amendment_kind: "other",
           }),
         ],
       });
@@ -240,6 +245,60 @@ describe("Florida's federal lien registrations (flrf, flrd, flrs, flre)", () => 
       expect(again.rows).toMatchObject({ rows: 6, changed: 0, rejected: 0 });
       expect(again.summary).toEqual(counts({}));
       expect(await changesOf("FL")).toEqual(before);
+    });
+  });
+
+  describe("a release the status told first, its event a day later, and one whose event is undated", () => {
+    // 20FLR0000030 has been T since the quarterly set; its certificate of release comes now.
+    const later = {
+      flrf: lines(
+        filing("20FLR0000030", "T", "06012020", "07012030", "02012024"),
+        filing("26FLR0000060", "T", "11022026", "12022036", "11212026"),
+      ),
+      flrd: lines(party("flrd", "26FLR0000060", "00001", "KEY WEST CHARTERS LLC")),
+      flrs: lines(party("flrs", "26FLR0000060", "00001", IRS)),
+      flre: lines(
+        event("26FLR0000061", "20FLR0000030", "02012024", "COR", "CERTIFICATE OF RELEASE"),
+        event("26FLR0000062", "26FLR0000060", "00000000", "COR", "CERTIFICATE OF RELEASE"),
+      ),
+    };
+    let changes: [string, string][];
+    beforeAll(async () => {
+      const before = (await changesOf("FL")).length;
+      await loadBulk(
+        florida,
+        Object.entries(later).map(([kind, text]) => memoryFile(`fl/20261121${kind}.txt`, text)),
+      );
+      changes = (await changesOf("FL")).slice(before) as [string, string][];
+    });
+
+    it("announces a lien's termination once, not again when its release event arrives", async () => {
+      expect(changes.filter((c) => c[1] === "20FLR0000030")).toEqual([["filing.amended", "20FLR0000030"]]);
+      expect(await lookup("20FLR0000030", "FL")).toMatchObject({
+        estimated_lien_status: "Terminated",
+        amendments: [
+          expect.objectContaining({
+            amendment_financing_number: "20FLR0000030-T",
+            amendment_financing_date: "2024-02-01T00:00:00Z",
+            amendment_kind: "termination",
+          }),
+          expect.objectContaining({ amendment_financing_number: "26FLR0000061", amendment_kind: "other" }),
+        ],
+      });
+    });
+
+    it("serves a lien terminated though its release event is undated, dated its cancellation", async () => {
+      expect(await lookup("26FLR0000060", "FL")).toMatchObject({
+        estimated_lien_status: "Terminated",
+        amendments: [
+          expect.objectContaining({
+            amendment_financing_number: "26FLR0000060-T",
+            amendment_financing_date: "2026-11-21T00:00:00Z",
+            amendment_kind: "termination",
+          }),
+        ],
+      });
+      expect(changes).toContainEqual(["filing.terminated", "26FLR0000060"]);
     });
   });
 

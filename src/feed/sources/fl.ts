@@ -59,13 +59,8 @@ const ACTIONS: Record<string, AmendmentKind> = {
   TYP: "other",
 };
 
-const STRENGTH: readonly AmendmentKind[] = [
-  "termination",
-  "continuation",
-  "party_change",
-  "collateral_change",
-  "other",
-];
+/** An event's kind among its actions', strongest first (a termination is the status's: assemble). */
+const STRENGTH: readonly AmendmentKind[] = ["continuation", "party_change", "collateral_change", "other"];
 
 /** Each file kind's table: its rows' identity and filing. */
 function tableOf(kind: FlKind): SourceTable {
@@ -184,8 +179,13 @@ function partiesOf(rows: StagedRow[], unrecognised: Unrecognised) {
   return { parties: kept.map(({ row: _, ...p }) => p), rows: kept.map((p) => p.row) };
 }
 
-/** The events of a lien as amendments, one an event; its kind the strongest of its actions'. */
-function eventsOf(rows: StagedRow[], terminated: boolean, unrecognised: Unrecognised) {
+/**
+ * The events of a lien as amendments, one an event; its kind the strongest
+ * of its actions' but a termination: the lien's status alone says whether it
+ * stands, and its termination is the status's (assemble), so a release
+ * event is listed for its words and `releases` says it was one.
+ */
+function eventsOf(rows: StagedRow[], unrecognised: Unrecognised) {
   const events = new Map<string, StagedRow[]>();
   for (const row of rows) {
     const event = row.fields.event ?? row.rowId;
@@ -199,15 +199,14 @@ function eventsOf(rows: StagedRow[], terminated: boolean, unrecognised: Unrecogn
         const code = a.fields.action ?? "";
         return lookup<AmendmentKind>(ACTIONS, "action code", code || "(blank)", unrecognised, () => "other");
       });
-      let kind = STRENGTH.find((k) => kinds.includes(k)) ?? "other";
-      // The lien's status is the office's word on whether it stands: a release it does not show is not one.
-      if (kind === "termination" && !terminated) kind = "other";
+      const kind = STRENGTH.find((k) => kinds.includes(k)) ?? "other";
       const words = [...new Set(actions.map((a) => a.fields.description ?? a.fields.action ?? ""))].filter(Boolean);
       const text = words.join("; ") || "Event";
       return {
         head,
         number,
         kind,
+        releases: kinds.includes("termination"),
         date: head?.fields.date,
         description: fitDescription(text),
       };
@@ -253,7 +252,7 @@ function assemble(filing: string, staged: StagedRow[], unrecognised: Unrecognise
     });
   }
   const terminated = status === "terminated";
-  const events = eventsOf(of("flre"), terminated, unrecognised);
+  const events = eventsOf(of("flre"), unrecognised);
   const lastContinuation = events.filter((e) => e.kind === "continuation").at(-1);
   const kinds = new Map<string, AmendmentKind>(events.map((e) => [e.number, e.kind]));
   const amendments: Record<string, unknown>[] = events.map((e) => ({
@@ -264,13 +263,15 @@ function assemble(filing: string, staged: StagedRow[], unrecognised: Unrecognise
     ...(e === lastContinuation && f.expires !== undefined ? { amendment_lapse_date: f.expires } : {}),
   }));
   const amendmentRows = events.flatMap((e) => (e.head ? [e.head] : []));
-  if (terminated && !events.some((e) => e.kind === "termination")) {
-    const date = f.cancelled ?? f.filed;
+  // One termination however the release is told, by the status first and its event a day later or
+  // never: numbered for the lien, so a release event arriving later is not a second termination.
+  if (terminated) {
+    const release = events.find((e) => e.releases && e.date !== undefined)?.date;
+    const date = f.cancelled ?? release ?? f.filed;
     if (f.cancelled === undefined) {
       notes.push({
         path: ["amendments"],
-        message:
-          "the office marks it terminated (T) without a cancellation date: its termination dated its filing date",
+        message: `the office marks it terminated (T) without a cancellation date: its termination dated its ${release === undefined ? "filing date" : "release event's date"}`,
       });
     }
     const number = `${filing}-T`;
