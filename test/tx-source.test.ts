@@ -305,6 +305,54 @@ describe("Texas's bulk files (master unload and daily update, fixed width)", () 
       expect(found.ucc_liens.map((f) => f.initial_financing_number)).toContain("25000000000000099");
     });
 
+    it("dates an undated termination by its entry, keeps a UCC-3 recorded under two types as one amendment, and gives an amendment's collateral lines after the filing's", async () => {
+      const number = "25000000000000111";
+      const f = records(2025, number);
+      const amended = "AMENDED: ALL FARM PRODUCTS AND CROPS GROWN OR TO BE GROWN ON THE LANDS DESCRIBED IN EXHIBIT A.";
+      const text = file([
+        f.master("", "A", "20311122"),
+        f.record("2611220001", "MR", "20261122"),
+        f.organization("2", "BRAZOS FEED LLC"),
+        f.organization("4", "AMARILLO NATIONAL BANK"),
+        f.collateral("000001", COLLATERAL.slice(0, 80)),
+        f.collateral("000002", COLLATERAL.slice(80)),
+        // One UCC-3 an assignment and an amendment, its collateral lines numbered from 1 again.
+        f.record("2611230001", "A", "20261123"),
+        f.record("2611230001", "AM", "20261123", "COLLATERAL RESTATED"),
+        f.collateral("000001", amended.slice(0, 80), "2611230001"),
+        f.collateral("000002", amended.slice(80), "2611230001"),
+        // A termination without its filing date, entered the next day.
+        txLine(2025, {
+          code: "6",
+          filing: number,
+          record: "2611240001",
+          amendment: "T",
+          filed: "00000000",
+          time: "0000",
+          pages: "0001",
+          entered: "20261124",
+        }),
+        trailer(2025),
+      ]);
+      const loaded = await loadBulk(texas, [memoryFile("daily-20261124.txt", text)]);
+      expect(loaded.rejects).toEqual([]);
+      const filing = await lookup(number, "TX");
+      expect(filing.estimated_lien_status).toBe("Terminated");
+      expect(filing.collateral).toBe(`${COLLATERAL}\n${amended}`);
+      expect(filing.amendments).toEqual([
+        expect.objectContaining({
+          amendment_financing_number: "2611230001",
+          amendment_financing_type_description: "Assignment; Amendment: COLLATERAL RESTATED",
+          amendment_kind: "assignment",
+        }),
+        expect.objectContaining({
+          amendment_financing_number: "2611240001",
+          amendment_financing_date: "2026-11-24T00:00:00Z",
+          amendment_kind: "termination",
+        }),
+      ]);
+    });
+
     it("says an empty file is not read, naming it, and loads nothing of it", async () => {
       const empty = await loadBulk(texas, [memoryFile("empty.txt", "")]);
       expect(empty.failed).toBe(1);

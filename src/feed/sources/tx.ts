@@ -62,6 +62,16 @@ const AMENDMENT_TYPES: Record<string, { words: string; kind: AmendmentKind | nul
   T: { words: "Termination", kind: "termination" },
 };
 
+/** A UCC-3's kind among its records', strongest first. */
+const STRENGTH: readonly AmendmentKind[] = [
+  "termination",
+  "continuation",
+  "assignment",
+  "collateral_change",
+  "party_change",
+  "other",
+];
+
 /** Collateral lines are this wide: a line that fills it was cut mid-text and runs on into the next. */
 const COLLATERAL_WIDTH = 80;
 
@@ -120,23 +130,35 @@ function partiesOf(rows: StagedRow[]) {
 }
 
 /**
- * Collateral lines as one text, in sequence order: a line that fills its 80
- * characters runs on into the next (the office cut the text there); a
- * shorter one ends a line.
+ * Collateral lines as one text: the filing's own lines, then each UCC-3's
+ * that brought some (in the order of `ucc3s`, their records' dates), each
+ * in sequence order and starting a line, since a UCC-3 may number its lines
+ * from 1 again. Within them a line that fills its 80 characters runs on
+ * into the next (the office cut the text there); a shorter one ends a line.
  */
-function collateralOf(lines: StagedRow[]): string | undefined {
+function collateralOf(lines: StagedRow[], ucc3s: readonly string[]): string | undefined {
+  const rank = (line: StagedRow) => {
+    const ucc3 = line.fields.ucc3;
+    if (ucc3 === undefined) return -1;
+    const at = ucc3s.indexOf(ucc3);
+    return at === -1 ? ucc3s.length : at;
+  };
   const sorted = [...lines].sort(
     (a, b) =>
-      Number(a.fields.seq ?? 0) - Number(b.fields.seq ?? 0) ||
+      rank(a) - rank(b) ||
       compareIds(a.fields.ucc3 ?? "", b.fields.ucc3 ?? "") ||
+      Number(a.fields.seq ?? 0) - Number(b.fields.seq ?? 0) ||
       a.rowId.localeCompare(b.rowId),
   );
   let text = "";
   let runsOn = false;
+  let group: string | undefined;
   for (const line of sorted) {
     const piece = line.fields.text ?? "";
-    text += text === "" || runsOn ? piece : `\n${piece}`;
+    const sameGroup = line.fields.ucc3 === group;
+    text += text === "" || (runsOn && sameGroup) ? piece : `\n${piece}`;
     runsOn = piece.length >= COLLATERAL_WIDTH;
+    group = line.fields.ucc3;
   }
   return text.trim() === "" ? undefined : text;
 }
@@ -148,11 +170,8 @@ function amendedKind(comment: string | undefined, bringsCollateral: boolean): Am
   return "other";
 }
 
-/** `Amendment: DEBTOR ADDRESS CHANGED`, cut to the feed's limit. */
-function describe(words: string, comment: string | undefined): string {
-  const text = comment ? `${words}: ${comment}` : words;
-  return fitDescription(text);
-}
+/** `Amendment: DEBTOR ADDRESS CHANGED`. */
+const describe = (words: string, comment: string | undefined) => (comment ? `${words}: ${comment}` : words);
 
 const byDate = (a: StagedRow, b: StagedRow) =>
   (a.fields.filed ?? "").localeCompare(b.fields.filed ?? "") ||
@@ -200,25 +219,43 @@ function assemble(filing: string, staged: StagedRow[], unrecognised: Unrecognise
   const kinds = new Map<string, AmendmentKind>();
   const amendmentRows = records.filter((r) => r !== own && r.fields.amendment?.toUpperCase() !== OWN);
   const lastContinuation = amendmentRows.filter((r) => r.fields.amendment?.toUpperCase() === "C").at(-1);
-  const amendments = amendmentRows.map((row) => {
+  // A UCC-3 recorded under two types (an assignment and an amendment) is one amendment: its records together.
+  const byNumber = new Map<string, StagedRow[]>();
+  for (const row of amendmentRows) {
     const f = row.fields;
-    const type = (f.amendment ?? "").toUpperCase();
-    const known = AMENDMENT_TYPES[type];
-    if (!known) unrecognised.note("amendment type", f.amendment ?? "(blank)");
-    const number = f.record ?? `${filing}-${type || "record"}-${f.filed ?? row.line}`;
-    const brings = lines.some((l) => l.fields.ucc3 !== undefined && l.fields.ucc3 === f.record);
-    if (known) kinds.set(number, known.kind ?? amendedKind(f.comment, brings));
+    const number = f.record ?? `${filing}-${(f.amendment ?? "").toUpperCase() || "record"}-${f.filed ?? row.line}`;
+    byNumber.set(number, [...(byNumber.get(number) ?? []), row]);
+  }
+  const amendments = [...byNumber].map(([number, group]) => {
+    const found: AmendmentKind[] = [];
+    const words: string[] = [];
+    for (const { fields: f } of group) {
+      const known = AMENDMENT_TYPES[(f.amendment ?? "").toUpperCase()];
+      if (!known) unrecognised.note("amendment type", f.amendment ?? "(blank)");
+      const brings = lines.some((l) => l.fields.ucc3 !== undefined && l.fields.ucc3 === f.record);
+      if (known) found.push(known.kind ?? amendedKind(f.comment, brings));
+      words.push(describe(known?.words ?? (f.amendment || "Record"), f.comment));
+    }
+    const kind = STRENGTH.find((k) => found.includes(k));
+    if (kind) kinds.set(number, kind);
+    // A record the office left undated is dated by its entry into the register: a termination is not lost for it.
+    const date = group.map((r) => r.fields.filed ?? r.fields.entered).find((d) => d !== undefined);
     return {
       amendment_financing_number: number,
-      amendment_financing_date: f.filed,
-      amendment_financing_type_description: describe(known?.words ?? (f.amendment || "Record"), f.comment),
+      amendment_financing_date: date,
+      amendment_financing_type_description: fitDescription(words.join("; ")),
       // The expiration date on the master record is the latest continuation's: counted once, not again from the kind's term.
-      ...(row === lastContinuation && m.expires !== undefined ? { amendment_lapse_date: m.expires } : {}),
+      ...(lastContinuation && group.includes(lastContinuation) && m.expires !== undefined
+        ? { amendment_lapse_date: m.expires }
+        : {}),
     };
   });
   const debtors = partiesOf(of("2", "3"));
   const secured = partiesOf(of("4", "5"));
-  const collateral = collateralOf(lines);
+  const collateral = collateralOf(
+    lines,
+    records.flatMap((r) => (r.fields.record === undefined ? [] : [r.fields.record])),
+  );
   return [
     {
       entry: {
