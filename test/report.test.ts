@@ -531,6 +531,22 @@ describe("GET /debtors/report", () => {
     expect(await oldest()).toBe("TB-OR-1");
   });
 
+  it("names the oldest live filing of filings made the same second by number, not by the order they were loaded", async () => {
+    const tie = party("Zqtie Holdings Co");
+    const at = daysAgo(50);
+    // B loaded first: the lesser row id, the greater number.
+    await loadDelta([filing({ number: "ZTIE-B", filedAt: at, debtors: [tie] })]);
+    await loadDelta([filing({ number: "ZTIE-A", filedAt: at, debtors: [tie] })]);
+    const body = await report("name=Zqtie%20Holdings%20Co");
+    expect(body.filings.map((f) => f.initial_financing_number)).toEqual(["ZTIE-A", "ZTIE-B"]);
+    expect(body.summary.first_active_filing?.initial_financing_number).toBe("ZTIE-A");
+    // Counted afresh (a digest not of today), the same answer.
+    await d1Of("CA").prepare("update debtor_reports set as_of = as_of + 1 where name_key like 'zqtie%'").run();
+    expect((await report("name=Zqtie%20Holdings%20Co")).summary.first_active_filing?.initial_financing_number).toBe(
+      "ZTIE-A",
+    );
+  });
+
   it("hands back a changes cursor that returns the changes recorded after the report and nothing before", async () => {
     const name = "Harbor Freight Lines";
     const before = await report(`name=${encodeURIComponent(name)}`);

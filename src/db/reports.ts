@@ -68,14 +68,16 @@ export function digestSelect(
   const live = sql`(f.terminated_at is null and (f.lapse_date is null or f.lapse_date >= ${asOf}))`;
   const kinds = FILING_KINDS.map((_, code) => sql.raw(`sum(live and kind = ${code})`));
   const categories = COLLATERAL_CATEGORIES.map((_, i) => sql.raw(`sum(live and (traits & ${categoryBit(i)}) <> 0)`));
-  // Filing times are seconds (negative before 1970) and ids stay under 10^9:
-  // the smallest time * 10^9 + id is the oldest live filing, its id the
-  // (non-negative) remainder.
+  // The oldest live filing in report order (time, then number: one state
+  // here) as one text that sorts so: the time made non-negative (seconds,
+  // before 1970 too) in eleven digits, the number, char(1) below any of
+  // its characters (so a number sorts before any it begins), then the id in
+  // its last ten digits, read back.
   const first = sql.raw(
-    "((min(case when live then filed_at * 1000000000 + id end) % 1000000000) + 1000000000) % 1000000000",
+    "cast(substr(min(case when live then printf('%011d', filed_at + 10000000000) || number || char(1) || printf('%010d', id) end), -10) as integer)",
   );
   return sql`with ${ctes ? sql`${ctes}, ` : sql``}facts as (
-      select ${key} as k, dp.filing_state as s, f.id as id, f.filed_at as filed_at, f.kind as kind,
+      select ${key} as k, dp.filing_state as s, f.id as id, f.filed_at as filed_at, f.number as number, f.kind as kind,
         f.lapse_date as lapse, f.terminated_at as ended, coalesce(f.traits, 0) as traits, f.lenders as lenders,
         ${live} as live
       from ${debtorParties} dp join ${filings} f on f.id = dp.filing_id
