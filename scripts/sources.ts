@@ -360,7 +360,7 @@ export async function importSource(args: SourceArguments): Promise<number> {
       }
       const waiting = await rowsWaiting(db, source);
       if (waiting > 0) {
-        // Colorado's party for its transaction; New York City's for its document, or for the document its reference names.
+        // Colorado's party for its transaction; New York City's for its document, or for what its reference names.
         console.error(`  ${number(waiting)} rows wait for the row that gives their filing (read later, they join it):`);
         for (const r of await rowsWaitingAt(db, source, 5)) {
           console.error(`    ${r.file} line ${number(r.line)} (${r.tab}${r.part ? ` ${r.part}` : ""})`);

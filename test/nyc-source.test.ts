@@ -368,6 +368,55 @@ describe("references that name an amendment", () => {
     await revived("72");
   });
 
+  it("continue a filing through a continuation naming the one before it by CRFN, and revive a lien whose revocation names its release by CRFN, in any order", async () => {
+    // A UCC1, its continuation (naming the UCC1's CRFN) and the next (naming the continuation's CRFN).
+    const continued = (n: string) => ({
+      filing: doc(`20140000000${n}001`, "UCC1", `20140000000${n}`, "2014-01-01"),
+      first: doc(`20180000000${n}001`, "CONT", `20180000000${n}`, "2018-08-01"),
+      second: doc(`20230000000${n}001`, "CONT", `20230000000${n}`, "2023-08-01"),
+      firstNames: { document_id: `20180000000${n}001`, crfn: `20140000000${n}` },
+      secondNames: { document_id: `20230000000${n}001`, crfn: `20180000000${n}` },
+      parties: debtorAndLender(`20140000000${n}001`, `EPSILON ${n} LLC`, "ALLY BANK"),
+    });
+    const loads = {
+      // All in one load; the last continuation first and the filing last; the filing, then the last, then the one between.
+      "81": (c: ReturnType<typeof continued>) => [
+        files([c.filing, c.first, c.second], [c.firstNames, c.secondNames], c.parties),
+      ],
+      "82": (c: ReturnType<typeof continued>) => [
+        files([c.second], [c.secondNames]),
+        files([c.first], [c.firstNames]),
+        files([c.filing], [], c.parties),
+      ],
+      "83": (c: ReturnType<typeof continued>) => [
+        files([c.filing], [], c.parties),
+        files([c.second], [c.secondNames]),
+        files([c.first], [c.firstNames]),
+      ],
+    };
+    for (const [n, order] of Object.entries(loads)) {
+      for (const f of order(continued(n))) await load(f);
+      const filing = await lookup(`20140000000${n}`);
+      expect([filing.estimated_lien_status, filing.estimated_lien_lapse_date], n).toEqual(["Active", "2029-01-01"]);
+      expect((await served(`20140000000${n}`)).amendments, n).toEqual([
+        [`20180000000${n}`, "continuation"],
+        [`20230000000${n}`, "continuation"],
+      ]);
+    }
+    const { lien, release, revocation, parties } = chain("74");
+    await load(
+      files(
+        [lien, release, revocation],
+        [
+          { document_id: release.document_id, crfn: lien.crfn },
+          { document_id: revocation.document_id, crfn: release.crfn },
+        ],
+        parties,
+      ),
+    );
+    await revived("74");
+  });
+
   it("end a filing whose termination names it and its continuation by CRFN, whatever order the references hash in", async () => {
     // The two documents' ids order their references differently: either way the filing's own CRFN is the one taken.
     for (const n of ["03", "13"]) {

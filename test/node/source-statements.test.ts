@@ -69,9 +69,14 @@ describe("staging and assembling a register", () => {
     expect(Math.max(...statements.map((s) => s.params))).toBeLessThanOrEqual(100);
     for (const s of touching) {
       expect(
-        // source_rows under its own name or an alias (t: Colorado's transactions; m, r: New York City's links).
-        // Nor every row of one table: a search of source_rows_row by source and tab alone.
-        s.plan.filter((p) => /^SCAN (source_rows|t|m|r)\b|source_rows_row \(source=\? AND tab=\?\)/.test(p)),
+        // source_rows under its own name or an alias (t: Colorado's transactions; the others: New York City's links).
+        // Nor every row of one table, or every row with a part: a search of source_rows_row by source
+        // and tab alone, or of source_rows_part by a range of parts.
+        s.plan.filter((p) =>
+          /^SCAN (source_rows|t|m|r|r2|rn|f|a)\b|source_rows_row \(source=\? AND tab=\?\)|source_rows_part \(source=\? AND part>\?\)/.test(
+            p,
+          ),
+        ),
         s.sql,
       ).toEqual([]);
     }

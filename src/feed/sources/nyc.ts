@@ -7,7 +7,8 @@
  * one), Parties (`nbbg-wtuz`, a row per party of a document) and
  * References (`6y3e-jcrc`, a row per document an amendment names). A
  * filing's own Master row gives its number (its CRFN); the rest learn
- * their filing by links (nycLinks.ts).
+ * their filing by links (nycLinks.ts): an amendment's Master row and a
+ * reference carry in their part the number or document they are found by.
  */
 import type { AmendmentKind, FilingKind } from "../../domain/kinds.ts";
 import type { FeedWarning } from "../schema.ts";
@@ -272,8 +273,9 @@ export const nyc: Source = {
         const type = row.doc_type;
         if (!type) return { error: "doc_type: missing: whether the document is a filing or an amendment is unknown" };
         if (isFilingType(type)) return { rowId: document, filing: numberOf(row), part: null };
-        // An amendment (or a type not known here): its references give its filing.
-        return { rowId: document, filing: null, part: document };
+        // An amendment (or a type not known here): its references give its filing; its part, its
+        // number, finds it for a later amendment naming it by that number (a continuation's continuation).
+        return { rowId: document, filing: null, part: numberOf(row) };
       },
     },
     {
@@ -289,10 +291,11 @@ export const nyc: Source = {
         const document = row.document_id;
         if (!document) return { error: "document_id: missing: the document making this reference is unknown" };
         const rowId = `${document}${REFERENCE_SEPARATOR}${rowHash(row, [])}`;
-        // The register's order of preference: the file number, the document id, the CRFN.
-        if (row.file_nbr) return { rowId, filing: row.file_nbr, part: null };
+        // The register's order of preference: the file number, the document id, the CRFN. The part is
+        // the number or document named; the links give the filing (a number may be an amendment's).
+        if (row.file_nbr) return { rowId, filing: null, part: row.file_nbr };
         if (row.doc_id_ref) return { rowId, filing: null, part: row.doc_id_ref };
-        if (row.crfn) return { rowId, filing: row.crfn, part: null };
+        if (row.crfn) return { rowId, filing: null, part: row.crfn };
         return { error: "file_nbr, doc_id_ref and crfn: missing: the reference names no document" };
       },
     },

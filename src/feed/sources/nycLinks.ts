@@ -3,11 +3,14 @@
  * filing's own Master row names its filing (its CRFN); every other row
  * learns it from another row, which may be read first or later, in the
  * same file or another:
- * - a reference by `file_nbr` or `crfn` names the filing's number itself;
- *   one by `doc_id_ref` takes the filing of that document's Master row
- *   (its part is that document id, so the row is found when it arrives);
- * - an amendment's Master row takes the filing of its first reference that
- *   has one (its references' row ids start with its document id);
+ * - a reference carries in its part what it names: a document id takes
+ *   the filing of that document's Master row; a number (`file_nbr` or
+ *   `crfn`) is the filing's own when a filing's Master row has it, else
+ *   takes the filing of the amendment whose number it is (a continuation
+ *   naming the continuation before it), else stays the number itself;
+ * - an amendment's Master row (its part: its number) takes the filing of
+ *   its first reference that has one (its references' row ids start with
+ *   its document id);
  * - a party row takes the filing of its document's Master row.
  * After each staged group, these three run in that order over the
  * documents the group touched and those whose references name them, each
@@ -45,6 +48,7 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
   const r2 = alias(sourceRows, "r2");
   const rn = alias(sourceRows, "rn");
   const f = alias(sourceRows, "f");
+  const a = alias(sourceRows, "a");
   const inSource = (t: { source: SQLiteColumn; tab: SQLiteColumn }, tab: string) =>
     and(eq(t.source, NYC), eq(t.tab, tab));
   // `+tab`: rows found by their part (source_rows_part), not among every row of the table (source_rows_row).
@@ -56,9 +60,10 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
     .select({ filing: m.filing })
     .from(m)
     .where(and(inSource(m, MASTER), sql`${m.rowId} in (${touched})`, isNull(m.part)));
-  // Documents whose references name a touched document (by doc_id_ref) or a touched filing's number
-  // (by crfn or file_nbr), and those whose references name one of them: their rows follow it, two
-  // steps down a chain (a revocation of a release of a lien) whichever of its documents came last.
+  // Documents whose references name a touched document or number (by part) or a touched filing's
+  // number (by filing), and those whose references name one of them (by document id or, an
+  // amendment's, by number): their rows follow it, two steps down a chain (a revocation of a
+  // release of a lien) whichever of its documents came last.
   const referringByPart = db
     .select({ document: documentOf(r) })
     .from(r)
@@ -69,12 +74,23 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
     .where(and(eq(rn.source, NYC), byPart(rn.tab, REFERENCES), sql`${rn.filing} in (${touchedFilings.getSQL()})`));
   // Two selects, not one with OR, so that each is read from its index.
   const referring = sql`${referringByPart.getSQL()} union ${referringByNumber.getSQL()}`;
+  // The numbers of the referring documents that are amendments (an amendment's part).
+  const referringNumbers = db
+    .select({ number: m.part })
+    .from(m)
+    .where(and(inSource(m, MASTER), sql`${m.rowId} in (${referring})`, sql`+${m.part} is not null`));
   const referringThem = db
     .select({ document: documentOf(r2) })
     .from(r2)
-    .where(and(eq(r2.source, NYC), byPart(r2.tab, REFERENCES), sql`${r2.part} in (${referring})`));
-  // Four terms: D1 allows five to a compound select.
-  const scope = sql`(${touched} union ${referring} union ${referringThem.getSQL()})`;
+    .where(
+      and(
+        eq(r2.source, NYC),
+        byPart(r2.tab, REFERENCES),
+        sql`${r2.part} in (${referring} union ${referringNumbers.getSQL()})`,
+      ),
+    );
+  // Five terms, D1's most for a compound select: the documents, and the numbers references name.
+  const scope = sql`(${touched} union ${referring} union ${referringThem.getSQL()} union ${referringNumbers.getSQL()})`;
   const masterFiling = (document: SQL) =>
     sql`(${db
       .select({ filing: m.filing })
@@ -100,21 +116,35 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
     )
     .orderBy(sql`${namesFiling} desc`, r.rowId)
     .limit(1)})`;
-  const link = (tab: string, parts: SQL, filing: SQL) =>
+  const part = sql`${sourceRows.part}`;
+  // A reference's filing, by what its part names: as nyc.ts's key chose (a file number, else a document id).
+  const namesDocument = sql`coalesce(json_extract(${sourceRows.data}, '$.file_nbr'), '') = '' and coalesce(json_extract(${sourceRows.data}, '$.doc_id_ref'), '') <> ''`;
+  const filingNumbered = sql`exists ${db
+    .select({ one: sql`1` })
+    .from(f)
+    .where(and(inSource(f, MASTER), eq(f.filing, part), isNull(f.part)))}`;
+  const amendmentNumbered = sql`(${db
+    .select({ filing: a.filing })
+    .from(a)
+    .where(and(eq(a.source, NYC), byPart(a.tab, MASTER), eq(a.part, part)))
+    .orderBy(a.rowId)
+    .limit(1)})`;
+  const referenceFiling = sql`case when ${namesDocument} then ${masterFiling(part)} when ${filingNumbered} then ${part} else coalesce(${amendmentNumbered}, ${part}) end`;
+  const link = (rows: SQL | undefined, filing: SQL) =>
     db
       .update(sourceRows)
       .set({ filing })
-      .where(
-        and(
-          eq(sourceRows.source, NYC),
-          byPart(sourceRows.tab, tab),
-          sql`${sourceRows.part} in ${parts}`,
-          sql`${sourceRows.filing} is not ${filing}`,
-        ),
-      );
-  const part = sql`${sourceRows.part}`;
-  // An amendment's Master row carries its document id as its part; a filing's own carries none.
-  const round = [link(REFERENCES, scope, masterFiling(part)), link(MASTER, scope, firstReference)];
-  // Twice: a reference to an amendment (by doc_id_ref) takes its filing once that amendment has one.
-  return [...round, ...round, link(PARTIES, scope, masterFiling(part))];
+      .where(and(rows, sql`${sourceRows.filing} is not ${filing}`));
+  // References and parties by the document or number they name (their part); amendments' Master rows by their document.
+  const naming = (tab: string) =>
+    and(eq(sourceRows.source, NYC), byPart(sourceRows.tab, tab), sql`${sourceRows.part} in ${scope}`);
+  // `+part`: read by document (source_rows_row), not among every row with a part.
+  const amendments = and(
+    inSource(sourceRows, MASTER),
+    sql`${sourceRows.rowId} in ${scope}`,
+    sql`+${sourceRows.part} is not null`,
+  );
+  const round = [link(naming(REFERENCES), referenceFiling), link(amendments, firstReference)];
+  // Twice: a reference to an amendment takes its filing once that amendment has one.
+  return [...round, ...round, link(naming(PARTIES), masterFiling(part))];
 }
