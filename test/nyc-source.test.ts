@@ -297,6 +297,52 @@ describe("after NY's first load", () => {
     await expect(stageFile(db, nyc, "empty.csv", stream(""), {})).rejects.toThrow(FeedFileError);
   });
 
+  it("attaches an amendment by the document id its reference names, when the reference carries the file number of a filing numbered by its CRFN", async () => {
+    await load([
+      [
+        "both-master.json",
+        JSON.stringify([
+          {
+            document_id: "2021010100001001",
+            doc_type: "UCC1",
+            crfn: "2021000000001",
+            file_nbr: "700001",
+            recorded_datetime: "2021-01-01T00:00:00.000",
+          },
+          {
+            document_id: "2025070100001001",
+            doc_type: "CONT",
+            crfn: "2025000000001",
+            file_nbr: "700002",
+            recorded_datetime: "2025-07-01T00:00:00.000",
+          },
+        ]),
+      ],
+      [
+        "both-references.json",
+        JSON.stringify([
+          {
+            document_id: "2025070100001001",
+            doc_id_ref: "2021010100001001",
+            crfn: "2021000000001",
+            file_nbr: "700001",
+          },
+        ]),
+      ],
+      [
+        "both-parties.json",
+        JSON.stringify([{ document_id: "2021010100001001", party_type: "1", name: "ALPHA ONE LLC" }]),
+      ],
+    ]);
+    expect(await lookup("2021000000001")).toMatchObject({
+      estimated_lien_status: "Active",
+      estimated_lien_lapse_date: "2031-01-01",
+      amendments: [
+        expect.objectContaining({ amendment_financing_number: "2025000000001", amendment_kind: "continuation" }),
+      ],
+    });
+  });
+
   it("leaves NY's filings from other feeds as they were: a CRFN is 13 digits, other NY numbers are not", async () => {
     const other = {
       initial_financing_number: "20240315001007",

@@ -291,10 +291,12 @@ export const nyc: Source = {
         const document = row.document_id;
         if (!document) return { error: "document_id: missing: the document making this reference is unknown" };
         const rowId = `${document}${REFERENCE_SEPARATOR}${rowHash(row, [])}`;
-        // The register's order of preference: the file number, the document id, the CRFN. The part is
-        // the number or document named; the links give the filing (a number may be an amendment's).
-        if (row.file_nbr) return { rowId, filing: null, part: row.file_nbr };
+        // The document id first: it names the document exactly, whatever number its filing is known by
+        // (filings are numbered by CRFN first, so a file number misses one that has both); then the file
+        // number, then the CRFN. The part is what is named; the links give the filing (nycLinks.ts's
+        // namesDocument reads this order).
         if (row.doc_id_ref) return { rowId, filing: null, part: row.doc_id_ref };
+        if (row.file_nbr) return { rowId, filing: null, part: row.file_nbr };
         if (row.crfn) return { rowId, filing: null, part: row.crfn };
         return { error: "file_nbr, doc_id_ref and crfn: missing: the reference names no document" };
       },

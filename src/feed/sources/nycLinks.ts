@@ -117,8 +117,8 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
     .orderBy(sql`${namesFiling} desc`, r.rowId)
     .limit(1)})`;
   const part = sql`${sourceRows.part}`;
-  // A reference's filing, by what its part names: as nyc.ts's key chose (a file number, else a document id).
-  const namesDocument = sql`coalesce(json_extract(${sourceRows.data}, '$.file_nbr'), '') = '' and coalesce(json_extract(${sourceRows.data}, '$.doc_id_ref'), '') <> ''`;
+  // A reference's filing, by what its part names: as nyc.ts's key chose (a document id when it has one).
+  const namesDocument = sql`coalesce(json_extract(${sourceRows.data}, '$.doc_id_ref'), '') <> ''`;
   const filingNumbered = sql`exists ${db
     .select({ one: sql`1` })
     .from(f)
