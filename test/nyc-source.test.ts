@@ -463,6 +463,51 @@ describe("references that name an amendment", () => {
     await revived("74");
   });
 
+  it("assemble again the filing an amendment leaves: a termination corrected in place to a filing of its own, or re-pointed by a reference read later, no longer ends it", async () => {
+    const active = (n: string) =>
+      lookup(n).then((f) => [f.estimated_lien_status, f.amendments.map((a) => a.amendment_financing_number)]);
+    // The register corrects the document in place: a UCC1 of its own (its reference row stays staged).
+    await load(
+      files(
+        [
+          doc("2023010100021001", "UCC1", "2023000000021", "2023-01-01"),
+          doc("2025010100022001", "TERM", "2025000000022", "2025-01-01"),
+        ],
+        [{ document_id: "2025010100022001", doc_id_ref: "2023010100021001" }],
+        debtorAndLender("2023010100021001", "TWENTY ONE LLC", "ALLY BANK"),
+      ),
+    );
+    expect((await lookup("2023000000021")).estimated_lien_status).toBe("Terminated");
+    await load(
+      files(
+        [doc("2025010100022001", "UCC1", "2025000000022", "2025-01-01")],
+        [],
+        debtorAndLender("2025010100022001", "TWENTY TWO LLC", "ALLY BANK"),
+      ),
+    );
+    expect(await active("2023000000021")).toEqual(["Active", []]);
+    expect(await active("2025000000022")).toEqual(["Active", []]);
+    // A reference read later names another filing and is taken (both name filings held here; its row id sorts first).
+    await load(
+      files(
+        [
+          doc("2021010100013001", "UCC1", "2023000000013", "2023-01-01"),
+          doc("2021010100014001", "UCC1", "2023000000014", "2023-01-01"),
+          doc("2024010100013001", "TERM", "2025000000013", "2025-01-01"),
+        ],
+        [{ document_id: "2024010100013001", record_type: "X", doc_id_ref: "2021010100014001" }],
+        [
+          ...debtorAndLender("2021010100013001", "THIRTEEN LLC", "ALLY BANK"),
+          ...debtorAndLender("2021010100014001", "FOURTEEN LLC", "ALLY BANK"),
+        ],
+      ),
+    );
+    expect((await lookup("2023000000014")).estimated_lien_status).toBe("Terminated");
+    await load(files([], [{ document_id: "2024010100013001", record_type: "X", doc_id_ref: "2021010100013001" }]));
+    expect(await active("2023000000013")).toEqual(["Terminated", ["2025000000013"]]);
+    expect(await active("2023000000014")).toEqual(["Active", []]);
+  });
+
   it("end a filing whose termination names it and its continuation by CRFN, whatever order the references hash in", async () => {
     // The two documents' ids order their references differently: either way the filing's own CRFN is the one taken.
     for (const n of ["03", "13"]) {

@@ -70,10 +70,10 @@ describe("staging and assembling a register", () => {
     for (const s of touching) {
       expect(
         // source_rows under its own name or an alias (t: Colorado's transactions; the others: New York City's links).
-        // Nor every row of one table, or every row with a part: a search of source_rows_row by source
-        // and tab alone, or of source_rows_part by a range of parts.
+        // Nor every row of the source, of one table, or with a part: a search of an index by source
+        // alone, of source_rows_row by source and tab alone, or of source_rows_part by a range of parts.
         s.plan.filter((p) =>
-          /^SCAN (source_rows|t|m|r|r2|rn|f|a)\b|source_rows_row \(source=\? AND tab=\?\)|source_rows_part \(source=\? AND part>\?\)/.test(
+          /^SCAN (source_rows|t|m|r|r2|rn|f|a|s)\b|source_rows_\w+ \(source=\?\)|source_rows_row \(source=\? AND tab=\?\)|source_rows_part \(source=\? AND part>\?\)/.test(
             p,
           ),
         ),

@@ -14,7 +14,8 @@
  * - a party row takes the filing of its document's Master row.
  * After each staged group, these three run in that order over the
  * documents the group touched and those whose references name them, each
- * an indexed read, so a row is linked whichever of the rows came first.
+ * an indexed read, so a row is linked whichever of the rows came first;
+ * a filing a row leaves is marked to be assembled again.
  */
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -130,11 +131,20 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
     .orderBy(a.rowId)
     .limit(1)})`;
   const referenceFiling = sql`case when ${namesDocument} then ${masterFiling(part)} when ${filingNumbered} then ${part} else coalesce(${amendmentNumbered}, ${part}) end`;
-  const link = (rows: SQL | undefined, filing: SQL) =>
-    db
-      .update(sourceRows)
-      .set({ filing })
-      .where(and(rows, sql`${sourceRows.filing} is not ${filing}`));
+  // Before a link, the filings its rows leave are marked pending, so each is assembled again from
+  // the rows it keeps (an amendment moved to another filing no longer ends the one it left). In the
+  // inner select, `source_rows` is the select's own table (SQLite binds a name to the nearest FROM).
+  const link = (rows: SQL | undefined, filing: SQL) => {
+    const moving = and(rows, sql`${sourceRows.filing} is not ${filing}`);
+    const left = db.select({ filing: sourceRows.filing }).from(sourceRows).where(moving);
+    return [
+      db
+        .update(sourceRows)
+        .set({ pending: true })
+        .where(and(eq(sourceRows.source, NYC), sql`${sourceRows.filing} in (${left})`, sql`${sourceRows.pending} = 0`)),
+      db.update(sourceRows).set({ filing }).where(moving),
+    ];
+  };
   // References and parties by the document or number they name (their part); amendments' Master rows by their document.
   const naming = (tab: string) =>
     and(eq(sourceRows.source, NYC), byPart(sourceRows.tab, tab), sql`${sourceRows.part} in ${scope}`);
@@ -144,7 +154,7 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
     sql`${sourceRows.rowId} in ${scope}`,
     sql`+${sourceRows.part} is not null`,
   );
-  const round = [link(naming(REFERENCES), referenceFiling), link(amendments, firstReference)];
+  const round = [...link(naming(REFERENCES), referenceFiling), ...link(amendments, firstReference)];
   // Twice: a reference to an amendment takes its filing once that amendment has one.
-  return [...round, ...round, link(naming(PARTIES), masterFiling(part))];
+  return [...round, ...round, ...link(naming(PARTIES), masterFiling(part))];
 }

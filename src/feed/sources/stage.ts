@@ -2,10 +2,11 @@
  * Staging an office's rows (source_rows, src/db/schema.ts): each row read,
  * by file or by pull, is written under its table and identity. A row not
  * staged before, or changed since (a lien marked Released), is marked
- * pending, so its filing is assembled again (assemble.ts); a row read again
- * unchanged writes nothing. Rows are written in groups of a few hundred,
- * each group one D1 batch (one transaction), every statement within D1's
- * 100 bound parameters.
+ * pending, so its filing is assembled again (assemble.ts); so are the rows
+ * of a filing a row leaves for another, so that one is assembled again from
+ * the rows it keeps; a row read again unchanged writes nothing. Rows are
+ * written in groups of a few hundred, each group one D1 batch (one
+ * transaction), every statement within D1's 100 bound parameters.
  */
 import { and, eq, inArray, ne, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -72,6 +73,33 @@ function filingOfPart(db: Db, source: Source, transactions: string, part: SQL): 
 }
 
 /**
+ * The statement marking pending, before the upsert, the rows of each filing
+ * a row of `rows` leaves (its staged filing differs from the one its key
+ * gives now: a document re-typed in place from an amendment to a filing), so
+ * that filing is assembled again from the rows it keeps. A row whose key
+ * gives no filing keeps its staged one (the upsert's coalesce) until the
+ * links move it, and they mark it the same way (nycLinks.ts). One statement
+ * per group, the rows as one bound parameter (D1 allows 100).
+ */
+function leavingStatement(db: Db, source: Source, rows: StagedRow[]) {
+  const named = rows.flatMap((r) => (r.filing === null ? [] : [[r.tab, r.rowId, r.filing]]));
+  if (named.length === 0) return [];
+  // `cross join`: the group's rows first, each staged row found by its key (source_rows_row).
+  const left = sql`select "s"."filing" from json_each(${JSON.stringify(named)}) as "j"
+    cross join ${sourceRows} as "s" on "s"."source" = ${source.id}
+      and "s"."tab" = json_extract("j"."value", '$[0]') and "s"."row_id" = json_extract("j"."value", '$[1]')
+    where "s"."filing" is not json_extract("j"."value", '$[2]')`;
+  return [
+    db
+      .update(sourceRows)
+      .set({ pending: true })
+      .where(
+        and(eq(sourceRows.source, source.id), sql`${sourceRows.filing} in (${left})`, sql`${sourceRows.pending} = 0`),
+      ),
+  ];
+}
+
+/**
  * Statements staging `rows`: an upsert that rewrites (and marks
  * pending) only a row whose fields changed, returning the rows it wrote;
  * then, where the source's tables join (Colorado's), each member row of the
@@ -103,7 +131,8 @@ function stageStatements(db: Db, source: Source, rows: StagedRow[], maxParams: n
         target: [sourceRows.source, sourceRows.tab, sourceRows.rowId],
         set: {
           data: sql`excluded.data`,
-          filing: sql`excluded.filing`,
+          // A row whose key gives no filing (a link gives it) keeps its own until the link moves it.
+          filing: sql`coalesce(excluded.filing, ${sourceRows.filing})`,
           part: sql`excluded.part`,
           file: sql`excluded.file`,
           line: sql`excluded.line`,
@@ -145,13 +174,14 @@ function stageStatements(db: Db, source: Source, rows: StagedRow[], maxParams: n
 async function stageRows(db: Db, source: Source, rows: StagedRow[], maxParams = D1_MAX_PARAMS): Promise<number> {
   if (rows.length === 0) return 0;
   const { writes, links } = stageStatements(db, source, rows, maxParams);
-  const statements = [...writes, ...links, ...(source.links?.(db, rows) ?? [])] as [
+  const leaving = leavingStatement(db, source, rows);
+  const statements = [...leaving, ...writes, ...links, ...(source.links?.(db, rows) ?? [])] as [
     BatchItem<"sqlite">,
     ...BatchItem<"sqlite">[],
   ];
   const results = (await db.batch(statements)) as unknown[];
   return results
-    .slice(0, writes.length)
+    .slice(leaving.length, leaving.length + writes.length)
     .reduce<number>((n, r) => n + (r as { pending: boolean }[]).filter((w) => w.pending).length, 0);
 }
 
