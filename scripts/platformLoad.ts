@@ -17,11 +17,15 @@
  * Either way progress and counts come from the load record in D1
  * (feed_loads), which each step updates; the rejects and warnings are
  * copied from beside the file in the bucket to where a local import writes
- * them. A load that failed is restarted, and resumes from its last
- * checkpoint; one that completed is reported, not run again.
+ * them. A file whose bytes the bucket holds already (the sha256 its upload
+ * put in the object's metadata) is not put again: a put is a load
+ * (feedFiles.ts, loadId), so a load of that put that failed is restarted,
+ * and resumes from its last checkpoint; one that completed is reported,
+ * not run again.
  */
 import { execFile } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, createReadStream, mkdirSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { PlatformProxy } from "wrangler";
@@ -264,10 +268,24 @@ export async function openPlatform(target: Target, port: number): Promise<Platfo
   };
 }
 
-/** Puts `file` under `key`: in one request, or in parts when large, never whole in memory. */
+/** The sha256 of a local file, hex. */
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/**
+ * Puts `file` under `key`: in one request, or in parts when large, never
+ * whole in memory; unless the object there has its bytes and declaration
+ * already (that put, and its load, are the file's): each put is a load.
+ */
 async function upload(bucket: R2Bucket, file: string, key: string, declared?: "yes" | "force"): Promise<R2Object> {
+  const sha256 = await sha256Of(file);
+  const held = await bucket.head(key);
+  if (held?.customMetadata?.sha256 === sha256 && held.customMetadata.backfill === declared) return held;
   // What the CLI's --backfill says travels with the file (src/platform/loadFeed.ts reads it).
-  const options = declared ? { customMetadata: { backfill: declared } } : {};
+  const options = { customMetadata: { sha256, ...(declared ? { backfill: declared } : {}) } };
   const size = statSync(file).size;
   const fd = openSync(file, "r");
   const part = (n: number) => {
@@ -408,7 +426,7 @@ export async function loadOnPlatform(
 ): Promise<PlatformResult> {
   const key = keyFor(basename(file), defaultState);
   const object = await upload(await platform.bucket(), file, key, declared);
-  const id = await loadId(key, object.etag);
+  const id = await loadId(key, object.etag, object.uploaded);
   const params: LoadParams = { key, etag: object.etag, size: object.size };
   const existing = await platform.instance(id);
   if (!existing) {

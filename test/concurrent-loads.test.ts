@@ -57,7 +57,7 @@ async function loadOnThePlatform(text: string) {
   const key = `incoming/concurrent-${++put}.ndjson`;
   const object = await env.FEEDS.put(key, text);
   if (!object) throw new Error(`no object for ${key}`);
-  const id = await loadId(key, object.etag);
+  const id = await loadId(key, object.etag, object.uploaded);
   await using instance = await introspectWorkflowInstance(env.LOAD_FEED, id);
   await instance.modify((m) => m.disableRetryDelays());
   release(

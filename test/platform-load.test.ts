@@ -16,7 +16,7 @@ import {
   type WorkflowInstanceIntrospector,
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { generateFilings } from "../seed/generate.ts";
 import { refreshQueued } from "../src/db/load.ts";
 import { CHANGE_TYPES, CHANGED_FIELDS } from "../src/domain/kinds.ts";
@@ -100,7 +100,7 @@ type Modify = Parameters<WorkflowInstanceIntrospector["modify"]>[0];
 async function put(key: string, text: string) {
   const object = await env.FEEDS.put(key, text);
   if (!object) throw new Error(`no object for ${key}`);
-  return { id: await loadId(key, object.etag), params: { key, etag: object.etag, size: object.size } };
+  return { id: await loadId(key, object.etag, object.uploaded), params: { key, etag: object.etag, size: object.size } };
 }
 
 /** Loads `text` as `key` through the Workflow, in ranges of `rangeBytes`, and waits for `status`. */
@@ -383,22 +383,61 @@ describe("faults", () => {
     expect(await record(id)).toMatchObject({ key, checkpoint: { done: 0 } });
   });
 
-  it("the same message delivered twice, and the same bytes put again, load once", async () => {
+  it("the same message delivered twice loads its put once, and the same bytes put again load again", async () => {
     const [[key, text]] = fresh([["incoming/feed.csv", feedCsv]]) as [[string, string]];
     const { id, params } = await put(key, text);
     await using loads = await introspectWorkflow(env.LOAD_FEED);
     const message = notification(key, params.etag, params.size);
-    expect((await deliver(message, message)).explicitAcks).toEqual(["message-0", "message-1"]);
+    const logged = vi.spyOn(console, "info");
+    try {
+      expect((await deliver(message, message)).explicitAcks).toEqual(["message-0", "message-1"]);
+      const events = logged.mock.calls.map(([line]) => JSON.parse(String(line)) as { event: string; load: string });
+      expect(events.filter((e) => e.event.startsWith("feed_load"))).toMatchObject([
+        { event: "feed_load_started", load: id },
+        { event: "feed_load_found", load: id },
+      ]);
+    } finally {
+      logged.mockRestore();
+    }
     const [instance, ...others] = await loads.get();
     expect(others).toEqual([]);
     await ended(instance, "complete");
-    await put(key, text);
+    // A new put of the same bytes (the file sent again after a fix elsewhere, or after its load failed for good).
+    const again = await put(key, text);
+    expect(again.id).not.toBe(id);
     expect((await deliver(message)).explicitAcks).toEqual(["message-0"]);
-    expect(await loads.get()).toHaveLength(1);
-    expect(await record(id)).toMatchObject({ checkpoint: { finished: true }, summary: { read: 2, inserted: 2 } });
+    const both = await loads.get();
+    expect(both).toHaveLength(2);
+    await ended(both[1], "complete");
+    expect(await record(again.id)).toMatchObject({
+      checkpoint: { finished: true },
+      summary: { read: 2, unchanged: 2 },
+    });
     for (const d1 of shards.databases.values()) {
       const loadsRecorded = await d1.prepare("select count(*) as n from data_loads").first<{ n: number }>();
-      expect(loadsRecorded?.n).toBe(1);
+      expect(loadsRecorded?.n).toBe(2);
+    }
+  });
+
+  it("bytes put again after another version loaded load again: the file's filings are what was put last", async () => {
+    const key = `incoming/aba-${crypto.randomUUID()}.ndjson`;
+    const [filing] = [...generateFilings({ filings: 1, seed: 3, now: Date.now() })];
+    if (!filing) throw new Error("no filing generated");
+    const today = new Date().toISOString().slice(0, 10);
+    const version = (collateral: string) => `${JSON.stringify({ ...lienLine(filing, today), collateral })}\n`;
+    const stored = () =>
+      d1Of(filing.state)
+        .prepare("select collateral from filings where number = ?")
+        .bind(filing.number)
+        .first("collateral");
+    await using loads = await introspectWorkflow(env.LOAD_FEED);
+    for (const [n, collateral] of ["Equipment A", "Inventory B", "Equipment A"].entries()) {
+      const { params } = await put(key, version(collateral));
+      await deliver(notification(key, params.etag, params.size));
+      const started = await loads.get();
+      expect(started).toHaveLength(n + 1);
+      await ended(started[n], "complete");
+      expect(await stored()).toBe(collateral);
     }
   });
 

@@ -923,9 +923,10 @@ export const dataLoads = sqliteTable(
 );
 
 /**
- * One row per feed file loaded on the platform (src/platform/): its
- * Workflow instance (`id`, from the object's key and etag) and where its
- * load stands, so the CLI follows a load and lists loads by reading D1.
+ * One row per put of a feed file loaded on the platform (src/platform/):
+ * its Workflow instance (`id`, from the object's key, etag and upload
+ * time) and where its load stands, so the CLI follows a load and lists
+ * loads by reading D1.
  * `checkpoint` is the last step's (JSON): bytes done, counts, where the
  * next range starts; a restarted load carries on from it. Whether a load
  * runs, completed or failed, and why, is its Workflow instance's status,

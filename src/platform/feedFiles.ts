@@ -65,13 +65,17 @@ export const etag = z
   .transform((value) => value.replace(/^(W\/)?"(.*)"$/, "$2"));
 
 /**
- * The Workflow instance id of one version of a feed file: its key and etag,
- * hashed to fit an instance id (at most 64 characters of [A-Za-z0-9_-]).
- * A message delivered twice, or the same bytes put again (same etag),
- * names the same instance, which exists already: the file loads once.
+ * The Workflow instance id of one put of a feed file: its key, etag and
+ * upload time (`R2Object.uploaded`), hashed to fit an instance id (at most
+ * 64 characters of [A-Za-z0-9_-]). Every notification of one put, and the
+ * CLI that made it, name the same instance, which exists already after the
+ * first: the put loads once. A new put is a new load, even of the same
+ * bytes (A, then B, then A again must leave A; a put after a load failed
+ * for good must load).
  */
-export async function loadId(key: string, bare: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${key}\n${bare}`));
+export async function loadId(key: string, bare: string, uploaded: Date): Promise<string> {
+  const text = `${key}\n${bare}\n${uploaded.getTime()}`;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
   return `load-${hex.slice(0, 40)}`;
 }

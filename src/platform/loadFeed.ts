@@ -1,7 +1,7 @@
 /**
- * The LoadFeed Workflow: one instance loads one version of a feed file from
- * the feeds bucket (its id from the key and etag: feedFiles.ts), next to
- * the data, in steps that each do a bounded part and return a small
+ * The LoadFeed Workflow: one instance loads one put of a feed file from the
+ * feeds bucket (its id from the key, etag and upload time: feedFiles.ts),
+ * next to the data, in steps that each do a bounded part and return a small
  * checkpoint:
  *
  * 1. `begin`: checks the file is still that version, and opens (or finds)
