@@ -26,7 +26,7 @@ import { type Reject, readFeed, type Warning } from "../src/feed/read.ts";
 import { findRepeats } from "../src/feed/repeats.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
 import worker from "../src/index.ts";
-import { loadId, partKey, partsPrefix, problemsKey } from "../src/platform/feedFiles.ts";
+import { loadId, partKey, partsPrefix, problemsKey, pullKey } from "../src/platform/feedFiles.ts";
 import { release } from "../src/platform/instances.ts";
 import { type LoadRecord, readLoad } from "../src/platform/loadRecord.ts";
 import { joinProblems } from "../src/platform/problems.ts";
@@ -584,6 +584,52 @@ describe("the rejects and warnings of a load", () => {
     expect(joined?.startsWith('{"range":0}\n{"range":1}\n')).toBe(true);
     expect((await env.FEEDS.list({ prefix: partsPrefix("rejects", id) })).objects).toHaveLength(0);
     expect(Math.max(...deletes)).toBeLessThanOrEqual(1_000);
+  });
+
+  it("stay beside the file when the finish step that joined them is retried", async () => {
+    const key = `incoming/rejected-${++run}.ndjson`;
+    const [filing] = [...generateFilings({ filings: 1, seed: 11, now: Date.now() })];
+    if (!filing) throw new Error("no filing generated");
+    const text = `not JSON\n${JSON.stringify(lienLine(filing, new Date().toISOString().slice(0, 10)))}\n`;
+    // The finish step fails as it saves its checkpoint, after the join deleted the parts.
+    const r2 = Object.getPrototypeOf(env.FEEDS) as R2Bucket;
+    const { put: r2Put } = r2;
+    let joined = false;
+    let failed = 0;
+    r2.put = async function (this: R2Bucket, target: string, ...rest: unknown[]) {
+      if (target.startsWith("rejects/")) joined = true;
+      return (r2Put as (...a: unknown[]) => Promise<R2Object | null>).call(this, target, ...rest);
+    } as R2Bucket["put"];
+    try {
+      await withD1(
+        {
+          prepare: (sql) => {
+            if (joined && failed === 0 && sql.startsWith('update "feed_loads"')) {
+              failed += 1;
+              throw new Error("D1_ERROR: the network went away");
+            }
+          },
+          batch: (_statements, batch) => batch(),
+        },
+        () => loadOnThePlatform(key, text, 4096),
+      );
+    } finally {
+      Object.assign(r2, { put: r2Put });
+    }
+    expect(failed).toBe(1);
+    expect(await lines(problemsKey("rejects", key))).toMatchObject([{ file: key, line: 1, raw: "not JSON" }]);
+  });
+
+  it("joined again by the load that joined them, its parts gone, stay (a pull's as a file's)", async () => {
+    const id = "pull-joined-twice";
+    const key = pullKey(id);
+    await env.FEEDS.put(partKey("rejects", id, 0), '{"line":1}\n');
+    await joinProblems(env.FEEDS, id, key, false);
+    await joinProblems(env.FEEDS, id, key, false);
+    expect(await lines(problemsKey("rejects", key))).toEqual([{ line: 1 }]);
+    // Another load's join, with none of its own, still removes them: they are not its file version's.
+    await joinProblems(env.FEEDS, "a-later-load", key, false);
+    expect(await env.FEEDS.head(problemsKey("rejects", key))).toBeNull();
   });
 });
 

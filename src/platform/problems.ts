@@ -47,9 +47,11 @@ async function parts(bucket: R2Bucket, prefix: string): Promise<R2Object[]> {
 
 /**
  * Joins load `id`'s parts into the rejects and warnings objects of `key`,
- * streaming each part in turn (never a part or the whole in memory); a
- * kind with no parts removes the object an earlier version's load left.
- * The parts are deleted unless `keepParts` (a failed load, which a restart
+ * streaming each part in turn (never a part or the whole in memory), each
+ * object naming the load in its metadata; a kind with no parts removes the
+ * object an earlier version's load left, but keeps one this load joined: a
+ * retried finish finds its parts deleted by the try that joined them. The
+ * parts are deleted unless `keepParts` (a failed load, which a restart
  * finishes).
  */
 export async function joinProblems(bucket: R2Bucket, id: string, key: string, keepParts: boolean): Promise<void> {
@@ -57,11 +59,11 @@ export async function joinProblems(bucket: R2Bucket, id: string, key: string, ke
     const list = await parts(bucket, partsPrefix(kind, id));
     const target = problemsKey(kind, key);
     if (list.length === 0) {
-      await bucket.delete(target);
+      if ((await bucket.head(target))?.customMetadata?.load !== id) await bucket.delete(target);
       continue;
     }
     const { readable, writable } = new FixedLengthStream(list.reduce((n, p) => n + p.size, 0));
-    const put = bucket.put(target, readable, NDJSON);
+    const put = bucket.put(target, readable, { ...NDJSON, customMetadata: { load: id } });
     try {
       for (const part of list) {
         const object = await bucket.get(part.key);
