@@ -462,7 +462,7 @@ describe("faults", () => {
         release(await env.LOAD_FEED.create({ id: first.id, params: { ...first.params, rangeBytes: 200 } }));
         await ended(instance, "errored");
         expect(await instance.getError()).toMatchObject({
-          message: `${key} was replaced during its load (etag ${first.params.etag} is gone)`,
+          message: `${key} was replaced during its load; the new version's load takes it`,
         });
       },
     );
@@ -484,6 +484,84 @@ describe("faults", () => {
     expect(names).toContain("Version2");
     expect(names).not.toContain("Version1");
     expect(await lines(problemsKey("rejects", key))).toMatchObject([{ file: key, line: 1, raw: "not JSON" }]);
+  });
+
+  it("a file replaced while a range writes stops that load before its next group: the new version's values stay", async () => {
+    const key = `incoming/raced-${crypto.randomUUID()}.ndjson`;
+    const [raced, ...filler] = [...generateFilings({ filings: 601, seed: 123, now: Date.now() })];
+    if (!raced) throw new Error("no filing generated");
+    const today = new Date().toISOString().slice(0, 10);
+    const fill = filler.map((r) => JSON.stringify(lienLine(r, today)));
+    // The raced filing is the file's last, in its last group.
+    const version = (collateral: string) =>
+      `${[...fill, JSON.stringify({ ...lienLine(raced, today), collateral })].join("\n")}\n`;
+    const first = await put(key, version("Old collateral"));
+    let second: Awaited<ReturnType<typeof put>> | undefined;
+    await withD1(
+      {
+        // The new version is put, and its load runs to its end, while the old one's first group is being written.
+        batch: async (statements, batch) => {
+          if (!second && sqlOf(statements).includes('insert into "filings"')) {
+            second = await put(key, version("New collateral"));
+            await deliver(notification(key, second.params.etag, second.params.size));
+            const handle = await env.LOAD_FEED.get(second.id);
+            await settled(handle, "complete");
+            release(handle);
+          }
+          return batch();
+        },
+      },
+      async () => {
+        await using instance = await introspectWorkflowInstance(env.LOAD_FEED, first.id);
+        await instance.modify((m) => m.disableRetryDelays());
+        release(await env.LOAD_FEED.create({ id: first.id, params: first.params }));
+        await ended(instance, "errored");
+        expect(await instance.getError()).toMatchObject({
+          message: `${key} was replaced during its load; the new version's load takes it`,
+        });
+      },
+    );
+    const stored = await d1Of(raced.state)
+      .prepare("select collateral from filings where number = ?")
+      .bind(raced.number)
+      .first("collateral");
+    expect(stored).toBe("New collateral");
+    expect((await record(first.id)).checkpoint.finished).toBeUndefined();
+  });
+
+  it("a file replaced after its load's last range stops that load before its finish records it", async () => {
+    const [[key, text]] = fresh([["incoming/feed.ndjson", feedNdjson]]) as [[string, string]];
+    const first = await put(key, text);
+    // The file is replaced once every range is written: at the finish's first look at it.
+    const r2 = Object.getPrototypeOf(env.FEEDS) as R2Bucket;
+    const { head } = r2;
+    let replacedBy: string | undefined;
+    r2.head = async function (this: R2Bucket, target: string) {
+      if (!replacedBy && target === key) {
+        const next = await d1Of("CO")
+          .prepare("select json_type(checkpoint, '$.next') as t from feed_loads where id = ?")
+          .bind(first.id)
+          .first("t");
+        if (next === "null") replacedBy = (await put(key, `${text}\n`)).id;
+      }
+      return head.call(this, target);
+    } as R2Bucket["head"];
+    try {
+      await using instance = await introspectWorkflowInstance(env.LOAD_FEED, first.id);
+      await instance.modify((m) => m.disableRetryDelays());
+      release(await env.LOAD_FEED.create({ id: first.id, params: first.params }));
+      await ended(instance, "errored");
+      expect(await instance.getError()).toMatchObject({
+        message: `${key} was replaced during its load; the new version's load takes it`,
+      });
+    } finally {
+      Object.assign(r2, { head });
+    }
+    expect(replacedBy).toBeDefined();
+    expect((await record(first.id)).checkpoint.finished).toBeUndefined();
+    for (const d1 of shards.databases.values()) {
+      expect(await d1.prepare("select count(*) as n from data_loads").first("n")).toBe(0);
+    }
   });
 
   it("a file that is not well-formed stops where it breaks: what came before stays, whole, and the error is on record", async () => {

@@ -106,6 +106,8 @@ export interface ImportOptions {
   writeItems?: WriteItems;
   onReject?: (reject: Reject) => void | Promise<void>;
   onWarning?: (warning: Warning) => void | Promise<void>;
+  /** Before each group is written (awaited: a Workflow's range stops there if its file was replaced). */
+  beforeWrite?: () => Promise<void>;
   /** After each group is written (awaited: a Workflow's range saves its progress). */
   onProgress?: (summary: ImportSummary) => void | Promise<void>;
   /**
@@ -462,6 +464,7 @@ async function load(
       for (const { hash, copy } of copies) await fold([...(earlier.get(hash) ?? []), copy]);
     }
     if (group.length === 0) return;
+    await options.beforeWrite?.();
     const warnings = await writeItems(group, summary);
     group = [];
     for (const w of warnings) await options.onWarning?.(w);

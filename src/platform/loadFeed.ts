@@ -21,8 +21,10 @@
  *    first record boundary at or past RANGE_BYTES further (or MAX_RECORDS
  *    records), an R2 range read on the condition that the etag still
  *    matches, through the CLI's readers and loader (importShardedRange):
- *    each filing to its state's shard, in D1 batches within D1's limits.
- *    A record that straddles the range's end is read whole by this range.
+ *    each filing to its state's shard, in D1 batches within D1's limits,
+ *    each group after a head saying the file is still that version (a load
+ *    whose file was replaced stops there, writing no more). A record that
+ *    straddles the range's end is read whole by this range.
  *    A filing the file gives more than once is compared with what is
  *    stored in its last copy only, whatever range each copy falls in: the
  *    range asks the scan which of its filings repeat, holds their earlier
@@ -36,17 +38,19 @@
  * 5. `aggregates N`: rebuilds the aggregates of the debtors the load queued,
  *    a bounded number per batch, as the CLI does once after its load,
  *    saving how many are left as it goes.
- * 6. `finish`: records the load in every shard (data_loads, what
- *    `data_source_last_updated` reads; state_loads, each state's currency
- *    for GET /states), completes the backfills it made, joins the rejects
- *    and warnings, and marks the record complete; `clear staging N` then
- *    empties what the scan and the ranges kept. Its summary is the
- *    instance's output.
+ * 6. `finish`: checks the file is still that version (a replaced one's
+ *    load stops, recording nothing), records the load in every shard
+ *    (data_loads, what `data_source_last_updated` reads; state_loads, each
+ *    state's currency for GET /states), completes the backfills it made,
+ *    joins the rejects and warnings, and marks the record complete; `clear
+ *    staging N` then empties what the scan and the ranges kept. Its summary
+ *    is the instance's output.
  *
  * A step that keeps failing, or a file that is not well-formed, fails the
  * load: what it committed stays (each filing written whole) and gets its
  * aggregates, the instance errors saying why, and restarting it (or
- * importing the file again) finishes it from the last checkpoint.
+ * running the CLI on the same file again) finishes it from the last
+ * checkpoint.
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
 import { NonRetryableError } from "cloudflare:workflows";
@@ -119,13 +123,28 @@ function mergeStates(earlier: Record<string, string | null>, range: LoadedStates
 
 const empty = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
 
+/** Why a load stops when its file was replaced: it writes no more, and records nothing. */
+const replaced = (key: string) => `${key} was replaced during its load; the new version's load takes it`;
+
 /** The file from byte `offset` on, if it is still the version with `etag`. */
 async function bytesFrom(bucket: R2Bucket, key: string, etag: string, offset: number) {
   const object = await bucket.get(key, { range: { offset }, onlyIf: { etagMatches: etag } });
   if (object === null) throw new NonRetryableError(`${key} is no longer in the bucket`);
   // The file was replaced while this version loaded: stop rather than read bytes of two versions.
-  if (!("body" in object)) throw new NonRetryableError(`${key} was replaced during its load (etag ${etag} is gone)`);
+  if (!("body" in object)) throw new NonRetryableError(replaced(key));
   return object.body;
+}
+
+/**
+ * Throws when the file is no longer the version with `etag`: before each
+ * group a range writes and before the finish, so that a load whose file was
+ * replaced writes no more than the group under way and never records
+ * itself over the newer version's load.
+ */
+async function stillVersion(bucket: R2Bucket, key: string, etag: string): Promise<void> {
+  const head = await bucket.head(key);
+  if (!head) throw new NonRetryableError(`${key} is no longer in the bucket`);
+  if (head.etag !== etag) throw new NonRetryableError(replaced(key));
 }
 
 /** Steps `name 1`, `name 2`, ... until every shard's queue of debtors is empty (a pull's too: pullSource.ts). */
@@ -338,6 +357,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
         backfills: new Backfills(shards, `load ${params.key}`, now, from.backfills ?? {}),
         source: `load ${params.key}`,
         ...(defaultState ? { defaultState } : {}),
+        beforeWrite: () => stillVersion(this.env.FEEDS, params.key, params.etag),
         // The aggregates are rebuilt once, by the aggregates steps.
         deferRefresh: true,
         // Recorded once, by the finish step, with the states every range loaded.
@@ -424,6 +444,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
   }
 
   private async finish(id: string, params: LoadParams, checkpoint: Checkpoint, now: Date): Promise<ImportSummary> {
+    await stillVersion(this.env.FEEDS, params.key, params.etag);
     const shards = shardDatabasesOf(this.env);
     const { summary } = checkpoint;
     const states = new Map(Object.entries(checkpoint.states ?? {}));
