@@ -781,6 +781,32 @@ describe("ranges of one file", () => {
     expect(platform).toEqual(await tables());
   });
 
+  it("count an amendment that a later range applies as no longer waiting, and one whose filing never comes as waiting, as the CLI does", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const [filing, ...others] = [...generateFilings({ filings: 40, seed: 5, now: Date.now() })];
+    if (!filing) throw new Error("no filing generated");
+    const line = lienLine(filing, today) as Record<string, unknown>;
+    const amending = (number: unknown) =>
+      JSON.stringify({
+        initial_financing_number: number,
+        jurisdiction_state: line.jurisdiction_state,
+        amendment_financing_number: `${String(number)}-AMX`,
+        amendment_financing_date: "2025-06-01",
+        amendment_financing_type_description: "Amendment - Collateral",
+      });
+    // The first amendment is the file's first line, its filing the last: ranges apart. The second's never comes.
+    const amendments = [amending(line.initial_financing_number), amending(`${filing.number}-NEVER`)];
+    const text = `${[...amendments, ...others.map((o) => JSON.stringify(lienLine(o, today))), JSON.stringify(line)].join("\n")}\n`;
+    const { id, output } = await loadOnThePlatform(`incoming/amended-${++run}.ndjson`, text, 2_000);
+    const loaded = await record(id);
+    expect(loaded.checkpoint.ranges).toBeGreaterThan(1);
+    expect(loaded.summary.pending).toBe(1);
+    await clearAllShards();
+    const { summaries } = await loadAsTheCli([["x.ndjson", text]]);
+    expect(summaries[0]?.pending).toBe(1);
+    expect((output as ImportSummary).pending).toBe(1);
+  });
+
   it("read a CSV filing whose rows are not adjacent as one filing, whatever range each row falls in, as the CLI does", async () => {
     const header =
       "filing_state,filing_number,filing_date,role,party_type,name,street1,city,state,zip,amendment_number,amendment_date,amendment_description";

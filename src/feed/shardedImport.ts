@@ -92,6 +92,12 @@ export type ShardedOptions = ImportOptions & {
    * backfills it began if it reads the file to its end.
    */
   backfills?: Backfills;
+  /**
+   * The amendments the load keeps waiting (import.ts, keptKey), for a
+   * caller that reads them after: a Workflow's range, whose later ranges
+   * may bring their filings.
+   */
+  kept?: Set<string>;
 };
 
 /**
@@ -109,7 +115,7 @@ async function sharded(
   const dbOf = (shard: string) => shardDb(shards, shard);
   const pending = new Map<string, boolean>();
   /** The amendments the run keeps waiting, until a later group applies them. */
-  const kept = new Set<string>();
+  const kept = options.kept ?? new Set<string>();
   if (!options.bulkWriters) {
     for (const shard of shards.layout.shards) pending.set(shard, await anyPending(dbOf(shard)));
   }

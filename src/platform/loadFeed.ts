@@ -61,7 +61,7 @@ import * as schema from "../db/schema.ts";
 import { debtorsToRefresh } from "../db/schema.ts";
 import { type ShardDatabases, shardDb, shardsOf } from "../db/shards.ts";
 import { BackfillRefused, Backfills, type Declared } from "../feed/backfills.ts";
-import { type ImportRange, type ImportSummary, laterAsOf, sumOf, writtenBefore } from "../feed/import.ts";
+import { type ImportRange, type ImportSummary, keptFiling, laterAsOf, sumOf, writtenBefore } from "../feed/import.ts";
 import { FeedFileError, type FeedItem, readFeed } from "../feed/read.ts";
 import { copyKey, keyHash, stateOfItem } from "../feed/repeats.ts";
 import { importShardedRange, recordShardedLoad } from "../feed/shardedImport.ts";
@@ -69,7 +69,7 @@ import { nudgeDispatcher } from "../webhooks/worker.ts";
 import { etag, stateOfKey } from "./feedFiles.ts";
 import { beginLoad, type Checkpoint, readLoad, saveCheckpoint, saveProgress, saveSummary } from "./loadRecord.ts";
 import { joinProblems, RangeProblems } from "./problems.ts";
-import { clearStaging, HeldInD1, recordKeys, repeatsOf } from "./staging.ts";
+import { clearStaging, givenFrom, HeldInD1, recordKeys, repeatsOf } from "./staging.ts";
 
 /** Bytes a range step reads (it ends at the first record boundary past them). */
 const RANGE_BYTES = 4 * 1024 * 1024;
@@ -348,8 +348,9 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     const repeats = await repeatsOf(db, id, hashes);
     let loaded: LoadedStates = new Map();
     let saved = Date.now();
+    const kept = new Set<string>();
     try {
-      const { summary, next } = await importShardedRange(shards, params.key, body, range, {
+      const { summary: written, next } = await importShardedRange(shards, params.key, body, range, {
         now,
         ...(repeats.size > 0 ? { repeats } : {}),
         held: new HeldInD1(db, id),
@@ -357,6 +358,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
         backfills: new Backfills(shards, `load ${params.key}`, now, from.backfills ?? {}),
         source: `load ${params.key}`,
         ...(defaultState ? { defaultState } : {}),
+        kept,
         beforeWrite: () => stillVersion(this.env.FEEDS, params.key, params.etag),
         // The aggregates are rebuilt once, by the aggregates steps.
         deferRefresh: true,
@@ -374,6 +376,16 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
           await saveProgress(db, id, "writing", writing, sumOf(from.summary, written));
         },
       });
+      // An amendment left waiting for a filing a later range brings is
+      // applied there, as the CLI's later group applies it: not waiting.
+      const later = await givenFrom(
+        db,
+        id,
+        [...kept].map((k) => keyHash(keptFiling(k))),
+        from.summary.read + written.read,
+      );
+      const applied = [...kept].filter((k) => later.has(keyHash(keptFiling(k)))).length;
+      const summary = { ...written, pending: written.pending - applied };
       await problems.save(this.env.FEEDS, id, start.byte);
       const checkpoint: Checkpoint = {
         ...from,

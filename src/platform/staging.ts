@@ -6,7 +6,9 @@
  * - load_keys: the first reading (the `scan` steps) records each filing
  *   key the file gives, as a hash, with the read positions of its first
  *   and last copy. A range step asks it which of its own filings are
- *   repeated and where their last copy is.
+ *   repeated and where their last copy is, and which filings it left
+ *   amendments waiting for a later range brings (those are not counted as
+ *   waiting, as the CLI's later group applies them).
  * - held_copies: the earlier copies of a repeated filing, until the range
  *   that reads its last copy folds them into it.
  *
@@ -61,6 +63,28 @@ export async function repeatsOf(db: Db, load: string, hashes: string[]): Promise
     for (const r of rows) repeats.set(r.hash, r.last);
   }
   return repeats;
+}
+
+/**
+ * Of `hashes` (filings a range left amendments waiting for), those the file
+ * gives at read position `from` or later: a later range brings them.
+ */
+export async function givenFrom(db: Db, load: string, hashes: string[], from: number): Promise<Set<string>> {
+  const later = new Set<string>();
+  for (const part of chunks([...new Set(hashes)], PER_STATEMENT)) {
+    const rows = await db
+      .select({ hash: loadKeys.hash })
+      .from(loadKeys)
+      .where(
+        and(
+          eq(loadKeys.load, load),
+          sql`${loadKeys.hash} in (select value from json_each(${JSON.stringify(part)}))`,
+          sql`${loadKeys.last} >= ${from}`,
+        ),
+      );
+    for (const r of rows) later.add(r.hash);
+  }
+  return later;
 }
 
 /** Held copies in D1 (see above): held as they are read, written before the range's writes. */
