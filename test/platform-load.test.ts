@@ -630,6 +630,58 @@ describe("the aggregates steps", () => {
     for (const db of shardDatabases.databases.values()) await refreshQueued(db);
     expect(inParts).toEqual(await tables());
   });
+
+  it("say how many queued debtors are left by the keys each batch took, not a thousand a batch", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    // One state's debtors, in the last shard: the shards before it have none, and their batches take none.
+    const text = [...generateFilings({ filings: 60, seed: 91, now: Date.now(), state: "PA" })]
+      .map((r) => JSON.stringify(lienLine(r, today)))
+      .join("\n");
+    const statement = Object.getPrototypeOf(env.DB.prepare("select 1")) as D1PreparedStatement;
+    const { run: runStatement } = statement;
+    const { now } = Date;
+    let refreshing = false;
+    let looking = false;
+    let passed = 0;
+    const seen: { said: number; queued: number }[] = [];
+    // Once the aggregates steps run, each look at the clock is three seconds on: every progress save is due.
+    Date.now = () => {
+      if (refreshing) passed += 3_000;
+      return now() + passed;
+    };
+    statement.run = async function (this: D1PreparedStatement, ...args: unknown[]) {
+      const out = await (runStatement as (...a: unknown[]) => Promise<D1Result>).apply(this, args);
+      const sql = (this as unknown as { statement?: string }).statement ?? "";
+      if (!looking && sql.includes("json_set") && sql.includes("feed_loads")) {
+        looking = true;
+        try {
+          const saved = await d1Of("CO")
+            .prepare("select checkpoint ->> '$.refreshing.left' as left from feed_loads")
+            .first<{ left: number | null }>();
+          if (saved?.left != null) {
+            refreshing = true;
+            let queued = 0;
+            for (const d1 of shards.databases.values()) {
+              queued += Number(await d1.prepare("select count(*) as n from debtors_to_refresh").first("n"));
+            }
+            seen.push({ said: saved.left, queued });
+          }
+        } finally {
+          looking = false;
+        }
+      }
+      return out;
+    } as D1PreparedStatement["run"];
+    try {
+      await loadOnThePlatform(`incoming/pa-${++run}.ndjson`, text, 64 * 1024);
+    } finally {
+      Date.now = now;
+      Object.assign(statement, { run: runStatement });
+    }
+    expect(seen.length).toBeGreaterThan(2);
+    expect(seen[0]?.queued).toBeGreaterThan(0);
+    expect(seen.filter((s) => s.said < s.queued)).toEqual([]);
+  });
 });
 
 describe("the rejects and warnings of a load", () => {

@@ -474,8 +474,12 @@ const REFRESH_KEYS = 5_000;
  * keys (a step of the platform's load calls it until the queue is empty;
  * names get their ids in the same order as in one call), returning whether
  * debtors are still queued; without, every part until the queue is empty.
+ * `onPart` is told how many keys each part took.
  */
-export async function refreshQueued(db: Db, { limit }: { limit?: number } = {}): Promise<boolean> {
+export async function refreshQueued(
+  db: Db,
+  { limit, onPart }: { limit?: number; onPart?: (keys: number) => void } = {},
+): Promise<boolean> {
   for (;;) {
     const keys = (
       await db
@@ -506,6 +510,7 @@ export async function refreshQueued(db: Db, { limit }: { limit?: number } = {}):
         .delete(debtorsToRefresh)
         .where(sql`${debtorsToRefresh.nameKey} in (select value from json_each(${JSON.stringify(keys)}))`),
     ]);
+    onPart?.(keys.length);
     if (limit !== undefined) {
       const [more] = await db.select({ nameKey: debtorsToRefresh.nameKey }).from(debtorsToRefresh).limit(1);
       return more !== undefined;

@@ -154,15 +154,22 @@ export async function refreshAggregates(env: Env, step: WorkflowStep, name: stri
 
 /**
  * Refreshes a bounded part of every shard's queue of debtors; returns
- * whether any is left. `onBatch` is told of each batch done.
+ * whether any is left. `onBatch` is told of each batch done, with the
+ * debtors it took off the queue.
  */
-async function aggregates(env: Env, onBatch: () => Promise<void> = async () => {}): Promise<boolean> {
+async function aggregates(env: Env, onBatch: (taken: number) => Promise<void> = async () => {}): Promise<boolean> {
   let more = false;
   for (const db of shardDatabasesOf(env).databases.values()) {
     let left = true;
     for (let i = 0; i < REFRESH_BATCHES && left; i++) {
-      left = await refreshQueued(db, { limit: REFRESH_DEBTORS });
-      await onBatch();
+      let taken = 0;
+      left = await refreshQueued(db, {
+        limit: REFRESH_DEBTORS,
+        onPart: (keys) => {
+          taken = keys;
+        },
+      });
+      await onBatch(taken);
     }
     more ||= left;
   }
@@ -431,9 +438,9 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
     const queued = n === 1 ? left : ((await readLoad(db, id))?.checkpoint.refreshing?.queued ?? left);
     await saveProgress(db, id, "refreshing", { queued, left });
     let saved = Date.now();
-    const more = await aggregates(this.env, async () => {
-      // A batch refreshes REFRESH_DEBTORS of a shard's queue, or the rest of it.
-      left = Math.max(0, left - REFRESH_DEBTORS);
+    const more = await aggregates(this.env, async (taken) => {
+      // What the batch took: up to REFRESH_DEBTORS of its shard's queue, none of an empty one.
+      left = Math.max(0, left - taken);
       if (Date.now() - saved < PROGRESS_MS) return;
       saved = Date.now();
       await saveProgress(db, id, "refreshing", { queued, left });
