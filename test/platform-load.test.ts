@@ -564,6 +564,29 @@ describe("faults", () => {
     }
   });
 
+  it("a load stopped by its file's replacement leaves no staging behind: no restart could use it", async () => {
+    const key = `incoming/staged-${crypto.randomUUID()}.ndjson`;
+    const today = new Date().toISOString().slice(0, 10);
+    const records = [...generateFilings({ filings: 300, seed: 321, now: Date.now() })];
+    const version = (collateral: string) =>
+      `${records.map((r, i) => JSON.stringify(i === 0 ? { ...lienLine(r, today), collateral } : lienLine(r, today))).join("\n")}\n`;
+    let replaced = false;
+    await withD1(
+      {
+        batch: async (statements, batch) => {
+          if (!replaced && sqlOf(statements).includes('insert into "filings"')) {
+            replaced = true;
+            await put(key, version("Version2"));
+          }
+          return batch();
+        },
+      },
+      () => loadOnThePlatform(key, version("Version1"), 20_000, { status: "errored" }),
+    );
+    expect(replaced).toBe(true);
+    expect(await stagingLeft()).toBe(0);
+  });
+
   it("a file that is not well-formed stops where it breaks: what came before stays, whole, and the error is on record", async () => {
     let closed = 0;
     const broken = officeXml.replace(/<\/FileDetail>/g, (end) => (++closed === 3 ? `${end}<Oops></FileDetail>` : end));

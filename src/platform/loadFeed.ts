@@ -50,7 +50,8 @@
  * load: what it committed stays (each filing written whole) and gets its
  * aggregates, the instance errors saying why, and restarting it (or
  * running the CLI on the same file again) finishes it from the last
- * checkpoint.
+ * checkpoint. A load stopped because its file was replaced or deleted can
+ * never resume: its staging is emptied then.
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
 import { NonRetryableError } from "cloudflare:workflows";
@@ -217,7 +218,7 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       // What the load committed gets its aggregates, as the CLI's does after
       // a failure; if D1 is what failed, the next load's refresh does it.
       await this.refreshAggregates(step, "aggregates after the failure").catch(() => {});
-      await step.do("record the failure", async () => {
+      const resumable = await step.do("record the failure", async () => {
         const db = shardDb(shardDatabasesOf(this.env));
         // A load that failed before its record was made (its file gone or
         // replaced) gets one, so that --status lists it with its instance's error.
@@ -225,8 +226,20 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
         await beginLoad(db, file, now);
         // Webhooks: what the load committed before failing is matched too.
         await nudgeDispatcher(this.env.WEBHOOK_DISPATCH, `load ${params.key}`);
-        if (await this.stillThisVersion(params)) await joinProblems(this.env.FEEDS, id, params.key, true);
+        if (!(await this.stillThisVersion(params))) return false;
+        await joinProblems(this.env.FEEDS, id, params.key, true);
+        return true;
       });
+      // Its file version gone (replaced or deleted), the load can never resume: its staging goes too.
+      if (!resumable) {
+        try {
+          for (let n = 1, more = true; more; n++) {
+            more = await step.do(`clear staging after the failure ${n}`, () => this.clearStaging(id));
+          }
+        } catch {
+          // Left for an operator; the instance still says why the load failed.
+        }
+      }
       // Handled: the instance errors with the reason (a NonRetryableError
       // escaping run() would end it with a generic message instead).
       throw new Error(reason);

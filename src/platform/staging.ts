@@ -13,7 +13,8 @@
  *   that reads its last copy folds them into it.
  *
  * Both live in the default shard and are emptied when the load completes,
- * a few thousand rows a statement. They cost a row per filing of the file
+ * or fails with its file version gone (no restart could finish it), 20,000
+ * rows a statement. They cost a row per filing of the file
  * (about 60 bytes) while it loads: a 4-million-filing backfill holds about
  * 250 MB of them for its duration. Every write is an upsert, so a step run
  * again writes nothing twice; a copy is read, not deleted, by the range
