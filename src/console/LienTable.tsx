@@ -2,8 +2,9 @@
  * A page of filings as a table: each filing's number (a link to the
  * filing), state, filing date, status, lapse date, debtors and secured
  * parties. Envelope B answers carry status and lapse date; for envelope A
- * pages (exact-name search) they come from each filing's own lookup,
- * filled in as those answer, so the list shows at once.
+ * pages (exact-name search, a state's recent filings) they come from each
+ * filing's own lookup (useLookups.ts), filled in as those answer, so the
+ * list shows at once.
  */
 import type { LienA, LienB, LienFull } from "./api.ts";
 import { day } from "./format.ts";

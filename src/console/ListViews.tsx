@@ -3,11 +3,12 @@
  * paged by its cursors: a lender's recent filings in a state, a state's
  * recent filings by debtor industry, and filings lapsing soon.
  */
-import { call, type LienPageA, type LienPageB, type Outcome, type Params, type Path } from "./api.ts";
+import { call, type LienA, type LienPageA, type LienPageB, type Outcome, type Params, type Path } from "./api.ts";
 import { LienTable } from "./LienTable.tsx";
 import { IndustryField, KeyField, Loading, Pager, ProblemNotice, StateField, TextField } from "./parts.tsx";
 import type { Route } from "./route.ts";
 import { useAnswer } from "./useAnswer.ts";
+import { useLookups } from "./useLookups.ts";
 import { ViewForm } from "./ViewForm.tsx";
 
 /** A page of filings in either envelope, its pager reading whichever it is. */
@@ -27,6 +28,12 @@ function LienList(props: {
           signal,
         ) as Promise<Outcome<LienPageA | LienPageB>>)
       : null,
+  );
+  // Envelope A (recent by state) carries no status or lapse date: each row's come from its filing's lookup.
+  const lookups = useLookups(
+    answer.phase === "done"
+      ? answer.body.ucc_liens.filter((l): l is LienA => !("estimated_lien_status" in l))
+      : undefined,
   );
   if (answer.phase === "loading") return <Loading what={props.title.toLowerCase()} />;
   if (answer.phase === "failed") return <ProblemNotice problem={answer.problem} />;
@@ -49,7 +56,7 @@ function LienList(props: {
           <p class="meta" role="status">
             {where}
           </p>
-          <LienTable caption={props.title} liens={page.ucc_liens} />
+          <LienTable caption={props.title} liens={page.ucc_liens} lookups={lookups} />
           <Pager route={props.route} next={next} where={where} />
         </>
       )}

@@ -4,41 +4,14 @@
  * when the name finds nothing, the similar names the API suggests, each a
  * link to its own filings.
  */
-import { useEffect, useState } from "hono/jsx/dom";
-import { call, type LienA } from "./api.ts";
+import { call } from "./api.ts";
 import { count } from "./format.ts";
-import { filingKey, LienTable, type Lookup } from "./LienTable.tsx";
+import { LienTable } from "./LienTable.tsx";
 import { KeyField, Loading, Pager, ProblemNotice, StateField, TextField, To } from "./parts.tsx";
 import type { Route } from "./route.ts";
 import { useAnswer } from "./useAnswer.ts";
+import { useLookups } from "./useLookups.ts";
 import { ViewForm } from "./ViewForm.tsx";
-
-/**
- * Status and lapse date of each filing on the page, from the public lookup
- * (the search's envelope A has neither), all at once. Each answer fills
- * its row; one that fails says why in its row.
- */
-function useLookups(liens: LienA[] | undefined): Map<string, Lookup> {
-  const [lookups, setLookups] = useState(new Map<string, Lookup>());
-  const page = liens?.map(filingKey).join(" ") ?? "";
-  useEffect(() => {
-    if (!liens || liens.length === 0) return;
-    const controller = new AbortController();
-    setLookups(new Map(liens.map((l) => [filingKey(l), { phase: "loading" }])));
-    for (const lien of liens) {
-      const params = { initial_financing_number: lien.initial_financing_number, state: lien.jurisdiction_state };
-      call("/filings", params, controller.signal).then((outcome) => {
-        if (controller.signal.aborted) return;
-        const lookup: Lookup = outcome.ok
-          ? { phase: "done", lien: outcome.body.ucc_liens[0] }
-          : { phase: "failed", problem: outcome.problem };
-        setLookups((before) => new Map(before).set(filingKey(lien), lookup));
-      });
-    }
-    return () => controller.abort();
-  }, [page]);
-  return lookups;
-}
 
 /** Similar names, each one click from its filings. */
 export function SimilarNames(props: { name: string; state?: string; version: string; cursor?: string }) {

@@ -88,6 +88,13 @@ async function resultNumbers(): Promise<string[]> {
   return page.locator("table.liens tbody th a").allTextContents();
 }
 
+/** A view opened by its fragment, the key saved as a sent form saves it. */
+async function openView(fragment: string): Promise<void> {
+  await page.goto(`${worker.base}/console`);
+  await page.evaluate(`sessionStorage.setItem("lien-console:api-key", ${JSON.stringify(LOCAL_DEV_KEY)})`);
+  await page.goto(`${worker.base}/console${fragment}`);
+}
+
 /** The API's own answer, for choosing what to open and checking what the page shows. */
 async function api<T>(path: string): Promise<T> {
   const res = await fetch(`${worker.base}${path}`, { headers: { "x-api-key": LOCAL_DEV_KEY } });
@@ -408,5 +415,15 @@ describe("the console, in chromium", { timeout: 60_000 }, () => {
     // Photographed and checked by axe-core here, on the shorter second page: the same parts as the first (whose
     // printout is kept as the PDF), in half the time of its 25 rows.
     await step("14-report-page-2");
+  });
+
+  it("fills in the status and lapse date of each of a state's recent filings, which that list's answer leaves out", async () => {
+    await openView("#/recent?state=CA&industry=Manufacturing");
+    const rows = page.locator("table.liens tbody tr");
+    await expect.poll(() => rows.count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText("Looking up…").count()).toBe(0);
+    for (const row of await rows.all()) {
+      expect(await row.locator('td[data-label="Status"]').textContent()).toMatch(/^(Active|Lapsed|Terminated)$/);
+    }
   });
 });
