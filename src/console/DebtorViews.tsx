@@ -14,7 +14,6 @@ import { ViewForm } from "./ViewForm.tsx";
 export function SimilarView({ route, version }: { route: Route; version: string }) {
   const name = route.params.get("name") ?? "";
   const state = route.params.get("state") ?? undefined;
-  const cursor = route.params.get("cursor") ?? undefined;
   return (
     <>
       <h1 id="view-title" tabindex={-1}>
@@ -30,7 +29,7 @@ export function SimilarView({ route, version }: { route: Route; version: string 
           <h2>
             Names like “{name}” {state ? `in ${state}` : "in every state"}
           </h2>
-          <SimilarNames name={name} state={state} cursor={cursor} version={version} />
+          <SimilarNames name={name} state={state} route={route} version={version} />
         </section>
       )}
     </>

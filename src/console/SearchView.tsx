@@ -13,9 +13,14 @@ import { useAnswer } from "./useAnswer.ts";
 import { useLookups } from "./useLookups.ts";
 import { ViewForm } from "./ViewForm.tsx";
 
-/** Similar names, each one click from its filings. */
-export function SimilarNames(props: { name: string; state?: string; version: string; cursor?: string }) {
-  const params = { name: props.name, state: props.state, cursor: props.cursor };
+/**
+ * Similar names, each one click from its filings. In the similar view
+ * (`route` given) they are paged by the API's cursor; elsewhere (the
+ * search's "no exact match" panel) the first page shows, and a link leads
+ * to the similar view for the rest.
+ */
+export function SimilarNames(props: { name: string; state?: string; version: string; route?: Route }) {
+  const params = { name: props.name, state: props.state, cursor: props.route?.params.get("cursor") ?? undefined };
   const answer = useAnswer(`${JSON.stringify(params)}|${props.version}`, (signal) =>
     call("/debtors/search-similar", params, signal),
   );
@@ -26,19 +31,36 @@ export function SimilarNames(props: { name: string; state?: string; version: str
   if (names.length === 0) {
     return <p>No similar debtor name {props.state ? `in ${props.state}` : "in any state"} either.</p>;
   }
+  const { current_page, total_pages, total_results, next_cursor } = answer.body.pagination;
+  const where = `Page ${current_page} of ${total_pages}`;
   return (
-    <ul class="similar">
-      {names.map((d) => (
-        <li key={`${d.debtor_state}/${d.debtor_name}`}>
-          <To view="search" params={{ name: d.debtor_name, state: d.debtor_state }}>
-            {d.debtor_name}
-          </To>{" "}
-          <span class="meta">
-            {d.debtor_state}, {count(d.filing_count, "filing")}, similarity {d.score.toFixed(2)}
-          </span>
-        </li>
-      ))}
-    </ul>
+    <>
+      <ul class="similar">
+        {names.map((d) => (
+          <li key={`${d.debtor_state}/${d.debtor_name}`}>
+            <To view="search" params={{ name: d.debtor_name, state: d.debtor_state }}>
+              {d.debtor_name}
+            </To>{" "}
+            <span class="meta">
+              {d.debtor_state}, {count(d.filing_count, "filing")}, similarity {d.score.toFixed(2)}
+            </span>
+          </li>
+        ))}
+      </ul>
+      {props.route ? (
+        <Pager route={props.route} next={next_cursor} where={where} />
+      ) : (
+        total_pages > 1 && (
+          <p>
+            <To view="similar" params={{ name: props.name, state: props.state }}>
+              All {count(total_results, "similar name")}
+              {props.state ? ` in ${props.state}` : ""}
+            </To>{" "}
+            <span class="meta">({where})</span>
+          </p>
+        )
+      )}
+    </>
   );
 }
 

@@ -426,4 +426,26 @@ describe("the console, in chromium", { timeout: 60_000 }, () => {
       expect(await row.locator('td[data-label="Status"]').textContent()).toMatch(/^(Active|Lapsed|Terminated)$/);
     }
   });
+
+  it("pages similar names, and links the search's first page of them to the rest", async () => {
+    const { pagination } = await api<{ pagination: { total_pages: number; total_results: number } }>(
+      "/debtors/search-similar?name=Harbor&state=CA",
+    );
+    expect(pagination.total_pages).toBeGreaterThan(1);
+    await search(LOCAL_DEV_KEY, "Harbor", "CA");
+    const names = page.locator("ul.similar li > a");
+    await expect.poll(() => names.count()).toBeGreaterThan(0);
+    const first = await names.allTextContents();
+    await page
+      .getByRole("link", { name: `All ${pagination.total_results.toLocaleString("en-US")} similar names in CA` })
+      .click();
+    await expect.poll(() => page.getByText(`Page 1 of ${pagination.total_pages}`).count()).toBe(1);
+    expect(await names.allTextContents()).toEqual(first);
+    await page.getByRole("link", { name: "Next page" }).click();
+    await expect.poll(() => page.getByText(`Page 2 of ${pagination.total_pages}`).count()).toBe(1);
+    const second = await names.allTextContents();
+    expect(second.length).toBeGreaterThan(0);
+    expect(second.filter((n) => first.includes(n))).toEqual([]);
+    await step("08-similar-page-2");
+  });
 });
