@@ -55,6 +55,11 @@ export interface Facts {
   lapseSource: "office" | "estimated";
   /** YYYY-MM-DD of the termination that stands, if any. */
   terminated: string | null;
+  /**
+   * Continuations the replay of an estimated lapse date found outside their window, so they moved nothing;
+   * none for an office's date, whose replay is not in the answer.
+   */
+  untimely: string[];
 }
 
 export function factsOf(lien: LienLife, today: string): Facts {
@@ -68,16 +73,18 @@ export function factsOf(lien: LienLife, today: string): Facts {
     }))
     .sort((a, b) => (a.filedAt < b.filedAt ? -1 : a.filedAt > b.filedAt ? 1 : 0));
   const terminatedStamp = terminatedAt(events);
+  const { terms, untimely } = termsOf(lien, filed, events);
   return {
     number: lien.initial_financing_number,
     filed,
     today,
     status: lien.estimated_lien_status,
     marks: events.map((e) => ({ date: day(e.filedAt), kind: e.kind, number: e.number })),
-    terms: termsOf(lien, filed, events),
+    terms,
     lapse: lien.estimated_lien_lapse_date,
     lapseSource: lien.lapse_date_source,
     terminated: terminatedStamp ? day(terminatedStamp) : null,
+    untimely,
   };
 }
 
@@ -85,27 +92,40 @@ export function factsOf(lien: LienLife, today: string): Facts {
  * The stretches of bar: the first term, then one per amendment that moved
  * the lapse date later, replayed with the server's rules. Any other outcome
  * (an office date, a rule that disagrees with the answer, a date moved
- * earlier) is one stretch to the API's lapse date, which is authoritative.
+ * earlier) is one stretch to the API's lapse date, which is authoritative,
+ * and says nothing of which continuations counted.
  */
 function termsOf(
   lien: LienLife,
   filed: string,
   events: { kind: AmendmentKind; filedAt: string; lapseDate: string | null; number: string }[],
-): Term[] {
+): { terms: Term[]; untimely: string[] } {
   const lapse = lien.estimated_lien_lapse_date;
-  if (lapse === null) return [];
-  const whole = [{ from: filed, to: lapse }];
+  if (lapse === null) return { terms: [], untimely: [] };
+  const whole = { terms: [{ from: filed, to: lapse }], untimely: [] };
   if (lien.lapse_date_source !== "estimated") return whole;
   let current = lapseOf(lien.filing_kind, lien.initial_financing_date, []).date;
   if (current === null) return whole;
   const terms: Term[] = [{ from: filed, to: current }];
+  const untimely: string[] = [];
   for (let i = 0; i < events.length; i++) {
+    const event = events[i];
     const next = lapseOf(lien.filing_kind, lien.initial_financing_date, events.slice(0, i + 1)).date;
     if (next === null || next < current) return whole;
-    if (next > current) terms.push({ from: current, to: next, by: events[i]?.number });
+    if (next > current) terms.push({ from: current, to: next, by: event?.number });
+    else if (event?.kind === "continuation") untimely.push(event.number);
     current = next;
   }
-  return current === lapse ? terms : whole;
+  return current === lapse ? { terms, untimely } : whole;
+}
+
+/**
+ * Whether the termination came before the lapse: a filing lapses at the end
+ * of its lapse date, so one recorded on that date still ended it; one
+ * recorded later found it lapsed already.
+ */
+function terminatedFirst(facts: Facts): boolean {
+  return facts.terminated !== null && (facts.lapse === null || facts.terminated <= facts.lapse);
 }
 
 /** One line per fact, in date order: the text beside the picture. */
@@ -114,19 +134,22 @@ export function factLines(facts: Facts): { date: string; text: string }[] {
   for (const mark of facts.marks) {
     const added = facts.terms.find((t) => t.by === mark.number);
     const what = AMENDMENT_KIND_LABELS[mark.kind];
+    const ending = mark.kind === "termination" && facts.terminated === mark.date;
     const effect = added
       ? `: the lapse date moves from ${added.from} to ${added.to}`
-      : mark.kind === "continuation"
+      : facts.untimely.includes(mark.number)
         ? ": filed outside the six months before lapse, so the lapse date does not move"
-        : mark.kind === "termination" && facts.terminated === mark.date
+        : ending && terminatedFirst(facts)
           ? ": the filing ends"
-          : "";
+          : ending
+            ? ": recorded after the filing lapsed"
+            : "";
     lines.push({ date: mark.date, text: `${what} ${mark.number}${effect}.`, order: 1 });
   }
   if (facts.lapse !== null) {
     const past = lapsedOn(facts.lapse, facts.today);
     const source = facts.lapseSource === "office" ? " (date given by the filing office)" : " (date estimated)";
-    const text = facts.terminated
+    const text = terminatedFirst(facts)
       ? `Would have lapsed${source}; terminated before.`
       : `${past ? "Lapsed" : "Lapses"}${source}.`;
     lines.push({ date: facts.lapse, text, order: 2 });
@@ -137,9 +160,9 @@ export function factLines(facts: Facts): { date: string; text: string }[] {
     .map(({ date, text }) => ({ date, text }));
 }
 
-/** The lapse flag's word: a terminated filing's lapse date is only the date it would have had. */
+/** The lapse flag's word: a filing terminated before it lapsed has a lapse date only in name. */
 function lapseWord(facts: Facts): string {
-  if (facts.terminated !== null) return "Lapse date";
+  if (terminatedFirst(facts)) return "Lapse date";
   return facts.lapse !== null && lapsedOn(facts.lapse, facts.today) ? "Lapsed" : "Lapses";
 }
 
@@ -204,15 +227,16 @@ export function layout(facts: Facts, width: number): Layout {
 
   const ticks = yearTicks(t0, t1, inner).map((year) => ({ x: x(`${year}-01-01`), label: String(year) }));
 
-  const end = facts.terminated ?? facts.lapse;
+  // The bar stops at whichever came first; a termination recorded after the lapse cuts nothing.
+  const cut = terminatedFirst(facts) ? facts.terminated : null;
+  const end = cut ?? facts.lapse;
   const bars = facts.terms.flatMap((term, i) => {
     const to = end !== null && term.to > end ? end : term.to;
     if (to <= term.from) return [];
     return [{ x: x(term.from), width: Math.max(1, x(to) - x(term.from)), added: i > 0 }];
   });
   if (facts.lapse === null) {
-    const to = facts.terminated ?? null;
-    bars.push({ x: x(facts.filed), width: (to ? x(to) : width) - x(facts.filed), added: false });
+    bars.push({ x: x(facts.filed), width: (cut ? x(cut) : width) - x(facts.filed), added: false });
   }
 
   const flagSpecs: { date: string; label: string; kind: "filed" | "lapse" | "today" }[] = [
@@ -257,7 +281,7 @@ export function layout(facts: Facts, width: number): Layout {
     barHeight,
     ticks,
     bars,
-    cut: facts.terminated !== null ? x(facts.terminated) : null,
+    cut: cut !== null ? x(cut) : null,
     open: facts.lapse === null && facts.terminated === null,
     marks: placed.map(({ lane, ...mark }) => ({ ...mark, y: barY - 10 - lane * LANE })),
     flags: flags.map(({ row: _, date: __, ...flag }) => flag),

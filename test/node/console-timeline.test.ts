@@ -56,6 +56,46 @@ describe("the console's timeline", () => {
     expect(factLines(facts).find((l) => l.text.startsWith("Continuation"))?.text).toContain("does not move");
   });
 
+  it("says a continuation plainly where the filing office gives the lapse date, which it may already count", () => {
+    const facts = factsOf(
+      lien({
+        lapse_date_source: "office",
+        estimated_lien_lapse_date: "2028-10-03",
+        estimated_lien_status: "Active",
+        amendments: [{ ...amendment("C1", "continuation", "2023-04-21"), amendment_lapse_date: "2028-10-03" }],
+      }),
+      "2026-11-27",
+    );
+    expect(factLines(facts).find((l) => l.text.startsWith("Continuation"))?.text).toBe("Continuation C1.");
+  });
+
+  it("says a filing terminated after its lapse date lapsed first, and ends its bar at the lapse, uncut", () => {
+    const late = factsOf(
+      lien({
+        estimated_lien_status: "Terminated",
+        amendments: [amendment("T1", "termination", "2026-01-20")],
+      }),
+      "2026-11-27",
+    );
+    const lines = factLines(late).map((l) => l.text);
+    expect(lines).toContain("Lapsed (date estimated).");
+    expect(lines).toContain("Termination T1: recorded after the filing lapsed.");
+    expect(lines.join(" ")).not.toContain("terminated before");
+    const plot = layout(late, 600);
+    expect(plot.cut).toBeNull();
+    const lapseFlag = plot.flags.find((f) => f.kind === "lapse");
+    expect(lapseFlag?.label).toBe("Lapsed 2023-10-03");
+    expect(Math.max(...plot.bars.map((b) => b.x + b.width))).toBeCloseTo(lapseFlag!.x, 5);
+
+    // A filing stands through its lapse date: a termination recorded that day came first.
+    const sameDay = factsOf(
+      lien({ estimated_lien_status: "Terminated", amendments: [amendment("T1", "termination", "2023-10-03")] }),
+      "2026-11-27",
+    );
+    expect(factLines(sameDay).map((l) => l.text)).toContain("Would have lapsed (date estimated); terminated before.");
+    expect(layout(sameDay, 600).cut).not.toBeNull();
+  });
+
   it("ends the bar at a termination, and lets it run on after a reinstatement", () => {
     const terminated = factsOf(
       lien({
