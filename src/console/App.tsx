@@ -3,7 +3,8 @@
  * the URL's fragment names. Following a link or sending a form changes the
  * fragment; the view then asks the API, and on arriving at another view
  * keyboard focus moves to its heading, so keyboard and screen-reader users
- * land on it.
+ * land on it; on turning a page, to the list's heading (parts.tsx,
+ * ResultsHeading), as the pager it was on goes while the page loads.
  */
 import { useEffect, useState } from "hono/jsx/dom";
 import { ChangesView } from "./ChangesView.tsx";
@@ -79,8 +80,8 @@ export function App() {
   const route = parseRoute(hash);
   const [shown, setShown] = useState(route.view);
   useEffect(() => {
-    // Arriving at another view: focus its heading. Within a view (a search sent, a page turned)
-    // focus stays where the person is, and the view's status line says what changed.
+    // Arriving at another view: focus its heading. Within a view (a search sent) focus stays where the
+    // person is, and the view's status line says what changed; a page turned focuses the list's heading.
     if (route.view !== shown) {
       setShown(route.view);
       document.getElementById("view-title")?.focus();

@@ -8,7 +8,7 @@ import { CHANGE_TYPES } from "../domain/kinds.ts";
 import { call } from "./api.ts";
 import { AMENDMENT_KIND_LABELS, day } from "./format.ts";
 import { navigate } from "./navigate.ts";
-import { KeyField, Loading, ProblemNotice, StateField, TextField, To } from "./parts.tsx";
+import { KeyField, Loading, ProblemNotice, ResultsHeading, StateField, TextField, To, turnPage } from "./parts.tsx";
 import { type Route, withCursor } from "./route.ts";
 import { useAnswer } from "./useAnswer.ts";
 import { ViewForm } from "./ViewForm.tsx";
@@ -81,7 +81,7 @@ export function ChangesView({ route, version }: { route: Route; version: string 
         {answer.phase === "failed" && <ProblemNotice problem={answer.problem} />}
         {answer.phase === "done" && (
           <>
-            <h2>Changes, oldest first</h2>
+            <ResultsHeading>Changes, oldest first</ResultsHeading>
             {answer.body.changes.length === 0 ? (
               <p role="status">
                 No changes {p.cursor ? "since the last page" : "kept for this filter"}.
@@ -127,7 +127,11 @@ export function ChangesView({ route, version }: { route: Route; version: string 
               {/* The feed's cursor stays put while nothing new is ready: the same URL, so asked again as a reload. */}
               <button
                 type="button"
-                onClick={() => navigate(withCursor(route, answer.body.response_metadata.next_cursor))}
+                onClick={() => {
+                  const next = withCursor(route, answer.body.response_metadata.next_cursor);
+                  turnPage(next);
+                  navigate(next);
+                }}
               >
                 {answer.body.response_metadata.has_more ? "Next changes" : "Check for newer changes"}
               </button>

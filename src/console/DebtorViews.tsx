@@ -5,7 +5,7 @@
  */
 import { call } from "./api.ts";
 import { addressLine, count } from "./format.ts";
-import { KeyField, Loading, Pager, ProblemNotice, StateField, TextField, To } from "./parts.tsx";
+import { KeyField, Loading, Pager, ProblemNotice, ResultsHeading, StateField, TextField, To } from "./parts.tsx";
 import type { Route } from "./route.ts";
 import { SimilarNames } from "./SearchView.tsx";
 import { useAnswer } from "./useAnswer.ts";
@@ -26,9 +26,10 @@ export function SimilarView({ route, version }: { route: Route; version: string 
       </ViewForm>
       {name && (
         <section class="results">
-          <h2>
+          {/* Keyed by the page: it stays while the names load, and is new (so takes focus) for each page turned to. */}
+          <ResultsHeading key={route.params.get("cursor") ?? ""}>
             Names like “{name}” {state ? `in ${state}` : "in every state"}
-          </h2>
+          </ResultsHeading>
           <SimilarNames name={name} state={state} route={route} version={version} />
         </section>
       )}
@@ -56,7 +57,7 @@ export function AddressesView({ route, version }: { route: Route; version: strin
         {answer.phase === "failed" && <ProblemNotice problem={answer.problem} />}
         {answer.phase === "done" && (
           <>
-            <h2>Addresses “{name}” has filed under, in any state</h2>
+            <ResultsHeading>Addresses “{name}” has filed under, in any state</ResultsHeading>
             <p class="meta" role="status">
               {count(answer.body.pagination.total_results, "address")}, most recently used first.
             </p>
@@ -99,9 +100,9 @@ export function AssociatedView({ route, version }: { route: Route; version: stri
         {answer.phase === "failed" && <ProblemNotice problem={answer.problem} />}
         {answer.phase === "done" && (
           <>
-            <h2>
+            <ResultsHeading>
               Named with “{name}” on its filings in {state}
-            </h2>
+            </ResultsHeading>
             <p class="meta" role="status">
               {count(answer.body.pagination.total_results, "co-borrower")}, most recently filed first.
             </p>

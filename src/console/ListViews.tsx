@@ -5,7 +5,16 @@
  */
 import { call, type LienA, type LienPageA, type LienPageB, type Outcome, type Params, type Path } from "./api.ts";
 import { LienTable } from "./LienTable.tsx";
-import { IndustryField, KeyField, Loading, Pager, ProblemNotice, StateField, TextField } from "./parts.tsx";
+import {
+  IndustryField,
+  KeyField,
+  Loading,
+  Pager,
+  ProblemNotice,
+  ResultsHeading,
+  StateField,
+  TextField,
+} from "./parts.tsx";
 import type { Route } from "./route.ts";
 import { useAnswer } from "./useAnswer.ts";
 import { useLookups } from "./useLookups.ts";
@@ -48,7 +57,7 @@ function LienList(props: {
       : [page.response_metadata.next_cursor, `Page ${page.response_metadata.page}`];
   return (
     <section class="results">
-      <h2>{props.title}</h2>
+      <ResultsHeading>{props.title}</ResultsHeading>
       {page.ucc_liens.length === 0 ? (
         <p role="status">No filing matches.</p>
       ) : (

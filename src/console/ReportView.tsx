@@ -8,7 +8,7 @@
 import { useEffect } from "hono/jsx/dom";
 import { call } from "./api.ts";
 import { count } from "./format.ts";
-import { KeyField, Loading, Pager, ProblemNotice, TextField } from "./parts.tsx";
+import { KeyField, Loading, Pager, ProblemNotice, ResultsHeading, TextField } from "./parts.tsx";
 import { ReportHeader } from "./ReportHeader.tsx";
 import { ReportSummary } from "./ReportSummary.tsx";
 import { ReportTable } from "./ReportTable.tsx";
@@ -54,7 +54,7 @@ export function ReportView({ route, version }: { route: Route; version: string }
             {answer.body.summary.filings > 0 && <ReportSummary summary={answer.body.summary} />}
             {answer.body.filings.length > 0 && (
               <section aria-labelledby="report-filings-title">
-                <h2 id="report-filings-title">Filings, oldest first</h2>
+                <ResultsHeading id="report-filings-title">Filings, oldest first</ResultsHeading>
                 <ReportTable caption={`Filings of ${name}, oldest first`} filings={answer.body.filings} />
                 <Pager
                   route={route}

@@ -7,7 +7,7 @@
 import { call } from "./api.ts";
 import { count } from "./format.ts";
 import { LienTable } from "./LienTable.tsx";
-import { KeyField, Loading, Pager, ProblemNotice, StateField, TextField, To } from "./parts.tsx";
+import { KeyField, Loading, Pager, ProblemNotice, ResultsHeading, StateField, TextField, To } from "./parts.tsx";
 import type { Route } from "./route.ts";
 import { useAnswer } from "./useAnswer.ts";
 import { useLookups } from "./useLookups.ts";
@@ -98,9 +98,9 @@ export function SearchView({ route, version }: { route: Route; version: string }
         {answer.phase === "failed" && <ProblemNotice problem={answer.problem} />}
         {answer.phase === "done" && liens && liens.length > 0 && (
           <>
-            <h2>
+            <ResultsHeading>
               Filings of “{name}” in {state}
-            </h2>
+            </ResultsHeading>
             <p class="meta" role="status">
               {count(answer.body.pagination.total_results, "filing")} by exact name. Open a filing for its parties,
               amendments and timeline.

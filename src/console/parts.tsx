@@ -3,6 +3,7 @@
  * industries), the problem notice, the loading line and the pager.
  */
 import type { Child } from "hono/jsx";
+import { useEffect, useRef } from "hono/jsx/dom";
 import { INDUSTRIES } from "../domain/industries.ts";
 import { STATE_CODES } from "../domain/states.ts";
 import { savedKey } from "./key.ts";
@@ -121,15 +122,46 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
+/** The fragment of a page just turned to, whose results heading takes focus when it shows. */
+let turnedTo: string | null = null;
+
+/**
+ * Turns a list's page: the pager goes while the next page loads, taking
+ * keyboard focus with it, so the next page's heading (ResultsHeading) takes it.
+ */
+export function turnPage(to: string): void {
+  turnedTo = to;
+}
+
+/** A list's heading, focused when it shows the page the person turned to. */
+export function ResultsHeading(props: { id?: string; children: Child }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (turnedTo === null || turnedTo !== location.hash) return;
+    turnedTo = null;
+    heading.current?.focus();
+  }, []);
+  return (
+    <h2 id={props.id} tabindex={-1} ref={heading}>
+      {props.children}
+    </h2>
+  );
+}
+
 /** Where a list is and the way on: the next page by the API's cursor; Back (the browser's) returns. */
 export function Pager(props: { route: Route; next: string | undefined; where: string }) {
-  const first = props.route.params.has("cursor");
+  const first = withCursor(props.route, undefined);
+  const next = props.next === undefined ? undefined : withCursor(props.route, props.next);
   return (
     <nav class="pager" aria-label="Pages">
       <span>{props.where}</span>
-      {first && <a href={withCursor(props.route, undefined)}>First page</a>}
-      {props.next !== undefined && (
-        <a href={withCursor(props.route, props.next)} rel="next">
+      {props.route.params.has("cursor") && (
+        <a href={first} onClick={() => turnPage(first)}>
+          First page
+        </a>
+      )}
+      {next !== undefined && (
+        <a href={next} rel="next" onClick={() => turnPage(next)}>
           Next page
         </a>
       )}

@@ -95,6 +95,10 @@ async function openView(fragment: string): Promise<void> {
   await page.goto(`${worker.base}/console${fragment}`);
 }
 
+/** The element with keyboard focus, as "TAG text". */
+const focusedElement = () =>
+  page.evaluate<string>(`(document.activeElement?.tagName ?? "") + " " + (document.activeElement?.textContent ?? "")`);
+
 /** The API's own answer, for choosing what to open and checking what the page shows. */
 async function api<T>(path: string): Promise<T> {
   const res = await fetch(`${worker.base}${path}`, { headers: { "x-api-key": LOCAL_DEV_KEY } });
@@ -447,5 +451,27 @@ describe("the console, in chromium", { timeout: 60_000 }, () => {
     expect(second.length).toBeGreaterThan(0);
     expect(second.filter((n) => first.includes(n))).toEqual([]);
     await step("08-similar-page-2");
+  });
+
+  it("moves keyboard focus to the list's heading when a page is turned with the keyboard", async () => {
+    await search(LOCAL_DEV_KEY, DEBTOR.name, DEBTOR.state);
+    await expect.poll(() => page.locator("table.liens tbody tr").count()).toBe(5);
+    await page.getByRole("link", { name: "Next page" }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByText("Page 2 of 5").count()).toBe(1);
+    await expect.poll(focusedElement).toBe(`H2 Filings of “${DEBTOR.name}” in ${DEBTOR.state}`);
+
+    // The similar names' heading stays while the next page loads: it takes focus all the same.
+    await openView("#/similar?name=Harbor&state=CA");
+    await page.getByRole("link", { name: "Next page" }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByText(/^Page 2 of/).count()).toBe(1);
+    await expect.poll(focusedElement).toBe("H2 Names like “Harbor” in CA");
+
+    await openView("#/changes?state=CA&limit=5");
+    await page.getByRole("button", { name: "Next changes" }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate<string>("location.hash")).toContain("cursor=");
+    await expect.poll(focusedElement).toBe("H2 Changes, oldest first");
   });
 });
