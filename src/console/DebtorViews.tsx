@@ -59,7 +59,7 @@ export function AddressesView({ route, version }: { route: Route; version: strin
           <>
             <ResultsHeading>Addresses “{name}” has filed under, in any state</ResultsHeading>
             <p class="meta" role="status">
-              {count(answer.body.pagination.total_results, "address")}, most recently used first.
+              {count(answer.body.pagination.total_results, "address", "addresses")}, most recently used first.
             </p>
             <ul class="addresses">
               {answer.body.addresses.map((a) => (

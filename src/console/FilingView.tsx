@@ -69,6 +69,7 @@ function SecuredParties({ lien }: { lien: LienFull }) {
   return (
     <section aria-labelledby="secureds-heading">
       <h2 id="secureds-heading">Secured parties</h2>
+      {lien.involved_parties.secured_parties.length === 0 && <p>None recorded.</p>}
       <ul class="parties">
         {lien.involved_parties.secured_parties.map((p) => (
           <li key={`${p.name}/${addressLine(p.address)}`}>

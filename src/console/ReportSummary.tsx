@@ -23,8 +23,10 @@ function FirstActive({ first }: { first: Summary["first_active_filing"] }) {
   return (
     <>
       <a href={link}>{first.initial_financing_number}</a> <span class="state">{first.jurisdiction_state}</span>, filed{" "}
-      {day(first.initial_financing_date)}, for{" "}
-      {first.secured_parties.map((p) => `${p.name} (${SECURED_PARTY_KIND_LABELS[p.kind]})`).join("; ")}
+      {day(first.initial_financing_date)}
+      {first.secured_parties.length === 0
+        ? "; secured party: None recorded"
+        : `, for ${first.secured_parties.map((p) => `${p.name} (${SECURED_PARTY_KIND_LABELS[p.kind]})`).join("; ")}`}
     </>
   );
 }

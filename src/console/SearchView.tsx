@@ -136,7 +136,7 @@ export function SearchView({ route, version }: { route: Route; version: string }
               in {state}:
             </p>
             <SimilarNames name={name} state={state} version={version} />
-            <p>
+            <p class="more">
               <To view="similar" params={{ name }}>
                 Similar names in every state
               </To>{" "}

@@ -85,7 +85,7 @@ export function addressLine(a: AddressParts): string {
   return line || "Address not recorded";
 }
 
-/** "1 filing", "3 filings". */
-export function count(n: number, noun: string): string {
-  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
+/** "1 filing", "3 filings"; `plural` for a noun that takes more than an s ("addresses"). */
+export function count(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : plural}`;
 }

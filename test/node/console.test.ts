@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AxeBuilder } from "@axe-core/playwright";
-import type { ConsoleMessage, Page } from "playwright-core";
+import type { ConsoleMessage, Page, Route } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, consoleAssets, launchChromium } from "../../scripts/browser.ts";
 import { type DevWorker, LOCAL_DEV_KEY, startDevWorker } from "./devWorker.ts";
@@ -473,5 +473,67 @@ describe("the console, in chromium", { timeout: 60_000 }, () => {
     await page.keyboard.press("Enter");
     await expect.poll(() => page.evaluate<string>("location.hash")).toContain("cursor=");
     await expect.poll(focusedElement).toBe("H2 Changes, oldest first");
+  });
+
+  it("says “None recorded” for a filing, or a report's first active filing, without a secured party", async () => {
+    // The seeded filings all have secured parties: the answers are emptied of them on their way to the page.
+    const emptied = async <T>(route: Route, empty: (body: T) => void) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as T;
+      empty(body);
+      await route.fulfill({ response, json: body });
+    };
+    await page.route(/\/filings\?initial_financing_number=/, (route) =>
+      emptied<{ ucc_liens: Filing[] }>(route, (body) => {
+        for (const lien of body.ucc_liens) lien.involved_parties.secured_parties = [];
+      }),
+    );
+    await page.route(/\/debtors\/report\?/, (route) =>
+      emptied<{ summary: { first_active_filing: { secured_parties: unknown[] } } }>(route, (body) => {
+        body.summary.first_active_filing.secured_parties = [];
+      }),
+    );
+    try {
+      await search(LOCAL_DEV_KEY, DEBTOR.name, DEBTOR.state);
+      await expect.poll(() => page.locator("table.liens tbody tr").count()).toBe(5);
+      await page.locator("table.liens tbody th a").first().click();
+      const secureds = page.getByRole("region", { name: "Secured parties" });
+      await expect.poll(() => secureds.textContent()).toBe("Secured partiesNone recorded.");
+
+      await openView(`#/report?name=${encodeURIComponent(REPORTED)}`);
+      const first = page
+        .locator(".report-summary dt", { hasText: "First active filing" })
+        .locator("xpath=following-sibling::dd[1]");
+      await expect.poll(() => first.textContent()).toMatch(/; secured party: None recorded$/);
+    } finally {
+      await page.unrouteAll();
+    }
+  });
+
+  it("wraps a long name within a phone's width, and counts addresses in plain English", async () => {
+    const long = "Supercalifragilisticexpialidociousmanufacturingandholdingscompanyincorporated";
+    await page.setViewportSize({ width: 375, height: 812 });
+    try {
+      // The debtor's filings answered for the long name, so its links (".more") quote it too.
+      await page.route(/\/debtors\/search\?name=Super/, async (route) => {
+        const url = new URL(route.request().url());
+        url.searchParams.set("name", DEBTOR.name);
+        await route.fulfill({ response: await route.fetch({ url: url.toString() }) });
+      });
+      await search(LOCAL_DEV_KEY, long, DEBTOR.state);
+      await expect.poll(() => page.locator("table.liens tbody tr").count()).toBe(5);
+      await expect.poll(() => page.getByText("Looking up…").count()).toBe(0);
+      expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+      await page.unrouteAll();
+      await search(LOCAL_DEV_KEY, long, DEBTOR.state);
+      await expect.poll(() => page.getByRole("heading", { level: 2 }).first().textContent()).toContain("No filing");
+      expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+    } finally {
+      await page.unrouteAll();
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    await openView(`#/addresses?name=${encodeURIComponent(DEBTOR.name)}`);
+    const status = page.locator("section.results [role=status]");
+    await expect.poll(() => status.textContent()).toMatch(/^\d+ address(es)?, most recently used first\.$/);
   });
 });
