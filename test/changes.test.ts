@@ -706,6 +706,32 @@ describe("the daily job", () => {
     expect(numbers.sort()).toEqual(["LAPSE-1", "LAPSE-3", "LAPSE-5", "LAPSE-TODAY", "LAPSE-TX-1", "LAPSE-YESTERDAY"]);
   });
 
+  it("records the lapse of a filing whose lapse date a load moves to a day the job has done, once", async () => {
+    const office = (number: string, lapse: string, more: Partial<FilingRecord> = {}) =>
+      filing({ number, officeLapseDate: lapse, filedAt: daysAgo(900), ...more });
+    const corrected = (number: string, lapse: string) =>
+      office(number, day(30), {
+        amendments: [{ ...amendment(`${number}-A`, "other", "Lapse date corrected", 1), lapseDate: lapse }],
+      });
+    await loadDelta([office("MOVED-1", day(30)), office("MOVED-5", day(30)), office("MOVED-NEXT", day(30))]);
+    await run(0);
+    // The office corrects three lapse dates: to days the job has done (yesterday, five days ago), and to today.
+    await loadDelta([corrected("MOVED-1", day(-1)), corrected("MOVED-5", day(-5)), corrected("MOVED-NEXT", day(0))]);
+    await run(1);
+    await run(2);
+    expect((await lapses()).sort()).toEqual(
+      [
+        ["MOVED-1", `${day(-1)}T00:00:00Z`],
+        ["MOVED-5", `${day(-5)}T00:00:00Z`],
+        // Today's is the job's, recorded by tomorrow's run.
+        ["MOVED-NEXT", `${day(0)}T00:00:00Z`],
+      ].sort(),
+    );
+    // Loaded again, unchanged: nothing more.
+    await loadDelta([corrected("MOVED-1", day(-1)), corrected("MOVED-5", day(-5))]);
+    expect(await lapses()).toHaveLength(3);
+  });
+
   it("files each lapse in the name index with it, so the name filters find it", async () => {
     const lapsing = filing({
       number: "LAPSE-NAMED",

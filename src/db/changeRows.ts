@@ -50,9 +50,15 @@ function amendmentFacts(a: FilingRows["amendments"][number]): string {
  * records: `filing.created` for a new filing; one change per amendment not stored before, by
  * its kind; and `filing.updated` naming the fields whose stored facts
  * changed beyond what those amendments explain (a continuation moves the
- * lapse date, an assignment adds a party). None for an identical filing.
+ * lapse date, an assignment adds a party); and `filing.lapsed` when it
+ * moves a live filing's lapse date to a day the daily job has done
+ * (`lapsesThrough`, lapsedBehind). None for an identical filing.
  */
-export function changesOf(before: FilingRows | undefined, after: FilingRows): ChangeRow[] {
+export function changesOf(
+  before: FilingRows | undefined,
+  after: FilingRows,
+  lapsesThrough: string | null = null,
+): ChangeRow[] {
   const { filing } = after;
   const keys = changeKeys(
     after.debtors.map((d) => d.nameKey),
@@ -94,7 +100,26 @@ export function changesOf(before: FilingRows | undefined, after: FilingRows): Ch
   if (fields.length > 0) {
     out.push({ ...base, type: "filing.updated", changedFields: fields.join("|"), occurredAt: filing.filedAt });
   }
+  if (lapsedBehind(was, lapsesThrough) === false && lapsedBehind(filing, lapsesThrough)) {
+    out.push({ ...base, type: "filing.lapsed", occurredAt: `${filing.lapseDate}T00:00:00Z` });
+  }
   return out;
+}
+
+/**
+ * Whether a filing counts as lapsed on a day the daily job has done
+ * (`lapsesThrough`, change_marks): live, its lapse date on or before it. A
+ * load that moves a live filing's lapse date there (an office's correction,
+ * an amendment's earlier date) records its `filing.lapsed` itself, since
+ * the job, past that day, never will; a later date is the job's to record.
+ */
+function lapsedBehind(filing: FilingRows["filing"], lapsesThrough: string | null): boolean {
+  return (
+    lapsesThrough !== null &&
+    filing.terminatedAt === null &&
+    filing.lapseDate !== null &&
+    filing.lapseDate <= lapsesThrough
+  );
 }
 
 /** Columns of a change row, for sizing inserts within D1's 100 bound parameters. */

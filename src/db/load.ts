@@ -48,6 +48,7 @@ import { digestStatements } from "./reports.ts";
 import {
   type Amendment,
   amendments,
+  changeMarks,
   type DebtorParty,
   dataLoads,
   debtorAddresses,
@@ -814,9 +815,12 @@ async function upsertGroup(
   const latest = new Map(group.map((r) => [`${r.state.toUpperCase()}\u0000${r.number}`, r]));
   // By number alone (one bound parameter each; numbers rarely repeat
   // across states), then matched on state too below.
-  const [old, oldDebtors, oldSecured, oldAmendments] = await db.batch(
-    storedFilingStatements(db, [...new Set(group.map((r) => r.number))]),
-  );
+  // With the day the daily job's lapses are done through: a lapse date moved behind it is this load's to record.
+  const [old, oldDebtors, oldSecured, oldAmendments, marks] = await db.batch([
+    ...storedFilingStatements(db, [...new Set(group.map((r) => r.number))]),
+    db.select({ through: changeMarks.lapsesThrough }).from(changeMarks).where(eq(changeMarks.id, 1)),
+  ]);
+  const lapsesThrough = marks[0]?.through ?? null;
   const oldRows = new Map<string, FilingRows>(
     storedRows(old, oldDebtors, oldSecured, oldAmendments).map((r) => [`${r.filing.state}\u0000${r.filing.number}`, r]),
   );
@@ -846,7 +850,7 @@ async function upsertGroup(
     replacedRows.push(after);
     counts.updated += 1;
     const records = recordsChanges(options, after.filing.state);
-    if (records) changed.push(...changesOf(before, after));
+    if (records) changed.push(...changesOf(before, after, lapsesThrough));
     // A filing the change feed or a lapse list reads gets its listed form; one it has is kept current, whatever the load.
     if (records || before.listed != null || inLapseWindow(after.filing, now)) after.listed = listedText(after);
   }
