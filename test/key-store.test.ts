@@ -10,6 +10,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app.ts";
 import { hashKey, type KeyMetadata } from "../src/domain/apiKeys.ts";
 import { KEY_CACHE_TTL_MS, KV_TIMEOUT_MS, keyStores, UNKNOWN_KEY_TTL_MS } from "../src/http/auth.ts";
+import { LIMITER_TIMEOUT_MS } from "../src/http/rateLimit.ts";
 import type { ErrorBody } from "./bodies.ts";
 import { daysAgo, filing, load, testAddress } from "./helpers.ts";
 
@@ -119,6 +120,43 @@ describe("key store faults", () => {
     expect(res.headers.get("retry-after")).toBe("5");
     expect(logged).toEqual([expect.objectContaining({ event: "kv_failure", error: "KvTimeout" })]);
     expect((await call(key)).status).toBe(200);
+  });
+});
+
+describe("rate limiter faults", () => {
+  it("serves a request whose rate limiter does not answer within its timeout, and logs that it did not", async () => {
+    const key = fresh("valid-during-limiter-hang");
+    await putKey(key);
+    const hanging = { limit: () => new Promise(() => {}) } as unknown as RateLimit;
+    const warned: string[] = [];
+    const spy = vi.spyOn(console, "warn").mockImplementation((line: string) => warned.push(line));
+    vi.useFakeTimers();
+    try {
+      for (const [path, bindings] of [
+        [PATH, { KEY_RATE_STANDARD: hanging, KEY_RATE_BULK: hanging }],
+        ["/filings?initial_financing_number=NOPE-1", { PUBLIC_LOOKUPS: hanging }],
+      ] as const) {
+        let settled: Response | undefined;
+        const pending = app
+          .request(path, { headers: { "x-api-key": key, "cf-connecting-ip": address() } }, { ...env, ...bindings })
+          .then((r) => {
+            settled = r;
+            return r;
+          });
+        for (let waited = 0; !settled && waited <= LIMITER_TIMEOUT_MS * 2; waited += 100) {
+          await vi.advanceTimersByTimeAsync(100);
+        }
+        expect((await pending).status).toBe(200);
+      }
+    } finally {
+      vi.useRealTimers();
+      spy.mockRestore();
+    }
+    const events = warned.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.filter((e) => e.event === "rate_limiter_failure")).toEqual([
+      expect.objectContaining({ error: "LimiterTimeout" }),
+      expect.objectContaining({ error: "LimiterTimeout" }),
+    ]);
   });
 });
 

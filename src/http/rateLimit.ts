@@ -2,7 +2,8 @@
  * Per-client-address limits, with Cloudflare's rate limiting bindings: the
  * public endpoint's request limit here, and the failed-key-check limit of
  * src/http/auth.ts. The limiters protect capacity rather than data, so if
- * one cannot answer the request goes through (and the failure is logged).
+ * one fails or does not answer within LIMITER_TIMEOUT_MS the request goes
+ * through (and the failure is logged).
  *
  * The client address is `CF-Connecting-IP`, which Cloudflare's edge sets on
  * every request it forwards to the Worker (a value the client sent is not
@@ -40,13 +41,30 @@ export function clientAddress(c: Context<AppEnv>): string {
     .join(":")}::/64`;
 }
 
-/** Counts one event for `key` on `limiter`; true while within budget, or if the limiter fails. */
+/**
+ * How long a limiter may take to answer before the request goes on without
+ * it: the binding answers from the Worker's own location, well within this,
+ * and one that hangs must not hang every request behind it.
+ */
+export const LIMITER_TIMEOUT_MS = 1_000;
+
+class LimiterTimeout extends Error {
+  override name = "LimiterTimeout";
+}
+
+/** Counts one event for `key` on `limiter`; true while within budget, or if the limiter fails or does not answer. */
 export async function withinLimit(c: Context<AppEnv>, limiter: RateLimit, key: string): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new LimiterTimeout()), LIMITER_TIMEOUT_MS);
+  });
   try {
-    return (await limiter.limit({ key })).success;
+    return (await Promise.race([limiter.limit({ key }), timeout])).success;
   } catch (err) {
     log(c, "warn", { event: "rate_limiter_failure", error: err instanceof Error ? err.name : "unknown" });
     return true;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
