@@ -10,6 +10,7 @@ import { INDUSTRIES } from "../src/domain/industries.ts";
 import { findsSecuredParty } from "../src/domain/names.ts";
 import { lienLine } from "../src/feed/export.ts";
 import { importSharded } from "../src/feed/shardedImport.ts";
+import { encodeCursor } from "../src/http/cursor.ts";
 import { fresh, stream } from "./feeds.ts";
 import {
   clearAllShards,
@@ -119,6 +120,15 @@ describe("GET /filings/lapsing", () => {
     ] as const) {
       await getJson(`/filings/lapsing?state=CA&from=${from}&to=2100-12-31`, status);
     }
+    // The last day there is: its default window stops there, not in year 10000.
+    expect(numbers(await getJson("/filings/lapsing?state=CA&from=9999-12-31"))).toEqual([]);
+    // A cursor made by hand whose window is not of days: refused as a cursor, not a database failure.
+    const crafted = encodeCursor('/filings/lapsing?[["envelope","b"],["state","CA"]]', {
+      page: 2,
+      after: { at: 0, num: "x", w: ["aaa", "bbb"] },
+    });
+    const forged = await getJson(`/filings/lapsing?state=CA&cursor=${encodeURIComponent(crafted)}`, 400);
+    expect(forged.error.details?.map((d) => d.parameter)).toEqual(["cursor"]);
     // A malformed from is not compared with to, so it is never written back into to's message.
     const hostile = await getJson(
       `/filings/lapsing?state=CA&from=${encodeURIComponent("9' OR 1=1 --")}&to=${day(9)}`,

@@ -10,6 +10,7 @@ import { feedPage, type Positions, readParts } from "../changes/feed.ts";
 import type { ChangeFilter, Start } from "../changes/read.ts";
 import { partsOf, shardsOf } from "../db/shards.ts";
 import { LAPSING_DAYS } from "../domain/lifecycle.ts";
+import { isCalendarDay } from "../domain/time.ts";
 import type { AppEnv } from "../http/context.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
 import { shardReader, stateReader } from "../http/d1.ts";
@@ -66,7 +67,10 @@ export const statesRoute = lookupRoute({
 });
 
 /** Where a lapsing page ended, and the window (from, to) it was of when either was a default. */
-const lapsingPosition = filingPosition.extend({ w: z.tuple([z.string(), z.string()]).optional() });
+const windowDay = z.string().refine(isCalendarDay);
+/** The last day a date here can be. */
+const LAST_DAY = "9999-12-31";
+const lapsingPosition = filingPosition.extend({ w: z.tuple([windowDay, windowDay]).optional() });
 
 /**
  * What a change-feed cursor holds: each shard's position, and the filters
@@ -167,10 +171,12 @@ export function registerMonitoringRoutes(app: OpenAPIHono<AppEnv>) {
     const resumed = start.after;
     // A walk keeps the window its first page had: the defaults move at midnight UTC.
     const from = q.from ?? resumed?.w?.[0] ?? today;
-    const to =
-      q.to ??
-      resumed?.w?.[1] ??
-      new Date(Date.parse(`${from}T00:00:00Z`) + LAPSING_DAYS * 86_400_000).toISOString().slice(0, 10);
+    // The default end, at most the last day a date can be (a `from` near it must not run past year 9999).
+    const defaultTo = () => {
+      const end = new Date(Date.parse(`${from}T00:00:00Z`) + LAPSING_DAYS * 86_400_000).toISOString().slice(0, 10);
+      return end.startsWith("+") ? LAST_DAY : end;
+    };
+    const to = q.to ?? resumed?.w?.[1] ?? defaultTo();
     if (to < from) {
       throw new ApiError("invalid_parameter", "Invalid query parameter: to.", {
         details: [{ parameter: "to", message: `must not be before from (${from})` }],
