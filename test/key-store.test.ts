@@ -137,12 +137,11 @@ describe("rate limiter faults", () => {
         ["/filings?initial_financing_number=NOPE-1", { PUBLIC_LOOKUPS: hanging }],
       ] as const) {
         let settled: Response | undefined;
-        const pending = app
-          .request(path, { headers: { "x-api-key": key, "cf-connecting-ip": address() } }, { ...env, ...bindings })
-          .then((r) => {
-            settled = r;
-            return r;
-          });
+        const headers = { "x-api-key": key, "cf-connecting-ip": address() };
+        const pending = Promise.resolve(app.request(path, { headers }, { ...env, ...bindings })).then((r) => {
+          settled = r;
+          return r;
+        });
         for (let waited = 0; !settled && waited <= LIMITER_TIMEOUT_MS * 2; waited += 100) {
           await vi.advanceTimersByTimeAsync(100);
         }
