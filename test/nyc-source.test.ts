@@ -5,7 +5,9 @@
  * through each kind of reference, people told from organizations, reloads
  * that change nothing, and unusable rows rejected by file and line.
  */
+import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { sourceRows } from "../src/db/schema.ts";
 import { shardDb } from "../src/db/shards.ts";
 import { emptySummary, sumOf } from "../src/feed/import.ts";
 import { FeedFileError, type Reject, type Warning } from "../src/feed/read.ts";
@@ -341,6 +343,31 @@ describe("after NY's first load", () => {
         expect.objectContaining({ amendment_financing_number: "2025000000001", amendment_kind: "continuation" }),
       ],
     });
+  });
+
+  it("stages again, by the key rule of now, a row read again unchanged that was staged by an older one", async () => {
+    const reference = {
+      document_id: "2025070100003001",
+      doc_id_ref: "2021010100003001",
+      crfn: "2021000000003",
+      file_nbr: "700031",
+    };
+    const file: [string, string] = ["rekey-references.json", JSON.stringify([reference])];
+    await load([file]);
+    const staged = () =>
+      db
+        .select({ part: sourceRows.part, filing: sourceRows.filing })
+        .from(sourceRows)
+        .where(and(eq(sourceRows.source, nyc.id), sql`${sourceRows.rowId} like '2025070100003001/%'`));
+    expect(await staged()).toEqual([{ part: "2021010100003001", filing: null }]);
+    // As the rule before staged it: by its file number, with no part.
+    await db
+      .update(sourceRows)
+      .set({ part: null, filing: "700031" })
+      .where(and(eq(sourceRows.source, nyc.id), sql`${sourceRows.rowId} like '2025070100003001/%'`));
+    // Read again: staged by its document id, the filing its links give (none: that document is not read).
+    await load([file]);
+    expect(await staged()).toEqual([{ part: "2021010100003001", filing: null }]);
   });
 
   it("leaves NY's filings from other feeds as they were: a CRFN is 13 digits, other NY numbers are not", async () => {

@@ -23,6 +23,7 @@ import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/database.ts";
 import { sourceRows } from "../../db/schema.ts";
 import type { StagedRow } from "./source.ts";
+import { markLeftPending } from "./stage.ts";
 
 export const NYC = "nyc-acris";
 export const MASTER = "nyc_master";
@@ -137,13 +138,7 @@ export function nycLinks(db: Db, rows: StagedRow[]): BatchItem<"sqlite">[] {
   const link = (rows: SQL | undefined, filing: SQL) => {
     const moving = and(rows, sql`${sourceRows.filing} is not ${filing}`);
     const left = db.select({ filing: sourceRows.filing }).from(sourceRows).where(moving);
-    return [
-      db
-        .update(sourceRows)
-        .set({ pending: true })
-        .where(and(eq(sourceRows.source, NYC), sql`${sourceRows.filing} in (${left})`, sql`${sourceRows.pending} = 0`)),
-      db.update(sourceRows).set({ filing }).where(moving),
-    ];
+    return [markLeftPending(db, NYC, left.getSQL()), db.update(sourceRows).set({ filing }).where(moving)];
   };
   // References and parties by the document or number they name (their part); amendments' Master rows by their document.
   const naming = (tab: string) =>

@@ -81,6 +81,17 @@ function filingOfPart(db: Db, source: Source, transactions: string, part: SQL): 
  * links move it, and they mark it the same way (nycLinks.ts). One statement
  * per group, the rows as one bound parameter (D1 allows 100).
  */
+/**
+ * Marks pending the rows of the filings `left` selects (the filings rows are
+ * about to leave), so each is assembled again from the rows it keeps.
+ */
+export function markLeftPending(db: Db, source: string, left: SQL) {
+  return db
+    .update(sourceRows)
+    .set({ pending: true })
+    .where(and(eq(sourceRows.source, source), sql`${sourceRows.filing} in (${left})`, sql`${sourceRows.pending} = 0`));
+}
+
 function leavingStatement(db: Db, source: Source, rows: StagedRow[]) {
   const named = rows.flatMap((r) => (r.filing === null ? [] : [[r.tab, r.rowId, r.filing]]));
   if (named.length === 0) return [];
@@ -89,14 +100,7 @@ function leavingStatement(db: Db, source: Source, rows: StagedRow[]) {
     cross join ${sourceRows} as "s" on "s"."source" = ${source.id}
       and "s"."tab" = json_extract("j"."value", '$[0]') and "s"."row_id" = json_extract("j"."value", '$[1]')
     where "s"."filing" is not json_extract("j"."value", '$[2]')`;
-  return [
-    db
-      .update(sourceRows)
-      .set({ pending: true })
-      .where(
-        and(eq(sourceRows.source, source.id), sql`${sourceRows.filing} in (${left})`, sql`${sourceRows.pending} = 0`),
-      ),
-  ];
+  return [markLeftPending(db, source.id, left)];
 }
 
 /**
@@ -139,9 +143,8 @@ function stageStatements(db: Db, source: Source, rows: StagedRow[], maxParams: n
           // A source whose loads replace what they name (Texas) marks each row read with its load in `part`: only a changed row is pending.
           pending: source.replaces ? sql`${sourceRows.pending} or ${sourceRows.data} is not excluded.data` : true,
         },
-        setWhere: source.replaces
-          ? sql`${sourceRows.data} is not excluded.data or ${sourceRows.part} is not excluded.part`
-          : sql`${sourceRows.data} is not excluded.data`,
+        // A row read again whose key gives another part (a key rule changed since it was staged) is rewritten too.
+        setWhere: sql`${sourceRows.data} is not excluded.data or ${sourceRows.part} is not excluded.part`,
       })
       .returning({ pending: sourceRows.pending }),
   );
