@@ -129,6 +129,12 @@ describe("GET /filings/lapsing", () => {
     });
     const forged = await getJson(`/filings/lapsing?state=CA&cursor=${encodeURIComponent(crafted)}`, 400);
     expect(forged.error.details?.map((d) => d.parameter)).toEqual(["cursor"]);
+    const reversed = encodeCursor('/filings/lapsing?[["envelope","b"],["state","CA"]]', {
+      page: 2,
+      after: { at: 0, num: "x", w: [day(10), day(9)] },
+    });
+    const backwards = await getJson(`/filings/lapsing?state=CA&cursor=${encodeURIComponent(reversed)}`, 400);
+    expect(backwards.error.details?.map((d) => d.parameter)).toEqual(["cursor"]);
     // A malformed from is not compared with to, so it is never written back into to's message.
     const hostile = await getJson(
       `/filings/lapsing?state=CA&from=${encodeURIComponent("9' OR 1=1 --")}&to=${day(9)}`,

@@ -125,7 +125,7 @@ function termsOf(
  * recorded later found it lapsed already.
  */
 function terminatedFirst(facts: Facts): boolean {
-  return facts.terminated !== null && (facts.lapse === null || facts.terminated <= facts.lapse);
+  return facts.terminated !== null && (facts.lapse === null || !lapsedOn(facts.lapse, facts.terminated));
 }
 
 /** One line per fact, in date order: the text beside the picture. */

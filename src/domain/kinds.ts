@@ -34,6 +34,21 @@ export const AMENDMENT_KINDS = [
 ] as const;
 export type AmendmentKind = (typeof AMENDMENT_KINDS)[number];
 
+/**
+ * Amendment kinds by what they do to a lien, strongest first: the kind of
+ * one office record that is several at once (a UCC-3 that assigns and
+ * amends, an event of several actions).
+ */
+export const AMENDMENT_STRENGTH: readonly AmendmentKind[] = [
+  "termination",
+  "reinstatement",
+  "continuation",
+  "assignment",
+  "party_change",
+  "collateral_change",
+  "other",
+];
+
 /** Whose lapse date a filing carries: the filing office's, or one computed from its kind. */
 export const LAPSE_SOURCES = ["office", "estimated"] as const;
 export type LapseSource = (typeof LAPSE_SOURCES)[number];

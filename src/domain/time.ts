@@ -22,6 +22,9 @@ export const dayBefore = (day: string): string => isoDay(Date.parse(`${day.slice
 /** YYYY-MM-DD, its year, month and day captured. */
 const DAY_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/** The last calendar day a YYYY-MM-DD can write. */
+export const LAST_DAY = "9999-12-31";
+
 /**
  * Whether `text` is a calendar day written YYYY-MM-DD (February 29 in leap
  * years only), read without a Date: the one check of a day that the API's

@@ -157,12 +157,6 @@ function combineRepeat(
 /** An amendment kept waiting, as a run remembers it: its filing's key and its number. */
 const keptKey = (filing: string, amendment: string) => `${filing}\u0000${amendment}`;
 
-/** The filing an amendment kept waiting waits for (a keptKey's first part). */
-export function keptFiling(key: string): { state: string; number: string } {
-  const [state = "", number = ""] = key.split("\u0000");
-  return { state, number };
-}
-
 /**
  * Resolves a group into whole filings and writes them; returns the
  * warnings of amendments kept waiting.

@@ -24,6 +24,12 @@ import type { FilingItem } from "../http/present.ts";
 /** The key of a filing: state and number. */
 export const filingKey = (state: string, number: string) => `${state}\u0000${number}`;
 
+/** The state and number a filingKey (or a key it begins) names. */
+export function filingOfKey(key: string): { state: string; number: string } {
+  const [state = "", number = ""] = key.split("\u0000");
+  return { state, number };
+}
+
 /** What an amendment brings to its filing. */
 export interface AmendmentEntry {
   amendment: AmendmentRecord;

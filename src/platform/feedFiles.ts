@@ -1,6 +1,6 @@
 /**
  * Where feed files and what a load writes beside them live in the feeds
- * bucket (R2 binding FEEDS), and how a file version names its load. Shared
+ * bucket (R2 binding FEEDS), and how a put of a file names its load. Shared
  * by the Worker (queue consumer, Workflow) and the import CLI.
  *
  * - `incoming/…`: feed files; putting one there starts its load. A path

@@ -62,7 +62,8 @@ import * as schema from "../db/schema.ts";
 import { debtorsToRefresh } from "../db/schema.ts";
 import { type ShardDatabases, shardDb, shardsOf } from "../db/shards.ts";
 import { BackfillRefused, Backfills, type Declared } from "../feed/backfills.ts";
-import { type ImportRange, type ImportSummary, keptFiling, laterAsOf, sumOf, writtenBefore } from "../feed/import.ts";
+import { type ImportRange, type ImportSummary, laterAsOf, sumOf, writtenBefore } from "../feed/import.ts";
+import { filingOfKey } from "../feed/merge.ts";
 import { FeedFileError, type FeedItem, readFeed } from "../feed/read.ts";
 import { copyKey, keyHash, stateOfItem } from "../feed/repeats.ts";
 import { importShardedRange, recordShardedLoad } from "../feed/shardedImport.ts";
@@ -401,10 +402,10 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       const later = await givenFrom(
         db,
         id,
-        [...kept].map((k) => keyHash(keptFiling(k))),
+        [...kept].map((k) => keyHash(filingOfKey(k))),
         from.summary.read + written.read,
       );
-      const applied = [...kept].filter((k) => later.has(keyHash(keptFiling(k)))).length;
+      const applied = [...kept].filter((k) => later.has(keyHash(filingOfKey(k)))).length;
       const summary = { ...written, pending: written.pending - applied };
       await problems.save(this.env.FEEDS, id, start.byte);
       const checkpoint: Checkpoint = {

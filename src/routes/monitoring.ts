@@ -10,7 +10,7 @@ import { feedPage, type Positions, readParts } from "../changes/feed.ts";
 import type { ChangeFilter, Start } from "../changes/read.ts";
 import { partsOf, shardsOf } from "../db/shards.ts";
 import { LAPSING_DAYS } from "../domain/lifecycle.ts";
-import { isCalendarDay } from "../domain/time.ts";
+import { isCalendarDay, LAST_DAY } from "../domain/time.ts";
 import type { AppEnv } from "../http/context.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
 import { shardReader, stateReader } from "../http/d1.ts";
@@ -68,9 +68,12 @@ export const statesRoute = lookupRoute({
 
 /** Where a lapsing page ended, and the window (from, to) it was of when either was a default. */
 const windowDay = z.string().refine(isCalendarDay);
-/** The last day a date here can be. */
-const LAST_DAY = "9999-12-31";
-const lapsingPosition = filingPosition.extend({ w: z.tuple([windowDay, windowDay]).optional() });
+const lapsingPosition = filingPosition.extend({
+  w: z
+    .tuple([windowDay, windowDay])
+    .refine(([from, to]) => from <= to)
+    .optional(),
+});
 
 /**
  * What a change-feed cursor holds: each shard's position, and the filters

@@ -8,7 +8,7 @@
  * row is known by its ids (the document number, a party's sequence), so a
  * daily set replaces what it names and adds what is new.
  */
-import type { AmendmentKind } from "../../domain/kinds.ts";
+import { AMENDMENT_STRENGTH, type AmendmentKind } from "../../domain/kinds.ts";
 import type { FeedWarning } from "../schema.ts";
 import type { BulkFile, BulkInput, BulkSource } from "./bulk.ts";
 import {
@@ -58,9 +58,6 @@ const ACTIONS: Record<string, AmendmentKind> = {
   TU: "other",
   TYP: "other",
 };
-
-/** An event's kind among its actions', strongest first (a termination is the status's: assemble). */
-const STRENGTH: readonly AmendmentKind[] = ["continuation", "party_change", "collateral_change", "other"];
 
 /** Each file kind's table: its rows' identity and filing. */
 function tableOf(kind: FlKind): SourceTable {
@@ -199,7 +196,8 @@ function eventsOf(rows: StagedRow[], unrecognised: Unrecognised) {
         const code = a.fields.action ?? "";
         return lookup<AmendmentKind>(ACTIONS, "action code", code || "(blank)", unrecognised, () => "other");
       });
-      const kind = STRENGTH.find((k) => kinds.includes(k)) ?? "other";
+      // A termination is the status's (assemble): an event's kind is its strongest other action's.
+      const kind = AMENDMENT_STRENGTH.find((k) => k !== "termination" && kinds.includes(k)) ?? "other";
       const words = [...new Set(actions.map((a) => a.fields.description ?? a.fields.action ?? ""))].filter(Boolean);
       const text = words.join("; ") || "Event";
       return {

@@ -9,7 +9,7 @@
  * file, so a load replaces the rows earlier loads staged for each filing it
  * names (`replaces`, bulk.ts): a daily update's filing is its new record.
  */
-import type { AmendmentKind, FilingKind } from "../../domain/kinds.ts";
+import { AMENDMENT_STRENGTH, type AmendmentKind, type FilingKind } from "../../domain/kinds.ts";
 import type { FeedWarning } from "../schema.ts";
 import type { BulkSource } from "./bulk.ts";
 import {
@@ -61,16 +61,6 @@ const AMENDMENT_TYPES: Record<string, { words: string; kind: AmendmentKind | nul
   RV: { words: "Revoked", kind: "other" },
   T: { words: "Termination", kind: "termination" },
 };
-
-/** A UCC-3's kind among its records', strongest first. */
-const STRENGTH: readonly AmendmentKind[] = [
-  "termination",
-  "continuation",
-  "assignment",
-  "collateral_change",
-  "party_change",
-  "other",
-];
 
 /** Collateral lines are this wide: a line that fills it was cut mid-text and runs on into the next. */
 const COLLATERAL_WIDTH = 80;
@@ -236,7 +226,7 @@ function assemble(filing: string, staged: StagedRow[], unrecognised: Unrecognise
       if (known) found.push(known.kind ?? amendedKind(f.comment, brings));
       words.push(describe(known?.words ?? (f.amendment || "Record"), f.comment));
     }
-    const kind = STRENGTH.find((k) => found.includes(k));
+    const kind = AMENDMENT_STRENGTH.find((k) => found.includes(k));
     if (kind) kinds.set(number, kind);
     // A record the office left undated is dated by its entry into the register: a termination is not lost for it.
     const date = group.map((r) => r.fields.filed ?? r.fields.entered).find((d) => d !== undefined);
