@@ -42,6 +42,19 @@ const countsOf = (counts: SQL[]) => {
   return sql`case when sum(live) > 0 then replace(${array}, '[0]', '[]') end`;
 };
 
+/** Filing times are seconds, negative before 1970: plus this, they are not, and fit 11 digits. */
+export const KEY_TIME_OFFSET = 10_000_000_000;
+
+/**
+ * A filing as one SQL text that sorts as the report orders filings (filing
+ * time, state, number, id): the time plus KEY_TIME_OFFSET in 11 digits, the
+ * state's two letters when given, the number ended by char(1) (below any
+ * character a number holds, so a shorter number sorts first, as text
+ * compares), and the id in its last 10 digits. Arguments are column names.
+ */
+export const reportOrderKey = (time: string, number: string, id: string, state?: string) =>
+  `printf('%011d', ${time} + ${KEY_TIME_OFFSET}) || ${state ? `${state} || ` : ""}${number} || char(1) || printf('%010d', ${id})`;
+
 /**
  * Digest rows of the debtors whose party rows `parties` selects (a
  * condition on debtor_parties, named `dp`), as of the day `asOf` (days).
@@ -69,12 +82,9 @@ export function digestSelect(
   const kinds = FILING_KINDS.map((_, code) => sql.raw(`sum(live and kind = ${code})`));
   const categories = COLLATERAL_CATEGORIES.map((_, i) => sql.raw(`sum(live and (traits & ${categoryBit(i)}) <> 0)`));
   // The oldest live filing in report order (time, then number: one state
-  // here) as one text that sorts so: the time made non-negative (seconds,
-  // before 1970 too) in eleven digits, the number, char(1) below any of
-  // its characters (so a number sorts before any it begins), then the id in
-  // its last ten digits, read back.
+  // here), its id read back from the key's last ten digits.
   const first = sql.raw(
-    "cast(substr(min(case when live then printf('%011d', filed_at + 10000000000) || number || char(1) || printf('%010d', id) end), -10) as integer)",
+    `cast(substr(min(case when live then ${reportOrderKey("filed_at", "number", "id")} end), -10) as integer)`,
   );
   return sql`with ${ctes ? sql`${ctes}, ` : sql``}facts as (
       select ${key} as k, dp.filing_state as s, f.id as id, f.filed_at as filed_at, f.number as number, f.kind as kind,

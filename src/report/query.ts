@@ -14,7 +14,7 @@
  * (page).
  */
 import { and, type SQL, sql } from "drizzle-orm";
-import { digestSelect } from "../db/reports.ts";
+import { digestSelect, KEY_TIME_OFFSET, reportOrderKey } from "../db/reports.ts";
 import { debtorLinks, debtorNames, debtorReports, filings, stateSummaries } from "../db/schema.ts";
 import { debtorQuery } from "../domain/names.ts";
 import { STATE_CODES } from "../domain/states.ts";
@@ -199,19 +199,13 @@ const LISTS_WHEN = { taken: 3, debtors: 4, page: 2 } as const;
 
 /**
  * An index entry of debtor_parties (`d`) as one text that sorts as the
- * report orders filings (filing time, state, number, id): the time in
- * seconds plus 10^10 in 11 digits (times before 1970 are negative), the
- * state's two letters, the number ended by char(1) (below any character a
- * number holds, so a shorter number sorts first, as text compares), and
- * the id in 10 digits. keyAt, keyNumber and keyId read them back. A merged
+ * report orders filings (reportOrderKey, with its state). keyAt, keyNumber
+ * and keyId read its parts back. A merged
  * entry carries its debtor's party row after its key (keyWalked), which the
  * seek has in hand: a filing on which that debtor comes first does not look
  * it up again (the "walked" reading, as for one debtor's page).
  */
-const KEY_TIME_OFFSET = 10_000_000_000;
-const MERGE_KEY = sql.raw(
-  `printf('%011d', d.filed_at + ${KEY_TIME_OFFSET}) || d.filing_state || d.filing_number || char(1) || printf('%010d', d.filing_id)`,
-);
+const MERGE_KEY = sql.raw(reportOrderKey("d.filed_at", "d.filing_number", "d.filing_id", "d.filing_state"));
 const keyAt = (key: string) => sql.raw(`(cast(substr(${key}, 1, 11) as integer) - ${KEY_TIME_OFFSET})`);
 const keyNumber = (key: string) => sql.raw(`substr(${key}, 14, instr(${key}, char(1)) - 14)`);
 const keyId = (key: string) => sql.raw(`cast(substr(${key}, instr(${key}, char(1)) + 1, 10) as integer)`);
