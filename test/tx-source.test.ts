@@ -353,6 +353,34 @@ describe("Texas's bulk files (master unload and daily update, fixed width)", () 
       ]);
     });
 
+    it("keeps a filing whose own record (MR) has no filing date, dated by its entry date, and says so", async () => {
+      const number = "25000000000000112";
+      const f = records(2025, number);
+      const text = file([
+        f.master("", "A", "20311125"),
+        txLine(2025, {
+          code: "6",
+          filing: number,
+          record: "2611250001",
+          amendment: "MR",
+          filed: "00000000",
+          time: "0000",
+          pages: "0001",
+          entered: "20261125",
+        }),
+        f.organization("2", "LLANO ESTACADO GRAIN LLC"),
+        f.organization("4", "AMARILLO NATIONAL BANK"),
+        trailer(2025),
+      ]);
+      const loaded = await loadBulk(texas, [memoryFile("daily-20261125.txt", text)]);
+      expect(loaded.rejects).toEqual([]);
+      expect(JSON.stringify(loaded.warnings)).toContain("dated by its entry date");
+      expect(await lookup(number, "TX")).toMatchObject({
+        initial_financing_date: "2026-11-25T00:00:00Z",
+        estimated_lien_status: "Active",
+      });
+    });
+
     it("says an empty file is not read, naming it, and loads nothing of it", async () => {
       const empty = await loadBulk(texas, [memoryFile("empty.txt", "")]);
       expect(empty.failed).toBe(1);

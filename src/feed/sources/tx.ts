@@ -163,8 +163,11 @@ function amendedKind(comment: string | undefined, bringsCollateral: boolean): Am
 /** `Amendment: DEBTOR ADDRESS CHANGED`. */
 const describe = (words: string, comment: string | undefined) => (comment ? `${words}: ${comment}` : words);
 
+/** A UCC record's date: its filing date, or where the office left that blank its entry date (42-49). */
+const dateOf = (row: StagedRow) => row.fields.filed ?? row.fields.entered;
+
 const byDate = (a: StagedRow, b: StagedRow) =>
-  (a.fields.filed ?? "").localeCompare(b.fields.filed ?? "") ||
+  (dateOf(a) ?? "").localeCompare(dateOf(b) ?? "") ||
   (a.fields.time ?? "").localeCompare(b.fields.time ?? "") ||
   compareIds(a.fields.record ?? "", b.fields.record ?? "") ||
   a.rowId.localeCompare(b.rowId);
@@ -205,6 +208,12 @@ function assemble(filing: string, staged: StagedRow[], unrecognised: Unrecognise
       message: "the office marks it lapsed (L) but gives no expiration date: its lapse date is estimated from its kind",
     });
   }
+  if (own.fields.filed === undefined && own.fields.entered !== undefined) {
+    notes.push({
+      path: ["initial_financing_date"],
+      message: "its own UCC record (MR) gives no filing date: dated by its entry date",
+    });
+  }
   const lines = of("7");
   const kinds = new Map<string, AmendmentKind>();
   const amendmentRows = records.filter((r) => r !== own && r.fields.amendment?.toUpperCase() !== OWN);
@@ -229,7 +238,7 @@ function assemble(filing: string, staged: StagedRow[], unrecognised: Unrecognise
     const kind = AMENDMENT_STRENGTH.find((k) => found.includes(k));
     if (kind) kinds.set(number, kind);
     // A record the office left undated is dated by its entry into the register: a termination is not lost for it.
-    const date = group.map((r) => r.fields.filed ?? r.fields.entered).find((d) => d !== undefined);
+    const date = group.map(dateOf).find((d) => d !== undefined);
     return {
       amendment_financing_number: number,
       amendment_financing_date: date,
@@ -250,7 +259,7 @@ function assemble(filing: string, staged: StagedRow[], unrecognised: Unrecognise
     {
       entry: {
         initial_financing_number: filing,
-        initial_financing_date: own.fields.filed,
+        initial_financing_date: dateOf(own),
         jurisdiction_state: texas.state,
         filing_kind: kind,
         ...(m.expires !== undefined ? { estimated_lien_lapse_date: m.expires } : {}),
