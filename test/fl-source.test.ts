@@ -55,6 +55,13 @@ const party = (kind: "flrd" | "flrs", document: string, seq: string, name: strin
     status: "A",
   });
 const IRS = "INTERNAL REVENUE SERVICE";
+/** The termination a lien's status T gives it: numbered for the lien, dated `day`. */
+const statusTermination = (document: string, day: string) =>
+  expect.objectContaining({
+    amendment_financing_number: `${document}-T`,
+    amendment_financing_date: `${day}T00:00:00Z`,
+    amendment_kind: "termination",
+  });
 const lines = (...all: string[]) => `${all.join("\r\n")}\r\n`;
 
 const quarterly = {
@@ -179,13 +186,7 @@ describe("Florida's federal lien registrations (flrf, flrd, flrs, flre)", () => 
   it("keeps the office's status: a terminated lien ends on its cancellation date, a lapsed one on its expiration date", async () => {
     expect(await lookup("20FLR0000030", "FL")).toMatchObject({
       estimated_lien_status: "Terminated",
-      amendments: [
-        expect.objectContaining({
-          amendment_financing_number: "20FLR0000030-T",
-          amendment_financing_date: "2024-02-01T00:00:00Z",
-          amendment_kind: "termination",
-        }),
-      ],
+      amendments: [statusTermination("20FLR0000030", "2024-02-01")],
     });
     expect(await lookup("14FLR0000040", "FL")).toMatchObject({
       estimated_lien_lapse_date: "2024-06-04",
@@ -213,11 +214,7 @@ describe("Florida's federal lien registrations (flrf, flrd, flrs, flre)", () => 
       expect(await lookup("22FLR0000020", "FL")).toMatchObject({
         estimated_lien_status: "Terminated",
         amendments: [
-          expect.objectContaining({
-            amendment_financing_number: "22FLR0000020-T",
-            amendment_financing_date: "2026-11-20T00:00:00Z",
-            amendment_kind: "termination",
-          }),
+          statusTermination("22FLR0000020", "2026-11-20"),
           expect.objectContaining({
             amendment_financing_number: "26FLR0000051",
             amendment_financing_type_description: "CERTIFICATE OF RELEASE",
@@ -277,11 +274,7 @@ describe("Florida's federal lien registrations (flrf, flrd, flrs, flre)", () => 
       expect(await lookup("20FLR0000030", "FL")).toMatchObject({
         estimated_lien_status: "Terminated",
         amendments: [
-          expect.objectContaining({
-            amendment_financing_number: "20FLR0000030-T",
-            amendment_financing_date: "2024-02-01T00:00:00Z",
-            amendment_kind: "termination",
-          }),
+          statusTermination("20FLR0000030", "2024-02-01"),
           expect.objectContaining({ amendment_financing_number: "26FLR0000061", amendment_kind: "other" }),
         ],
       });
@@ -290,13 +283,7 @@ describe("Florida's federal lien registrations (flrf, flrd, flrs, flre)", () => 
     it("serves a lien terminated though its release event is undated, dated its cancellation", async () => {
       expect(await lookup("26FLR0000060", "FL")).toMatchObject({
         estimated_lien_status: "Terminated",
-        amendments: [
-          expect.objectContaining({
-            amendment_financing_number: "26FLR0000060-T",
-            amendment_financing_date: "2026-11-21T00:00:00Z",
-            amendment_kind: "termination",
-          }),
-        ],
+        amendments: [statusTermination("26FLR0000060", "2026-11-21")],
       });
       expect(changes).toContainEqual(["filing.terminated", "26FLR0000060"]);
     });

@@ -28,6 +28,7 @@ import { importSharded } from "../src/feed/shardedImport.ts";
 import worker from "../src/index.ts";
 import { loadId, partKey, partsPrefix, problemsKey, pullKey } from "../src/platform/feedFiles.ts";
 import { release } from "../src/platform/instances.ts";
+import type { LoadParams } from "../src/platform/loadFeed.ts";
 import { type LoadRecord, readLoad } from "../src/platform/loadRecord.ts";
 import { joinProblems } from "../src/platform/problems.ts";
 import { stream } from "./feeds.ts";
@@ -135,6 +136,17 @@ async function ended(instance: WorkflowInstanceIntrospector | undefined, status:
     const why = await (status === "complete" ? instance.getError() : instance.getOutput()).catch(() => undefined);
     throw new Error(`${err instanceof Error ? err.message : String(err)}: ${JSON.stringify(why)}`, { cause: err });
   }
+}
+
+/** Runs the load `id` of `key` (with `params`) to its end: it must stop because its file was replaced. */
+async function stopsAsReplaced(key: string, id: string, params: LoadParams) {
+  await using instance = await introspectWorkflowInstance(env.LOAD_FEED, id);
+  await instance.modify((m) => m.disableRetryDelays());
+  release(await env.LOAD_FEED.create({ id, params }));
+  await ended(instance, "errored");
+  expect(await instance.getError()).toMatchObject({
+    message: `${key} was replaced during its load; the new version's load takes it`,
+  });
 }
 
 /** Waits until the instance's status is `status` (polled: a restarted instance passes through errored). */
@@ -456,15 +468,7 @@ describe("faults", () => {
           return batch();
         },
       },
-      async () => {
-        await using instance = await introspectWorkflowInstance(env.LOAD_FEED, first.id);
-        await instance.modify((m) => m.disableRetryDelays());
-        release(await env.LOAD_FEED.create({ id: first.id, params: { ...first.params, rangeBytes: 200 } }));
-        await ended(instance, "errored");
-        expect(await instance.getError()).toMatchObject({
-          message: `${key} was replaced during its load; the new version's load takes it`,
-        });
-      },
+      () => stopsAsReplaced(key, first.id, { ...first.params, rangeBytes: 200 }),
     );
     expect(await record(first.id)).toMatchObject({ summary: { read: 2, inserted: 1, rejected: 1 } });
     const firstOnly = JSON.stringify(await tables());
@@ -511,15 +515,7 @@ describe("faults", () => {
           return batch();
         },
       },
-      async () => {
-        await using instance = await introspectWorkflowInstance(env.LOAD_FEED, first.id);
-        await instance.modify((m) => m.disableRetryDelays());
-        release(await env.LOAD_FEED.create({ id: first.id, params: first.params }));
-        await ended(instance, "errored");
-        expect(await instance.getError()).toMatchObject({
-          message: `${key} was replaced during its load; the new version's load takes it`,
-        });
-      },
+      () => stopsAsReplaced(key, first.id, first.params),
     );
     const stored = await d1Of(raced.state)
       .prepare("select collateral from filings where number = ?")
@@ -547,13 +543,7 @@ describe("faults", () => {
       return head.call(this, target);
     } as R2Bucket["head"];
     try {
-      await using instance = await introspectWorkflowInstance(env.LOAD_FEED, first.id);
-      await instance.modify((m) => m.disableRetryDelays());
-      release(await env.LOAD_FEED.create({ id: first.id, params: first.params }));
-      await ended(instance, "errored");
-      expect(await instance.getError()).toMatchObject({
-        message: `${key} was replaced during its load; the new version's load takes it`,
-      });
+      await stopsAsReplaced(key, first.id, first.params);
     } finally {
       Object.assign(r2, { head });
     }

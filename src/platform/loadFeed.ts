@@ -399,13 +399,9 @@ export class LoadFeed extends WorkflowEntrypoint<Env, LoadParams> {
       });
       // An amendment left waiting for a filing a later range brings is
       // applied there, as the CLI's later group applies it: not waiting.
-      const later = await givenFrom(
-        db,
-        id,
-        [...kept].map((k) => keyHash(filingOfKey(k))),
-        from.summary.read + written.read,
-      );
-      const applied = [...kept].filter((k) => later.has(keyHash(filingOfKey(k)))).length;
+      const hashes = [...kept].map((k) => keyHash(filingOfKey(k)));
+      const later = await givenFrom(db, id, hashes, from.summary.read + written.read);
+      const applied = hashes.filter((h) => later.has(h)).length;
       const summary = { ...written, pending: written.pending - applied };
       await problems.save(this.env.FEEDS, id, start.byte);
       const checkpoint: Checkpoint = {

@@ -73,15 +73,6 @@ function filingOfPart(db: Db, source: Source, transactions: string, part: SQL): 
 }
 
 /**
- * The statement marking pending, before the upsert, the rows of each filing
- * a row of `rows` leaves (its staged filing differs from the one its key
- * gives now: a document re-typed in place from an amendment to a filing), so
- * that filing is assembled again from the rows it keeps. A row whose key
- * gives no filing keeps its staged one (the upsert's coalesce) until the
- * links move it, and they mark it the same way (nycLinks.ts). One statement
- * per group, the rows as one bound parameter (D1 allows 100).
- */
-/**
  * Marks pending the rows of the filings `left` selects (the filings rows are
  * about to leave), so each is assembled again from the rows it keeps.
  */
@@ -92,6 +83,15 @@ export function markLeftPending(db: Db, source: string, left: SQL) {
     .where(and(eq(sourceRows.source, source), sql`${sourceRows.filing} in (${left})`, sql`${sourceRows.pending} = 0`));
 }
 
+/**
+ * The statement marking pending, before the upsert, the rows of each filing
+ * a row of `rows` leaves (its staged filing differs from the one its key
+ * gives now: a document re-typed in place from an amendment to a filing), so
+ * that filing is assembled again from the rows it keeps. A row whose key
+ * gives no filing keeps its staged one (the upsert's coalesce) until the
+ * links move it, and they mark it the same way (nycLinks.ts). One statement
+ * per group, the rows as one bound parameter (D1 allows 100).
+ */
 function leavingStatement(db: Db, source: Source, rows: StagedRow[]) {
   const named = rows.flatMap((r) => (r.filing === null ? [] : [[r.tab, r.rowId, r.filing]]));
   if (named.length === 0) return [];
@@ -105,7 +105,8 @@ function leavingStatement(db: Db, source: Source, rows: StagedRow[]) {
 
 /**
  * Statements staging `rows`: an upsert that rewrites (and marks
- * pending) only a row whose fields changed, returning the rows it wrote;
+ * pending) only a row whose fields (or its key's part) changed, returning
+ * the rows it wrote;
  * then, where the source's tables join (Colorado's), each member row of the
  * group's parts (`fileid`) given its transaction's filing, whichever of the
  * two was read first. (One UPDATE with the lookup per row it touches: a
