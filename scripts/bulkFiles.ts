@@ -21,6 +21,7 @@ import {
 import type { StageCounts } from "../src/feed/sources/stage.ts";
 import type { LinesWriter } from "./importOutput.ts";
 import { rowsLine } from "./importOutput.ts";
+import { Progress } from "./progress.ts";
 
 /** A file on disk, read by ranges. */
 function diskFile(path: string): BulkFile {
@@ -133,11 +134,28 @@ export async function stageBulkFiles(
     out.rejects.clear(file.name);
     out.warnings.clear(file.name);
   }
+  // A file's staging as it goes (a master unload's takes minutes), then its own line when it ends.
+  let staging: { file: string; progress: Progress } | undefined;
   const { counts, failed, tainted } = await stageBulk(db, source, files, {
     ...options,
     onReject: (r) => out.rejects.write(r),
-    onFile: (file, title, c, ms) => console.error(`  ${file} (${title}): ${rowsLine(c)} in ${(ms / 1000).toFixed(1)}s`),
-    onProblem: (file, message) => console.error(`  ${file}: ${message}`),
+    onProgress: (file, bytes, total, c) => {
+      if (staging?.file !== file) {
+        staging = { file, progress: new Progress(file) };
+        staging.progress.phase("staging", total);
+      }
+      staging.progress.update(bytes, rowsLine(c));
+    },
+    onFile: (file, title, c, ms) => {
+      staging?.progress.drop();
+      staging = undefined;
+      console.error(`  ${file} (${title}): ${rowsLine(c)} in ${(ms / 1000).toFixed(1)}s`);
+    },
+    onProblem: (file, message) => {
+      staging?.progress.drop();
+      staging = undefined;
+      console.error(`  ${file}: ${message}`);
+    },
   });
   await advanceThrough(db, source, counts.newest);
   return { counts, failed: failed > 0, tainted };

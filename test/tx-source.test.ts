@@ -6,10 +6,11 @@
  * names, and a reload that changes nothing.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { stageBulk } from "../src/feed/sources/bulk.ts";
 import { SOURCES } from "../src/feed/sources/registry.ts";
 import { texas } from "../src/feed/sources/tx.ts";
 import { type TxLayout, txLine } from "../src/feed/sources/txLayout.ts";
-import { changesOf, loadBulk, lookup, memoryFile, numbersOf, reportOf, stateOf } from "./bulkSources.ts";
+import { changesOf, db, loadBulk, lookup, memoryFile, numbersOf, reportOf, stateOf } from "./bulkSources.ts";
 import { counts, emptyDatabase, fresh } from "./feeds.ts";
 import { getJson, registerKeys } from "./helpers.ts";
 
@@ -386,6 +387,29 @@ describe("Texas's bulk files (master unload and daily update, fixed width)", () 
       expect(empty.failed).toBe(1);
       expect(empty.problems).toEqual(["empty.txt: not fully read: empty: no records, not even the trailer"]);
       expect(empty.summary).toEqual(counts({}));
+    });
+
+    it("tells a file's progress as its rows are written: the bytes read of its size, and its rows so far", async () => {
+      const f = records(2025, "25000000000000113");
+      const text = file([
+        f.master("", "A", "20311126"),
+        f.record("2611260001", "MR", "20261126"),
+        f.organization("2", "CAPROCK SEED LLC"),
+        f.organization("4", "AMARILLO NATIONAL BANK"),
+        f.collateral("000001", "ALL SEED INVENTORY."),
+        trailer(2025),
+      ]);
+      const seen: [number, number, number][] = [];
+      await stageBulk(db, texas, [memoryFile("progress-20261126.txt", text)], {
+        groupSize: 2,
+        onProgress: (_file, bytes, total, counts) => void seen.push([bytes, total, counts.rows]),
+      });
+      const size = new TextEncoder().encode(text).byteLength;
+      expect(seen.map(([, total]) => total)).toEqual([size, size, size]);
+      expect(seen.map(([, , rows]) => rows)).toEqual([2, 4, 5]);
+      const bytes = seen.map(([read]) => read);
+      expect(bytes).toEqual([...bytes].sort((a, b) => a - b));
+      expect(bytes.at(-1)).toBe(size);
     });
   });
 });

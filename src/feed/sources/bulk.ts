@@ -96,9 +96,21 @@ function entryOf(file: BulkFile, entries: ZipEntry[]): ZipEntry {
 /** How to open a planned file's text: the file itself, or the entry its zip holds. */
 async function opener(input: BulkInput) {
   const { file } = input;
-  if (!(await isZip(file))) return { zipped: false, open: async () => file.stream() };
+  if (!(await isZip(file))) return { zipped: false, size: file.size, open: async () => file.stream() };
   const entry = entryOf(file, await zipEntries(file));
-  return { zipped: true, open: () => entryStream(file, entry) };
+  return { zipped: true, size: entry.size, open: () => entryStream(file, entry) };
+}
+
+/** `text` passed through as it is, `seen.bytes` counting what has passed (a file's progress). */
+function counted(text: ReadableStream<Uint8Array>, seen: { bytes: number }): ReadableStream<Uint8Array> {
+  return text.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen.bytes += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
 }
 
 /** Reads a stream to its end (a zip entry's checks run as it is read). */
@@ -112,6 +124,8 @@ export interface BulkOptions extends Pick<StageOptions, "now" | "onReject" | "ma
   onFile?(file: string, title: string, counts: StageCounts, ms: number): void;
   /** A file left out, not read to its end, or read in another encoding than UTF-8, and why. */
   onProblem?(file: string, message: string): void;
+  /** After each group of a file's rows is written: its bytes read of `total` (its text's, unzipped), and its counts so far. */
+  onProgress?(file: string, bytes: number, total: number, counts: StageCounts): void;
 }
 
 /**
@@ -217,14 +231,14 @@ export async function stageBulk(
   const { bulk } = source;
   const tainted: Tainted = new Map();
   const inputs = planFiles(source, files);
-  const opened: { input: BulkInput; open: () => Promise<ReadableStream<Uint8Array>> }[] = [];
+  const opened: { input: BulkInput; size: number; open: () => Promise<ReadableStream<Uint8Array>> }[] = [];
   for (const input of inputs) {
-    const { zipped, open } = await opener(input);
+    const { zipped, size, open } = await opener(input);
     // Read through once: a damaged archive stops the load before anything is written.
     if (zipped) await drain(await open());
     const why = bulk.check ? await bulk.check(input, open) : null;
     if (why !== null) options.onProblem?.(input.file.name, `${why}: left out`);
-    else opened.push({ input, open });
+    else opened.push({ input, size, open });
   }
   const now = options.now ?? new Date();
   const latest = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
@@ -232,8 +246,9 @@ export async function stageBulk(
   let counts = noCounts();
   let failed = 0;
   let partial = false;
-  for (const { input, open } of opened) {
+  for (const { input, size, open } of opened) {
     const started = Date.now();
+    const read = { bytes: 0 };
     const table: SourceTable =
       run === null ? input.table : { ...input.table, key: (row) => marked(input.table.key(row), run) };
     const seen: Seen = {
@@ -243,12 +258,13 @@ export async function stageBulk(
       latest,
     };
     try {
-      const reads = watched(bulk.rows(input, await open()), input, bulk, seen, tainted);
+      const reads = watched(bulk.rows(input, counted(await open(), read)), input, bulk, seen, tainted);
       const staged = await stageReads(db, source, reads, {
         file: input.file.name,
         table,
         now,
         onReject: options.onReject,
+        onProgress: (c) => options.onProgress?.(input.file.name, read.bytes, size, c),
         maxParams: options.maxParams,
         groupSize: options.groupSize,
       });
