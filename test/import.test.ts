@@ -266,6 +266,28 @@ describe("importing a feed with bad lines", () => {
     expect(filing?.amendments.map((a) => a.amendment_financing_number)).toEqual(["MIX-LATE-A-C"]);
   });
 
+  it("serves a lien whose termination came without a date as terminated, the termination dated as its filing", async () => {
+    const line = JSON.parse(firstOf(mixedNdjson.split("\n")));
+    const filed = daysAgo(400);
+    const termination = {
+      amendment_financing_number: "MIX-UNDATED-T",
+      amendment_financing_type_description: "Termination",
+    };
+    const lien = {
+      ...line,
+      initial_financing_number: "MIX-UNDATED",
+      initial_financing_date: filed,
+      amendments: [termination],
+    };
+    const loaded = await importText("undated.ndjson", JSON.stringify(lien));
+    expect(loaded.summary).toMatchObject({ inserted: 1, rejected: 0, warned: 1 });
+    const [served] = (await lookup("MIX-UNDATED", line.jurisdiction_state)).ucc_liens;
+    expect(served?.estimated_lien_status).toBe("Terminated");
+    expect(served?.amendments).toMatchObject([
+      { amendment_financing_number: "MIX-UNDATED-T", amendment_kind: "termination", amendment_financing_date: filed },
+    ]);
+  });
+
   it("cuts an over-long name before a character it would split, so a second load finds the filing unchanged", async () => {
     const line = JSON.parse(firstOf(mixedNdjson.split("\n")));
     const debtor = line.involved_parties.debtor_parties[0];

@@ -257,6 +257,10 @@ const AMENDMENT_FIELDS = {
   amendment_collateral: loose,
 };
 
+/** An amendment's description as given, for its kind before it is read whole. */
+const descriptionOf = (a: Record<string, unknown>) =>
+  typeof a.amendment_financing_type_description === "string" ? a.amendment_financing_type_description : "";
+
 /** The optional parts of an amendment, however it came. */
 function amendmentDetails(a: Record<string, unknown>, path: PropertyKey[], notes: Notes) {
   const description =
@@ -280,8 +284,9 @@ function amendmentDetails(a: Record<string, unknown>, path: PropertyKey[], notes
 
 /**
  * An amendment listed on a filing: one without a usable number or date, or
- * dated in the future, is left out (noted); one dated before its filing is
- * kept (noted).
+ * dated in the future, is left out (noted), but for a termination without a
+ * usable date, kept dated as its filing (noted); one dated before its filing
+ * is kept (noted).
  */
 function listedAmendment(
   value: unknown,
@@ -301,7 +306,13 @@ function listedAmendment(
   }
   const date = timestamp.safeParse(a.amendment_financing_date);
   if (!date.success) {
-    notes.add([...path, "amendment_financing_date"], `${firstMessage(date.error)}: amendment left out`);
+    const field = [...path, "amendment_financing_date"];
+    // Left out, a termination would leave its lien served live: it is kept, dated as its filing (the earliest it can be).
+    if (amendmentKind(descriptionOf(a)) === "termination") {
+      notes.add(field, `${firstMessage(date.error)}: termination kept, dated by its filing (${filing.filedAt})`);
+      return { number: number.data, filedAt: filing.filedAt, ...amendmentDetails(a, path, notes) };
+    }
+    notes.add(field, `${firstMessage(date.error)}: amendment left out`);
     return null;
   }
   if (Date.parse(date.data) > filing.latest) {

@@ -243,6 +243,26 @@ describe("the feed line schema", () => {
     expect(future.record.amendments).toEqual([]);
   });
 
+  it("keeps a termination without a usable date, dated as its filing, and leaves out any other undated amendment", () => {
+    const undated = (number: string, description: string, date?: string) => ({
+      amendment_financing_number: number,
+      ...(date === undefined ? {} : { amendment_financing_date: date }),
+      amendment_financing_type_description: description,
+    });
+    const parsed = schema.parse(
+      line({
+        amendments: [undated("A-1", "Continuation"), undated("A-2", "Termination", "not a date")],
+      }),
+    );
+    expect(parsed.record.amendments).toMatchObject([
+      { number: "A-2", kind: "termination", filedAt: "2025-01-15T12:00:00Z" },
+    ]);
+    expect(describeWarnings(parsed.warnings)).toBe(
+      "amendments[0].amendment_financing_date: is required: amendment left out; " +
+        'amendments[1].amendment_financing_date: "not a date" is not a timestamp: use YYYY-MM-DDThh:mm:ssZ, YYYY-MM-DDThh:mm:ss, YYYY-MM-DD hh:mm:ss or YYYYMMDD hhmm (UTC): termination kept, dated by its filing (2025-01-15T12:00:00Z)',
+    );
+  });
+
   it("keeps a filing with more than 200 debtors or secured parties, its first 200 of each, and says so", () => {
     const crowded = line();
     const debtor = crowded.involved_parties.debtor_parties[0]!;

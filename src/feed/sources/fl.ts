@@ -251,20 +251,27 @@ function assemble(filing: string, staged: StagedRow[], unrecognised: Unrecognise
   }
   const terminated = status === "terminated";
   const events = eventsOf(of("flre"), unrecognised);
-  const lastContinuation = events.filter((e) => e.kind === "continuation").at(-1);
-  const kinds = new Map<string, AmendmentKind>(events.map((e) => [e.number, e.kind]));
-  const amendments: Record<string, unknown>[] = events.map((e) => ({
+  // An undated event is left out, as the schema leaves out any undated amendment but a termination, which
+  // an event never is here: the status alone says whether the lien stands.
+  const dated = events.filter((e) => {
+    if (e.date !== undefined) return true;
+    notes.push({ path: ["amendments"], message: `event ${e.number} has no date: left out` });
+    return false;
+  });
+  const lastContinuation = dated.filter((e) => e.kind === "continuation").at(-1);
+  const kinds = new Map<string, AmendmentKind>(dated.map((e) => [e.number, e.kind]));
+  const amendments: Record<string, unknown>[] = dated.map((e) => ({
     amendment_financing_number: e.number,
     amendment_financing_date: e.date,
     amendment_financing_type_description: e.description,
     // The expiration date is the latest refiling's: counted once, not again from a lien's term.
     ...(e === lastContinuation && f.expires !== undefined ? { amendment_lapse_date: f.expires } : {}),
   }));
-  const amendmentRows = events.flatMap((e) => (e.head ? [e.head] : []));
+  const amendmentRows = dated.flatMap((e) => (e.head ? [e.head] : []));
   // One termination however the release is told, by the status first and its event a day later or
   // never: numbered for the lien, so a release event arriving later is not a second termination.
   if (terminated) {
-    const release = events.find((e) => e.releases && e.date !== undefined)?.date;
+    const release = dated.find((e) => e.releases)?.date;
     const date = f.cancelled ?? release ?? f.filed;
     if (f.cancelled === undefined) {
       notes.push({
