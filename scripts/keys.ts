@@ -13,7 +13,8 @@
  * --env preview (wrangler.toml's top level is local only).
  */
 import { randomBytes } from "node:crypto";
-import { hashKey, type KeyMetadata, RATE_TIERS, type RateTier } from "../src/domain/apiKeys.ts";
+import { hashKey, isUsable, type KeyMetadata, RATE_TIERS, type RateTier } from "../src/domain/apiKeys.ts";
+import { isCalendarDay } from "../src/domain/time.ts";
 import { listKeys, putKey } from "./apiKeyStore.ts";
 import { commandLine, usageError } from "./commandLine.ts";
 import type { Target } from "./feedDb.ts";
@@ -78,7 +79,10 @@ switch (command) {
     let expires: string | undefined;
     if (values.expires) {
       const at = Date.parse(values.expires.length === 10 ? `${values.expires}T23:59:59Z` : values.expires);
-      if (Number.isNaN(at) || at <= Date.now()) fail("--expires must be a future date, YYYY-MM-DD or ISO 8601");
+      // Date.parse rolls a day past its month's end into the next month (2027-02-30 is March 2): such a day is refused.
+      if (!isCalendarDay(values.expires.slice(0, 10)) || Number.isNaN(at) || at <= Date.now()) {
+        fail("--expires must be a future date, YYYY-MM-DD or ISO 8601");
+      }
       expires = new Date(at).toISOString();
     }
     const key = await issue({ label, rateLimit: tier as RateTier, ...(expires ? { expires } : {}) });
@@ -107,6 +111,8 @@ switch (command) {
   case "rotate": {
     const { digest, metadata } = await find(arg);
     if (metadata.status !== "active") fail("only an active key can be rotated");
+    // Its replacement would inherit the past expiry and be refused from its first request.
+    if (!isUsable(metadata, new Date())) fail(`the key expired at ${metadata.expires}: create a new one instead`);
     const { created: _, status: __, ...kept } = metadata;
     // The new key exists before the old one stops working.
     const key = await issue(kept);

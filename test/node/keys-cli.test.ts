@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { listKeys } from "../../scripts/apiKeyStore.ts";
+import { listKeys, putKey } from "../../scripts/apiKeyStore.ts";
 import { hashKey } from "../../src/domain/apiKeys.ts";
 
 const state = mkdtempSync(join(tmpdir(), "keys-cli-"));
@@ -70,5 +70,21 @@ describe("npm run keys", () => {
     const digest = await hashKey(created.lines.at(-1) ?? "");
     expect(await listKeys(target, digest)).toEqual(byWrangler.filter((k) => k.digest === digest));
     expect(await listKeys({ remote: false, persistTo: join(state, "nothing-here") })).toEqual([]);
+  }, 120_000);
+
+  it("refuses an expiry day that is not on the calendar, and to rotate a key that has expired", async () => {
+    const refused = keys("create", "--name", "Typo", "--expires", "2099-02-30");
+    expect(refused.status).toBe(2);
+    const target = { remote: false, persistTo: state };
+    const expired = "lfk_expired-for-the-rotation-test";
+    putKey(target, await hashKey(expired), {
+      label: "Expired",
+      created: "2025-01-01T00:00:00Z",
+      status: "active",
+      expires: "2026-01-01T00:00:00.000Z",
+    });
+    const before = await listKeys(target);
+    expect(keys("rotate", expired).status).toBe(2);
+    expect(await listKeys(target)).toEqual(before);
   }, 120_000);
 });
