@@ -389,7 +389,14 @@ try {
         for (let i = 0; i < reopened.length; i += 100) {
           await queues.deliveries.sendBatch(
             reopened.slice(i, i + 100).map((d) => ({
-              body: { subscription: d.subscription, shard: d.shard, seq: d.seq, change: d.change, type: d.type },
+              body: {
+                subscription: d.subscription,
+                publicId: s.publicId,
+                shard: d.shard,
+                seq: d.seq,
+                change: d.change,
+                type: d.type,
+              },
               contentType: "json" as const,
             })),
           );

@@ -30,6 +30,7 @@ import {
   listDeliveries,
   newestChanges,
   newSubscriptionId,
+  removeSubscription,
   reopenFailed,
   replaceWatchlist,
   rotateSecret,
@@ -297,6 +298,28 @@ describe("matching", () => {
     // Dispatched once: a second run finds nothing new.
     expect(await dispatched()).toEqual([]);
     expect(sub.status).toBe("enabled");
+  });
+
+  it("sends a subscription made while the dispatcher runs every change recorded after it", async () => {
+    await loadDelta([filing({ number: "WH-RUN-BASE" }), filing({ number: "WH-RUN-BASE-TX", state: "TX" })]);
+    const early = await subscribe({ url: "https://early.test/hooks" });
+    await loadDelta([filing({ number: "WH-RUN-CA" })]);
+    let late: Subscription | undefined;
+    const sent: DeliveryMessage[] = [];
+    // While the run sends its first messages, a subscription is made and a Texas load commits.
+    const outbox = {
+      sendBatch: async (messages: Iterable<MessageSendRequest<DeliveryMessage>>) => {
+        for (const m of messages) sent.push(m.body);
+        if (late) return;
+        late = (await subscribe({ url: "https://late.test/hooks" })).sub;
+        await loadDelta([filing({ number: "WH-RUN-TX", state: "TX" })]);
+      },
+    };
+    await dispatch(subscriber, outbox);
+    const all = [...sent, ...(await dispatched())];
+    const texas = (await feed("state=TX")).find((c) => c.initial_financing_number === "WH-RUN-TX");
+    expect(all.filter((m) => m.subscription === late?.id).map((m) => m.change)).toEqual([texas?.id]);
+    expect(all.filter((m) => m.subscription === early.sub.id)).toHaveLength(2);
   });
 
   it("holds a watchlist of 10,000 names, matches by index, and sends the new list's changes once it is replaced", async () => {
@@ -696,6 +719,28 @@ describe("delivery", () => {
       lastError: "not sent: the change is no longer kept",
     });
     expect(entries.find((e) => e.change === next!.change)).toMatchObject({ status: "delivered" });
+  });
+
+  it("sends a removed subscription's waiting retry to no one, though the next subscription made takes its id", async () => {
+    await loadDelta([filing({ number: "WH-GONE-BASE" })]);
+    const removed = await subscribe({ debtors: ["Confidential Borrower LLC"], url: "https://removed.test/hooks" });
+    await loadDelta([filing({ number: "WH-GONE", debtors: [party("Confidential Borrower LLC")] })]);
+    const messages = await dispatched();
+    const down = new Receiver(removed.secret);
+    down.answer = () => new Response("down", { status: 500 });
+    expect((await consume(messages, down)).delays).toHaveLength(1);
+    const retry = requeued.sent.at(-1)?.body as DeliveryMessage;
+    await removeSubscription(subscriber.db, removed.sub);
+    const next = await subscribe({ url: "https://next.test/hooks" });
+    expect(next.sub.id).toBe(removed.sub.id);
+    const receiver = new Receiver(next.secret);
+    await consume([retry], receiver, new Date(Date.now() + 3_600_000));
+    expect(receiver.got).toEqual([]);
+    expect(await listDeliveries(subscriber.db, next.sub)).toEqual([]);
+    // So is one sent before messages named their subscription's public id.
+    const { publicId: _, ...unnamed } = retry;
+    await consume([unnamed], receiver, new Date(Date.now() + 3_600_000));
+    expect(receiver.got).toEqual([]);
   });
 
   it("sends a subscription enabled again the changes recorded from then on, not those while it was disabled", async () => {

@@ -38,7 +38,7 @@ import { isKeyMetadata, isUsable } from "../domain/apiKeys.ts";
 import { isoSeconds } from "../domain/time.ts";
 import { change } from "../http/present.ts";
 import { logLine } from "../log.ts";
-import { type DeliveryMessage, deliveryMessage, type WebhookEnv } from "./dispatch.ts";
+import { type DeliveryMessage, deliveryMessage, sentTo, type WebhookEnv } from "./dispatch.ts";
 import { type ReceiverRules, receiverProblem } from "./receivers.ts";
 import { openSecret, signatures } from "./secrets.ts";
 import { type Subscription, setStatus } from "./store.ts";
@@ -238,8 +238,8 @@ async function deliverOne(
   }
   const m = parsed.data;
   const [sub] = await env.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, m.subscription));
-  // Removed: its log went with it.
-  if (!sub) return message.ack();
+  // Removed (its log went with it), or its id now another's.
+  if (!sub || !sentTo(sub, m)) return message.ack();
   const id = webhookId(sub, m.change);
   const [entry] = await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
   // Done already (a message sent twice), or given up (a redelivery sets it pending first).
@@ -375,7 +375,7 @@ export async function deadLetters(batch: MessageBatch<unknown>, env: WebhookEnv,
     if (parsed.success) {
       const m = parsed.data;
       const [sub] = await env.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, m.subscription));
-      if (sub) {
+      if (sub && sentTo(sub, m)) {
         const at = isoSeconds(now);
         await env.db
           .insert(webhookDeliveries)

@@ -20,7 +20,8 @@
  *   one statement for the page's changes; each name found is checked with
  *   the name rule itself (the exact-name rule of debtorQuery, whole
  *   leading words of securedNameRange), each watched name read once a run;
- * - the subscriptions without a watchlist (read once a run);
+ * - the subscriptions without a watchlist (read after each page of changes,
+ *   so one made while the dispatcher runs is matched with them);
  * - then each candidate's types, states, its start (a subscription gets
  *   only changes recorded after it was made) and its API key (a revoked or
  *   expired key gets nothing).
@@ -52,6 +53,13 @@ import { newestChanges, type Subscription } from "./store.ts";
 /** A message of the deliveries queue: one change for one subscription. */
 export const deliveryMessage = z.object({
   subscription: z.number().int(),
+  /**
+   * The subscription's public id: SQLite gives a removed subscription's id
+   * to the next one made, which must not take its messages. Absent from
+   * messages sent before it was added (their changes predate any new
+   * subscription's start, which sentTo checks too).
+   */
+  publicId: z.string().optional(),
   shard: z.string(),
   seq: z.number().int().positive(),
   /** The change's id as the feed gives it (`CA-10423`). */
@@ -114,16 +122,26 @@ class KeyCheck {
 
 const startsOf = new WeakMap<Subscription, Record<string, number>>();
 
-/** Whether `sub` wants `item` of shard `shard`, its watchlist aside. */
-function wants(sub: Subscription, shard: string, item: ChangeItem): boolean {
-  if (sub.types !== null && !sub.types.split("|").includes(item.type)) return false;
-  if (sub.states !== null && !sub.states.split("|").includes(item.state)) return false;
+/** Whether change `seq` of `shard` was recorded after `sub` was made (its start there). */
+function afterStart(sub: Subscription, shard: string, seq: number): boolean {
   let starts = startsOf.get(sub);
   if (!starts) {
     starts = JSON.parse(sub.starts) as Record<string, number>;
     startsOf.set(sub, starts);
   }
-  return item.seq > (starts[shard] ?? 0);
+  return seq > (starts[shard] ?? 0);
+}
+
+/** Whether `sub` wants `item` of shard `shard`, its watchlist aside. */
+function wants(sub: Subscription, shard: string, item: ChangeItem): boolean {
+  if (sub.types !== null && !sub.types.split("|").includes(item.type)) return false;
+  if (sub.states !== null && !sub.states.split("|").includes(item.state)) return false;
+  return afterStart(sub, shard, item.seq);
+}
+
+/** Whether message `m` was sent to `sub`, and not to a removed subscription whose id it has taken. */
+export function sentTo(sub: Subscription, m: DeliveryMessage): boolean {
+  return (m.publicId ?? sub.publicId) === sub.publicId && afterStart(sub, m.shard, m.seq);
 }
 
 type NameRow = { subscription: number; kind: "debtor" | "secured_party"; name: string; key: number };
@@ -208,7 +226,7 @@ async function match(
     }
     for (const sub of subs.values()) {
       if (!wants(sub, shard, item) || !(await keyCheck.usable(sub.keyDigest))) continue;
-      out.push({ subscription: sub.id, shard, seq: item.seq, change, type: item.type });
+      out.push({ subscription: sub.id, publicId: sub.publicId, shard, seq: item.seq, change, type: item.type });
     }
   }
   return out;
@@ -224,13 +242,6 @@ export async function dispatch(env: WebhookEnv, outbox: Outbox, now = new Date()
   const result: DispatchResult = { changes: 0, messages: 0, more: false };
   const keyCheck = new KeyCheck(env.keys, now);
   const watched = new WatchedNames();
-  const broad = await env.db
-    .select()
-    .from(webhookSubscriptions)
-    .where(
-      // Written as the partial index's own condition (constants, not bound values), so it is used.
-      and(eq(webhookSubscriptions.status, "enabled"), sql`debtors = 0 and secured_parties = 0`),
-    );
   for (const [shard, { feed, db }] of env.shards) {
     for (let step = 0; ; step++) {
       const [position] = await env.db.select().from(webhookPositions).where(eq(webhookPositions.shard, shard));
@@ -249,6 +260,14 @@ export async function dispatch(env: WebhookEnv, outbox: Outbox, now = new Date()
       const { items, more } = await shardChanges(feed, {}, { after: position.seq }, PAGE);
       const last = items.at(-1);
       if (!last) break;
+      // Read after the page: a subscription made before the page's changes is in it (one made after starts past them).
+      const broad = await env.db
+        .select()
+        .from(webhookSubscriptions)
+        .where(
+          // Written as the partial index's own condition (constants, not bound values), so it is used.
+          and(eq(webhookSubscriptions.status, "enabled"), sql`debtors = 0 and secured_parties = 0`),
+        );
       const messages = await match(env, shard, items, broad, keyCheck, watched);
       for (let i = 0; i < messages.length; i += SEND_BATCH) {
         await outbox.sendBatch(messages.slice(i, i + SEND_BATCH).map((body) => ({ body, contentType: "json" })));
