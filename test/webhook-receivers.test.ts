@@ -52,14 +52,23 @@ describe("receivers", () => {
       ["::ffff:10.0.0.1"],
       ["64:ff9b::a00:1"],
       ["ff02::1"],
+      // Local-use NAT64, site-local, 6to4 of a private IPv4 address, Teredo.
+      ["64:ff9b:1::a00:1"],
+      ["fec0::1"],
+      ["2002:a00:1::1"],
+      ["2002:a9fe:a9fe::1"],
+      ["2001::1"],
     ]) {
       const problem = await receiverProblem("https://sneaky.example/", deployed({ "sneaky.example": { AAAA } }));
       expect(problem, AAAA.join()).toContain("which is not a public address");
     }
-    // NAT64 of a public address is public.
-    expect(
-      await receiverProblem("https://nat.example/", deployed({ "nat.example": { AAAA: ["64:ff9b::808:808"] } })),
-    ).toBeNull();
+    // NAT64 and 6to4 of a public address are public.
+    for (const AAAA of [["64:ff9b::808:808"], ["2002:808:808::1"]]) {
+      expect(
+        await receiverProblem("https://nat.example/", deployed({ "nat.example": { AAAA } })),
+        AAAA.join(),
+      ).toBeNull();
+    }
     expect(await receiverProblem("https://nowhere.example/", deployed({}))).toBe("its name has no address");
     const failing = { localReceivers: false, resolve: async () => Promise.reject(new Error("DNS status 2")) };
     expect(await receiverProblem("https://flaky.example/", failing)).toBe(

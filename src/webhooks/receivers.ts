@@ -157,14 +157,19 @@ const NOT_PUBLIC: [number[], number][] = [
   [V4(240), 100],
   [V6(0, 0, 0, 0, 0, 0, 0, 0), 96], // unspecified, loopback, IPv4-compatible
   [V6(0x100), 64], // discard
+  [V6(0x64, 0xff9b, 1), 48], // local-use NAT64: a translator's own, private IPv4 behind it
+  [V6(0x2001), 32], // Teredo: an IPv4 address behind it, obfuscated
   [V6(0x2001, 0xdb8), 32], // documentation
   [V6(0xfc00), 7], // unique local (fd00:ec2::254)
   [V6(0xfe80), 10], // link-local
+  [V6(0xfec0), 10], // site-local (deprecated, still routed on some networks)
   [V6(0xff00), 8], // multicast
 ];
 
 function isPublic(ip: Uint8Array): boolean {
   // NAT64 (64:ff9b::/96) reaches the IPv4 address in its last four bytes.
   if (within(ip, V6(0x64, 0xff9b), 96)) return isPublic(new Uint8Array([...V4(0).slice(0, 12), ...ip.slice(12)]));
+  // 6to4 (2002::/16) reaches the IPv4 address in its bytes 2 to 5.
+  if (within(ip, V6(0x2002), 16)) return isPublic(new Uint8Array([...V4(0).slice(0, 12), ...ip.slice(2, 6)]));
   return !NOT_PUBLIC.some(([prefix, bits]) => within(ip, prefix, bits));
 }
