@@ -42,7 +42,9 @@ export const nameIdOf = (rowId: SQL) => sql`(${rowId} & ${sql.raw(String(MAX_IND
  * A row id's place among the rows of its key: its state and name id, the
  * order of a key's range across every state, as a number JavaScript holds
  * exactly (36 bits). Rows of different shards compare by it too, since a
- * state lives in one shard.
+ * state lives in one shard; the parts of a split state number their names
+ * each on its own, so their rows compare by it only roughly
+ * (docs/fan-out.md, "A state over two databases").
  */
 export const placeInKeyOf = (rowId: SQL) => sql`(${rowId} & ${sql.raw(String(2 ** (STATE_BITS + NAME_ID_BITS) - 1))})`;
 

@@ -19,8 +19,11 @@
  * Each probe's cap keeps the first names in an order of its own, read from
  * an index: over several shards, each shard sends its own first names of
  * every probe and the Worker keeps the first of all (candidatesOf), so the
- * candidates, and so the answer and its count, are one database's. Rows
- * read stay under MAX_ROWS_READ per database (shard) at any data size.
+ * candidates, and so the answer and its count, are one database's, where
+ * each state's names were numbered in the same order: a state split in
+ * parts numbers each part's own, so a full probe may keep other names
+ * (docs/fan-out.md). Rows read stay under MAX_ROWS_READ per database
+ * (shard) at any data size.
  */
 import { and, eq, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
