@@ -135,6 +135,13 @@ describe("filing lifecycle", () => {
     expect(lienStatus({ lapseDate: "2030-01-01", terminatedAt: null }, "2026-01-01")).toBe("Active");
     expect(lienStatus({ lapseDate: null, terminatedAt: null }, "2026-01-01")).toBe("Active");
   });
+
+  it("takes a reinstatement at the time of a termination as revoking it, whichever came first", () => {
+    const termination = { kind: "termination" as const, filedAt: "2024-01-05T00:00:00Z" };
+    const reinstatement = { kind: "reinstatement" as const, filedAt: "2024-01-05T00:00:00Z" };
+    expect(terminatedAt([termination, reinstatement])).toBeNull();
+    expect(terminatedAt([reinstatement, termination])).toBeNull();
+  });
 });
 
 describe("seed generator", () => {

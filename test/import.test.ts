@@ -288,6 +288,66 @@ describe("importing a feed with bad lines", () => {
     ]);
   });
 
+  it("serves a tax lien whose release was revoked, and one terminated and reinstated the same day in either order, as active", async () => {
+    const line = JSON.parse(firstOf(mixedNdjson.split("\n")));
+    const amendment = (number: string, date: string, description: string) => ({
+      amendment_financing_number: number,
+      amendment_financing_date: date,
+      amendment_financing_type_description: description,
+    });
+    const lien = (number: string, amendments: unknown[]) => ({
+      ...line,
+      initial_financing_number: number,
+      initial_financing_date: daysAgo(900),
+      filing_kind: "Federal Tax Lien",
+      amendments,
+    });
+    const released = amendment("REV-1-R", daysAgo(300), "Certificate of Release of Federal Tax Lien");
+    const revoked = amendment("REV-1-V", daysAgo(200), "Revocation of Certificate of Release");
+    const ended = amendment("REV-2-T", daysAgo(100), "Termination");
+    const undone = amendment("REV-2-R", daysAgo(100), "Reinstatement");
+    const text = [lien("REV-1", [released, revoked]), lien("REV-2", [undone])].map((l) => JSON.stringify(l)).join("\n");
+    await importText("revoked.ndjson", text);
+    // The termination arrives in a later file than the reinstatement that revokes it.
+    await importText("later.ndjson", JSON.stringify(lien("REV-2", [undone, ended])));
+    for (const number of ["REV-1", "REV-2"]) {
+      const [served] = (await lookup(number, line.jurisdiction_state)).ucc_liens;
+      expect(served?.estimated_lien_status, number).toBe("Active");
+    }
+  });
+
+  it("reads a filing kind given as the UCC-1's label", async () => {
+    const line = JSON.parse(firstOf(mixedNdjson.split("\n")));
+    const filed = "2019-03-01T00:00:00Z";
+    const kinds = {
+      "KIND-MH": "Manufactured-Home Transaction",
+      "KIND-PF": "Public-Finance Transaction",
+      "KIND-TU": "A Debtor is a Transmitting Utility",
+    };
+    const text = Object.entries(kinds)
+      .map(([number, kind]) =>
+        JSON.stringify({
+          ...line,
+          initial_financing_number: number,
+          initial_financing_date: filed,
+          filing_kind: kind,
+          amendments: [],
+        }),
+      )
+      .join("\n");
+    expect((await importText("kinds.ndjson", text)).warnings).toEqual([]);
+    const served = async (number: string) => firstOf((await lookup(number, line.jurisdiction_state)).ucc_liens);
+    expect(await served("KIND-MH")).toMatchObject({
+      estimated_lien_lapse_date: "2049-03-01",
+      estimated_lien_status: "Active",
+    });
+    expect(await served("KIND-PF")).toMatchObject({
+      estimated_lien_lapse_date: "2049-03-01",
+      estimated_lien_status: "Active",
+    });
+    expect(await served("KIND-TU")).toMatchObject({ estimated_lien_lapse_date: null, estimated_lien_status: "Active" });
+  });
+
   it("cuts an over-long name before a character it would split, so a second load finds the filing unchanged", async () => {
     const line = JSON.parse(firstOf(mixedNdjson.split("\n")));
     const debtor = line.involved_parties.debtor_parties[0];

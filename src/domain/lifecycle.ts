@@ -144,10 +144,14 @@ export function lapseDate(
 
 /**
  * When the filing was terminated: its first termination not revoked by a
- * later reinstatement; null if none stands.
+ * later reinstatement (or one at the same time); null if none stands.
  */
 export function terminatedAt(amendments: readonly { kind: AmendmentKind; filedAt: string }[]): string | null {
-  const sorted = [...amendments].sort((a, b) => (a.filedAt < b.filedAt ? -1 : a.filedAt > b.filedAt ? 1 : 0));
+  // At one time, a reinstatement follows the termination it revokes, whatever order they arrived in.
+  const rank = (kind: AmendmentKind) => (kind === "termination" ? 0 : kind === "reinstatement" ? 2 : 1);
+  const sorted = [...amendments].sort((a, b) =>
+    a.filedAt < b.filedAt ? -1 : a.filedAt > b.filedAt ? 1 : rank(a.kind) - rank(b.kind),
+  );
   let terminated: string | null = null;
   for (const a of sorted) {
     if (a.kind === "termination" && terminated === null) terminated = a.filedAt;

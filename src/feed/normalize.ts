@@ -121,7 +121,13 @@ function words(value: string): string {
 export function amendmentKind(description: string): AmendmentKind {
   const d = words(description);
   const terminates = /\bterminat/.test(d);
-  if (/\breinstat/.test(d) || (terminates && /\b(revok|revoc|rescind|erroneous|error|void)/.test(d))) {
+  const revokes = /\b(revok|revoc|rescind)/.test(d);
+  // A release revoked (the IRS's revocation of a certificate of release) puts the lien back in force.
+  if (
+    /\breinstat/.test(d) ||
+    (terminates && (revokes || /\b(erroneous|error|void)/.test(d))) ||
+    (revokes && /\breleas/.test(d))
+  ) {
     return "reinstatement";
   }
   if (/\bpartial\b/.test(d) && (terminates || /\brelease/.test(d))) return "other";
@@ -155,7 +161,8 @@ const KIND_ALIASES: Record<string, FilingKind> = {
  * The filing kind a feed names: one of FILING_KINDS in any case, with
  * spaces or hyphens for underscores, an IACA AltFilingType (`StateLien`,
  * `AgLien`, `TransmittingUtility`, `NOAltType`) or an office label
- * (`Federal Tax Lien`, `Judgment Lien`); any other lien is `other_lien`.
+ * (`Federal Tax Lien`, `Judgment Lien`) or the UCC-1's box 6a
+ * (`Manufactured-Home Transaction`); any other lien is `other_lien`.
  * Null when the text names no kind.
  */
 export function filingKindOf(value: string): FilingKind | null {
@@ -164,6 +171,10 @@ export function filingKindOf(value: string): FilingKind | null {
     .replace(/^_+|_+$/g, "");
   if ((FILING_KINDS as readonly string[]).includes(key)) return key as FilingKind;
   if (KIND_ALIASES[key]) return KIND_ALIASES[key];
+  // The UCC-1's own box 6a labels ("Manufactured-Home Transaction", "A Debtor is a Transmitting Utility").
+  if (/manufactured/.test(key)) return "manufactured_home";
+  if (/public_finance/.test(key)) return "public_finance";
+  if (/transmitting_utility/.test(key)) return "transmitting_utility";
   if (/federal|irs/.test(key)) return "federal_tax_lien";
   if (/^state_(tax_)?lien|tax_lien|tax_warrant/.test(key)) return "state_tax_lien";
   if (/judg/.test(key)) return "judgment_lien";

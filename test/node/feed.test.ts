@@ -13,6 +13,7 @@ import { readLines } from "../../src/feed/lines.ts";
 import {
   amendmentKind,
   canonicalIndustry,
+  filingKindOf,
   inferFilingKind,
   normalizeName,
   normalizeTimestamp,
@@ -132,6 +133,9 @@ describe("amendment kinds from their descriptions", () => {
     ["Lapse notice", "other"],
     ["Refiling", "continuation"],
     ["Notation of bankruptcy", "other"],
+    ["Certificate of Release of Federal Tax Lien", "termination"],
+    ["Revocation of Certificate of Release", "reinstatement"],
+    ["Release Revoked", "reinstatement"],
   ])("reads %j as %s", (description, kind) => {
     expect(amendmentKind(description)).toBe(kind);
   });
@@ -148,6 +152,12 @@ describe("filing kinds from lapse dates", () => {
   it("reads a thirty-year lapse as a manufactured home for individuals, public finance otherwise", () => {
     expect(inferFilingKind("2050-03-15", filing("Individual"))).toBe("manufactured_home");
     expect(inferFilingKind("2050-03-15", filing())).toBe("public_finance");
+  });
+
+  it("reads the UCC-1's own labels of a filing's kind", () => {
+    expect(filingKindOf("Manufactured-Home Transaction")).toBe("manufactured_home");
+    expect(filingKindOf("Public-Finance Transaction")).toBe("public_finance");
+    expect(filingKindOf("A Debtor is a Transmitting Utility")).toBe("transmitting_utility");
   });
 
   it("takes the nearest kind for a lapse date computed differently", () => {
