@@ -136,6 +136,15 @@ describe("filing lifecycle", () => {
     expect(lienStatus({ lapseDate: null, terminatedAt: null }, "2026-01-01")).toBe("Active");
   });
 
+  it("counts a lien's refiling once: within the term ending on its lapse date, not again on a date it produced", () => {
+    const refiling = [{ kind: "continuation" as const, filedAt: "2024-06-01T00:00:00Z" }];
+    // The office's date already counts the refiling; an office date before it, or none, does not.
+    expect(lapseOf("federal_tax_lien", "2015-03-01T00:00:00Z", refiling, "2035-04-01").date).toBe("2035-04-01");
+    expect(lapseOf("state_tax_lien", "2015-03-01T00:00:00Z", refiling, "2035-04-01").date).toBe("2035-04-01");
+    expect(lapseOf("federal_tax_lien", "2015-03-01T00:00:00Z", refiling, "2025-04-01").date).toBe("2035-05-01");
+    expect(lapseOf("federal_tax_lien", "2015-03-01T00:00:00Z", refiling).date).toBe("2035-04-30");
+  });
+
   it("takes a reinstatement at the time of a termination as revoking it, whichever came first", () => {
     const termination = { kind: "termination" as const, filedAt: "2024-01-05T00:00:00Z" };
     const reinstatement = { kind: "reinstatement" as const, filedAt: "2024-01-05T00:00:00Z" };

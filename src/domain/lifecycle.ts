@@ -20,9 +20,10 @@
  * Continuations then apply to whichever date stands, office or computed: a
  * UCC continuation counts only when filed within the six months before the
  * lapse date, and adds five years to it (9-515(d), (e)); a lien's
- * continuation (refiling) counts when filed before the lapse date and adds
- * the kind's term. A continuation the office already counted lies outside
- * the window of the date it produced, so it is never counted twice.
+ * continuation (refiling) counts when filed within the term that ends on
+ * the lapse date, and adds the kind's term. A continuation the office
+ * already counted lies outside the window of the date it produced, so it is
+ * never counted twice.
  *
  * A termination ends the filing's effect, unless a later reinstatement
  * (`Termination Revoked`, `Erroneous Termination`) says it was filed in error.
@@ -89,6 +90,14 @@ function addTerm(date: string, term: { years: number; days?: number }): string {
   return new Date(Date.parse(`${shifted}T00:00:00Z`) + term.days * 86_400_000).toISOString().slice(0, 10);
 }
 
+/** The day a term ending on `date` began: `date` less the term. */
+function termStart(date: string, term: { years: number; days?: number }): string {
+  const less = term.days
+    ? new Date(Date.parse(`${date}T00:00:00Z`) - term.days * 86_400_000).toISOString().slice(0, 10)
+    : date;
+  return shiftDate(less, -term.years);
+}
+
 interface LapseEvent {
   kind: AmendmentKind;
   filedAt: string;
@@ -123,7 +132,8 @@ export function lapseOf(
     }
     if (date === null) continue;
     const filed = a.filedAt.slice(0, 10);
-    const opens = LIEN_KINDS.has(kind) ? filed : shiftDate(date, 0, -6);
+    // A lien's refiling counts within the term that ends on the date: one before it produced the date already.
+    const opens = LIEN_KINDS.has(kind) ? termStart(date, term ?? { years: 5 }) : shiftDate(date, 0, -6);
     // Through the lapse date itself: the filing stands until that day ends (lapsedThrough).
     if (filed >= opens && filed <= date) {
       date = LIEN_KINDS.has(kind) ? addTerm(date, term ?? { years: 5 }) : shiftDate(date, 5);
