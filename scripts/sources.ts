@@ -44,6 +44,7 @@ import {
   pagesDone,
   pullPage,
   pullState,
+  resumePull,
   STEP_PAGE,
   savePosition,
 } from "../src/feed/sources/pull.ts";
@@ -249,7 +250,7 @@ export async function importSource(args: SourceArguments): Promise<number> {
         await checkNoWorkflowPull(source, state.position, Number(args.port ?? 8787), args.force);
         // A pull stopped part-way, here or by a Workflow (whose instance it names: it is this one's now).
         const stopped = state.position?.since === pull.since ? state.position : null;
-        position = stopped ? { ...stopped, by: undefined } : newPull(pull.since, state.changedSince);
+        position = stopped ? { ...resumePull(stopped), by: undefined } : newPull(pull.since, state.changedSince);
         if (stopped) {
           console.error(
             pagesDone(source, position)

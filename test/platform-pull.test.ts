@@ -345,6 +345,30 @@ describe("a pull while the office changes its dataset", () => {
       })(),
     ).rejects.toThrow(/moved \(the office changed the dataset\) 6 times during the pull; run it again later/);
   });
+
+  it("gives the next run of a pull that ran out of restarts restarts of its own: it reads the table again from its start and finishes", async () => {
+    const db = shardDb(shardDatabases);
+    const options = { portal: PORTAL, pageSize: 5, fetch: portal.fetch };
+    const rows = portal.datasets.get("xfev-8smz") ?? [];
+    // A run as the CLI's, its position saved after each page, while the office drops a row before each later page.
+    let position = newPull(null, null);
+    await expect(
+      (async () => {
+        for (;;) {
+          if (position.offset > 0) rows.shift();
+          position = await pullPage(db, SOURCES.ct, position, options);
+          await savePosition(db, SOURCES.ct, position);
+        }
+      })(),
+    ).rejects.toThrow(/6 times during the pull/);
+    expect((await pullState(db, SOURCES.ct)).position).toMatchObject({ restarts: 5, offset: 5 });
+    // The dataset stands still now: the next run finds the row before its saved page gone, and starts the table again.
+    const asked = portal.requests.length;
+    const output = await pullOnThePlatform({ source: "ct", portal: PORTAL, pageSize: 5 });
+    expect(portal.requests.slice(asked).map((r) => r.url.searchParams.get("$offset"))).toEqual(["4", "0", "4", "9"]);
+    expect((await pullState(db, SOURCES.ct)).position).toBeNull();
+    expect(output.rows.rows).toBeGreaterThan(0);
+  });
 });
 
 describe("two pulls of one source begun at once", () => {

@@ -51,6 +51,7 @@ import {
   type PullSummary,
   pagesDone,
   pullState,
+  resumePull,
   STEP_PAGE,
   savePosition,
   tryPage,
@@ -238,7 +239,7 @@ export class PullSource extends WorkflowEntrypoint<Env, PullParams> {
       if (held?.by && held.by !== id && (await this.isLive(held.by))) return { running: held.by };
       // A pull stopped part-way with the same `since` is resumed at its page (rows read twice write nothing).
       const position: PullPosition = {
-        ...(held && held.since === params.since ? held : newPull(params.since, state.changedSince)),
+        ...(held && held.since === params.since ? resumePull(held) : newPull(params.since, state.changedSince)),
         by: id,
       };
       if (await claimPosition(db, source, state.positionText, position)) return { position };

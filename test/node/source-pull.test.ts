@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/devServer.ts";
 import { localFiles, shardConfig } from "../../scripts/shardConfig.ts";
 import { SocrataPortal } from "../../scripts/socrataPortal.ts";
-import { newPull } from "../../src/feed/sources/pull.ts";
+import { newPull, type PullPosition } from "../../src/feed/sources/pull.ts";
 import { root, runScript, scriptEnv, tablesOf } from "./localState.ts";
 import { migratedState } from "./templates.ts";
 
@@ -103,6 +103,16 @@ function loadedTables(dir: string) {
         ];
       }),
   );
+}
+
+/** A fresh state whose ct pull stopped at `position` (saved in source_pulls). */
+async function stoppedState(name: string, position: PullPosition) {
+  const state = freshState(name);
+  const [home] = localFiles(await shardConfig(), state);
+  const db = new DatabaseSync(home?.file ?? "");
+  db.prepare("insert into source_pulls (source, position) values ('ct', ?)").run(JSON.stringify(position));
+  db.close();
+  return state;
 }
 
 const TEN_DAYS_AGO = new Date(Date.now() - 10 * 86_400_000).toISOString();
@@ -320,6 +330,27 @@ describe("npm run import -- --source ct --pull", () => {
   );
 
   it(
+    "gives a run after one that ran out of restarts restarts of its own: it reads the dataset again from its first page and finishes",
+    async () => {
+      // As a run leaves it that failed at its sixth move: its page after a row since gone, every restart used.
+      const state = await stoppedState("ct-out-of-restarts", {
+        ...newPull(null, null),
+        table: 0,
+        offset: 5,
+        last: "a-row-since-gone",
+        restarts: 5,
+        pages: 8,
+      });
+      const pulled = await pullCt(state, "restarts", ["--page-size", "5"]);
+      expect(pulled.status, pulled.stderr).toBe(3);
+      expect(pulled.stderr).toContain("resuming the pull stopped at page 9");
+      expect(pulled.stderr).toContain("reading it again from its first page (1 of 5)");
+      expect(tablesOf(state).source_pulls?.map((r) => JSON.parse(String(r)).position)).toEqual([null]);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "refuses unusable source arguments with exit 2 before touching any database",
     () => {
       for (const [args, problem] of [
@@ -385,16 +416,7 @@ describe("an in-process pull beside a Workflow pull of the same source", () => {
   afterAll(() => new Promise<void>((resolve) => session?.close(() => resolve())));
 
   /** A state whose ct position is a Workflow pull's, `by`, that has read nothing yet. */
-  async function heldState(name: string) {
-    const state = freshState(name);
-    const [home] = localFiles(await shardConfig(), state);
-    const db = new DatabaseSync(home?.file ?? "");
-    db.prepare("insert into source_pulls (source, position) values ('ct', ?)").run(
-      JSON.stringify({ ...newPull(null, null), by }),
-    );
-    db.close();
-    return state;
-  }
+  const heldState = (name: string) => stoppedState(name, { ...newPull(null, null), by });
 
   const pull = (state: string, port: number, extra: string[] = []) =>
     pullCt(state, "held", ["--port", String(port), ...extra]);

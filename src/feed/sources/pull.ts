@@ -11,7 +11,7 @@
  * back, and the rows moved across the boundary would be skipped, unchanged,
  * so no later pull would ask for them. A table whose rows moved is read
  * again from its first page (rows read again unchanged write nothing), at
- * most MAX_RESTARTS times a pull. `SOCRATA_APP_TOKEN` goes as `X-App-Token`. A 429 or
+ * most MAX_RESTARTS times a run of the pull (resumePull). `SOCRATA_APP_TOKEN` goes as `X-App-Token`. A 429 or
  * 5xx answer (or a connection that breaks) is tried again, waiting as its
  * `Retry-After` says, a bounded number of times; then the pull fails saying
  * why. Each page is one step: its rows are staged (stage.ts), and the step
@@ -74,7 +74,7 @@ export interface PullPosition {
   offset: number;
   /** The row the last page ended with (rowMark), which the next page must begin after; none at a table's start. */
   last?: string | null;
-  /** Tables read again from their first page in this pull, because their rows moved (MAX_RESTARTS). */
+  /** Tables read again from their first page in this run of the pull, because their rows moved (MAX_RESTARTS). */
   restarts?: number;
   pages: number;
   counts: StageCounts;
@@ -211,6 +211,15 @@ export function newPull(since: string | null, changedSince: string | null): Pull
     since === null && changedSince !== null ? isoSeconds(Date.parse(changedSince) - OVERLAP_MS) : null;
   return { since, changedAfter, startedAt: null, table: 0, offset: 0, pages: 0, counts: noCounts() };
 }
+
+/**
+ * The position a new run of a pull stopped part-way starts at: its page, with
+ * a new run's MAX_RESTARTS. A run that ran out of them saved the page before
+ * the rows moved, whose row before it is gone: kept, its used-up count would
+ * fail every later run at its first request, where a fresh one reads the
+ * table again from its start.
+ */
+export const resumePull = (held: PullPosition): PullPosition => ({ ...held, restarts: 0 });
 
 /** Whether every table of a pull at `position` is read. */
 export const pagesDone = (source: Source, position: PullPosition) => position.table >= source.tables.length;
