@@ -267,6 +267,53 @@ describe("Connecticut's register (data.ct.gov xfev-8smz)", () => {
       "SECOND DEBTOR LLC",
     ]);
   });
+
+  it("dates a Released lien's termination by its newest dated row, and terminates it though its rows leave dates blank", async () => {
+    const row = (lien: string, record: string, type: string, debtor: string, accept?: string) => ({
+      id_lien_flng_nbr: lien,
+      id_ucc_flng_nbr: record,
+      cd_flng_type: type,
+      tx_lien_descript: "IRS",
+      lien_status: "Released",
+      debtor_nm_bus: debtor,
+      sec_party_nm_bus: "INTERNAL REVENUE SERVICE",
+      ...(accept ? { dt_accept: `${accept}T00:00:00.000` } : {}),
+      dt_lapse: "2034-01-10T00:00:00.000",
+    });
+    const rows = [
+      // No release record; its second debtor's row is undated, an amendment dated after the lien.
+      row("0000900001", "0000900001", "ORIG FIN STMT", "FIRST DEBTOR LLC", "2024-01-10"),
+      row("0000900001", "0000900001", "ORIG FIN STMT", "SECOND DEBTOR LLC"),
+      row("0000900001", "0000900002", "AMENDMENT", "FIRST DEBTOR LLC", "2025-03-01"),
+      // Its release record undated: kept (src/feed/schema.ts), dated as the lien.
+      row("0000970001", "0000970001", "ORIG FIN STMT", "UNDATED RELEASE LLC", "2023-05-01"),
+      row("0000970001", "0000970002", "RELEASE", "UNDATED RELEASE LLC"),
+    ];
+    const loaded = await loadSource(SOURCES.ct, [["released.json", JSON.stringify(rows)]]);
+    expect(loaded.rejects).toEqual([]);
+    const lien = await lookup("0000900001", "CT");
+    expect(lien.estimated_lien_status).toBe("Terminated");
+    expect(lien.amendments).toContainEqual(
+      expect.objectContaining({
+        amendment_financing_number: "0000900001-RELEASED",
+        amendment_financing_date: "2025-03-01T00:00:00Z",
+        amendment_kind: "termination",
+      }),
+    );
+    // Dated by a row that gives a date, not left undated for the schema to date back to the filing.
+    const warned = (filing: string) => loaded.warnings.filter((w) => w.filing === filing).map((w) => w.reason);
+    expect(warned("CT 0000900001").join()).not.toContain("dt_accept");
+    expect(await lookup("0000970001", "CT")).toMatchObject({
+      estimated_lien_status: "Terminated",
+      amendments: [
+        expect.objectContaining({
+          amendment_financing_number: "0000970002",
+          amendment_financing_date: "2023-05-01T00:00:00Z",
+          amendment_kind: "termination",
+        }),
+      ],
+    });
+  });
 });
 
 describe("Colorado's register (data.colorado.gov: four tables joined on fileid)", () => {

@@ -187,8 +187,9 @@ function assemble(filing: string, staged: StagedRow[], unrecognised: Unrecognise
     if (number === filing || !head) return [];
     return [{ head, rows: recordRows, ...amendmentOf(number, recordRows, own ? lapse : undefined, unrecognised) }];
   });
-  // A lien the office marks Released whose release record is not among its rows.
-  const newest = rows.at(-1);
+  // A lien the office marks Released whose release record is not among its rows: dated by its newest
+  // dated row (undated rows sort last; one of them would leave the release undated, dated back to the filing).
+  const newest = rows.findLast((r) => r.fields.dt_accept) ?? rows.at(-1);
   if (!newest) return [];
   if (
     released(rows, unrecognised) &&
