@@ -5,7 +5,8 @@
  * uses and nothing more:
  * - `$where`: comparisons (`=`, `>`, `>=`, `<`, `<=`) of a column or a
  *   system field (`:id`, `:created_at`, `:updated_at`) with a quoted
- *   literal, joined by AND; dates compared as instants;
+ *   literal, and `IS NULL`, joined by AND, or by OR within parentheses
+ *   (no AND inside them); dates compared as instants;
  * - `$order`: columns or system fields, each ASC (default) or DESC;
  * - `$limit` (default 1,000, at most 50,000) and `$offset`.
  * Any other `$` parameter is a 400, as is a malformed clause. Rows come as
@@ -56,21 +57,33 @@ function compare(a: Value, b: Value): number {
 }
 
 const COMPARISON = /^\s*(:?[a-z_][a-z0-9_]*)\s*(>=|<=|=|>|<)\s*'((?:[^']|'')*)'\s*$/i;
+const IS_NULL = /^\s*(:?[a-z_][a-z0-9_]*)\s+IS\s+NULL\s*$/i;
+const OR_GROUP = /^\s*\((.*)\)\s*$/s;
+
+/** One term of a `$where`: a comparison, `IS NULL`, or a parenthesised OR of those. */
+function termOf(term: string): (row: HeldRow) => boolean {
+  const group = OR_GROUP.exec(term);
+  if (group) {
+    const any = (group[1] ?? "").split(/\s+OR\s+/i).map(termOf);
+    return (row) => any.some((t) => t(row));
+  }
+  const isNull = IS_NULL.exec(term);
+  if (isNull) return (row) => fieldOf(row, isNull[1] ?? "") == null;
+  const m = COMPARISON.exec(term);
+  if (!m) throw new SoqlError(`cannot read $where term ${JSON.stringify(term)}`);
+  const [, field = "", op, literal = ""] = m;
+  const value = literal.replaceAll("''", "'");
+  return (row: HeldRow) => {
+    const got = fieldOf(row, field);
+    if (got == null) return false;
+    const c = compare(got, value);
+    return op === "=" ? c === 0 : op === ">" ? c > 0 : op === ">=" ? c >= 0 : op === "<" ? c < 0 : c <= 0;
+  };
+}
 
 function whereOf(text: string | null): (row: HeldRow) => boolean {
   if (text === null) return () => true;
-  const terms = text.split(/\s+AND\s+/i).map((term) => {
-    const m = COMPARISON.exec(term);
-    if (!m) throw new SoqlError(`cannot read $where term ${JSON.stringify(term)}`);
-    const [, field = "", op, literal = ""] = m;
-    const value = literal.replaceAll("''", "'");
-    return (row: HeldRow) => {
-      const got = fieldOf(row, field);
-      if (got == null) return false;
-      const c = compare(got, value);
-      return op === "=" ? c === 0 : op === ">" ? c > 0 : op === ">=" ? c >= 0 : op === "<" ? c < 0 : c <= 0;
-    };
-  });
+  const terms = text.split(/\s+AND\s+/i).map(termOf);
   return (row) => terms.every((t) => t(row));
 }
 

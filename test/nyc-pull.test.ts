@@ -177,7 +177,7 @@ describe("a pull of New York City's register", () => {
     const since = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
     const summary = await pull(50, since);
     expect(asked(0).map(([dataset, where]) => [dataset, where])).toEqual([
-      ["sv7x-dduq", `recorded_datetime >= '${since}T00:00:00'`],
+      ["sv7x-dduq", `(recorded_datetime >= '${since}T00:00:00' OR recorded_datetime IS NULL)`],
       ["6y3e-jcrc", `:updated_at >= '${since}T00:00:00'`],
       ["nbbg-wtuz", `:updated_at >= '${since}T00:00:00'`],
     ]);

@@ -351,6 +351,40 @@ describe("npm run import -- --source ct --pull", () => {
   );
 
   it(
+    "reads with --since a lien's rows that leave its date blank too, which no later pull would ask for",
+    async () => {
+      const row = (debtor: string, accept?: string) => ({
+        ...rowsOf("ct.json").find((r) => r.id_ucc_flng_nbr === "0002940450"),
+        id_lien_flng_nbr: "0000960001",
+        id_ucc_flng_nbr: "0000960001",
+        cd_flng_type: "ORIG FIN STMT",
+        debtor_nm_bus: debtor,
+        dt_accept: accept && `${accept}T00:00:00.000`,
+        dt_lapse: "2031-01-10T00:00:00.000",
+      });
+      const since = new SocrataPortal();
+      // Its second debtor's row undated, and changed before the pull: read by no pull of what changed since.
+      since.add("xfev-8smz", [row("ALPHA SINCE LLC", "2026-01-10"), row("BETA SINCE LLC")], TEN_DAYS_AGO);
+      const at = await since.start();
+      try {
+        const state = freshState("ct-since-undated");
+        const args = ["--source", "ct", "--pull", "--since", "2026-01-01", "--portal", at, "--persist-to", state];
+        const pulled = await importAsync([...args, ...outputs("since")]);
+        expect(pulled.status, pulled.stderr).toBe(0);
+        const debtors = JSON.stringify(tablesOf(state).debtor_parties);
+        expect(debtors).toContain("ALPHA SINCE LLC");
+        expect(debtors).toContain("BETA SINCE LLC");
+        expect(since.requests.map((r) => r.params.$where)).toEqual([
+          "(dt_accept >= '2026-01-01T00:00:00' OR dt_accept IS NULL)",
+        ]);
+      } finally {
+        await since.stop();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
     "refuses unusable source arguments with exit 2 before touching any database",
     () => {
       for (const [args, problem] of [
@@ -506,7 +540,7 @@ describe("npm run import -- --source co|or --pull", () => {
           ["4am6-w6u4", "0"],
         ]);
         expect(loadedTables(pulled)).toEqual(loadedTables(fromFiles));
-        // --since: the office's date where a table has one, the portal's change time where it has none.
+        // --since: the office's date where a table has one (or none given), the portal's change time where it has none.
         const since = freshState("co-since");
         const from = co.requests.length;
         const recent = await importAsync([
@@ -523,7 +557,7 @@ describe("npm run import -- --source co|or --pull", () => {
         ]);
         expect(recent.status, recent.stderr).toBe(3);
         expect([...new Set(co.requests.slice(from).map((r) => `${r.dataset} ${r.params.$where}`))]).toEqual([
-          "wffy-3uut filingdate >= '2025-01-01T00:00:00'",
+          "wffy-3uut (filingdate >= '2025-01-01T00:00:00' OR filingdate IS NULL)",
           "8upq-58vz :updated_at >= '2025-01-01T00:00:00'",
           "ap62-sav4 :updated_at >= '2025-01-01T00:00:00'",
           "4am6-w6u4 :updated_at >= '2025-01-01T00:00:00'",

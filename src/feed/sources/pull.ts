@@ -2,7 +2,8 @@
  * Pulling an office's register from its Socrata portal, a page at a time.
  *
  * A pull reads each of the source's tables with the SODA API: `$where` (what
- * changed since the last pull, or what the office dated since a day),
+ * changed since the last pull, or what the office dated since a day or left
+ * undated),
  * `$order=:id` (a unique order), `$limit` (up to 50,000) and `$offset`, and
  * nothing else of SoQL; a table is done at its first short page. Each page
  * after a table's first asks again for the row before it, which must be the
@@ -106,12 +107,16 @@ export class PullError extends Error {
 
 const soqlTime = (iso: string) => iso.replace(/\.\d+Z$|Z$/, "");
 
-/** The `$where` of a table for a pull's position: by the office's date from `since`, or by change. */
+/** The `$where` of a table for a pull's position: by the office's date from `since` (or none), or by change. */
 function whereOf(position: PullPosition, dateColumn: string | undefined): string | null {
   if (position.since !== null) {
+    const from = `'${position.since}T00:00:00'`;
     // A table without the office's date (Colorado's parties) is read by change: each row of a record
     // dated since then was made, so changed, no earlier.
-    return `${dateColumn ?? ":updated_at"} >= '${position.since}T00:00:00'`;
+    if (dateColumn === undefined) return `:updated_at >= ${from}`;
+    // A row that leaves the date blank (a lien's second debtor) may be of a record dated since then: read
+    // too, or no later pull asks for it (by change, it changed before this pull).
+    return `(${dateColumn} >= ${from} OR ${dateColumn} IS NULL)`;
   }
   if (position.changedAfter !== null) return `:updated_at > '${soqlTime(position.changedAfter)}'`;
   return null;
