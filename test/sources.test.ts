@@ -398,6 +398,37 @@ describe("Colorado's register (data.colorado.gov: four tables joined on fileid)"
       "LATE ARRIVAL LLC",
     ]);
   });
+
+  it("takes a continued lien's lapse date as the office wrote it, though it equals the initial's: not extended again by the lien's term", async () => {
+    // Each transaction repeats the lien's lapse date as continued: a tax lien's ten years from its refiling.
+    const continued =
+      "transactionId,masterDocumentId,fileId,transactionType,documentType,filingType,filingDate,lapseDate,continuation,terminationFlag\n" +
+      "2016F000001,2016F000001,7001,Initial Filing,Federal Tax Lien,lien_irs,03/01/2016,04/01/2036,false,false\n" +
+      "2025F000002,2016F000001,7002,Amendment,Federal Tax Lien Refiling,lien_irs,09/01/2025,04/01/2036,true,false\n" +
+      // A continuation by its flag alone, its description no kind's.
+      "2017F000001,2017F000001,7101,Initial Filing,Federal Tax Lien,lien_irs,05/01/2017,06/01/2037,false,false\n" +
+      "2026F000002,2017F000001,7102,Amendment,Federal Tax Lien Notice,lien_irs,10/01/2026,06/01/2037,true,false\n";
+    const debtors = JSON.stringify(
+      ["7001", "7101"].map((fileid) => ({
+        fileid,
+        debtorid: `7${fileid}`,
+        organizationname: `CONTINUED ${fileid} LLC`,
+      })),
+    );
+    const loaded = await loadSource(SOURCES.co, [
+      ["8upq-58vz.json", debtors],
+      ["continued.csv", continued],
+    ]);
+    expect(loaded.rejects).toEqual([]);
+    expect(await lookup("2016F000001", "CO")).toMatchObject({
+      estimated_lien_lapse_date: "2036-04-01",
+      amendments: [expect.objectContaining({ amendment_kind: "continuation", amendment_lapse_date: "2036-04-01" })],
+    });
+    expect(await lookup("2017F000001", "CO")).toMatchObject({
+      estimated_lien_lapse_date: "2037-06-01",
+      amendments: [expect.objectContaining({ amendment_kind: "continuation", amendment_lapse_date: "2037-06-01" })],
+    });
+  });
 });
 
 describe("Oregon's register (data.oregon.gov snfi-f79b, a month at a time)", () => {

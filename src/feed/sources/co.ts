@@ -9,10 +9,11 @@
  * whichever of the two is read first. Every row carries the office's id.
  */
 import type { AmendmentKind, FilingKind } from "../../domain/kinds.ts";
-import { filingKindOf } from "../normalize.ts";
+import { amendmentKind, filingKindOf } from "../normalize.ts";
 import type { FeedWarning } from "../schema.ts";
 import {
   addressOf,
+  amendmentLapse,
   compareIds,
   distinctParties,
   individualName,
@@ -187,7 +188,8 @@ function assemble(filing: string, rows: StagedRow[], unrecognised: Unrecognised)
           amendment_financing_number: number,
           amendment_financing_date: f.filingdate,
           amendment_financing_type_description: type,
-          ...(lapse !== undefined && lapse !== ownLapse ? { amendment_lapse_date: lapse } : {}),
+          // A continuation flagged so (continuation=true) or named so keeps its date though it equals the filing's.
+          ...amendmentLapse(lapse, ownLapse, flagged ?? amendmentKind(type ?? "")),
           ...(collateralOf(collateral) !== undefined ? { amendment_collateral: collateralOf(collateral) } : {}),
         },
         debtors: partiesOf(debtors),

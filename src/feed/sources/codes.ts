@@ -5,7 +5,7 @@
  */
 import { clip } from "../../domain/cut.ts";
 import { hash64 } from "../../domain/hash64.ts";
-import type { FilingKind } from "../../domain/kinds.ts";
+import type { AmendmentKind, FilingKind } from "../../domain/kinds.ts";
 import { MAX_DESCRIPTION_LENGTH } from "../../domain/limits.ts";
 import { filingKindOf } from "../normalize.ts";
 import type { SodaRow } from "./soda.ts";
@@ -182,3 +182,13 @@ export const fitDescription = (text: string) =>
 
 /** Sorts after every date (YYYY-MM-DD): a row without one goes after those with one. */
 export const UNDATED = "\uffff";
+
+/**
+ * An amendment's lapse date as its record gives it. An office repeats the
+ * filing's current lapse date on every record, so an amendment keeps its own
+ * only when it differs, and a continuation always: the date it repeats is the
+ * filing's as continued, which a lien's term (counted from the continuation)
+ * would otherwise extend a second time.
+ */
+export const amendmentLapse = (lapse: string | undefined, filingLapse: string | undefined, kind: AmendmentKind) =>
+  lapse !== undefined && (lapse !== filingLapse || kind === "continuation") ? { amendment_lapse_date: lapse } : {};

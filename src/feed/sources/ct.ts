@@ -15,6 +15,7 @@ import { amendmentKind } from "../normalize.ts";
 import type { FeedWarning } from "../schema.ts";
 import {
   addressOf,
+  amendmentLapse,
   distinctParties,
   individualName,
   isKnown,
@@ -139,12 +140,7 @@ function amendmentOf(number: string, rows: StagedRow[], filingLapse: string | un
       amendment_financing_number: number,
       amendment_financing_date: first.dt_accept,
       amendment_financing_type_description: type,
-      // The lien's lapse date is on every row; an amendment keeps its own only when it differs, and a
-      // continuation always: the date it repeats is the lien's as continued, which a lien's term
-      // (counted from any continuation before it) would otherwise extend a second time.
-      ...(lapse !== undefined && (lapse !== filingLapse || amendmentKind(type ?? "") === "continuation")
-        ? { amendment_lapse_date: lapse }
-        : {}),
+      ...amendmentLapse(lapse, filingLapse, amendmentKind(type ?? "")),
     },
     debtors: rolesOf(rows, "debtor"),
     secured: rolesOf(rows, "sec_party"),
