@@ -555,6 +555,52 @@ describe("filters", () => {
     expect(await numbers("J Smith")).toEqual(["IND-1", "IND-2", "IND-3"]);
     expect(await numbers("John Smith Holdings LLC")).toEqual(["IND-4"]);
   });
+
+  it("list under a debtor or lender the changes of the load that takes it off a filing, and none after", async () => {
+    const borrower = filing({ number: "OFF-D", debtors: [party("Quillon Tooling LLC")] });
+    const lent = filing({ number: "OFF-S", state: "TX", securedParties: [party("Harbor Point Capital LLC")] });
+    await loadDelta([borrower, lent]);
+    // The debtor's name corrected to another, and the lien assigned to another lender: each party replaced.
+    const corrected = {
+      ...borrower,
+      debtors: [party("Zeta Holdings LLC")],
+      amendments: [amendment("OFF-D-1", "party_change", "Amendment - Debtor")],
+    };
+    const assigned = {
+      ...lent,
+      securedParties: [party("Meridian Lending Co")],
+      amendments: [amendment("OFF-S-1", "assignment", "Assignment")],
+    };
+    await loadDelta([corrected, assigned]);
+    // Later changes of those filings no longer concern the parties taken off them.
+    await loadDelta([
+      { ...corrected, amendments: [...corrected.amendments, amendment("OFF-D-2", "continuation", "Continuation")] },
+      { ...assigned, amendments: [...assigned.amendments, amendment("OFF-S-2", "continuation", "Continuation")] },
+    ]);
+    const listed = async (query: string) =>
+      (await walk(query)).changes.map((c) => [c.initial_financing_number, c.type, c.changed_fields ?? []]);
+    for (const limit of [1, 10]) {
+      expect(await listed(`debtor_name=Quillon%20Tooling%20LLC&limit=${limit}`)).toEqual([
+        ["OFF-D", "filing.amended", []],
+        ["OFF-D", "filing.updated", ["debtor_parties"]],
+      ]);
+      expect(await listed(`secured_party=Harbor%20Point&limit=${limit}`)).toEqual([
+        ["OFF-S", "filing.assigned", []],
+        ["OFF-S", "filing.updated", ["secured_parties"]],
+      ]);
+    }
+    // With the filters beside them: a state, a type.
+    expect(await listed("debtor_name=Quillon%20Tooling%20LLC&state=CA&types=filing.updated")).toEqual([
+      ["OFF-D", "filing.updated", ["debtor_parties"]],
+    ]);
+    expect(await listed("secured_party=Harbor%20Point&state=CA")).toEqual([]);
+    // The names the filings take on list those changes and what follows, as before.
+    expect((await listed("debtor_name=Zeta%20Holdings%20LLC")).map(([, type]) => type)).toEqual([
+      "filing.amended",
+      "filing.updated",
+      "filing.continued",
+    ]);
+  });
 });
 
 describe("cursors and parameters", () => {

@@ -13,7 +13,8 @@ import { shards } from "./helpers.ts";
 const READ: Record<string, string> = {
   filings:
     "select id, state, number, filed_at, kind, lapse_date, lapse_source, office_lapse_date, collateral, filing_office, terminated_at, (select json_group_array(json_array(l.type, l.name, l.category, l.street1, l.street2, l.city, l.state, l.zip, l.country)) from json_each(filings.lenders) j join lenders l on l.id = j.value) as lenders from filings",
-  changes: "select state, type, filing_id, amendment, amendment_kind, changed_fields, occurred_at from changes",
+  changes:
+    "select state, type, filing_id, amendment, amendment_kind, changed_fields, occurred_at, removed_parties from changes",
   // A name-index row's id holds its change's number: compared by the change it files.
   change_names:
     "select c.state, c.type, c.filing_id, c.amendment, n.id % 4096 as slot, n.key from change_names n join changes c on c.seq = n.id / 4096",

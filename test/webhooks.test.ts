@@ -412,6 +412,58 @@ describe("matching", () => {
       ["filing.lapsed", "WH-LAPSE"],
     ]);
   });
+  it("sends the watchers of a debtor or lender the changes of the amendment that takes it off a filing, and none after", async () => {
+    const borrower = filing({ number: "WH-OFF-D", debtors: [party("Quillon Tooling LLC")] });
+    const lent = filing({ number: "WH-OFF-S", state: "TX", securedParties: [party("Harbor Point Capital LLC")] });
+    await loadDelta([borrower, lent]);
+    const debtor = await subscribe({ debtors: ["Quillon Tooling LLC"] });
+    const lender = await subscribe({ securedParties: ["Harbor Point"] });
+    const other = await subscribe({ debtors: ["Nobody Here LLC"] });
+    const amendment = (number: string, kind: FilingRecord["amendments"][number]["kind"]) => ({
+      number,
+      filedAt: daysAgo(1),
+      kind,
+      description: kind,
+    });
+    // The debtor's name corrected to another, and the lien assigned to another lender: each party replaced.
+    const corrected = {
+      ...borrower,
+      debtors: [party("Zeta Holdings LLC")],
+      amendments: [amendment("WH-OFF-D-1", "party_change")],
+    };
+    const assigned = {
+      ...lent,
+      securedParties: [party("Meridian Lending Co")],
+      amendments: [amendment("WH-OFF-S-1", "assignment")],
+    };
+    await loadDelta([corrected, assigned]);
+    const messages = await dispatched();
+    const sentTo = (id: number) =>
+      messages
+        .filter((m) => m.subscription === id)
+        .map((m) => m.type)
+        .sort();
+    expect(sentTo(debtor.sub.id)).toEqual(["filing.amended", "filing.updated"]);
+    expect(sentTo(lender.sub.id)).toEqual(["filing.assigned", "filing.updated"]);
+    expect(sentTo(other.sub.id)).toEqual([]);
+    // Delivered as the feed gives each change: its filing as it stands now, naming the new parties.
+    const receiver = new Receiver(debtor.secret);
+    await consume(
+      messages.filter((m) => m.subscription === debtor.sub.id),
+      receiver,
+    );
+    expect(receiver.got.map((g) => g.body.data.lien.involved_parties.debtor_parties.map((d) => d.name))).toEqual([
+      ["Zeta Holdings LLC"],
+      ["Zeta Holdings LLC"],
+    ]);
+    // Later changes of those filings no longer concern the parties taken off them.
+    await loadDelta([
+      { ...corrected, amendments: [...corrected.amendments, amendment("WH-OFF-D-2", "continuation")] },
+      { ...assigned, amendments: [...assigned.amendments, amendment("WH-OFF-S-2", "continuation")] },
+    ]);
+    const later = await dispatched();
+    expect(later.filter((m) => m.subscription === debtor.sub.id || m.subscription === lender.sub.id)).toEqual([]);
+  });
 });
 
 describe("delivery", () => {

@@ -126,6 +126,7 @@ export async function runDaily(db: Db, now: Date, retention: number): Promise<Da
             changedFields: sql`null`.as("changed_fields"),
             recordedAt: sql`${recordedNow}`.as("recorded_at"),
             occurredAt: sql`${lapseAt}`.as("occurred_at"),
+            removedParties: sql`null`.as("removed_parties"),
           })
           .from(filings)
           .where(and(due(through), inIds))

@@ -16,7 +16,8 @@
  *   SCAN_PER_CHANGE index entries per change asked for (SCAN_WINDOW at
  *   most), in order, and keeps those whose change is of the state and types
  *   asked for and whose filing names a matching party (the filing's own
- *   rows, by primary key). The position then moves past every entry
+ *   rows, by primary key) or whose change took one off it (its row's
+ *   removed_parties, src/db/changeRows.ts). The position then moves past every entry
  *   examined, so a walk always advances and never skips; a page may hold
  *   fewer changes than `limit` with `has_more` true. Work per page grows
  *   with the page, not with the log or with how busy the debtor or lender
@@ -89,6 +90,8 @@ export interface ChangeHead extends ChangeKey {
   changedFields: string | null;
   occurredAt: string;
   filingId: number;
+  /** The parties the change took off its filing, as stored (changes.removed_parties; src/db/changeRows.ts, readRemoved). */
+  removedParties: string | null;
 }
 
 /** One change as read, with its filing as it stands now. */
@@ -197,7 +200,7 @@ function startOf(form: ChangeForm, v: Holes<ChangeValues>): SQL {
     (select coalesce(max(${changes.seq}), ${purged}) from ${changes}))`;
 }
 
-const columns = sql`${changes.seq} as seq, ${changes.state} as change_state, ${changes.type} as type, ${changes.filingId} as filing_id, ${changes.amendment} as amendment, ${changes.changedFields} as changed_fields, ${changes.recordedAt} as recorded_at, ${changes.occurredAt} as occurred_at`;
+const columns = sql`${changes.seq} as seq, ${changes.state} as change_state, ${changes.type} as type, ${changes.filingId} as filing_id, ${changes.amendment} as amendment, ${changes.changedFields} as changed_fields, ${changes.recordedAt} as recorded_at, ${changes.occurredAt} as occurred_at, ${changes.removedParties} as removed_parties`;
 
 /**
  * The changes `w` selects (its `columns`), each with its filing as it stands
@@ -206,7 +209,7 @@ const columns = sql`${changes.seq} as seq, ${changes.state} as change_state, ${c
  * changes, then each one's filing by id.
  */
 function withFilings(w: SQL, extra: SQL = sql``): SQL {
-  return sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at${extra}, ${withParties(true, undefined, "listed")}
+  return sql`select w.seq, w.change_state, w.type, w.amendment, w.changed_fields, w.recorded_at, w.occurred_at, w.removed_parties${extra}, ${withParties(true, undefined, "listed")}
       from (${w}) as w cross join filings on filings.id = w.filing_id`;
 }
 
@@ -288,11 +291,11 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
   const entries = form.scanning ? named(v, after) : undefined;
   const w = entries ? namedChanges(form, v, entries) : window(form, v, after);
   const parties: SQL[] = [];
+  // A filing's parties now, and those the change took off it (changes.removed_parties, null for almost every change).
   if (form.debtor) {
-    const named = spansMatch(debtorParties.nameKey, spansIn(form.debtor, v.spans));
-    parties.push(
-      sql`exists (select 1 from ${debtorParties} where ${debtorParties.filingId} = w.filing_id and (${named}))`,
-    );
+    const named = spansMatch(sql`k`, spansIn(form.debtor, v.spans));
+    const keys = sql`select ${debtorParties.nameKey} as k from ${debtorParties} where ${debtorParties.filingId} = w.filing_id union all select value from json_each(w.removed_parties, '$.d')`;
+    parties.push(sql`exists (select 1 from (${keys}) where ${named})`);
   }
   if (form.secured) {
     // Under FEW_LENDER_NAMES whole-word names (most lenders' queries), their ids are listed once
@@ -302,7 +305,8 @@ const pageStatements = template("changes", (form: ChangeForm, v: Holes<ChangeVal
     const few = sql`(select count(*) from (select 1 from ${lenderNames} where ${inRange} limit ${FEW_LENDER_NAMES})) < ${FEW_LENDER_NAMES}`;
     const listed = sql`exists (select 1 from ${securedParties} where ${securedParties.filingId} = w.filing_id and ${securedParties.nameId} in (select ${lenderNames.id} from ${lenderNames} where ${inRange}))`;
     const byName = sql`exists (select 1 from ${securedParties} join ${lenderNames} on ${lenderNames.id} = ${securedParties.nameId} where ${securedParties.filingId} = w.filing_id and ${inRange})`;
-    parties.push(sql`case when ${few} then ${listed} else ${byName} end`);
+    const removed = sql`exists (select 1 from json_each(w.removed_parties, '$.s') where value >= ${v.from} and value < ${v.to})`;
+    parties.push(sql`(case when ${few} then ${listed} else ${byName} end or ${removed})`);
   }
   const matching = parties.length > 0 ? sql`where ${sql.join(parties, sql` and `)}` : sql``;
   // A page whole without a party is told whether more follow by the filter's newest change, read
@@ -346,6 +350,7 @@ type ChangeRow = {
   changed_fields: number | null;
   recorded_at: number;
   occurred_at: number;
+  removed_parties: string | null;
 };
 
 /** A row of the page statement: a change with its filing (and, without a party, the filter's newest change). */
@@ -517,6 +522,7 @@ function changeOf(r: Omit<ChangeRow, "filing_id">): Omit<ChangeItem, "filing"> {
     changedFields: fieldsOf(r.changed_fields === null ? null : Number(r.changed_fields)),
     recordedAt: iso(Number(r.recorded_at)),
     occurredAt: iso(Number(r.occurred_at)),
+    removedParties: r.removed_parties ?? null,
   };
 }
 

@@ -9,6 +9,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import { AMENDMENT_CHANGES, type ChangedField, type ChangeType } from "../domain/kinds.ts";
+import { debtorKey, securedNameWords } from "../domain/names.ts";
 import { D1_MAX_PARAMS, type Db } from "./database.ts";
 import { changeKeys, NAME_SLOTS_SQL } from "./nameIndex.ts";
 import type { FilingRows } from "./records.ts";
@@ -41,6 +42,48 @@ function partiesChanged(before: Party[], after: Party[], additionsExplained: boo
   return !was.every((p) => kept.has(p));
 }
 
+/**
+ * The parties a change took off its filing (changes.removed_parties), as
+ * their stored match forms, which the name rule reads: `d`, debtors' keys
+ * (debtor_parties.name_key, debtorKey of name and type); `s`, lenders'
+ * words (lender_names.words). A list is left out when empty.
+ */
+interface RemovedParties {
+  d?: string[];
+  s?: string[];
+}
+
+/** The stored form of removed parties (null: none). */
+function removedText(debtors: string[], lenders: string[]): string | null {
+  if (debtors.length === 0 && lenders.length === 0) return null;
+  const out: RemovedParties = {};
+  if (debtors.length > 0) out.d = debtors;
+  if (lenders.length > 0) out.s = lenders;
+  return JSON.stringify(out);
+}
+
+/** Removed parties as stored (null: none). */
+export function readRemoved(text: string | null | undefined): { debtorKeys: string[]; lenderWords: string[] } {
+  if (!text) return { debtorKeys: [], lenderWords: [] };
+  const parsed = JSON.parse(text) as RemovedParties;
+  return { debtorKeys: parsed.d ?? [], lenderWords: parsed.s ?? [] };
+}
+
+/**
+ * The match forms `before` names and `after` does not, each once, by the
+ * rules of now (a key stored under older rules is read from the name).
+ * A name corrected to one of the same form takes nothing off.
+ */
+function removedParties(before: FilingRows, after: FilingRows): { debtorKeys: string[]; lenderWords: string[] } {
+  const debtorsNow = new Set(after.debtors.map((d) => d.nameKey));
+  const lendersNow = new Set(after.securedParties.map((s) => s.nameWords));
+  const debtorKeys = before.debtors.map((d) => debtorKey(d.name, d.type)).filter((k) => k !== "" && !debtorsNow.has(k));
+  const lenderWords = before.securedParties
+    .map((s) => securedNameWords(s.name))
+    .filter((w) => w !== "" && !lendersNow.has(w));
+  return { debtorKeys: [...new Set(debtorKeys)], lenderWords: [...new Set(lenderWords)] };
+}
+
 function amendmentFacts(a: FilingRows["amendments"][number]): string {
   return JSON.stringify([a.filedAt, a.kind, a.description, a.lapseDate, a.collateral]);
 }
@@ -52,7 +95,9 @@ function amendmentFacts(a: FilingRows["amendments"][number]): string {
  * changed beyond what those amendments explain (a continuation moves the
  * lapse date, an assignment adds a party); and `filing.lapsed` when it
  * moves a live filing's lapse date to a day the daily job has done
- * (`lapsesThrough`, lapsedBehind). None for an identical filing.
+ * (`lapsesThrough`, lapsedBehind). None for an identical filing. Each
+ * keeps the parties the load takes off the filing (removedParties), so
+ * their watchers are told of it.
  */
 export function changesOf(
   before: FilingRows | undefined,
@@ -60,11 +105,19 @@ export function changesOf(
   lapsesThrough: string | null = null,
 ): ChangeRow[] {
   const { filing } = after;
+  // Parties this load takes off the filing stay with each change it records for it:
+  // indexed, filtered and matched to watchlists as the parties it names now are.
+  const gone = before ? removedParties(before, after) : { debtorKeys: [], lenderWords: [] };
   const keys = changeKeys(
-    after.debtors.map((d) => d.nameKey),
-    after.securedParties.map((s) => s.nameWords),
+    [...after.debtors.map((d) => d.nameKey), ...gone.debtorKeys],
+    [...after.securedParties.map((s) => s.nameWords), ...gone.lenderWords],
   );
-  const base = { state: filing.state, filingId: filing.id, keys };
+  const base = {
+    state: filing.state,
+    filingId: filing.id,
+    keys,
+    removedParties: removedText(gone.debtorKeys, gone.lenderWords),
+  };
   const stored = new Map(before?.amendments.map((a) => [a.number, a]));
   const arrived = after.amendments.filter((a) => !stored.has(a.number));
   const amended: ChangeRow[] = arrived.map((a) => ({
@@ -123,7 +176,7 @@ function lapsedBehind(filing: FilingRows["filing"], lapsesThrough: string | null
 }
 
 /** Columns of a change row, for sizing inserts within D1's 100 bound parameters. */
-const COLUMNS = 8;
+const COLUMNS = 9;
 
 /**
  * The database's clock for a new change, never behind the newest change
@@ -176,6 +229,7 @@ export function changeStatements(
           changedFields: r.changedFields ?? null,
           occurredAt: r.occurredAt,
           recordedAt: recordedNow,
+          removedParties: r.removedParties ?? null,
         })),
       ),
     );

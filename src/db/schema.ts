@@ -809,6 +809,15 @@ export const changes = sqliteTable(
     recordedAt: instant().notNull(),
     /** The office's date: the filing's, the amendment's, or the lapse date (midnight UTC). */
     occurredAt: instant().notNull(),
+    /**
+     * The parties the load that recorded the change took off its filing
+     * (src/db/changeRows.ts, RemovedParties): JSON of their stored match
+     * forms, as debtor_parties.name_key and lender_names.words hold them
+     * (`{"d":[...],"s":[...]}`); null when it took none, as almost every
+     * change. The change is indexed, filtered and matched to watchlists
+     * under them too, so a watcher of a party taken off a filing is told.
+     */
+    removedParties: text(),
   },
   (t) => [
     index("changes_state").on(t.state, t.seq),
@@ -821,10 +830,12 @@ export const changes = sqliteTable(
 /**
  * The change feed's name index (src/db/nameIndex.ts): each change under the
  * keys of the parties its filing names after the change (debtors, and the
- * leading words of its lenders), written in the same D1 batch as the change
+ * leading words of its lenders) and of those the change took off it
+ * (changes.removed_parties), written in the same D1 batch as the change
  * (src/db/changeRows.ts, src/changes/daily.ts). GET /filings/changes reads a debtor's
  * or lender's changes here in change order, a page's worth, and checks the
- * name rule on the filing itself (a key is coarser than the rule).
+ * name rule on the filing itself and on the parties the change took off it
+ * (a key is coarser than the rule).
  *
  * `id` packs the change's seq and a slot (seq × NAME_SLOTS + slot): a
  * change's rows are one range of the table, which retention deletes with

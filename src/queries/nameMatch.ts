@@ -81,8 +81,9 @@ function present(condition: SQL | undefined): SQL {
   return condition;
 }
 
-/** Keys of `column` within `span`. */
-export function spanWhere(column: SQLiteColumn, span: Span): SQL {
+/** Keys of `column` (or of an expression: a subquery's column) within `span`. */
+export function spanWhere(of: SQLiteColumn | SQL, span: Span): SQL {
+  const column: SQLWrapper = of;
   if ("key" in span) return eq(column, span.key);
   const range = present(and(gte(column, span.from), lt(column, span.to)));
   const rule = span.middle;
@@ -99,6 +100,6 @@ export function spanWhere(column: SQLiteColumn, span: Span): SQL {
  * columns ahead of the key in an index, such as the state) repeated in each
  * span's term, so SQLite serves every term from its own index range.
  */
-export function spansMatch(column: SQLiteColumn, spans: readonly Span[], also?: SQL): SQL {
+export function spansMatch(column: SQLiteColumn | SQL, spans: readonly Span[], also?: SQL): SQL {
   return present(or(...spans.map((s) => and(also, spanWhere(column, s)))));
 }

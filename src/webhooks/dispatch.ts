@@ -16,7 +16,8 @@
  *
  * Matching a change costs a few index lookups, whatever the number of
  * subscriptions or the length of the watchlists:
- * - its filing's parties' keys (src/db/nameIndex.ts) in webhook_names,
+ * - its filing's parties' keys (src/db/nameIndex.ts), and those of the
+ *   parties the change took off it (changes.removed_parties), in webhook_names,
  *   one statement for the page's changes; each name found is checked with
  *   the name rule itself (the exact-name rule of debtorQuery, whole
  *   leading words of securedNameRange), each watched name read once a run;
@@ -33,6 +34,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type ChangeItem, changeId, partOf, shardChanges } from "../changes/read.ts";
+import { readRemoved } from "../db/changeRows.ts";
 import type { Db } from "../db/database.ts";
 import { partyLookupKeys } from "../db/nameIndex.ts";
 import { webhookNames, webhookPositions, webhookSubscriptions } from "../db/schema.ts";
@@ -180,9 +182,11 @@ async function match(
   keyCheck: KeyCheck,
   watched: WatchedNames,
 ): Promise<DeliveryMessage[]> {
+  // The parties each change's filing names now, and those the change took off it (changes.removed_parties).
   const parties = items.map((item) => {
-    const debtorKeys = item.filing.debtors.map((d) => debtorKey(d.name, d.type));
-    const lenderWords = item.filing.securedParties.map((s) => securedNameWords(s.name));
+    const removed = readRemoved(item.removedParties);
+    const debtorKeys = [...item.filing.debtors.map((d) => debtorKey(d.name, d.type)), ...removed.debtorKeys];
+    const lenderWords = [...item.filing.securedParties.map((s) => securedNameWords(s.name)), ...removed.lenderWords];
     return { debtorKeys, lenderWords, keys: partyLookupKeys(debtorKeys, lenderWords) };
   });
   const allKeys = [...new Set(parties.flatMap((p) => p.keys))];

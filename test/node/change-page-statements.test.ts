@@ -18,6 +18,7 @@ const head = (seq: number, filingId: number): ChangeHead => ({
   changedFields: null,
   occurredAt: "2026-11-30T00:00:00Z",
   filingId,
+  removedParties: null,
 });
 
 describe("a merged page's filings by key", () => {

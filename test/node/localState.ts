@@ -109,7 +109,7 @@ const BY_NATURAL_KEY: Record<string, string> = {
   debtor_sound_keys: `select k.id >> ${NAME_ID_BITS} as keyAndState, n.name_key as debtor, n.state
     from debtor_sound_keys k left join debtor_names n on n.id = (k.id & ${MAX_INDEXED_NAME_ID})`,
   // A change's number and recording time are the database's to assign as it commits.
-  changes: `select f.state || ' ' || f.number as filing, c.type, c.amendment, c.amendment_kind, c.changed_fields, c.occurred_at
+  changes: `select f.state || ' ' || f.number as filing, c.type, c.amendment, c.amendment_kind, c.changed_fields, c.occurred_at, c.removed_parties
     from changes c join filings f on f.id = c.filing_id`,
   // A name-index row's id holds its change's number: compare the change it files.
   change_names: `select f.state || ' ' || f.number as filing, c.type, c.amendment, n.id % 4096 as slot, n.key
