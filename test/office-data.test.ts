@@ -316,6 +316,33 @@ describe("an IACA XML bulk file", () => {
     expect(filing.involved_parties.debtor_parties[0]?.name).toBe("MÜLLER & FILS SÀRL");
   });
 
+  it("reads a UTF-16 file by its byte-order mark, or by its first bytes without one, declared or not", async () => {
+    /** `text` as UTF-16 in either byte order, with or without a byte-order mark. */
+    const utf16 = (text: string, littleEndian: boolean, mark: boolean) => {
+      const units = `${mark ? "\uFEFF" : ""}${text}`;
+      const view = new DataView(new ArrayBuffer(units.length * 2));
+      for (let i = 0; i < units.length; i++) view.setUint16(i * 2, units.charCodeAt(i), littleEndian);
+      return new Uint8Array(view.buffer);
+    };
+    const files = [
+      ["U16LE", true, true, 'encoding="UTF-16"'],
+      ["U16NODECL", true, true, null],
+      ["U16BE", false, true, 'encoding="UTF-16"'],
+      ["U16NOMARK", true, false, 'encoding="UTF-16"'],
+      ["U16BENOMARK", false, false, 'encoding="UTF-16BE"'],
+    ] as const;
+    for (const [number, littleEndian, mark, declared] of files) {
+      const text = officeLaterXml
+        .replace(/<\?xml[^>]*\?>\n/, declared ? `<?xml version="1.0" ${declared}?>\n` : "")
+        .replaceAll("U240077700001", number)
+        .replace("PACIFIC DRAYAGE PARTNERS, L.P.", `ZÉPHYR QUÍMICA ${number} LLC`);
+      const { summary } = await importText(`${number}.xml`, utf16(text, littleEndian, mark));
+      expect(summary, number).toEqual(counts({ read: 1, inserted: 1 }));
+      const filing = await lookup(number, "CA");
+      expect(filing.involved_parties.debtor_parties[0]?.name).toBe(`ZÉPHYR QUÍMICA ${number} LLC`);
+    }
+  });
+
   it("stops at a truncated file, naming the line and byte, and keeps the filings before it", async () => {
     await emptyDatabase();
     const cut = officeXml.slice(0, officeXml.indexOf("<OrganizationName>FRANCHISE TAX BOARD"));

@@ -7,10 +7,10 @@
  * The file streams through sax (a maintained, strict, dependency-free
  * streaming parser): only the FileDetail being read is held, as a small
  * tree, so memory stays flat whatever the file's size. The encoding comes
- * from the XML declaration (UTF-8 by default; bulk files are often
- * windows-1252). A file that is not well-formed, or ends early, stops with
- * a FeedFileError naming the line, column and byte; the records before it
- * have been read.
+ * from a byte-order mark (UTF-8, UTF-16) or else the XML declaration (UTF-8
+ * by default; bulk files are often windows-1252). A file that is not
+ * well-formed, or ends early, stops with a FeedFileError naming the line,
+ * column and byte; the records before it have been read.
  *
  * Element values are read from the element's text or, when it has none,
  * from its attribute (`<TransType Type="Initial"/>`,
@@ -246,14 +246,21 @@ function byteLength(text: string, utf8: boolean): number {
   return n;
 }
 
-/** The encoding an XML declaration names in the file's first bytes (UTF-8 when none). */
+/**
+ * The encoding of an XML file by its first bytes (XML 1.0 appendix F): a
+ * byte-order mark's, or UTF-16's when `<?` is written in it without one;
+ * else the one its declaration names (UTF-8 when none). A UTF-16 file's
+ * declaration, NULs between its letters, does not read as ASCII, so the
+ * bytes are looked at first.
+ */
 function declaredEncoding(head: Uint8Array): string {
+  const starts = (...bytes: number[]) => bytes.every((byte, i) => head[i] === byte);
+  if (starts(0xff, 0xfe) || starts(0x3c, 0, 0x3f, 0)) return "utf-16le";
+  if (starts(0xfe, 0xff) || starts(0, 0x3c, 0, 0x3f)) return "utf-16be";
+  if (starts(0xef, 0xbb, 0xbf)) return "utf-8";
   let ascii = "";
   for (const b of head.subarray(0, 256)) ascii += String.fromCharCode(b);
-  return (
-    /^(?:\uFEFF|\u00EF\u00BB\u00BF)?\s*<\?xml[^>]*\bencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/.exec(ascii)?.[1] ??
-    "utf-8"
-  );
+  return /^\s*<\?xml[^>]*\bencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/.exec(ascii)?.[1] ?? "utf-8";
 }
 
 /**

@@ -76,6 +76,13 @@ const fixture = (name: string) => new Uint8Array(readFileSync(join(root, "test/f
 const utf8 = (text: string) => new TextEncoder().encode(text);
 /** Text whose characters are all under U+0100, as windows-1252 bytes (Latin-1 there). */
 const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+/** `text` as UTF-16 after a byte-order mark, in either byte order. */
+function utf16(text: string, littleEndian: boolean): Uint8Array {
+  const view = new DataView(new ArrayBuffer(text.length * 2 + 2));
+  view.setUint16(0, 0xfeff, littleEndian);
+  for (let i = 0; i < text.length; i++) view.setUint16(i * 2 + 2, text.charCodeAt(i), littleEndian);
+  return new Uint8Array(view.buffer);
+}
 
 function officeXml(encoding: string, records: number): string {
   const detail = (i: number) => `
@@ -203,6 +210,16 @@ describe("reading a feed in ranges", () => {
     const expected = await whole("sjis.xml", bytes);
     expect(expected.items).toHaveLength(3);
     expect(await inRanges("sjis.xml", bytes, 1)).toEqual({ ...expected, ranges: 1 });
+  });
+
+  it("reads a UTF-16 file by its byte-order mark, either byte order, cut at any byte, in one range", async () => {
+    const expected = await whole("latin.xml", latin1(officeXml("windows-1252", 3)));
+    for (const littleEndian of [true, false]) {
+      // Its declaration, NULs between the letters, is not read; the mark is.
+      const bytes = utf16(officeXml("UTF-16", 3), littleEndian);
+      expect(await whole("latin.xml", bytes)).toEqual(expected);
+      expect(await inRanges("latin.xml", bytes, 1)).toEqual({ ...expected, ranges: 1 });
+    }
   });
 
   it("reads each run of a CSV filing's rows alike, within a range or across ranges, each carrying its run", async () => {
