@@ -475,6 +475,97 @@ describe("importing a CSV feed", () => {
   });
 });
 
+describe("importing feeds written in Latin-1 (windows-1252) rather than UTF-8", () => {
+  const name = "ZÉPHYR QUÍMICA LLC";
+  /** `text` (characters under U+0100) one byte a character, as Latin-1 writes it: É is 0xC9, not UTF-8. */
+  const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+  const found = async (state: string) =>
+    (await getJson(fresh(`/debtors/search?name=${encodeURIComponent(name)}&state=${state}`))).ucc_liens.map(
+      (l) => l.initial_financing_number,
+    );
+  const warning = (line: number) =>
+    `line ${line} is not UTF-8: read as Windows-1252 (Latin-1), one character a byte; check a name of such a line reads right`;
+
+  beforeAll(emptyDatabase);
+
+  it("reads a CSV line that is not UTF-8 as windows-1252, says so on its filing, and finds the debtor by name", async () => {
+    const csv = [
+      "filing_state,filing_number,filing_date,role,party_type,name,city",
+      `TX,L1-CSV,2024-01-05,debtor,Organization,${name},Austin`,
+      "TX,L1-CSV,,secured,,RV BANK,Austin",
+      // A UTF-8 line in the same file stays UTF-8.
+      "TX,L2-CSV,2024-01-05,debtor,Organization,RENÉE SARL,Austin",
+      "TX,L2-CSV,,secured,,RV BANK,Austin",
+      "",
+    ];
+    const bytes = new Uint8Array([
+      ...latin1(csv.slice(0, 3).join("\n")),
+      0x0a,
+      ...new TextEncoder().encode(csv.slice(3).join("\n")),
+    ]);
+    const result = await importText("latin.csv", bytes);
+    expect(result.summary).toMatchObject({ read: 2, inserted: 2, rejected: 0 });
+    // Both lack addresses; only the Latin-1 one is told its line was read as windows-1252.
+    expect(result.warnings.map((w) => [w.filing, w.reason.endsWith(`; ${warning(2)}`)])).toEqual([
+      ["TX L1-CSV", true],
+      ["TX L2-CSV", false],
+    ]);
+    expect(firstOf((await lookup("L1-CSV", "TX")).ucc_liens).involved_parties.debtor_parties[0]?.name).toBe(name);
+    expect(firstOf((await lookup("L2-CSV", "TX")).ucc_liens).involved_parties.debtor_parties[0]?.name).toBe(
+      "RENÉE SARL",
+    );
+    expect(await found("TX")).toEqual(["L1-CSV"]);
+  });
+
+  it("reads an NDJSON line that is not UTF-8 as windows-1252, says so on its filing, and finds the debtor by name", async () => {
+    const line = JSON.stringify({
+      initial_financing_number: "L1-NDJSON",
+      initial_financing_date: "2024-01-05",
+      jurisdiction_state: "NM",
+      involved_parties: {
+        debtor_parties: [{ name, type: "Organization", address: { city: "Santa Fe", state: "NM", zip_code: "87501" } }],
+        secured_parties: [{ name: "RV BANK" }],
+      },
+    });
+    const result = await importText("latin.ndjson", latin1(`\n${line}\n`));
+    expect(result.summary).toMatchObject({ read: 1, inserted: 1, warned: 1 });
+    expect(result.warnings[0]?.reason).toContain(warning(2));
+    expect(firstOf((await lookup("L1-NDJSON", "NM")).ucc_liens).involved_parties.debtor_parties[0]?.name).toBe(name);
+    expect(await found("NM")).toEqual(["L1-NDJSON"]);
+  });
+
+  it("reads an XML file that declares no encoding and is not UTF-8 as windows-1252, line by line, saying so on each record", async () => {
+    const detail = (
+      number: string,
+      debtor: string,
+    ) => `<FileDetail><TransType Type="Initial"/><FileNumber>${number}</FileNumber>
+<FileDate>20240105 1030</FileDate><FilingOffice>CO</FilingOffice>
+<Debtors><DebtorName><Names>
+<OrganizationName>${debtor}</OrganizationName>
+<MailAddress>1 MAIN ST</MailAddress><City>DENVER</City><State>CO</State><PostalCode>80202</PostalCode>
+</Names></DebtorName></Debtors><Secured><Names><OrganizationName>RV BANK</OrganizationName>
+<MailAddress>2 MAIN ST</MailAddress><City>DENVER</City><State>CO</State><PostalCode>80202</PostalCode></Names></Secured>
+</FileDetail>
+`;
+    const xml = `<Document><Record><Results>\n${detail("L1-XML", name)}${detail("L2-XML", "PLAIN LLC")}</Results></Record></Document>\n`;
+    const result = await importText("latin.xml", latin1(xml));
+    expect(result.summary).toEqual(counts({ read: 2, inserted: 2, warned: 1 }));
+    expect(result.warnings.map((w) => [w.filing, w.reason])).toEqual([["CO L1-XML", warning(5)]]);
+    expect(firstOf((await lookup("L1-XML", "CO")).ucc_liens).involved_parties.debtor_parties[0]?.name).toBe(name);
+    expect(await found("CO")).toEqual(["L1-XML"]);
+  });
+
+  it("refuses a CSV or NDJSON file in UTF-16, by its byte-order mark, before reading a line", async () => {
+    const utf16 = (text: string) =>
+      new Uint8Array([0xff, 0xfe, ...Array.from(text).flatMap((c) => [c.charCodeAt(0), 0])]);
+    for (const file of ["u.csv", "u.ndjson"]) {
+      await expect(importText(file, utf16("filing_state,filing_number\n"))).rejects.toThrow(
+        "the file starts with a UTF-16 byte-order mark: it is read as UTF-8 (a line that is not, as Windows-1252); save it as UTF-8",
+      );
+    }
+  });
+});
+
 describe("exporting and importing again", () => {
   it("keeps a secured party's own type, which the API lists as its role", async () => {
     await emptyDatabase();

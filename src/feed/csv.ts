@@ -87,6 +87,14 @@ interface Place {
   raw: string;
   /** Byte offset just past its last line: where the next record starts. */
   end: number;
+  /** Its lines that were not UTF-8, read as windows-1252 (lines.ts), by number. */
+  recoded?: number[];
+}
+
+/** `recoded` of the lines of a record, when some were read as windows-1252. */
+function recodedOf(lines: Line[]): Pick<Place, "recoded"> {
+  const recoded = lines.filter((l) => l.recoded).map((l) => l.number);
+  return recoded.length > 0 ? { recoded } : {};
 }
 
 /** One CSV record: its fields, or why it could not be read. */
@@ -106,14 +114,20 @@ const quoteCount = (text: string) => {
 const csvProblem = (err: unknown) =>
   `not a valid CSV row: ${(err instanceof Error ? err.message : String(err)).replace(/ at line \d+/, "")}`;
 
-function parseOne(line: number, endLine: number, raw: string, end: number): CsvRecord {
+/** The record of `lines` (one or several, in order). */
+function parseOne(lines: Line[]): CsvRecord {
+  const first = lines[0];
+  const last = lines.at(-1);
+  if (!first || !last) throw new Error("a record has at least one line");
+  const raw = lines.map((l) => l.text).join("\n");
+  const place = { line: first.number, endLine: last.number, raw, end: last.end, ...recodedOf(lines) };
   try {
     const out = parse(raw, { relax_column_count: true }) as string[][];
     const [fields] = out;
-    if (out.length === 1 && fields) return { line, endLine, raw, end, fields };
-    return { line, endLine, raw, end, error: `not a valid CSV row: reads as ${out.length} rows` };
+    if (out.length === 1 && fields) return { ...place, fields };
+    return { ...place, error: `not a valid CSV row: reads as ${out.length} rows` };
   } catch (err) {
-    return { line, endLine, raw, end, error: csvProblem(err) };
+    return { ...place, error: csvProblem(err) };
   }
 }
 
@@ -127,13 +141,14 @@ function parseBatch(batch: Line[]): CsvRecord[] {
         endLine: l.number,
         raw: l.text,
         end: l.end,
+        ...recodedOf([l]),
         fields: out[i] ?? [],
       }));
     }
   } catch {
     // Some line is malformed: find which.
   }
-  return batch.map((l) => parseOne(l.number, l.number, l.text, l.end));
+  return batch.map((l) => parseOne([l]));
 }
 
 /**
@@ -168,6 +183,7 @@ export async function* csvRecords(lines: AsyncIterable<Line>): AsyncGenerator<Cs
       endLine: first.number,
       raw: first.text,
       end: first.end,
+      ...recodedOf([first]),
       error: `not a valid CSV row: ${reason}`,
     };
     for (const line of rest) yield* take(line);
@@ -192,8 +208,7 @@ export async function* csvRecords(lines: AsyncIterable<Line>): AsyncGenerator<Cs
       return;
     }
     yield* flush();
-    const last = tail.at(-1) ?? head;
-    const parsed = parseOne(head.number, last.number, record.map((l) => l.text).join("\n"), last.end);
+    const parsed = parseOne(record);
     if ("fields" in parsed) {
       yield parsed;
     } else {
@@ -381,7 +396,14 @@ function assemble(rows: Row[], notes: string[]): CsvFiling[] {
   const [first] = rows;
   if (!first) return [];
   const last = rows.at(-1) ?? first;
-  const base = { line: first.line, endLine: last.endLine, raw: rows.map((r) => r.raw).join("\n"), end: last.end };
+  const recoded = rows.flatMap((r) => r.recoded ?? []);
+  const base = {
+    line: first.line,
+    endLine: last.endLine,
+    raw: rows.map((r) => r.raw).join("\n"),
+    end: last.end,
+    ...(recoded.length > 0 ? { recoded } : {}),
+  };
   const debtors = rows.filter((r) => r.role === "debtor");
   const secureds = rows.filter((r) => r.role === "secured");
   const amendments = rows.filter((r) => r.role === "amendment");
@@ -424,6 +446,7 @@ function assemble(rows: Row[], notes: string[]): CsvFiling[] {
       endLine: row.endLine,
       raw: row.raw,
       end: row.end,
+      ...(row.recoded ? { recoded: row.recoded } : {}),
       locate: (path) => {
         const column = AMENDMENT_COLUMNS[String(path[0])] ?? FILING_COLUMNS[String(path[0])];
         return `line ${row.line}${column ? ` ${column}` : ""}`;
@@ -518,7 +541,8 @@ export async function* csvFilings(lines: AsyncIterable<Line>, from?: CsvResume["
       continue;
     }
     const cells: Cells = {};
-    const row: Row = { line: record.line, endLine: record.endLine, raw: record.raw, end: record.end, cells };
+    const { line, endLine, raw, end, recoded } = record;
+    const row: Row = { line, endLine, raw, end, ...(recoded ? { recoded } : {}), cells };
     if ("fields" in record) {
       record.fields.forEach((value, i) => {
         const column = columns?.[i];

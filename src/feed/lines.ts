@@ -6,6 +6,7 @@
  * the platform's loader, src/platform/).
  */
 import { joinBytes } from "./bytes.ts";
+import { FeedFileError } from "./csv.ts";
 
 export interface Line {
   /** 1-based line number in the file. */
@@ -28,6 +29,16 @@ export interface ReadLinesOptions {
   fallback?: "windows-1252";
 }
 
+/**
+ * What a file (or record) whose lines were not all UTF-8 is told: they were
+ * read, as Windows-1252. `first`: the first such line's number; `count`: how many.
+ */
+export function recodedMessage({ first, count }: { first: number; count: number }): string {
+  const lines =
+    count === 1 ? `line ${first} is` : `${count.toLocaleString("en-US")} lines (the first, line ${first}) are`;
+  return `${lines} not UTF-8: read as Windows-1252 (Latin-1), one character a byte; check a name of such a line reads right`;
+}
+
 /** Where a read starts: a line's first byte in the file and that line's number. */
 export interface LineStart {
   byte: number;
@@ -46,6 +57,16 @@ export async function* readLines(
   const fallback = options.fallback ? new TextDecoder(options.fallback) : null;
   /** `line` (its `text` as UTF-8 made of `bytes`, its break included), in the fallback encoding when those bytes are not UTF-8. */
   const checked = (line: Line, bytes: Uint8Array): Line => {
+    // Lines are cut at a byte and read as UTF-8: UTF-16 would read as one garbled line after another.
+    if (
+      line.number === 1 &&
+      from.byte === 0 &&
+      ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+    ) {
+      throw new FeedFileError(
+        "the file starts with a UTF-16 byte-order mark: it is read as UTF-8 (a line that is not, as Windows-1252); save it as UTF-8",
+      );
+    }
     // A replacement character is where UTF-8 could not be read, or (rarely) one written as UTF-8.
     if (!strict || !fallback || !line.text.includes("\uFFFD")) return line;
     try {

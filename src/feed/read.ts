@@ -23,7 +23,7 @@ import {
   FeedFileError,
   type FilingKey,
 } from "./csv.ts";
-import { readLines } from "./lines.ts";
+import { readLines, recodedMessage } from "./lines.ts";
 import {
   describeIssues,
   describeWarnings,
@@ -33,6 +33,7 @@ import {
   pathLabel,
   type SchemaOptions,
 } from "./schema.ts";
+import { LATIN_1 } from "./sources/fixedWidth.ts";
 import { type XmlResume, xmlLabel, xmlRecords } from "./xml.ts";
 
 export { FeedFileError };
@@ -106,23 +107,33 @@ export interface ReadOptions extends SchemaOptions {
   until?: { byte: number; records?: number };
 }
 
-/** A parsed filing or amendment record as the item the loader takes, with its warnings named by `label`. */
+/**
+ * A parsed filing or amendment record as the item the loader takes, with its
+ * warnings named by `label`, and `recoded`'s: the numbers of its lines that
+ * were not UTF-8 and were read as windows-1252.
+ */
 export function feedItem(
   entry: ParsedEntry,
   place: Place,
   merge: boolean,
   label: (p: readonly PropertyKey[]) => string,
+  recoded: readonly number[] = [],
 ): FeedItem {
   const filing =
     entry.type === "filing" ? `${entry.record.state} ${entry.record.number}` : `${entry.state} ${entry.filingNumber}`;
+  // A name read in a guessed encoding may still be wrong: the lender is told which line to check.
+  const reasons = [
+    ...(entry.warnings.length > 0 ? [describeWarnings(entry.warnings, label)] : []),
+    ...(recoded[0] !== undefined ? [recodedMessage({ first: recoded[0], count: new Set(recoded).size })] : []),
+  ];
   const warning: Warning | null =
-    entry.warnings.length === 0
+    reasons.length === 0
       ? null
       : {
           ...place,
           filing,
           ...(entry.type === "amendment" ? { amendment: entry.amendment.number } : {}),
-          reason: describeWarnings(entry.warnings, label),
+          reason: reasons.join("; "),
         };
   return entry.type === "filing"
     ? { record: entry.record, merge, place, warning }
@@ -147,7 +158,8 @@ async function* records(
   const schema = entrySchema(options);
   const from = options.from;
   if (format === "ndjson") {
-    for await (const { number, text, end } of readLines(body, from)) {
+    // A line that is not UTF-8 is read as windows-1252 (and says so), not with U+FFFD for its bytes.
+    for await (const { number, text, end, recoded } of readLines(body, from, LATIN_1)) {
       if (text.trim() === "") continue;
       const place = { file, line: number };
       const resume = { byte: end, line: number + 1 };
@@ -162,7 +174,8 @@ async function* records(
         continue;
       }
       const parsed = schema.safeParse(value);
-      if (parsed.success) yield { item: feedItem(parsed.data, place, false, pathLabel), resume };
+      if (parsed.success)
+        yield { item: feedItem(parsed.data, place, false, pathLabel, recoded ? [number] : []), resume };
       else yield { item: { reject: { ...place, reason: describeIssues(parsed.error), raw: text } }, resume };
     }
     return;
@@ -174,7 +187,7 @@ async function* records(
       const asOf = officeDate(record.thruDate);
       yield {
         item: parsed.success
-          ? { ...feedItem(parsed.data, place, true, xmlLabel), ...(asOf ? { asOf } : {}) }
+          ? { ...feedItem(parsed.data, place, true, xmlLabel, record.recoded), ...(asOf ? { asOf } : {}) }
           : { reject: { ...place, reason: describeIssues(parsed.error, xmlLabel), raw: record.raw } },
         resume: record.resume,
       };
@@ -182,7 +195,7 @@ async function* records(
     return;
   }
   const csv = from && "csv" in from ? from : undefined;
-  for await (const filing of csvFilings(readLines(body, csv), csv?.csv)) {
+  for await (const filing of csvFilings(readLines(body, csv, LATIN_1), csv?.csv)) {
     yield { item: csvItem(file, filing, schema), resume: filing.resume };
   }
 }
@@ -194,7 +207,7 @@ function csvItem(file: string, filing: CsvFiling, schema: ReturnType<typeof entr
   if ("error" in filing) return { reject: { ...place, reason: filing.error, raw: filing.raw }, ...from };
   const parsed = schema.safeParse(filing.lien);
   return parsed.success
-    ? { ...feedItem(parsed.data, place, false, filing.locate), ...from }
+    ? { ...feedItem(parsed.data, place, false, filing.locate, filing.recoded), ...from }
     : { reject: { ...place, reason: describeIssues(parsed.error, filing.locate), raw: filing.raw }, ...from };
 }
 

@@ -33,6 +33,8 @@ export interface XmlRecord {
   resume?: XmlResume;
   /** The file's `ThruDate` read before the record (the office's as-of date), as written. */
   thruDate?: string;
+  /** Its lines that were not UTF-8 in a UTF-8 file, read as windows-1252, by number. */
+  recoded?: number[];
 }
 
 /**
@@ -59,6 +61,7 @@ interface Node {
 
 /** FileDetail text beyond this many characters is not one record but a broken file. */
 const MAX_RECORD_CHARS = 16 * 1024 * 1024;
+const LF = 0x0a;
 const RECORD = "filedetail";
 
 const local = (name: string) => name.slice(name.indexOf(":") + 1).toLowerCase();
@@ -316,6 +319,10 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlRe
   let utf8 = true;
   /** Bytes of a character begun at the end of the last chunk. */
   let carry: Uint8Array = new Uint8Array(0);
+  /** Text (parser positions) of the lines of a UTF-8 file that were not UTF-8, read as windows-1252, and their lines. */
+  let recoded: { from: number; to: number; line: number }[] = [];
+  const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const latin = new TextDecoder("windows-1252");
   const parser = sax.parser(true, { trim: false, normalize: false, position: true });
 
   /** Text written to the parser from `bufferStart` on (characters): the record being read. */
@@ -363,6 +370,33 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlRe
     return pieceBytes + countedBytes;
   };
   const fileLine = () => parser.line + 1 + lineBase;
+
+  /**
+   * `piece` of a UTF-8 file that did not all decode, line by line: a line
+   * that is not UTF-8 is read as windows-1252, one character a byte (as
+   * Latin-1 bulk files that declare no encoding are written), and noted for
+   * the records it falls in, rather than read with U+FFFD for its bytes.
+   */
+  const recode = (piece: Uint8Array): string => {
+    /** Parser position of the piece's first character. */
+    const at = pieceChars + pieceText.length;
+    let text = "";
+    let line = fileLine();
+    for (let start = 0; start < piece.length; line++) {
+      const lf = piece.indexOf(LF, start);
+      const end = lf === -1 ? piece.length : lf + 1;
+      const bytes = piece.subarray(start, end);
+      start = end;
+      try {
+        text += strict.decode(bytes);
+      } catch {
+        const part = latin.decode(bytes);
+        recoded.push({ from: at + text.length, to: at + text.length + part.length, line });
+        text += part;
+      }
+    }
+    return text;
+  };
   const fileColumn = () => (parser.line === 0 ? parser.column - prefixChars + columnBase : parser.column);
 
   /** Line, column and byte of the parser, for messages. */
@@ -404,6 +438,7 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlRe
     // The parser reads on after a problem within the text written; nothing past it is a record.
     if (failure) return;
     const raw = buffer.slice(recordStart - bufferStart, parser.position - bufferStart);
+    const lines = recoded.filter((r) => r.to > recordStart && r.from < parser.position).map((r) => r.line);
     const exact = parser.position - pieceChars <= pieceExactTo;
     const byte = byteAt(parser.position);
     const open = outer.reduce((n, t) => n + t.length, 0) <= MAX_OPEN_TAGS ? [...outer] : undefined;
@@ -413,6 +448,7 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlRe
       raw,
       lien: lienOf(node),
       ...(thruDate ? { thruDate } : {}),
+      ...(lines.length > 0 ? { recoded: [...new Set(lines)] } : {}),
       ...(exact && open && encoding
         ? {
             resume: {
@@ -450,6 +486,7 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlRe
     const keepFrom = recordStart >= 0 ? recordStart : parser.position;
     buffer = buffer.slice(keepFrom - bufferStart);
     bufferStart = keepFrom;
+    if (recoded.length > 0) recoded = recoded.filter((r) => r.to > keepFrom);
     if (buffer.length > MAX_RECORD_CHARS) {
       failure ??= new FeedFileError(
         `the <FileDetail> begun at line ${recordLine} runs past ${MAX_RECORD_CHARS.toLocaleString("en-US")} characters (${where()}): the file is broken`,
@@ -508,9 +545,16 @@ export async function* xmlRecords(body: ReadableStream<Uint8Array>, from?: XmlRe
         const whole = done || !utf8 ? all.length : wholeCharacters(all);
         carry = all.slice(whole);
         text = decode(all.subarray(0, whole));
+        if (utf8 && text.includes("\uFFFD")) {
+          // A byte-order mark is dropped at the file's start only.
+          const bom = next === 0 && all[0] === 0xef && all[1] === 0xbb && all[2] === 0xbf ? 3 : 0;
+          const before = recoded.length;
+          text = recode(all.subarray(bom, whole));
+          // Past a line read as windows-1252, text no longer maps to bytes as UTF-8 counts them.
+          const recodedFrom = recoded[before]?.from;
+          if (recodedFrom !== undefined) exactTo = recodedFrom - (pieceChars + pieceText.length);
+        }
         next += whole;
-        // Past a replacement character, text no longer maps to bytes one for one.
-        if (utf8 && text.includes("\uFFFD")) exactTo = text.indexOf("\uFFFD");
       } else {
         text = done ? (streaming?.decode() ?? "") : (streaming?.decode(bytes, { stream: true }) ?? "");
         start = pieceBytes + byteLength(pieceText, false);

@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { joinBytes } from "../../src/feed/bytes.ts";
 import { type FeedItem, type ReadOptions, type Resume, readFeed } from "../../src/feed/read.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -145,6 +146,9 @@ const FILES: [string, Uint8Array][] = [
       ].join("\n"),
     ),
   ],
+  // Lines that are not UTF-8 read as windows-1252, as a whole read does; a multi-line CSV record among them.
+  ["latin.ndjson", latin1(new TextDecoder().decode(fixture("office.ndjson")))],
+  ["latin.csv", latin1(new TextDecoder().decode(fixture("office.csv")).replaceAll("Cascadia Crab", "Cascadía Crab"))],
   ["utf8.xml", utf8(`\uFEFF${officeXml("UTF-8", 12)}`)],
   ["latin.xml", latin1(officeXml("windows-1252", 12))],
 ];
@@ -193,12 +197,23 @@ describe("reading a feed in ranges", () => {
     for (const size of [1, 300]) expect(await inRanges("oops.xml", bytes, size)).toMatchObject(expected);
   });
 
-  it("ends no range where a byte of UTF-8 text that could not be decoded makes the bytes after it unknown", async () => {
-    const bytes = utf8(officeXml("UTF-8", 5));
-    bytes[new TextDecoder().decode(bytes).indexOf("FILS 2")] = 0xff;
-    // In one chunk, every record end after the bad byte is in the same decoded text.
+  it("reads a line of a UTF-8 file that is not UTF-8 as windows-1252, says so on its record, and ends no range after it in its chunk", async () => {
+    // One line written as Latin-1 (Ü and À a byte each) in a UTF-8 file.
+    const lines = officeXml("UTF-8", 5).split(/(?<=\n)/);
+    const bytes = joinBytes(lines.map((line) => (line.includes("FILS 2") ? latin1(line) : utf8(line))));
+    // In one chunk, every record end after that line is in the same decoded text.
     const expected = await whole("bad-byte.xml", bytes, bytes.length);
-    expect(JSON.stringify(expected.items)).toContain("\uFFFD");
+    expect(JSON.stringify(expected.items)).not.toContain("\uFFFD");
+    const names = expected.items.map((item) => ("record" in item ? item.record.debtors[0]?.name : undefined));
+    expect(names).toEqual([0, 1, 2, 3, 4].map((i) => `MÜLLER & FILS ${i} SÀRL`));
+    // Only record 3 holds that line (line 35), and only its warning says so.
+    const told = expected.items.map((item) => "warning" in item && /not UTF-8/.test(item.warning?.reason ?? ""));
+    expect(told).toEqual([false, false, true, false, false]);
+    expect(JSON.stringify(expected.items[2])).toContain(
+      "; line 35 is not UTF-8: read as Windows-1252 (Latin-1), one character a byte; check a name of such a line reads right",
+    );
+    // Cut every 7 bytes, within the line and its characters, it reads the same.
+    expect(await whole("bad-byte.xml", bytes)).toEqual(expected);
     const ranges = await inRanges("bad-byte.xml", bytes, 1, bytes.length);
     expect(ranges.items).toEqual(expected.items);
     // Ranges end after records 1 and 2; records 3 to 5 come in the third.

@@ -18,6 +18,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { D1_MAX_PARAMS, type Db } from "../../db/database.ts";
 import { sourceRows } from "../../db/schema.ts";
+import { recodedMessage } from "../lines.ts";
 import { FeedFileError } from "../read.ts";
 import type { RowRead } from "./soda.ts";
 import type { Source, SourceTable } from "./source.ts";
@@ -171,13 +172,6 @@ async function* watched(
     }
     yield read;
   }
-}
-
-/** What a file whose lines were not all UTF-8 is told: they were read, as Windows-1252. */
-function recodedMessage({ first, count }: { first: number; count: number }): string {
-  const lines =
-    count === 1 ? `line ${first} is` : `${count.toLocaleString("en-US")} lines (the first, line ${first}) are`;
-  return `${lines} not UTF-8: read as Windows-1252 (Latin-1), one character a byte; check a name of such a line reads right`;
 }
 
 /** Filings a line of the load could not be read for, each with the first such line and why. */
